@@ -1,0 +1,193 @@
+//! The two contexts a call runs with (seed 000 §4–§5): [`ToolSessionContext`], bound when a
+//! toolset is finalized and shared by every call of a session, and [`ToolCallContext`],
+//! made fresh for each call.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::observations::FileObservations;
+use crate::policy::SandboxPolicy;
+
+/// The environment variables a session takes from the host process (§4).
+pub const INHERITED_ENVIRONMENT: [&str; 6] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL", "TMPDIR"];
+
+/// Capacity of a call's progress channel (§8.3).
+pub const PROGRESS_CHANNEL_CAPACITY: usize = 64;
+
+/// What a session's calls share: where they work and the state that outlives one call (§4).
+///
+/// It holds no sandbox mode, cancellation token or call id: those travel with each call.
+#[derive(Clone)]
+pub struct ToolSessionContext {
+    /// The workspace root; relative paths are resolved against it.
+    pub working_directory: PathBuf,
+    /// The environment handed to processes (only [`INHERITED_ENVIRONMENT`] plus additions).
+    pub environment: Arc<HashMap<String, String>>,
+    /// The toolhost data dir (spill files, component cache, session store).
+    pub data_dir: PathBuf,
+    /// This session's id (used for spill paths).
+    pub session_id: String,
+    /// Read-before-edit table: real path → SHA-256 the model last saw (§7.4).
+    pub observations: FileObservations,
+    /// How long grep and glob scan before reporting "at least" (None: the seed's 30 s).
+    /// Tests shorten it to run a real timed-out scan.
+    pub scan_timeout: Option<std::time::Duration>,
+    /// One async write lock per real path, shared by write and edit (§7.3).
+    pub(crate) write_locks: WriteLocks,
+}
+
+/// The per-real-path async write locks of a session.
+#[derive(Debug, Clone, Default)]
+pub struct WriteLocks {
+    inner: Arc<std::sync::Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl WriteLocks {
+    /// Wait for and take the write lock of `real_path`.
+    pub async fn lock(&self, real_path: &Path) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = {
+            let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(real_path.to_path_buf()).or_default().clone()
+        };
+        lock.lock_owned().await
+    }
+}
+
+impl ToolSessionContext {
+    /// A session over `working_directory`, with the six variables of §4 taken from this
+    /// process's environment.
+    pub fn local(
+        working_directory: impl Into<PathBuf>,
+        data_dir: impl Into<PathBuf>,
+        session_id: impl Into<String>,
+    ) -> Self {
+        let environment = INHERITED_ENVIRONMENT
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+            .collect();
+        ToolSessionContext {
+            working_directory: working_directory.into(),
+            environment: Arc::new(environment),
+            data_dir: data_dir.into(),
+            session_id: session_id.into(),
+            observations: FileObservations::default(),
+            scan_timeout: None,
+            write_locks: WriteLocks::default(),
+        }
+    }
+
+    /// The workspace root.
+    pub fn workspace(&self) -> &Path {
+        &self.working_directory
+    }
+}
+
+impl fmt::Debug for ToolSessionContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolSessionContext")
+            .field("working_directory", &self.working_directory)
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The id of one tool call; also the change id of a file change it makes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolCallId(pub String);
+
+impl fmt::Display for ToolCallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Progress a running call reports (§8.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolProgress {
+    Stdout { chunk: String },
+    Stderr { chunk: String },
+    Message { message: String },
+}
+
+/// One call's context (§5): id, cancellation, deadline, this call's sandbox policy, progress.
+#[derive(Debug, Clone)]
+pub struct ToolCallContext {
+    pub call_id: ToolCallId,
+    pub cancel: CancellationToken,
+    pub deadline: Option<Instant>,
+    pub sandbox_policy: SandboxPolicy,
+    progress: Option<mpsc::Sender<ToolProgress>>,
+}
+
+impl ToolCallContext {
+    /// A call with no deadline and no progress consumer.
+    pub fn new(call_id: impl Into<String>, sandbox_policy: SandboxPolicy) -> Self {
+        ToolCallContext {
+            call_id: ToolCallId(call_id.into()),
+            cancel: CancellationToken::new(),
+            deadline: None,
+            sandbox_policy,
+            progress: None,
+        }
+    }
+
+    /// Send progress to `sender` (create it with [`PROGRESS_CHANNEL_CAPACITY`]).
+    pub fn with_progress(mut self, sender: mpsc::Sender<ToolProgress>) -> Self {
+        self.progress = Some(sender);
+        self
+    }
+
+    /// Cancel this call when `token` is cancelled (a child of the turn's token).
+    pub fn with_cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Stop the call at `deadline`.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Report progress with `try_send`: a full or closed channel drops it and changes
+    /// nothing else (§8.3).
+    pub fn report_progress(&self, progress: ToolProgress) {
+        if let Some(sender) = &self.progress {
+            let _ = sender.try_send(progress);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disconnected_progress_consumer_does_not_fail_the_call() {
+        let (tx, rx) = mpsc::channel(1);
+        drop(rx);
+        let call = ToolCallContext::new("c1", SandboxPolicy::workspace_write("/w"))
+            .with_progress(tx);
+        call.report_progress(ToolProgress::Message { message: "x".into() });
+        // a full channel drops too
+        let (tx, _rx) = mpsc::channel(1);
+        let call = call.with_progress(tx);
+        for _ in 0..3 {
+            call.report_progress(ToolProgress::Message { message: "y".into() });
+        }
+    }
+
+    #[test]
+    fn local_takes_only_the_six_variables() {
+        let s = ToolSessionContext::local("/w", "/d", "s");
+        for k in s.environment.keys() {
+            assert!(INHERITED_ENVIRONMENT.contains(&k.as_str()), "{k}");
+        }
+    }
+}

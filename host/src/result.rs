@@ -1,0 +1,204 @@
+//! What a tool call returns (seed 000 §8.1): `ToolResult`, its status, content, artifacts
+//! and typed error. The JSON shape is a contract (DESIGN.md) and is fixed by serde here.
+
+use serde::{Deserialize, Serialize};
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolResultStatus {
+    Succeeded,
+    Failed,
+    Denied,
+    Cancelled,
+    OutcomeUnknown,
+}
+
+/// Why a call did not succeed (seed 000 §8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    ToolNotFound,
+    InvalidArguments,
+    PermissionDenied,
+    Cancelled,
+    Timeout,
+    ExecutionFailed,
+    OutcomeUnknown,
+    SandboxUnavailable,
+}
+
+impl ErrorCode {
+    /// The status a result with this error carries.
+    pub fn status(self) -> ToolResultStatus {
+        match self {
+            ErrorCode::Cancelled => ToolResultStatus::Cancelled,
+            ErrorCode::OutcomeUnknown => ToolResultStatus::OutcomeUnknown,
+            _ => ToolResultStatus::Failed,
+        }
+    }
+}
+
+/// A failed call's error: the message is also the model-visible text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub retryable: bool,
+}
+
+impl ToolError {
+    /// An error that retrying the same call will not fix.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError { code, message: message.into(), retryable: false }
+    }
+
+    /// `invalid_arguments` with this message.
+    pub fn invalid_arguments(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArguments, message)
+    }
+
+    /// `execution_failed` with this message.
+    pub fn execution_failed(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ExecutionFailed, message)
+    }
+
+    /// `permission_denied` with this message.
+    pub fn permission_denied(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PermissionDenied, message)
+    }
+}
+
+/// One piece of model-visible content (seed 000 §8.1: text only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolResultContent {
+    Text { text: String },
+}
+
+/// One hunk of a file change, with three lines of context (seed 000 §8.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffHunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    /// Lines prefixed with ` `, `-` or `+`, without line endings.
+    pub lines: Vec<String>,
+}
+
+/// Whether a change created the file or modified it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    Created,
+    Modified,
+}
+
+/// A file change made by write or edit: enough to show the diff and to undo it (§8.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChange {
+    pub change_id: String,
+    pub path: String,
+    pub kind: FileChangeKind,
+    pub additions: u32,
+    pub deletions: u32,
+    pub hunks: Vec<DiffHunk>,
+    pub before_hash: String,
+    pub after_hash: String,
+    pub before_content: String,
+    pub after_content: String,
+    pub undone: bool,
+}
+
+/// Data that travels with a result but never reaches the model (§8.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolResultArtifact {
+    FileChange(FileChange),
+}
+
+/// The one final result of a tool call (seed 000 §8.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub status: ToolResultStatus,
+    pub content: Vec<ToolResultContent>,
+    pub artifacts: Vec<ToolResultArtifact>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<ToolError>,
+    pub sandbox_denied: bool,
+}
+
+impl ToolResult {
+    /// A succeeded result with this text.
+    pub fn success(text: impl Into<String>) -> Self {
+        ToolResult {
+            status: ToolResultStatus::Succeeded,
+            content: vec![ToolResultContent::Text { text: text.into() }],
+            artifacts: Vec::new(),
+            error: None,
+            sandbox_denied: false,
+        }
+    }
+
+    /// A result for this error; its text equals the error message (§8.1).
+    pub fn from_error(error: ToolError) -> Self {
+        ToolResult {
+            status: error.code.status(),
+            content: vec![ToolResultContent::Text { text: error.message.clone() }],
+            artifacts: Vec::new(),
+            error: Some(error),
+            sandbox_denied: false,
+        }
+    }
+
+    /// The model-visible text: all text content, concatenated.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .map(|ToolResultContent::Text { text }| text.as_str())
+            .collect()
+    }
+
+    /// True when the call succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.status == ToolResultStatus::Succeeded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialises_exactly_as_the_design_contract() {
+        let mut r = ToolResult::from_error(ToolError::invalid_arguments("bad"));
+        r.sandbox_denied = true;
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "status": "failed",
+                "content": [{"type": "text", "text": "bad"}],
+                "artifacts": [],
+                "error": {"code": "invalid_arguments", "message": "bad", "retryable": false},
+                "sandbox_denied": true
+            })
+        );
+        let ok = serde_json::to_value(ToolResult::success("x")).unwrap();
+        assert!(ok.get("error").is_none());
+        assert_eq!(ok["status"], "succeeded");
+    }
+
+    #[test]
+    fn cancelled_and_unknown_errors_carry_their_own_status() {
+        assert_eq!(ErrorCode::Cancelled.status(), ToolResultStatus::Cancelled);
+        assert_eq!(ErrorCode::OutcomeUnknown.status(), ToolResultStatus::OutcomeUnknown);
+        assert_eq!(ErrorCode::Timeout.status(), ToolResultStatus::Failed);
+        let v = serde_json::to_value(ErrorCode::ToolNotFound).unwrap();
+        assert_eq!(v, "tool_not_found");
+    }
+}

@@ -1,0 +1,74 @@
+//! The on-disk cache of compiled components, so a warm start never runs Cranelift.
+//!
+//! A compiled component is stored as `<cache-dir>/<sha256 of the component>-<engine hash>.cwasm`,
+//! where the engine hash covers wasmtime's version and every setting that changes code
+//! generation. The cache dir is inside the data dir, which the fence hard-protects: tools
+//! cannot write it. A blob that does not deserialise is recompiled and replaced.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use crate::observations::sha256_hex;
+
+/// The cache file for `bytes` under `engine`.
+pub fn cache_path(engine: &Engine, bytes: &[u8], cache_dir: &Path) -> PathBuf {
+    let mut hasher = std::hash::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    cache_dir.join(format!("{}-{:016x}.cwasm", sha256_hex(bytes), hasher.finish()))
+}
+
+/// Deserialise the cached compilation of `bytes`, or compile it and save it.
+pub fn load_or_compile(
+    engine: &Engine,
+    bytes: &[u8],
+    cache_dir: Option<&Path>,
+) -> wasmtime::Result<Component> {
+    let Some(dir) = cache_dir else {
+        return Component::new(engine, bytes);
+    };
+    let path = cache_path(engine, bytes, dir);
+    if path.is_file() {
+        // SAFETY: the file was written by `save` below from `Component::serialize` of the
+        // same bytes under an engine with the same compatibility hash, and it lives in the
+        // hard-protected data dir. wasmtime still checks its header and version.
+        match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(component) => return Ok(component),
+            Err(e) => {
+                tracing::warn!("discarding unusable cached component {}: {e}", path.display());
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    let component = Component::new(engine, bytes)?;
+    if let Err(e) = save(&component, dir, &path) {
+        tracing::warn!("cannot cache compiled component at {}: {e}", path.display());
+    }
+    Ok(component)
+}
+
+fn save(component: &Component, dir: &Path, path: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let blob = component.serialize().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut tmp = tempfile_in(dir)?;
+    std::io::Write::write_all(&mut tmp.0, &blob)?;
+    tmp.0.sync_all()?;
+    std::fs::rename(&tmp.1, path)?;
+    Ok(())
+}
+
+fn tempfile_in(dir: &Path) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let name = format!(".tmp-{}-{}", std::process::id(), nanos());
+    let path = dir.join(name);
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
+    Ok((file, path))
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}

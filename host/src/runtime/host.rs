@@ -1,0 +1,545 @@
+//! The host side of `toolhost:tool` imports: the capability handles of `workspace` and the
+//! call context of `call`, implemented on [`CallState`], the data of one call's `Store`.
+//!
+//! Every handle is created from a [`CheckedPath`]: the component names a path, the fence
+//! resolves and judges it, and only then does the host open anything.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use sha2::Digest;
+use wasmtime::component::{Resource, ResourceTable};
+use wasmtime::StoreLimits;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::changes;
+use crate::context::{ToolCallContext, ToolProgress, ToolSessionContext};
+use crate::fence::{CheckedPath, Intent, display_path, resolve_path};
+use crate::observations::{self, sha256_hex};
+use crate::policy::{Access, Actor};
+use crate::result::{ErrorCode, ToolResultArtifact};
+use crate::spill::{SpillWriter, spill_path};
+use toolhost_limits::{MAX_EDIT_FILE_BYTES, SCAN_TIMEOUT_MS};
+
+use super::v0_1::toolhost::tool::{call, types, workspace};
+
+/// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
+/// host caps it.
+pub const MAX_READ_CHUNK: u32 = 1 << 20;
+
+/// Files a walk delivers per batch.
+pub const WALK_BATCH: usize = 256;
+
+/// A walked file larger than this comes without contents (grep skips it as unreadable).
+pub const MAX_WALK_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The data of one call's `Store`: WASI with an empty context, the resource table, memory
+/// limits, and what the host needs to serve this call.
+pub struct CallState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(super) limits: StoreLimits,
+    pub(super) session: ToolSessionContext,
+    pub(super) call: ToolCallContext,
+    started: Instant,
+    /// Files read to their end: (real path, SHA-256 of the bytes served). Recorded in the
+    /// observation table only if the call succeeds.
+    pub(super) observed: Vec<(PathBuf, String)>,
+    /// File changes the host committed during this call.
+    pub(super) artifacts: Vec<ToolResultArtifact>,
+    /// How many spills this call opened (each gets its own file name).
+    spills: u32,
+}
+
+impl CallState {
+    pub(super) fn new(session: ToolSessionContext, call: ToolCallContext, limits: StoreLimits) -> Self {
+        CallState {
+            // No preopens, no environment, no arguments, no sockets: `std::fs`, `std::env`
+            // and `std::net` inside a component find nothing.
+            wasi: WasiCtx::builder().build(),
+            table: ResourceTable::new(),
+            limits,
+            session,
+            call,
+            started: Instant::now(),
+            observed: Vec::new(),
+            artifacts: Vec::new(),
+            spills: 0,
+        }
+    }
+
+    fn check(&self, path: &str, access: Access, intent: Intent) -> Result<CheckedPath, types::ToolError> {
+        resolve_path(&self.session, path, access, intent, &self.call.sandbox_policy).map_err(to_wit)
+    }
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+/// A host error as the contract's tool-error.
+pub(crate) fn to_wit(e: crate::result::ToolError) -> types::ToolError {
+    types::ToolError { code: code_to_wit(e.code), message: e.message, retryable: e.retryable }
+}
+
+fn code_to_wit(code: ErrorCode) -> types::ErrorCode {
+    use types::ErrorCode as W;
+    match code {
+        ErrorCode::ToolNotFound | ErrorCode::ExecutionFailed => W::ExecutionFailed,
+        ErrorCode::InvalidArguments => W::InvalidArguments,
+        ErrorCode::PermissionDenied => W::PermissionDenied,
+        ErrorCode::Cancelled => W::Cancelled,
+        ErrorCode::Timeout => W::Timeout,
+        ErrorCode::OutcomeUnknown => W::OutcomeUnknown,
+        ErrorCode::SandboxUnavailable => W::SandboxUnavailable,
+    }
+}
+
+/// The contract's error code in the host's terms.
+pub(crate) fn code_from_wit(code: types::ErrorCode) -> ErrorCode {
+    use types::ErrorCode as W;
+    match code {
+        W::InvalidArguments => ErrorCode::InvalidArguments,
+        W::PermissionDenied => ErrorCode::PermissionDenied,
+        W::Cancelled => ErrorCode::Cancelled,
+        W::Timeout => ErrorCode::Timeout,
+        W::ExecutionFailed => ErrorCode::ExecutionFailed,
+        W::OutcomeUnknown => ErrorCode::OutcomeUnknown,
+        W::SandboxUnavailable => ErrorCode::SandboxUnavailable,
+    }
+}
+
+fn err(code: types::ErrorCode, message: impl Into<String>) -> types::ToolError {
+    types::ToolError { code, message: message.into(), retryable: false }
+}
+
+fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
+    err(types::ErrorCode::ExecutionFailed, format!("{what}: {e}"))
+}
+
+type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
+
+impl types::Host for CallState {}
+
+/// A regular file opened for reading; hashes every byte it serves.
+pub struct FileHandle {
+    file: std::fs::File,
+    real: PathBuf,
+    display: String,
+    size: u64,
+    hasher: sha2::Sha256,
+    done: bool,
+}
+
+/// A directory opened for listing or walking.
+pub struct DirHandle {
+    real: PathBuf,
+    display: String,
+}
+
+/// A recursive walk in progress.
+pub struct WalkerHandle {
+    walk: ignore::Walk,
+    with_contents: bool,
+    workspace: PathBuf,
+    policy: crate::policy::SandboxPolicy,
+}
+
+/// A file about to be written, holding its path's write lock.
+pub struct DraftHandle {
+    checked: CheckedPath,
+    /// The path as the model gave it (the artifact's `path`).
+    input: String,
+    /// The hash of the text `current` served, when it served one.
+    served: Option<String>,
+    _lock: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// A spill file being written for this call.
+pub struct SpillHandle {
+    writer: Option<SpillWriter>,
+}
+
+impl workspace::Host for CallState {
+    async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
+        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        let meta = match std::fs::metadata(checked.as_path()) {
+            Ok(m) => m,
+            Err(e) => return Ok(Err(io_err(&format!("cannot open {path}"), e))),
+        };
+        if meta.is_dir() {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is a directory; use list to see its entries"),
+            )));
+        }
+        if !meta.is_file() {
+            return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is not a regular file"))));
+        }
+        let file = match std::fs::File::open(checked.as_path()) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(io_err(&format!("cannot open {path}"), e))),
+        };
+        let handle = FileHandle {
+            file,
+            real: checked.as_path().to_path_buf(),
+            display: checked.display().to_string(),
+            size: meta.len(),
+            hasher: sha2::Sha256::new(),
+            done: false,
+        };
+        Ok(Ok(self.table.push(handle)?))
+    }
+
+    async fn open_dir(&mut self, path: String) -> WitResult<Resource<DirHandle>> {
+        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        if !checked.as_path().is_dir() {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is not a directory; use read to read a file"),
+            )));
+        }
+        let handle = DirHandle { real: checked.as_path().to_path_buf(), display: checked.display().to_string() };
+        Ok(Ok(self.table.push(handle)?))
+    }
+
+    async fn open_for_write(&mut self, path: String) -> WitResult<Resource<DraftHandle>> {
+        let checked = match self.check(&path, Access::Write, Intent::MayCreate) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        if checked.as_path().is_dir() {
+            return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is a directory"))));
+        }
+        let lock = self.session.write_locks.lock(checked.as_path()).await;
+        let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
+        Ok(Ok(self.table.push(handle)?))
+    }
+}
+
+impl workspace::HostFile for CallState {
+    async fn display_path(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.display.clone())
+    }
+
+    async fn size(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<u64> {
+        Ok(self.table.get(&this)?.size)
+    }
+
+    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> WitResult<Vec<u8>> {
+        let handle = self.table.get_mut(&this)?;
+        let mut buf = vec![0u8; max.min(MAX_READ_CHUNK) as usize];
+        let n = loop {
+            match handle.file.read(&mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Ok(Err(io_err(&format!("cannot read {}", handle.display), e))),
+            }
+        };
+        buf.truncate(n);
+        handle.hasher.update(&buf);
+        if n == 0 && max > 0 && !handle.done {
+            handle.done = true;
+            let hash = hex::encode(std::mem::take(&mut handle.hasher).finalize());
+            let real = handle.real.clone();
+            self.observed.push((real, hash));
+        }
+        Ok(Ok(buf))
+    }
+
+    async fn drop(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+
+impl workspace::HostDir for CallState {
+    async fn display_path(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.display.clone())
+    }
+
+    async fn entries(&mut self, this: Resource<DirHandle>) -> WitResult<Vec<workspace::DirEntry>> {
+        let handle = self.table.get(&this)?;
+        let read = match std::fs::read_dir(&handle.real) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+        };
+        let mut out = Vec::new();
+        for entry in read {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+            };
+            // `file_type` does not follow symlinks.
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_dir() => workspace::EntryKind::Directory,
+                Ok(t) if t.is_file() => workspace::EntryKind::File,
+                Ok(t) if t.is_symlink() => workspace::EntryKind::Symlink,
+                _ => workspace::EntryKind::Other,
+            };
+            let path = entry.path();
+            if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
+                continue;
+            }
+            out.push(workspace::DirEntry { name: entry.file_name().to_string_lossy().into_owned(), kind });
+        }
+        Ok(Ok(out))
+    }
+
+    async fn walk(&mut self, this: Resource<DirHandle>, options: workspace::WalkOptions) -> WitResult<Resource<WalkerHandle>> {
+        let root = self.table.get(&this)?.real.clone();
+        let mut builder = ignore::WalkBuilder::new(&root);
+        builder
+            .hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .ignore(true)
+            .parents(true)
+            .require_git(false)
+            .follow_links(false);
+        if !options.globs.is_empty() {
+            let mut overrides = ignore::overrides::OverrideBuilder::new(&root);
+            for glob in &options.globs {
+                if let Err(e) = overrides.add(glob) {
+                    return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("invalid glob {glob}: {e}"))));
+                }
+            }
+            match overrides.build() {
+                Ok(o) => {
+                    builder.overrides(o);
+                }
+                Err(e) => return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("invalid glob: {e}")))),
+            }
+        }
+        let workspace = self.session.working_directory.canonicalize().unwrap_or_else(|_| self.session.working_directory.clone());
+        let walker = WalkerHandle {
+            walk: builder.build(),
+            with_contents: options.with_contents,
+            workspace,
+            policy: self.call.sandbox_policy.clone(),
+        };
+        Ok(Ok(self.table.push(walker)?))
+    }
+
+    async fn drop(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+
+impl workspace::HostWalker for CallState {
+    async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
+        let cancelled = self.call.cancel.clone();
+        let handle = self.table.get_mut(&this)?;
+        let mut out = Vec::new();
+        while out.len() < WALK_BATCH && !cancelled.is_cancelled() {
+            let Some(entry) = handle.walk.next() else { break };
+            let Ok(entry) = entry else { continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            if handle.policy.check(path, Access::Read, Actor::FileTool).is_err() {
+                continue;
+            }
+            let meta = entry.metadata().ok();
+            let modified_ms = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_millis() as u64);
+            let contents = if handle.with_contents && meta.is_some_and(|m| m.len() <= MAX_WALK_CONTENT_BYTES) {
+                std::fs::read(path).ok()
+            } else {
+                None
+            };
+            out.push(workspace::WalkedFile { path: display_path(&handle.workspace, path), modified_ms, contents });
+        }
+        Ok(out)
+    }
+
+    async fn drop(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+
+/// Read an existing file for a draft: UTF-8, at most [`MAX_EDIT_FILE_BYTES`].
+fn read_text(real: &std::path::Path, display: &str) -> Result<Option<String>, types::ToolError> {
+    let bytes = match std::fs::read(real) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(&format!("cannot read {display}"), e)),
+    };
+    if bytes.len() > MAX_EDIT_FILE_BYTES {
+        return Err(err(
+            types::ErrorCode::InvalidArguments,
+            format!("{display} is larger than 1 MiB ({} bytes); it cannot be edited with this tool", bytes.len()),
+        ));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        err(types::ErrorCode::InvalidArguments, format!("{display} is not UTF-8 text; it cannot be edited with this tool"))
+    })
+}
+
+impl CallState {
+    /// The observation check of §7.4 for an existing file with content hash `hash`.
+    fn check_observed(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
+        match self.session.observations.get(draft.checked.as_path()) {
+            None => Err(err(types::ErrorCode::InvalidArguments, observations::not_read_message(draft.checked.display()))),
+            Some(seen) if seen != hash => {
+                Err(err(types::ErrorCode::InvalidArguments, observations::changed_message(draft.checked.display())))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn commit_draft(&mut self, this: &Resource<DraftHandle>, text: String) -> Result<workspace::Committed, types::ToolError> {
+        if text.len() > MAX_EDIT_FILE_BYTES {
+            return Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("the new content is {} bytes; the limit is 1 MiB (1048576 bytes)", text.len()),
+            ));
+        }
+        let draft = self.table.get(this).map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
+        let real = draft.checked.as_path().to_path_buf();
+        let display = draft.checked.display().to_string();
+        let input = draft.input.clone();
+        let before = read_text(&real, &display)?;
+        if let Some(before) = &before {
+            let hash = sha256_hex(before.as_bytes());
+            match &draft.served {
+                Some(served) if *served != hash => {
+                    return Err(err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE));
+                }
+                Some(_) => {}
+                None => self.check_observed(draft, &hash)?,
+            }
+            if *before == text {
+                self.session.observations.record(&real, hash);
+                return Ok(workspace::Committed { kind: workspace::ChangeKind::Unchanged, additions: 0, deletions: 0 });
+            }
+        } else if draft.served.is_some() {
+            // `current` said the file did not exist and now it does not: fine. If it
+            // served a text, the file was deleted meanwhile.
+        }
+        let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        if let Err(e) = std::fs::create_dir_all(&parent) {
+            return Err(io_err(&format!("cannot create the parent directory of {display}"), e));
+        }
+        // Resolve again now that the parents exist (§6.2): a symlink planted in the new
+        // chain must not take the write elsewhere.
+        let again = self.check(&input, Access::Write, Intent::MayCreate)?;
+        if again.as_path() != real {
+            return Err(err(types::ErrorCode::PermissionDenied, format!("{display} resolved to a different place while it was being written")));
+        }
+        let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
+        crate::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
+            .map_err(|e| match e {
+                crate::atomic::AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+                crate::atomic::AtomicWriteError::Io(e) => io_err(&format!("cannot write {display}"), e),
+            })?;
+        self.session.observations.record(&real, sha256_hex(text.as_bytes()));
+        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
+        let committed = workspace::Committed {
+            kind: if before.is_some() { workspace::ChangeKind::Modified } else { workspace::ChangeKind::Created },
+            additions: change.additions,
+            deletions: change.deletions,
+        };
+        self.artifacts.push(ToolResultArtifact::FileChange(change));
+        Ok(committed)
+    }
+}
+
+impl workspace::HostDraft for CallState {
+    async fn display_path(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.checked.display().to_string())
+    }
+
+    async fn current(&mut self, this: Resource<DraftHandle>) -> WitResult<Option<String>> {
+        let draft = self.table.get(&this)?;
+        let text = match read_text(draft.checked.as_path(), draft.checked.display()) {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e)),
+        };
+        let Some(text) = text else { return Ok(Ok(None)) };
+        let hash = sha256_hex(text.as_bytes());
+        if let Err(e) = self.check_observed(draft, &hash) {
+            return Ok(Err(e));
+        }
+        self.table.get_mut(&this)?.served = Some(hash);
+        Ok(Ok(Some(text)))
+    }
+
+    async fn commit(&mut self, this: Resource<DraftHandle>, text: String) -> WitResult<workspace::Committed> {
+        Ok(self.commit_draft(&this, text))
+    }
+
+    async fn drop(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+
+impl call::Host for CallState {
+    async fn cancelled(&mut self) -> wasmtime::Result<bool> {
+        Ok(self.call.cancel.is_cancelled())
+    }
+
+    async fn scan_timeout_ms(&mut self) -> wasmtime::Result<u64> {
+        Ok(self.session.scan_timeout.map(|d| d.as_millis() as u64).unwrap_or(SCAN_TIMEOUT_MS))
+    }
+
+    async fn elapsed_ms(&mut self) -> wasmtime::Result<u64> {
+        Ok(self.started.elapsed().as_millis() as u64)
+    }
+
+    async fn report_progress(&mut self, message: String) -> wasmtime::Result<()> {
+        self.call.report_progress(ToolProgress::Message { message });
+        Ok(())
+    }
+}
+
+impl call::HostSpill for CallState {
+    async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
+        let call_id = if self.spills == 0 {
+            self.call.call_id.0.clone()
+        } else {
+            format!("{}-{}", self.call.call_id.0, self.spills)
+        };
+        self.spills += 1;
+        let path = spill_path(&self.session.data_dir, &self.session.session_id, &call_id);
+        Ok(self.table.push(SpillHandle { writer: Some(SpillWriter::new(path)) })?)
+    }
+
+    async fn append(&mut self, this: Resource<SpillHandle>, line: String) -> wasmtime::Result<()> {
+        if let Some(w) = self.table.get_mut(&this)?.writer.as_mut() {
+            w.append(line.as_bytes());
+            w.append(b"\n");
+        }
+        Ok(())
+    }
+
+    async fn finish(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<Option<call::Spilled>> {
+        let writer = self.table.get_mut(&this)?.writer.take();
+        Ok(writer.and_then(|w| w.finish()).map(|s| call::Spilled { path: s.path.to_string_lossy().into_owned(), capped: s.capped }))
+    }
+
+    async fn drop(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<()> {
+        if let Some(mut w) = self.table.delete(this)?.writer {
+            // Never finished: the result does not name it, so it must not linger.
+            w.discard();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,131 @@
+//! The WebAssembly runtime: one async [`wasmtime::Engine`] per process with epoch
+//! interruption and the pooling allocator, components compiled once and cached on disk
+//! ([`cache`]), and a fresh `Store` for every call ([`component_tool`]).
+//!
+//! The WIT contract is linked per version (`v0_1` for `toolhost:tool@0.1.0`), the way Zed's
+//! extension host keeps one module per released WIT version.
+
+pub mod cache;
+pub mod component_tool;
+mod host;
+mod v0_1;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+pub use component_tool::ComponentTool;
+pub(crate) use host::CallState;
+
+/// How often the epoch advances: the granularity at which a running component notices a
+/// cancellation or a passed deadline.
+pub const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// Linear memory one call's store may grow to. A guest that asks for more gets a failed
+/// allocation (and, for Rust guests, a trap), never the host's memory.
+pub const MAX_STORE_MEMORY: usize = 512 << 20;
+
+/// How long one component call may run when the caller set no earlier deadline. Scans stop
+/// themselves at the 30 s scan timeout (seed 000 §9); this bound only stops runaways.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Problems loading a component; calls never see these (they get a `ToolResult`).
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("cannot configure the WebAssembly engine: {0}")]
+    Engine(String),
+    #[error("cannot read component {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot load component {path}: {message}")]
+    Load { path: PathBuf, message: String },
+}
+
+/// The engine, the linker with the host's imports, and the on-disk component cache.
+pub struct ComponentRuntime {
+    engine: Engine,
+    linker: Linker<CallState>,
+    cache_dir: Option<PathBuf>,
+}
+
+impl ComponentRuntime {
+    /// A runtime caching compiled components under `cache_dir` (none: no cache).
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Arc<Self>, RuntimeError> {
+        let engine = match Engine::new(&engine_config(true)) {
+            Ok(engine) => engine,
+            // The pooling allocator reserves address space up front; where that is refused
+            // (a small `ulimit -v`), fall back to allocating on demand.
+            Err(_) => Engine::new(&engine_config(false))
+                .map_err(|e| RuntimeError::Engine(e.to_string()))?,
+        };
+        start_epoch_ticker(&engine);
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        v0_1::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        Ok(Arc::new(ComponentRuntime { engine, linker, cache_dir }))
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Load the component at `path` (from the cache when it was compiled before) and ask it
+    /// to describe itself.
+    pub async fn load(self: &Arc<Self>, path: &Path) -> Result<ComponentTool, RuntimeError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source })?;
+        self.load_bytes(path, &bytes).await
+    }
+
+    /// Load a component from its bytes; `path` only names it in errors.
+    pub async fn load_bytes(
+        self: &Arc<Self>,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<ComponentTool, RuntimeError> {
+        let load_err = |message: String| RuntimeError::Load { path: path.to_path_buf(), message };
+        let component: Component = cache::load_or_compile(&self.engine, bytes, self.cache_dir.as_deref())
+            .map_err(|e| load_err(e.to_string()))?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| load_err(format!("{e:#}")))?;
+        let pre = v0_1::ToolComponentPre::new(pre).map_err(|e| load_err(format!("{e:#}")))?;
+        ComponentTool::describe(self.clone(), pre).await.map_err(load_err)
+    }
+}
+
+fn engine_config(pooling: bool) -> Config {
+    let mut config = Config::new();
+    config.epoch_interruption(true);
+    config.wasm_component_model(true);
+    if pooling {
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(128)
+            .total_core_instances(512)
+            .total_memories(256)
+            .total_tables(512)
+            .max_memory_size(MAX_STORE_MEMORY);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
+    config
+}
+
+/// Advance the engine's epoch every [`EPOCH_TICK`] until the engine is dropped.
+fn start_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("toolhost-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })
+        .expect("spawning the epoch thread");
+}

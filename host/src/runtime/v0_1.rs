@@ -1,0 +1,25 @@
+//! Bindings for `toolhost:tool@0.1.0` (`wit/tool.wit`). The host side of its imports is in
+//! `super::host`; the handle types are mapped to host structs with `with`.
+
+use wasmtime::component::{HasSelf, Linker};
+
+use super::host::CallState;
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "tool-component",
+    imports: { default: async | trappable },
+    exports: { default: async },
+    with: {
+        "toolhost:tool/workspace.file": super::host::FileHandle,
+        "toolhost:tool/workspace.dir": super::host::DirHandle,
+        "toolhost:tool/workspace.walker": super::host::WalkerHandle,
+        "toolhost:tool/workspace.draft": super::host::DraftHandle,
+        "toolhost:tool/call.spill": super::host::SpillHandle,
+    },
+});
+
+/// Link this version's imports (the host implements them on [`CallState`]).
+pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    ToolComponent::add_to_linker::<CallState, HasSelf<CallState>>(linker, |state| state)
+}

@@ -1,0 +1,83 @@
+//! Every limit of seed 000 §9, defined once, for the host and the tool components alike.
+//!
+//! Each constant says what it protects, its seed section, and why this value. The table in
+//! `docs/limits.md` maps the seed's §9 rows to these names; keep both true together.
+#![no_std]
+
+/// Largest model-visible result text, footer included (§8.2, §9 `MAX_RESULT_BYTES`):
+/// 8,000 tokens × 4 bytes, the size of one tool message in the request projection.
+pub const MAX_RESULT_BYTES: usize = 32_000;
+
+/// Bytes kept free for a footer when a tool bounds its own text (§7.1, §9
+/// `FOOTER_RESERVE_BYTES`); `read` stops at `MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES`.
+pub const FOOTER_RESERVE_BYTES: usize = 512;
+
+/// Largest spill file; writing stops there and the result says so (§8.2, §9 `MAX_SPILL_BYTES`).
+pub const MAX_SPILL_BYTES: u64 = 64 * 1024 * 1024;
+
+/// grep/glob keep a full list in memory up to this size before streaming it to the spill
+/// file, so small overflows cost no file I/O until needed (§8.2, §9 `SPILL_BUFFER_BYTES`).
+pub const SPILL_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Spill directories older than this are removed at start (§8.2, §9 `SPILL_RETENTION`), in seconds.
+pub const SPILL_RETENTION_SECS: u64 = 7 * 24 * 60 * 60;
+
+/// `read` returns at most this many lines (§7.1, §9 `MAX_LINES`).
+pub const READ_MAX_LINES: u32 = 2000;
+
+/// `read` cuts a line to this many characters (§7.1, §9 `MAX_LINE_CHARS`).
+pub const READ_MAX_LINE_CHARS: usize = 2000;
+
+/// While reading, only this many bytes of a line are kept; the rest is discarded as it
+/// streams by, so a 3 MB line never sits in memory (§7.1).
+pub const READ_LINE_KEEP_BYTES: usize = 8000;
+
+/// `read` stops before its content passes this many bytes, after a whole line (§7.1).
+pub const READ_MAX_CONTENT_BYTES: usize = MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES;
+
+/// `write` content, `edit` files and `newString`, and undo/reapply targets are at most this
+/// many bytes of UTF-8 (§7.2, §7.3, §8.4, §9 `MAX_BYTES`).
+pub const MAX_EDIT_FILE_BYTES: usize = 1024 * 1024;
+
+/// grep returns at most this many matching lines in all (§7.6, §9 `MAX_LINES`).
+pub const GREP_MAX_LINES: usize = 250;
+
+/// grep shows at most this many lines of one file (§7.6, §9 `MAX_LINES_PER_FILE`).
+pub const GREP_MAX_LINES_PER_FILE: usize = 50;
+
+/// grep cuts a matching line to this many bytes (§7.6, §9 `MAX_LINE_BYTES`).
+pub const GREP_MAX_LINE_BYTES: usize = 2000;
+
+/// grep's file modes list at most this many files (§7.6, §9 `MAX_FILES`).
+pub const GREP_MAX_FILES: usize = 250;
+
+/// grep skips a file with a line longer than this (§7.6).
+pub const GREP_MAX_LINE_LENGTH: u64 = 64 * 1024 * 1024;
+
+/// glob returns at most this many files (§7.7, §9 `MAX_RESULTS`).
+pub const GLOB_MAX_RESULTS: usize = 100;
+
+/// grep and glob stop scanning after this many milliseconds and report "at least"
+/// (§7.6, §7.7, §9 `SCAN_TIMEOUT`).
+pub const SCAN_TIMEOUT_MS: u64 = 30_000;
+
+/// `list` shows this many entries when no limit is given (§7.8, §9).
+pub const LIST_DEFAULT_LIMIT: u32 = 200;
+
+/// `list` shows at most this many entries per page (§7.8, §9).
+pub const LIST_MAX_LIMIT: u32 = 2000;
+
+/// bash keeps this many bytes from the start of the output (§7.9, §9 `CAPTURE_HEAD_BYTES`).
+pub const BASH_HEAD_BYTES: usize = 2 * 1024;
+
+/// bash keeps this many bytes from the end of the output (§7.9, §9 `CAPTURE_TAIL_BYTES`).
+pub const BASH_TAIL_BYTES: usize = 14 * 1024;
+
+/// bash's default timeout in milliseconds (§7.9, §9).
+pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// bash's largest timeout in milliseconds (§7.9, §9).
+pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
+
+/// `sandboxPermissions.paths` has 1 to this many entries (§7.5).
+pub const MAX_ESCALATION_PATHS: usize = 16;

@@ -1,0 +1,69 @@
+//! `export_tool!` and the dispatch it expands to.
+
+/// Export a [`Tool`](crate::Tool) as this component's `tool` interface.
+///
+/// ```ignore
+/// toolhost_sdk::export_tool!(MyTool);
+/// ```
+///
+/// Use it once, in the `cdylib` crate of the tool.
+// rustfmt is not idempotent on this body (it re-indents lines of `macro_rules!`).
+#[rustfmt::skip]
+#[macro_export]
+macro_rules! export_tool {
+    ($tool:ty) => {
+        const _: () = {
+            #[doc(hidden)]
+            struct __ToolhostExport;
+
+            impl $crate::bindings::exports::toolhost::tool::tool::Guest for __ToolhostExport {
+                fn describe() -> $crate::Definition {
+                    $crate::__private::describe::<$tool>()
+                }
+
+                fn inspect(
+                    input: ::std::string::String,
+                ) -> ::std::result::Result<$crate::Inspection, $crate::ToolError> {
+                    $crate::__private::inspect::<$tool>(&input)
+                }
+
+                fn execute(
+                    input: ::std::string::String,
+                ) -> ::std::result::Result<::std::string::String, $crate::ToolError> {
+                    $crate::__private::execute::<$tool>(&input)
+                }
+            }
+
+            $crate::bindings::export!(__ToolhostExport with_types_in $crate::bindings);
+        };
+    };
+}
+
+/// What `export_tool!` calls; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    use crate::{Definition, Inspection, Tool, ToolError, input_schema, parse_input};
+
+    /// The tool's definition, with its input schema as JSON text.
+    pub fn describe<T: Tool>() -> Definition {
+        let tool = T::default();
+        Definition {
+            id: tool.id().to_owned(),
+            description: tool.description().to_owned(),
+            input_schema: input_schema::<T::Input>().to_string(),
+            risk: tool.risk(),
+        }
+    }
+
+    /// Parse `input`, then ask the tool what the call will do.
+    pub fn inspect<T: Tool>(input: &str) -> Result<Inspection, ToolError> {
+        let input = parse_input::<T::Input>(input)?;
+        Ok(T::default().inspect(&input))
+    }
+
+    /// Parse `input`, then run the call.
+    pub fn execute<T: Tool>(input: &str) -> Result<String, ToolError> {
+        let input = parse_input::<T::Input>(input)?;
+        T::default().execute(input)
+    }
+}

@@ -1,0 +1,162 @@
+//! Input schema and input parsing, both from the same `Tool::Input` type (seed 000 §2).
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::ToolError;
+
+/// The text every input-parsing failure starts with (seed 000 §2: "文本以 invalid tool input: 开头").
+pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
+
+/// The JSON Schema of `T` as schemars 1 generates it, without top-level `$schema` and
+/// `title` (seed 000 §2).
+pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(T).to_value();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+/// Deserialise a tool input; a failure is `invalid-arguments` whose message is
+/// [`INVALID_INPUT_PREFIX`] followed by serde's message.
+pub fn parse_input<T: DeserializeOwned>(json: &str) -> Result<T, ToolError> {
+    serde_json::from_str(json)
+        .map_err(|e| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// How to greet.
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Greet {
+        /// Who to greet.
+        name: String,
+        /// How loudly.
+        #[serde(default)]
+        volume: Volume,
+        /// Times to repeat.
+        repeat_count: Option<u32>,
+    }
+
+    /// Loudness.
+    #[derive(Debug, Default, Deserialize, JsonSchema, PartialEq)]
+    #[serde(rename_all = "kebab-case")]
+    enum Volume {
+        #[default]
+        Quiet,
+        VeryLoud,
+    }
+
+    fn schema_accepts(value: &serde_json::Value) -> bool {
+        // A tiny check of the parts of the schema these tests exercise.
+        let schema = input_schema::<Greet>();
+        let object = value.as_object().unwrap();
+        let required = schema["required"].as_array().unwrap();
+        if required
+            .iter()
+            .any(|r| !object.contains_key(r.as_str().unwrap()))
+        {
+            return false;
+        }
+        let properties = schema["properties"].as_object().unwrap();
+        if schema["additionalProperties"] == json!(false)
+            && object.keys().any(|k| !properties.contains_key(k))
+        {
+            return false;
+        }
+        if let Some(v) = object.get("volume") {
+            let volume = &schema["$defs"]["Volume"];
+            let allowed: Vec<&serde_json::Value> = match volume["enum"].as_array() {
+                Some(values) => values.iter().collect(),
+                None => volume["oneOf"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| &o["const"])
+                    .collect(),
+            };
+            if !allowed.contains(&v) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn parser_accepts(value: &serde_json::Value) -> bool {
+        parse_input::<Greet>(&value.to_string()).is_ok()
+    }
+
+    #[test]
+    fn schema_has_no_schema_or_title_but_keeps_descriptions() {
+        let schema = input_schema::<Greet>();
+        assert!(schema.get("$schema").is_none());
+        assert!(schema.get("title").is_none());
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"]["name"]["description"], "Who to greet.");
+        assert!(
+            schema["properties"].get("repeatCount").is_some(),
+            "camelCase names"
+        );
+    }
+
+    #[test]
+    fn schema_and_parser_agree() {
+        let cases = [
+            (json!({"name": "a"}), true),
+            (
+                json!({"name": "a", "volume": "very-loud", "repeatCount": 2}),
+                true,
+            ),
+            (json!({}), false),                  // required field missing
+            (json!({"volume": "quiet"}), false), // required field missing
+            (json!({"name": "a", "volume": "shouting"}), false), // unknown enum value
+            (json!({"name": "a", "volume": "VeryLoud"}), false), // enum uses the serde name
+            (json!({"name": "a", "extra": 1}), false), // deny_unknown_fields
+            (json!({"name": "a", "repeat_count": 1}), false), // snake_case is unknown
+        ];
+        for (value, expected) in cases {
+            assert_eq!(schema_accepts(&value), expected, "schema on {value}");
+            assert_eq!(parser_accepts(&value), expected, "parser on {value}");
+        }
+        let schema = input_schema::<Greet>();
+        assert_eq!(schema["required"], json!(["name"]));
+    }
+
+    #[test]
+    fn parse_failure_is_invalid_arguments_with_prefix() {
+        let err = parse_input::<Greet>("{\"name\": 3}").unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidArguments);
+        assert!(!err.retryable);
+        let serde_message = serde_json::from_str::<Greet>("{\"name\": 3}")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err.message, format!("invalid tool input: {serde_message}"));
+        let err = parse_input::<Greet>("not json").unwrap_err();
+        assert!(
+            err.message.starts_with("invalid tool input: "),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn parse_success_applies_defaults() {
+        let greet: Greet = parse_input(r#"{"name":"x"}"#).unwrap();
+        assert_eq!(
+            greet,
+            Greet {
+                name: "x".into(),
+                volume: Volume::Quiet,
+                repeat_count: None
+            }
+        );
+    }
+}

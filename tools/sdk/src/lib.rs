@@ -1,0 +1,71 @@
+//! Write a toolhost tool as a WebAssembly component.
+//!
+//! A tool is a type implementing [`Tool`]: an explicit id, a description, a [`Risk`], and
+//! an `Input` type from which both the input schema ([`input_schema`]) and the parser
+//! ([`parse_input`]) are derived (seed 000 §2). [`export_tool!`] turns it into the
+//! `tool` interface of `wit/tool.wit`: the host calls `describe` once, then `inspect` and
+//! `execute` with JSON input, which the SDK parses before the tool sees it.
+//!
+//! A tool reaches the workspace only through capability handles the host resolved and
+//! fenced: [`open_file`], [`open_dir`], [`open_for_write`]. Call context comes from
+//! [`cancelled`], [`report_progress`] and friends, and bounded results can save their
+//! full list to a [`Spill`]. `std::fs`, `std::env` and `std::net` find nothing.
+//!
+//! ```ignore
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use toolhost_sdk::{Risk, Tool, ToolError, open_file, read_to_end};
+//!
+//! /// Input of `count-bytes`.
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(rename_all = "camelCase", deny_unknown_fields)]
+//! struct Input {
+//!     /// The file to measure.
+//!     path: String,
+//! }
+//!
+//! /// Counts the bytes of one file.
+//! #[derive(Default)]
+//! struct CountBytes;
+//!
+//! impl Tool for CountBytes {
+//!     type Input = Input;
+//!     fn id(&self) -> &'static str { "count-bytes" }
+//!     fn description(&self) -> &'static str { "Count the bytes of a file." }
+//!     fn risk(&self) -> Risk { Risk::ReadOnly }
+//!     fn execute(&self, input: Input) -> Result<String, ToolError> {
+//!         let file = open_file(&input.path)?;
+//!         Ok(format!("{} bytes", read_to_end(&file)?.len()))
+//!     }
+//! }
+//!
+//! toolhost_sdk::export_tool!(CountBytes);
+//! ```
+//!
+//! The tool crate is a `cdylib` built with `cargo build --target wasm32-wasip2`; the
+//! result is a component. It needs `serde` and `schemars` besides this crate.
+
+pub mod bindings;
+
+/// Every limit of seed 000 §9, shared with the host.
+pub use toolhost_limits as limits;
+mod error;
+mod export;
+mod host;
+mod input;
+mod tool;
+
+#[doc(hidden)]
+pub use export::__private;
+pub use host::{READ_CHUNK_BYTES, read_to_end};
+pub use input::{INVALID_INPUT_PREFIX, input_schema, parse_input};
+pub use tool::Tool;
+
+pub use bindings::toolhost::tool::call::{
+    Spill, Spilled, cancelled, elapsed_ms, report_progress, scan_timeout_ms,
+};
+pub use bindings::toolhost::tool::types::{Definition, ErrorCode, Inspection, Risk, ToolError};
+pub use bindings::toolhost::tool::workspace::{
+    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, WalkOptions, WalkedFile, Walker,
+    open_dir, open_file, open_for_write,
+};

@@ -1,0 +1,33 @@
+//! The `Tool` trait: the guest side of the tool contract (seed 000 §2).
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::{Inspection, Risk, ToolError};
+
+/// A tool: a stable id, a typed input, a risk hint and the code that runs a call.
+///
+/// The component constructs the tool with [`Default`] for each call, so a tool keeps no
+/// state between calls. Export it with [`export_tool!`](crate::export_tool).
+pub trait Tool: Default {
+    /// The input; serde parses it and schemars describes it, from this one type.
+    type Input: DeserializeOwned + JsonSchema;
+
+    /// The stable id, written out explicitly (never derived from the type name).
+    fn id(&self) -> &'static str;
+
+    /// One paragraph for the model.
+    fn description(&self) -> &'static str;
+
+    /// What the tool may change; shown to users, never a permission decision.
+    fn risk(&self) -> Risk;
+
+    /// Facts about a call before it runs (seed 000 §6.1); read-only by default.
+    fn inspect(&self, input: &Self::Input) -> Inspection {
+        let _ = input;
+        Inspection::ReadOnly
+    }
+
+    /// Run the call; the text is what the model sees.
+    fn execute(&self, input: Self::Input) -> Result<String, ToolError>;
+}

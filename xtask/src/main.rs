@@ -1,0 +1,117 @@
+//! `cargo xtask build | test | run | bench NAME`: the project's tasks, with nothing assumed
+//! installed beyond rustup and cargo.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+mod bench;
+
+/// The guest target every component is built for.
+const WASM_TARGET: &str = "wasm32-wasip2";
+
+/// Built-in tool components: (crate, id). Each lands in `target/release/components/<id>.wasm`.
+const BUILTIN_COMPONENTS: &[(&str, &str)] = &[("toolhost-tool-list", "list")];
+
+/// Components used only by tests; they land in `target/release/test-components/<id>.wasm`.
+const TEST_COMPONENTS: &[(&str, &str)] = &[("toolhost-tool-misbehave", "misbehave")];
+
+/// Guest crates whose own unit tests run natively.
+const GUEST_CRATES_WITH_TESTS: &[&str] = &["toolhost-sdk", "toolhost-tool-list"];
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("build") => build(),
+        Some("test") => test(&args[1..]),
+        Some("run") => {
+            build()?;
+            let bin = target_dir().join("release/toolhost");
+            let status = Command::new(bin).args(&args[1..]).status()?;
+            std::process::exit(status.code().unwrap_or(1));
+        }
+        Some("bench") => {
+            build()?;
+            bench::run(&args[1..])
+        }
+        _ => bail!("usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session"),
+    }
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+/// The cargo target dir.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    eprintln!("xtask: {cmd:?}");
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+/// Install the wasm target when rustup lacks it (RUSTUP_AUTO_INSTALL=0 on these machines).
+fn ensure_wasm_target() -> Result<()> {
+    let out = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(root()).output();
+    match out {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET) => Ok(()),
+        Ok(_) => run(Command::new("rustup").args(["target", "add", WASM_TARGET]).current_dir(root())),
+        Err(e) => bail!("rustup is needed to install the {WASM_TARGET} target: {e}"),
+    }
+}
+
+/// Build every component for wasm32-wasip2 and the host, and put the components where the
+/// host finds them.
+fn build() -> Result<()> {
+    ensure_wasm_target()?;
+    let mut cmd = cargo();
+    cmd.args(["build", "--release", "--target", WASM_TARGET]);
+    for (krate, _) in BUILTIN_COMPONENTS.iter().chain(TEST_COMPONENTS) {
+        cmd.args(["-p", krate]);
+    }
+    run(&mut cmd)?;
+    let wasm_dir = target_dir().join(WASM_TARGET).join("release");
+    for (dir, set) in [("components", BUILTIN_COMPONENTS), ("test-components", TEST_COMPONENTS)] {
+        let dest = target_dir().join("release").join(dir);
+        std::fs::create_dir_all(&dest)?;
+        for (krate, id) in set {
+            let built = wasm_dir.join(format!("{}.wasm", krate.replace('-', "_")));
+            let to = dest.join(format!("{id}.wasm"));
+            // Copy only when changed, so the host's component cache keys stay stable.
+            let same = std::fs::read(&to).ok() == Some(std::fs::read(&built).with_context(|| format!("reading {}", built.display()))?);
+            if !same {
+                std::fs::copy(&built, &to).with_context(|| format!("copying {} to {}", built.display(), to.display()))?;
+            }
+        }
+    }
+    run(cargo().args(["build", "--release", "-p", "toolhost"]))
+}
+
+/// Build, then run every test: the native workspace, the guest crates' unit tests, and the
+/// cross-crate suites in `tests/`.
+fn test(filter: &[String]) -> Result<()> {
+    build()?;
+    let mut cmd = cargo();
+    cmd.args(["test", "--release", "--workspace"]);
+    for (krate, _) in BUILTIN_COMPONENTS.iter().chain(TEST_COMPONENTS) {
+        if !GUEST_CRATES_WITH_TESTS.contains(krate) {
+            cmd.args(["--exclude", krate]);
+        }
+    }
+    cmd.arg("--").args(filter);
+    run(&mut cmd)
+}
