@@ -29,7 +29,7 @@ pub mod changes;
 pub mod context;
 pub mod fence;
 pub mod observations;
-pub mod policy;
+pub use toolhost_sandbox::policy;
 pub mod registry;
 pub mod result;
 pub mod runtime;
