@@ -11,14 +11,14 @@ use crate::registry::{ToolRegistry, ToolRegistryBuilder, ToolsetConfig};
 use crate::runtime::{ComponentRuntime, RuntimeError};
 
 /// The built-in tools that are components, by id; each is `<components-dir>/<id>.wasm`.
-pub const BUILTIN_COMPONENTS: &[&str] = &["list"];
+pub const BUILTIN_COMPONENTS: &[&str] = &["read", "write", "edit", "list"];
 
 /// The default agent's tools, in the order the model sees them (§3: read write edit grep
 /// glob list bash; only those that have landed are listed).
-pub const DEFAULT_TOOLSET: &[&str] = &["list"];
+pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "list"];
 
 /// The explorer sub-agent's tools (§3: read grep glob list bash; only landed ones).
-pub const EXPLORER_TOOLSET: &[&str] = &["list"];
+pub const EXPLORER_TOOLSET: &[&str] = &["read", "list"];
 
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -1,7 +1,20 @@
-//! The sandbox policy and everything derived from it.
+//! The sandbox policy and everything derived from it, plus the process backend bash runs on.
 //!
-//! [`policy::SandboxPolicy`] says what one call may read and write. The host's file-tool
-//! fence judges real paths with [`policy::SandboxPolicy::check`]; the OS sandboxes that bash
-//! runs in are generated from the same policy.
+//! A [`policy::SandboxPolicy`] says what one call may read and write. The host's file-tool
+//! fence judges real paths with [`policy::SandboxPolicy::check`]; a [`bwrap::SandboxBackend`]
+//! turns the same policy into an OS sandbox around an argv (bubblewrap + Landlock on Linux,
+//! a Seatbelt profile on macOS) without starting anything; a [`process::ProcessBackend`]
+//! starts the wrapped argv and bounds its output with a [`capture::Capture`];
+//! [`bash::run_bash`] ties them together for one bash call; [`danger::detect_danger`] names
+//! dangerous commands for the approval step.
 
+pub mod bash;
+pub mod bwrap;
+pub mod capture;
+pub mod danger;
 pub mod policy;
+pub mod process;
+
+pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
+pub use bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};
+pub use process::{ProcessBackend, TokioProcessBackend};

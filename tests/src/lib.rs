@@ -1,1 +1,113 @@
+//! Fixtures shared by the cross-crate suites in `tests/tests/`: where the built binary and
+//! components are, a temporary workspace, and a host with the built-in and test tools.
+//!
+//! Run the suites with `cargo xtask test`, which builds the components first.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use toolhost::registry::{ToolRegistry, ToolRegistryBuilder};
+use toolhost::runtime::ComponentRuntime;
+use toolhost::{
+    FinalizedToolset, SandboxPolicy, ToolCallContext, ToolResult, ToolSessionContext, ToolsetConfig, finalize,
+};
+
+/// `target/<profile>`: the test binary runs from `target/<profile>/deps`.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.parent().and_then(Path::parent).expect("target/<profile>/deps").to_path_buf()
+}
+
+/// The `toolhost` binary built by `cargo xtask build`.
+pub fn toolhost_bin() -> PathBuf {
+    profile_dir().join("toolhost")
+}
+
+/// The built-in components.
+pub fn components_dir() -> PathBuf {
+    profile_dir().join("components")
+}
+
+/// The test-only components (misbehave).
+pub fn test_components_dir() -> PathBuf {
+    profile_dir().join("test-components")
+}
+
+/// A component cache shared by the suites, so each component compiles once per build.
+pub fn shared_cache_dir() -> PathBuf {
+    profile_dir().join("test-component-cache")
+}
+
+/// A temporary workspace and data dir.
+pub struct Fixture {
+    pub workspace: tempfile::TempDir,
+    pub data: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// An empty workspace.
+    pub fn new() -> Self {
+        Fixture { workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() }
+    }
+
+    /// The workspace root (canonical).
+    pub fn root(&self) -> PathBuf {
+        self.workspace.path().canonicalize().unwrap()
+    }
+
+    /// Write a file (creating parents) relative to the workspace.
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, contents).unwrap();
+        p
+    }
+
+    /// A session over this workspace.
+    pub fn session(&self) -> ToolSessionContext {
+        ToolSessionContext::local(self.root(), self.data.path(), "test-session")
+    }
+
+    /// A workspace-write call context with a generous deadline.
+    pub fn call(&self, id: &str) -> ToolCallContext {
+        ToolCallContext::new(id, SandboxPolicy::workspace_write(self.root()))
+            .with_deadline(Instant::now() + Duration::from_secs(60))
+    }
+}
+
+impl Default for Fixture {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One runtime per test process.
+pub fn runtime() -> Arc<ComponentRuntime> {
+    static RUNTIME: std::sync::OnceLock<Arc<ComponentRuntime>> = std::sync::OnceLock::new();
+    RUNTIME.get_or_init(|| ComponentRuntime::new(Some(shared_cache_dir())).expect("runtime")).clone()
+}
+
+/// A registry with every built-in tool plus the test components.
+pub async fn registry_with_test_tools() -> ToolRegistry {
+    let rt = runtime();
+    let mut builder = ToolRegistryBuilder::new();
+    for id in toolhost::builtins::BUILTIN_COMPONENTS {
+        let tool = rt.load(&components_dir().join(format!("{id}.wasm"))).await.expect("built-in component (run `cargo xtask build`)");
+        builder.register_dyn(Arc::new(tool));
+    }
+    let misbehave = rt.load(&test_components_dir().join("misbehave.wasm")).await.expect("misbehave component");
+    builder.register_dyn(Arc::new(misbehave));
+    builder.build()
+}
+
+/// A toolset of `ids` over the fixture.
+pub async fn toolset(fixture: &Fixture, ids: &[&str]) -> FinalizedToolset {
+    let registry = registry_with_test_tools().await;
+    finalize(&registry, &ToolsetConfig::new(ids), fixture.session()).expect("finalize")
+}
+
+/// Call `tool` with `input` and return the result.
+pub async fn call(toolset: &FinalizedToolset, fixture: &Fixture, tool: &str, input: serde_json::Value) -> ToolResult {
+    toolset.call(tool, input, fixture.call("c1")).await
+}

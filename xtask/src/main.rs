@@ -12,13 +12,26 @@ mod bench;
 const WASM_TARGET: &str = "wasm32-wasip2";
 
 /// Built-in tool components: (crate, id). Each lands in `target/release/components/<id>.wasm`.
-const BUILTIN_COMPONENTS: &[(&str, &str)] = &[("toolhost-tool-list", "list")];
+const BUILTIN_COMPONENTS: &[(&str, &str)] = &[
+    ("toolhost-tool-read", "read"),
+    ("toolhost-tool-write", "write"),
+    ("toolhost-tool-edit", "edit"),
+    ("toolhost-tool-list", "list"),
+];
 
 /// Components used only by tests; they land in `target/release/test-components/<id>.wasm`.
 const TEST_COMPONENTS: &[(&str, &str)] = &[("toolhost-tool-misbehave", "misbehave")];
 
 /// Guest crates whose own unit tests run natively.
-const GUEST_CRATES_WITH_TESTS: &[&str] = &["toolhost-sdk", "toolhost-tool-list"];
+const GUEST_CRATES_WITH_TESTS: &[&str] = &[
+    "toolhost-sdk",
+    "toolhost-tool-read",
+    "toolhost-tool-write",
+    "toolhost-tool-edit",
+    "toolhost-tool-list",
+    "toolhost-tool-grep",
+    "toolhost-tool-glob",
+];
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

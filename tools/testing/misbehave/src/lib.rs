@@ -8,7 +8,7 @@ use toolhost_sdk::{Inspection, Risk, Tool, ToolError, open_file, open_for_write,
 
 /// Bytes `alloc` tries to allocate and touch: the whole 32-bit address space, more than any
 /// host memory limit allows.
-pub const ALLOC_TOTAL_BYTES: usize = 4 << 30;
+pub const ALLOC_TOTAL_BYTES: u64 = 4 << 30;
 
 /// Bytes per `alloc` chunk; chunks are kept alive until the call ends.
 pub const ALLOC_CHUNK_BYTES: usize = 64 << 20;
@@ -108,7 +108,8 @@ fn spin() -> ! {
 /// Allocate and touch [`ALLOC_TOTAL_BYTES`]; an allocation failure aborts (a trap).
 fn hoard() -> String {
     let mut chunks = Vec::new();
-    for _ in 0..ALLOC_TOTAL_BYTES / ALLOC_CHUNK_BYTES {
+    // u64: on wasm32 `4 << 30` does not fit a usize.
+    for _ in 0..ALLOC_TOTAL_BYTES / ALLOC_CHUNK_BYTES as u64 {
         chunks.push(std::hint::black_box(vec![1u8; ALLOC_CHUNK_BYTES]));
     }
     format!(

@@ -1,0 +1,570 @@
+//! OS sandboxes for bash (seed 000 §4, §7.9): a [`SandboxBackend`] wraps an argv so that it
+//! runs under the call's [`SandboxPolicy`]; it never starts the command itself.
+//!
+//! On Linux, [`Bubblewrap`] builds a `bwrap` argv: the whole file system read-only, the
+//! policy's writable roots bound writable, its read-only carve-outs bound read-only over
+//! themselves, credential locations masked, all capabilities dropped, a new PID namespace (so
+//! every descendant dies with the sandbox) and a new session. Inside, an optional helper
+//! ([`sandbox_exec_main`]) applies a Landlock ruleset with the same writable roots and
+//! `no_new_privs` before it execs the command. [`seatbelt_profile`] renders the same policy as
+//! a macOS Seatbelt profile.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::policy::SandboxPolicy;
+
+/// The argument that selects the Landlock helper mode of the host binary
+/// (`toolhost __sandbox-exec --writable P … -- argv…`).
+pub const SANDBOX_EXEC_ARG: &str = "__sandbox-exec";
+
+/// Exit code of the helper when it fails before the command starts.
+pub const SANDBOX_EXEC_FAILURE_EXIT: i32 = 125;
+
+/// Prefix of the helper's own error messages on stderr.
+pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "toolhost-sandbox-exec: ";
+
+/// Prefix of bubblewrap's own error messages on stderr.
+pub const BWRAP_ERROR_PREFIX: &str = "bwrap: ";
+
+/// Why a sandbox could not be built or entered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    #[error("sandbox unavailable: {0}")]
+    Unavailable(String),
+    #[error("the sandbox cannot express this path: {0}")]
+    UnsupportedPath(String),
+    #[error("invalid {SANDBOX_EXEC_ARG} arguments: {0}")]
+    HelperArgs(String),
+    #[error("Landlock could not be applied: {0}")]
+    Landlock(String),
+}
+
+/// Whether the sandbox works here, and if not, why and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    Available,
+    Unavailable { reason: String },
+}
+
+impl Availability {
+    /// True when bash may run.
+    pub fn is_available(&self) -> bool {
+        matches!(self, Availability::Available)
+    }
+}
+
+/// Wraps argv so that it runs inside the OS sandbox; never starts processes (seed §4).
+pub trait SandboxBackend: Send + Sync {
+    /// The argv that runs `argv` in `cwd` under `policy`.
+    fn wrap(&self, policy: &SandboxPolicy, argv: Vec<OsString>, cwd: &Path) -> Result<Vec<OsString>, SandboxError>;
+
+    /// The self-check verdict (computed once).
+    fn available(&self) -> Availability;
+
+    /// When a wrapped run ended with `exit_code` and its stderr began with `stderr_start`,
+    /// did the sandbox runner fail itself before the command started? Returns its message.
+    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {
+        let _ = (exit_code, stderr_start);
+        None
+    }
+}
+
+/// Model-facing reasons for an unavailable sandbox.
+pub mod reasons {
+    /// bwrap is not installed.
+    pub const BWRAP_MISSING: &str = "bubblewrap (bwrap) is not installed on this machine, so bash cannot run sandboxed; ask the user to install it (e.g. `apt-get install bubblewrap`)";
+    /// User namespaces are refused (AppArmor on Ubuntu 24.04, or a sysctl).
+    pub const USERNS_REFUSED: &str = "bubblewrap cannot create a user namespace here, so bash cannot run sandboxed; on Ubuntu 24.04 AppArmor restricts unprivileged user namespaces: ask the user to add an AppArmor profile for bwrap or set kernel.apparmor_restrict_unprivileged_userns=0 (other systems: kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)";
+    /// Not Linux.
+    pub const NOT_LINUX: &str = "the bubblewrap sandbox exists only on Linux, so bash cannot run sandboxed here";
+    /// The Landlock helper could not run inside the sandbox.
+    pub const HELPER_FAILED: &str = "the sandbox helper (`__sandbox-exec`) failed its self-check inside bubblewrap";
+}
+
+/// The Linux bubblewrap backend (with an optional Landlock helper inside).
+#[derive(Debug)]
+pub struct Bubblewrap {
+    bwrap: Option<PathBuf>,
+    helper: Option<PathBuf>,
+    availability: OnceLock<Availability>,
+}
+
+impl Default for Bubblewrap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Bubblewrap {
+    /// Finds `bwrap` on PATH (or `/usr/bin/bwrap`); no Landlock helper.
+    pub fn new() -> Self {
+        Bubblewrap { bwrap: find_bwrap(), helper: None, availability: OnceLock::new() }
+    }
+
+    /// Uses `bwrap` at this path.
+    pub fn with_bwrap(mut self, path: impl Into<PathBuf>) -> Self {
+        self.bwrap = Some(path.into());
+        self
+    }
+
+    /// Runs commands through `helper __sandbox-exec --writable … -- argv` inside bwrap, which
+    /// applies Landlock before exec. `helper` is normally the host binary itself.
+    pub fn with_landlock_helper(mut self, helper: impl Into<PathBuf>) -> Self {
+        self.helper = Some(helper.into());
+        self
+    }
+
+    /// The bwrap options for `policy` (everything before `--`).
+    pub fn bwrap_args(&self, policy: &SandboxPolicy, cwd: &Path) -> Vec<OsString> {
+        let mut a: Vec<OsString> = Vec::new();
+        let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
+        push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+        push(&["--dev".as_ref(), "/dev".as_ref()]);
+        push(&["--proc".as_ref(), "/proc".as_ref()]);
+        let mut roots = policy.writable_roots();
+        roots.retain(|r| r.exists());
+        roots.sort_by_key(|r| r.components().count());
+        for r in &roots {
+            push(&["--bind".as_ref(), r.as_os_str(), r.as_os_str()]);
+        }
+        let mut carve = policy.read_only_carveouts();
+        carve.retain(|p| p.exists());
+        carve.sort_by_key(|r| r.components().count());
+        for c in &carve {
+            push(&["--ro-bind".as_ref(), c.as_os_str(), c.as_os_str()]);
+        }
+        for u in policy.unreadable_paths() {
+            let Ok(meta) = u.symlink_metadata() else { continue };
+            if meta.file_type().is_symlink() {
+                // A symlinked credential entry: mask what it points to if that exists.
+                match std::fs::canonicalize(&u) {
+                    Ok(t) if t.is_dir() => push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), t.as_os_str()]),
+                    Ok(t) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), t.as_os_str()]),
+                    Err(_) => {}
+                }
+            } else if meta.is_dir() {
+                push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), u.as_os_str()]);
+            } else {
+                push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), u.as_os_str()]);
+            }
+        }
+        push(&[
+            "--unshare-pid".as_ref(),
+            "--die-with-parent".as_ref(),
+            "--new-session".as_ref(),
+            "--cap-drop".as_ref(),
+            "ALL".as_ref(),
+            "--chdir".as_ref(),
+            cwd.as_os_str(),
+        ]);
+        a
+    }
+
+    fn self_check(&self) -> Availability {
+        if !cfg!(target_os = "linux") {
+            return Availability::Unavailable { reason: reasons::NOT_LINUX.into() };
+        }
+        let Some(bwrap) = &self.bwrap else {
+            return Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() };
+        };
+        let mut cmd = std::process::Command::new(bwrap);
+        cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"])
+            .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--"]);
+        match &self.helper {
+            Some(h) => {
+                cmd.arg(h).args([SANDBOX_EXEC_ARG, "--", "true"]);
+            }
+            None => {
+                cmd.arg("true");
+            }
+        }
+        cmd.stdin(std::process::Stdio::null()).env_clear();
+        if let Some(p) = std::env::var_os("PATH") {
+            cmd.env("PATH", p);
+        }
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() }
+            }
+            Err(e) => Availability::Unavailable { reason: format!("bubblewrap could not be started: {e}") },
+            Ok(out) if out.status.success() => Availability::Available,
+            Ok(out) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let err = err.trim();
+                let userns = ["uid map", "user namespace", "namespace", "Operation not permitted", "No permissions"];
+                if err.starts_with(SANDBOX_EXEC_ERROR_PREFIX) {
+                    Availability::Unavailable { reason: format!("{}: {err}", reasons::HELPER_FAILED) }
+                } else if userns.iter().any(|k| err.contains(k)) {
+                    Availability::Unavailable { reason: format!("{} ({err})", reasons::USERNS_REFUSED) }
+                } else {
+                    Availability::Unavailable {
+                        reason: format!("the bubblewrap self-check failed ({}): {err}", out.status),
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl SandboxBackend for Bubblewrap {
+    fn wrap(&self, policy: &SandboxPolicy, argv: Vec<OsString>, cwd: &Path) -> Result<Vec<OsString>, SandboxError> {
+        let Some(bwrap) = &self.bwrap else {
+            return Err(SandboxError::Unavailable(reasons::BWRAP_MISSING.into()));
+        };
+        let mut out = vec![bwrap.clone().into_os_string()];
+        out.extend(self.bwrap_args(policy, cwd));
+        out.push("--".into());
+        if let Some(h) = &self.helper {
+            out.push(h.clone().into_os_string());
+            out.push(SANDBOX_EXEC_ARG.into());
+            let mut roots = policy.writable_roots();
+            roots.retain(|r| r.exists());
+            for r in roots {
+                out.push("--writable".into());
+                out.push(r.into_os_string());
+            }
+            out.push("--".into());
+        }
+        out.extend(argv);
+        Ok(out)
+    }
+
+    fn available(&self) -> Availability {
+        self.availability.get_or_init(|| self.self_check()).clone()
+    }
+
+    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {
+        let first_line = |b: &[u8]| String::from_utf8_lossy(b).lines().next().unwrap_or("").to_string();
+        match exit_code {
+            Some(1) if stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => Some(first_line(stderr_start)),
+            Some(SANDBOX_EXEC_FAILURE_EXIT) if stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) => {
+                Some(first_line(stderr_start))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn find_bwrap() -> Option<PathBuf> {
+    let from_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("bwrap"))
+        .find(|p| p.is_file());
+    from_path.or_else(|| Some(PathBuf::from("/usr/bin/bwrap")).filter(|p| p.is_file()))
+}
+
+/// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
+/// `--writable PATH`… `--` `argv…`.
+pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<(Vec<PathBuf>, Vec<OsString>), SandboxError> {
+    let mut writable = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            let argv = args[i + 1..].to_vec();
+            if argv.is_empty() {
+                return Err(SandboxError::HelperArgs("no command after `--`".into()));
+            }
+            return Ok((writable, argv));
+        } else if a == "--writable" {
+            let p = args.get(i + 1).ok_or_else(|| SandboxError::HelperArgs("`--writable` needs a path".into()))?;
+            writable.push(PathBuf::from(p));
+            i += 2;
+        } else {
+            return Err(SandboxError::HelperArgs(format!("unexpected argument {}", a.to_string_lossy())));
+        }
+    }
+    Err(SandboxError::HelperArgs("missing `--` before the command".into()))
+}
+
+/// What [`apply_landlock`] achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LandlockStatus {
+    /// Every requested restriction is enforced.
+    FullyEnforced,
+    /// The kernel supports only part of the ruleset (older ABI).
+    PartiallyEnforced,
+    /// The kernel has no Landlock; bubblewrap alone protects.
+    NotEnforced,
+}
+
+/// Restricts the calling thread (and what it execs) with Landlock: read and execute
+/// everywhere, write only under `writable` and `/dev`; sets `no_new_privs`.
+#[cfg(target_os = "linux")]
+pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
+    use landlock::{
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        path_beneath_rules,
+    };
+    let abi = ABI::V5;
+    let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
+    let all = AccessFs::from_all(abi);
+    let read = AccessFs::from_read(abi);
+    let mut rw_paths: Vec<&Path> = writable.iter().map(|p| p.as_path()).collect();
+    rw_paths.push(Path::new("/dev"));
+    let status = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(|e| err(&e))?
+        .create()
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(["/"], read))
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(rw_paths, all))
+        .map_err(|e| err(&e))?
+        .restrict_self()
+        .map_err(|e| err(&e))?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
+        RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
+        RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
+    })
+}
+
+/// Landlock exists only on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn apply_landlock(_writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
+    Ok(LandlockStatus::NotEnforced)
+}
+
+/// [`apply_landlock`] with the writable roots of `policy`.
+pub fn apply_landlock_for(policy: &SandboxPolicy) -> Result<LandlockStatus, SandboxError> {
+    apply_landlock(&policy.writable_roots())
+}
+
+/// Applies Landlock for `writable`, then execs `argv`. On failure prints
+/// `toolhost-sandbox-exec: …` to stderr and exits with [`SANDBOX_EXEC_FAILURE_EXIT`].
+pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString]) -> ! {
+    use std::os::unix::process::CommandExt;
+    let fail = |msg: String| -> ! {
+        eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{msg}");
+        std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
+    };
+    if argv.is_empty() {
+        fail("no command to run".into());
+    }
+    if let Err(e) = apply_landlock(writable) {
+        fail(e.to_string());
+    }
+    let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    fail(format!("cannot run {}: {e}", argv[0].to_string_lossy()))
+}
+
+/// The helper mode's entry: `args` are everything after [`SANDBOX_EXEC_ARG`]. Call it first
+/// thing in `main`, before any runtime or thread starts.
+pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
+    match parse_sandbox_exec_args(&args) {
+        Ok((writable, argv)) => landlock_exec(&writable, &argv),
+        Err(e) => {
+            eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{e}");
+            std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
+        }
+    }
+}
+
+/// The macOS Seatbelt profile for `policy` (a pure function: no file system access beyond
+/// what the policy already holds). Reads everywhere except credential locations; writes under
+/// the writable roots except hard-protected paths and sensitive names; `/dev` nodes writable.
+pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
+    let lit = |p: &Path| format!("\"{}\"", p.to_string_lossy().replace('\\', "\\\\").replace('"', "\\\""));
+    let mut s = String::from(
+        "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n(allow network*)\n",
+    );
+    let creds: Vec<String> = policy
+        .credential_paths()
+        .iter()
+        .filter(|p| !policy.grants().iter().any(|g| g.path == **p || p.starts_with(&g.path)))
+        .map(|p| format!("(subpath {})", lit(p)))
+        .collect();
+    if creds.is_empty() {
+        s.push_str("(allow file-read*)\n");
+    } else {
+        s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", creds.join("\n    ")));
+    }
+    let roots = policy.writable_roots();
+    if !roots.is_empty() {
+        let allow: Vec<String> = roots.iter().map(|r| format!("(subpath {})", lit(r))).collect();
+        let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| format!("(subpath {})", lit(p))).collect();
+        for name in policy.sensitive_names() {
+            deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
+        }
+        deny.extend(creds.iter().cloned());
+        s.push_str(&format!(
+            "(allow file-write*\n  (require-all\n    (require-any\n      {})\n    (require-not (require-any\n      {}))))\n",
+            allow.join("\n      "),
+            deny.join("\n      ")
+        ));
+    }
+    s.push_str("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\"))\n");
+    s
+}
+
+fn sensitive_regex(pattern: &str) -> String {
+    let mut out = String::from("/");
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let (lit, star) = match part.strip_suffix('*') {
+            Some(p) => (p, true),
+            None => (*part, false),
+        };
+        for ch in lit.chars() {
+            if "\\.^$|?*+()[]{}".contains(ch) {
+                out.push('\\');
+            }
+            out.push(ch);
+        }
+        if star {
+            out.push_str("[^/]+");
+        }
+    }
+    out.push('$');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Access, Grant, PolicyConfig, SandboxMode, Scope};
+
+    fn golden_policy() -> SandboxPolicy {
+        SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")
+            .home("/golden/home")
+            .data_dir("/golden/home/.toolhost")
+            .config(PolicyConfig {
+                extra_writable_roots: vec!["/golden/extra".into()],
+                temp_dir: Some("/golden/tmp".into()),
+                extra_credential: vec![".config/secret".into()],
+                ..Default::default()
+            })
+            .build()
+            .with_grants([Grant { path: "/golden/home/.kube".into(), access: Access::Read, scope: Scope::Subtree }])
+    }
+
+    const GOLDEN: &str = r#"(version 1)
+(deny default)
+(allow process-exec)
+(allow process-fork)
+(allow signal (target same-sandbox))
+(allow sysctl-read)
+(allow mach-lookup)
+(allow ipc-posix-shm)
+(allow network*)
+(allow file-read* (require-not (require-any
+    (subpath "/golden/home/.ssh")
+    (subpath "/golden/home/.gnupg")
+    (subpath "/golden/home/.aws")
+    (subpath "/golden/home/.azure")
+    (subpath "/golden/home/.config/gcloud")
+    (subpath "/golden/home/.docker")
+    (subpath "/golden/home/.netrc")
+    (subpath "/golden/home/.git-credentials")
+    (subpath "/golden/home/.config/gh")
+    (subpath "/golden/home/.cargo/credentials.toml")
+    (subpath "/golden/home/.npmrc")
+    (subpath "/golden/home/.pypirc")
+    (subpath "/golden/home/.config/secret"))))
+(allow file-write*
+  (require-all
+    (require-any
+      (subpath "/golden/ws")
+      (subpath "/golden/extra")
+      (subpath "/golden/tmp"))
+    (require-not (require-any
+      (subpath "/golden/home/.toolhost")
+      (subpath "/golden/ws/.git/hooks")
+      (subpath "/golden/extra/.git/hooks")
+      (subpath "/golden/tmp/.git/hooks")
+      (regex #"/\.git/config$")
+      (regex #"/\.gitmodules$")
+      (regex #"/\.env$")
+      (regex #"/\.env\.[^/]+$")
+      (regex #"/\.bashrc$")
+      (regex #"/\.zshrc$")
+      (regex #"/\.profile$")
+      (regex #"/\.bash_profile$")
+      (regex #"/\.gitconfig$")
+      (subpath "/golden/home/.ssh")
+      (subpath "/golden/home/.gnupg")
+      (subpath "/golden/home/.aws")
+      (subpath "/golden/home/.azure")
+      (subpath "/golden/home/.config/gcloud")
+      (subpath "/golden/home/.docker")
+      (subpath "/golden/home/.netrc")
+      (subpath "/golden/home/.git-credentials")
+      (subpath "/golden/home/.config/gh")
+      (subpath "/golden/home/.cargo/credentials.toml")
+      (subpath "/golden/home/.npmrc")
+      (subpath "/golden/home/.pypirc")
+      (subpath "/golden/home/.config/secret")))))
+(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))
+"#;
+
+    #[test]
+    fn seatbelt_profile_matches_the_golden_text() {
+        assert_eq!(seatbelt_profile(&golden_policy()), GOLDEN);
+    }
+
+    #[test]
+    fn read_only_seatbelt_profile_has_no_writable_roots() {
+        let p = SandboxPolicy::builder(SandboxMode::ReadOnly, "/golden/ws").build();
+        let s = seatbelt_profile(&p);
+        assert!(s.contains("(allow file-read*)\n"));
+        assert!(!s.contains("(allow file-write*\n"));
+    }
+
+    #[test]
+    fn helper_args_parse() {
+        let a = |xs: &[&str]| xs.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"])).unwrap(),
+            (vec![PathBuf::from("/w")], a(&["/bin/bash", "-c", "x"]))
+        );
+        assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
+        assert!(parse_sandbox_exec_args(&a(&["--", ""][..1])).is_err());
+        assert!(parse_sandbox_exec_args(&a(&["--bogus", "--", "x"])).is_err());
+    }
+
+    #[test]
+    fn bwrap_argv_has_the_mandatory_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(base.join("ws/.git/hooks")).unwrap();
+        std::fs::create_dir_all(base.join("home/.ssh")).unwrap();
+        std::fs::write(base.join("home/.netrc"), "x").unwrap();
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+            .home(base.join("home"))
+            .config(PolicyConfig { temp_dir: Some(base.join("ws")), ..Default::default() })
+            .build();
+        let b = Bubblewrap::new().with_bwrap("/usr/bin/bwrap").with_landlock_helper("/opt/helper");
+        let argv = b.wrap(&policy, vec!["/bin/bash".into(), "-c".into(), "true".into()], &base.join("ws")).unwrap();
+        let s: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let joined = s.join(" ");
+        let ws = base.join("ws").display().to_string();
+        for needle in [
+            "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc".to_string(),
+            format!("--bind {ws} {ws}"),
+            format!("--ro-bind {ws}/.git/hooks {ws}/.git/hooks"),
+            format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
+            format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
+            format!("--unshare-pid --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"),
+        ] {
+            assert!(joined.contains(&needle), "{needle}\nnot in\n{joined}");
+        }
+    }
+
+    #[test]
+    fn runner_failures_are_recognized_only_from_the_runner() {
+        let b = Bubblewrap::new();
+        assert!(b.runner_failure(Some(1), b"bwrap: Can't mkdir /x: Read-only file system\n").is_some());
+        assert!(b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n").is_some());
+        assert!(b.runner_failure(Some(1), b"grep: x: No such file\n").is_none());
+        assert!(b.runner_failure(Some(0), b"bwrap: hi\n").is_none());
+        assert!(b.runner_failure(Some(2), b"bwrap: x\n").is_none());
+    }
+}

@@ -1,0 +1,261 @@
+//! The process backend (seed 000 §5): starts an argv in its own process group with stdin on
+//! `/dev/null`, a cleared environment and `kill_on_drop`, captures stdout and stderr as they
+//! arrive, and ends it through one [`terminate`] shared by timeout and cancellation.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::future::Future;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::capture::{Capture, Stream};
+
+/// A boxed future, so [`ProcessBackend`] can be used as `dyn`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Called once per chunk read, with the stream it came from.
+pub type ProgressFn = Arc<dyn Fn(Stream, &[u8]) + Send + Sync>;
+
+/// How long [`terminate`] waits for the killed process before the outcome is unknown.
+pub const TERMINATE_WAIT: Duration = Duration::from_secs(10);
+
+/// How long the pipe readers may take to reach end-of-file after the process ended (a
+/// descendant outside the group may hold a pipe); then they are aborted and joined.
+pub const READER_GRACE: Duration = Duration::from_secs(2);
+
+/// Size of one pipe read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What to run.
+pub struct ProcessRequest {
+    /// argv[0] is the program.
+    pub argv: Vec<OsString>,
+    pub cwd: PathBuf,
+    /// The whole environment of the process (nothing is inherited).
+    pub env: BTreeMap<String, String>,
+    pub timeout: Duration,
+    pub cancel: CancellationToken,
+    /// Where output past 16 KiB is saved; the file is created only then.
+    pub spill_path: Option<PathBuf>,
+    pub progress: Option<ProgressFn>,
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProcessEnd {
+    /// It exited by itself (`code`), or was killed by a signal nobody here sent.
+    Exited { code: Option<i32>, signal: Option<i32> },
+    /// The timeout fired and the group was terminated.
+    TimedOut,
+    /// The token was cancelled and the group was terminated.
+    Cancelled,
+    /// It could not be started.
+    SpawnFailed(String),
+    /// Reading its output failed.
+    PipeFailed(String),
+    /// Termination was attempted but not confirmed.
+    OutcomeUnknown(String),
+}
+
+/// The end, the captured output and the wall time.
+#[derive(Debug)]
+pub struct ProcessOutcome {
+    pub end: ProcessEnd,
+    pub output: Capture,
+    pub duration: Duration,
+}
+
+/// Starts processes (seed §4); the only way bash's argv is run.
+pub trait ProcessBackend: Send + Sync {
+    /// Runs `request` to its end.
+    fn run(&self, request: ProcessRequest) -> BoxFuture<'_, ProcessOutcome>;
+}
+
+/// Sends the kill to a process group; injectable so tests can make termination fail.
+pub trait GroupKiller: Send + Sync {
+    /// SIGKILL to every process in group `pgid`.
+    fn kill_group(&self, pgid: u32) -> io::Result<()>;
+}
+
+/// The real [`GroupKiller`]: `killpg(pgid, SIGKILL)`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SigkillGroup;
+
+impl GroupKiller for SigkillGroup {
+    fn kill_group(&self, pgid: u32) -> io::Result<()> {
+        let pgid = libc::pid_t::try_from(pgid).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        // SAFETY: killpg has no memory-safety preconditions.
+        if unsafe { libc::killpg(pgid, libc::SIGKILL) } == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+}
+
+/// The tokio process backend.
+#[derive(Clone)]
+pub struct TokioProcessBackend {
+    killer: Arc<dyn GroupKiller>,
+}
+
+impl Default for TokioProcessBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TokioProcessBackend {
+    /// With the real [`SigkillGroup`].
+    pub fn new() -> Self {
+        TokioProcessBackend { killer: Arc::new(SigkillGroup) }
+    }
+
+    /// With another killer (tests force `outcome_unknown` with a failing one).
+    pub fn with_killer(killer: Arc<dyn GroupKiller>) -> Self {
+        TokioProcessBackend { killer }
+    }
+}
+
+impl ProcessBackend for TokioProcessBackend {
+    fn run(&self, request: ProcessRequest) -> BoxFuture<'_, ProcessOutcome> {
+        Box::pin(run(self.killer.clone(), request))
+    }
+}
+
+/// Ends a process group: SIGKILL to the group, then wait for the child. `ESRCH` (the group
+/// is already gone) counts as terminated; any other kill or wait failure is an error, and
+/// the outcome is unknown.
+pub async fn terminate(killer: &dyn GroupKiller, child: &mut tokio::process::Child, pgid: u32) -> Result<(), String> {
+    match killer.kill_group(pgid) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+        Err(e) => {
+            // Best effort on the direct child; the group's fate stays unknown.
+            let _ = child.start_kill();
+            return Err(format!("killing process group {pgid} failed: {e}"));
+        }
+    }
+    match tokio::time::timeout(TERMINATE_WAIT, child.wait()).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(format!("waiting for process {pgid} after SIGKILL failed: {e}")),
+        Err(_) => Err(format!("process {pgid} did not exit within {} s of SIGKILL", TERMINATE_WAIT.as_secs())),
+    }
+}
+
+async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
+    mut pipe: R,
+    stream: Stream,
+    tx: mpsc::Sender<(Stream, Vec<u8>)>,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        let n = pipe.read(&mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        if tx.send((stream, buf[..n].to_vec())).await.is_err() {
+            return Ok(());
+        }
+    }
+}
+
+async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcome {
+    let start = Instant::now();
+    let (tx, mut rx) = mpsc::channel::<(Stream, Vec<u8>)>(16);
+    let progress = req.progress.clone();
+    let spill_path = req.spill_path.clone();
+    let consumer = tokio::task::spawn_blocking(move || {
+        let mut cap = Capture::new(spill_path);
+        while let Some((stream, chunk)) = rx.blocking_recv() {
+            if let Some(p) = &progress {
+                p(stream, &chunk);
+            }
+            cap.push(stream, &chunk);
+        }
+        cap
+    });
+    let finish = |end: ProcessEnd, cap: Result<Capture, tokio::task::JoinError>| {
+        let mut output = cap.unwrap_or_else(|_| Capture::new(None));
+        if matches!(end, ProcessEnd::SpawnFailed(_) | ProcessEnd::PipeFailed(_) | ProcessEnd::OutcomeUnknown(_)) {
+            output.discard_spill();
+        }
+        ProcessOutcome { end, output, duration: start.elapsed() }
+    };
+
+    let Some(program) = req.argv.first() else {
+        drop(tx);
+        return finish(ProcessEnd::SpawnFailed("empty argv".into()), consumer.await);
+    };
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(&req.argv[1..])
+        .current_dir(&req.cwd)
+        .env_clear()
+        .envs(&req.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            drop(tx);
+            return finish(ProcessEnd::SpawnFailed(format!("{}: {e}", program.to_string_lossy())), consumer.await);
+        }
+    };
+    let pgid = child.id().unwrap_or(0);
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        readers.push(tokio::spawn(read_pipe(out, Stream::Stdout, tx.clone())));
+    }
+    if let Some(err) = child.stderr.take() {
+        readers.push(tokio::spawn(read_pipe(err, Stream::Stderr, tx.clone())));
+    }
+    drop(tx);
+
+    let mut end = tokio::select! {
+        status = child.wait() => match status {
+            Ok(s) => {
+                // Sweep what the command left behind in its group; errors do not matter here.
+                let _ = killer.kill_group(pgid);
+                ProcessEnd::Exited { code: s.code(), signal: s.signal() }
+            }
+            Err(e) => match terminate(killer.as_ref(), &mut child, pgid).await {
+                Ok(()) => ProcessEnd::PipeFailed(format!("waiting for the process failed: {e}")),
+                Err(t) => ProcessEnd::OutcomeUnknown(format!("waiting for the process failed: {e}; {t}")),
+            },
+        },
+        _ = tokio::time::sleep(req.timeout) => match terminate(killer.as_ref(), &mut child, pgid).await {
+            Ok(()) => ProcessEnd::TimedOut,
+            Err(t) => ProcessEnd::OutcomeUnknown(t),
+        },
+        _ = req.cancel.cancelled() => match terminate(killer.as_ref(), &mut child, pgid).await {
+            Ok(()) => ProcessEnd::Cancelled,
+            Err(t) => ProcessEnd::OutcomeUnknown(t),
+        },
+    };
+
+    // Join both readers, aborting them if a stray descendant keeps a pipe open.
+    let grace = tokio::time::Instant::now() + READER_GRACE;
+    for mut reader in readers {
+        let result = match tokio::time::timeout_at(grace, &mut reader).await {
+            Ok(r) => r,
+            Err(_) => {
+                reader.abort();
+                reader.await
+            }
+        };
+        if let Ok(Err(e)) = result {
+            if matches!(end, ProcessEnd::Exited { .. }) {
+                end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
+            }
+        }
+    }
+    finish(end, consumer.await)
+}

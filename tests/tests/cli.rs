@@ -1,0 +1,69 @@
+//! The command-line contract of DESIGN.md: `tools`, `call`, exit codes 0/1/2.
+
+use std::process::Command;
+
+use toolhost_tests::*;
+
+fn toolhost(fx: &Fixture) -> Command {
+    let mut cmd = Command::new(toolhost_bin());
+    cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path());
+    cmd
+}
+
+#[test]
+fn tools_prints_the_toolset_in_order() {
+    let fx = Fixture::new();
+    let out = toolhost(&fx).arg("tools").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<&str> = text.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    let expected: Vec<String> = toolhost::Agent::Default.toolset().tools.iter().map(|t| t.to_string()).collect();
+    assert_eq!(ids, expected);
+    let out = toolhost(&fx).args(["tools", "--json"]).output().unwrap();
+    let defs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(defs[0]["id"], expected[0]);
+    assert!(defs[0]["input_schema"].is_object());
+}
+
+#[test]
+fn call_list_prints_the_listing_and_exits_0() {
+    let fx = Fixture::new();
+    fx.write("b.txt", "");
+    fx.write("a/x", "");
+    let out = toolhost(&fx).args(["call", "list", r#"{"path":"."}"#]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "a/\nb.txt\n");
+    let out = toolhost(&fx).args(["call", "list", "{}", "--json"]).output().unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["status"], "succeeded");
+    assert_eq!(r["content"][0]["type"], "text");
+    assert_eq!(r["sandbox_denied"], false);
+}
+
+#[test]
+fn a_failed_call_exits_1_and_usage_errors_exit_2() {
+    let fx = Fixture::new();
+    let out = toolhost(&fx).args(["call", "list", r#"{"limit":0}"#]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = toolhost(&fx).args(["call", "nosuchtool", "{}"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    for bad in ["{", "[1]", "\"x\"", ""] {
+        let out = toolhost(&fx).args(["call", "list", bad]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "input {bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("JSON"), "says what was wrong: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = toolhost(&fx).args(["--mode", "sideways", "tools"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_warm_start_uses_the_component_cache() {
+    let fx = Fixture::new();
+    assert!(toolhost(&fx).arg("tools").status().unwrap().success());
+    let cache = fx.data.path().join("cache/components");
+    let blobs: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert!(!blobs.is_empty(), "compiled components are cached under the data dir");
+    assert!(blobs.iter().all(|b| b.file_name().to_string_lossy().ends_with(".cwasm")));
+}

@@ -1,0 +1,194 @@
+//! The text glob returns (seed 000 §7.7, §8.2): the kept paths newest first, then a footer
+//! when files were left out or the scan timed out. Every model-facing text is defined here.
+
+use toolhost_sdk::Spilled;
+
+use crate::newest::Entry;
+
+/// The message of a cancelled call (the same text the host uses for a cancelled call).
+pub const CANCELLED: &str = "the call was cancelled";
+
+/// Said after a spill path when the 64 MiB cap stopped the spill (seed 000 §8.2
+/// "写满即停，结果写明只保存了前 64 MB").
+pub const CAPPED: &str = " (only the first 64 MB were saved)";
+
+/// The result when no file matched (seed 000 §7.7, verbatim).
+pub fn no_files(pattern: &str, path: &str) -> String {
+    format!("No files match {pattern} in {path}")
+}
+
+/// A timeout in seconds as the footer says it: `30s`, `0.2s`, `1.25s`.
+pub fn seconds(ms: u64) -> String {
+    let (whole, frac) = (ms / 1000, ms % 1000);
+    if frac == 0 {
+        format!("{whole}s")
+    } else {
+        let frac = format!("{frac:03}");
+        format!("{whole}.{}s", frac.trim_end_matches('0'))
+    }
+}
+
+/// Footer when files were left out (seed 000 §7.7, verbatim); without the path when the
+/// spill failed (§8.2), with [`CAPPED`] when it was capped.
+pub fn showing(shown: usize, total: u64, spilled: Option<&Spilled>) -> String {
+    let saved = match spilled {
+        Some(s) => format!(
+            "; full list saved to {}{}",
+            s.path,
+            if s.capped { CAPPED } else { "" }
+        ),
+        None => String::new(),
+    };
+    format!("[showing the {shown} most recently modified of {total} files{saved}]")
+}
+
+/// Footer of a timed-out scan (seed 000 §7.7, verbatim).
+pub fn timed_out(total: u64, timeout_ms: u64) -> String {
+    format!(
+        "[at least {total} files; search timed out after {} — narrow the path or pattern]",
+        seconds(timeout_ms)
+    )
+}
+
+/// The line after a timeout footer when files were left out and the spill was saved.
+pub fn found_so_far_saved(spilled: &Spilled) -> String {
+    format!(
+        "[everything found before the timeout saved to {}{}]",
+        spilled.path,
+        if spilled.capped { CAPPED } else { "" }
+    )
+}
+
+/// How the scan ended, for the footer.
+#[derive(Debug)]
+pub enum End<'a> {
+    /// Everything was walked; `spilled` is where the full list went when it was saved.
+    Complete { spilled: Option<&'a Spilled> },
+    /// The walk stopped after `timeout_ms`.
+    TimedOut {
+        timeout_ms: u64,
+        spilled: Option<&'a Spilled>,
+    },
+}
+
+/// The result: one path per line, newest first, then the footer.
+pub fn render(pattern: &str, root: &str, kept: &[Entry], total: u64, end: End<'_>) -> String {
+    if total == 0 && matches!(end, End::Complete { .. }) {
+        return no_files(pattern, root);
+    }
+    let mut lines: Vec<String> = kept.iter().map(|e| e.path.clone()).collect();
+    let omits = (kept.len() as u64) < total;
+    match end {
+        End::Complete { .. } if !omits => {}
+        End::Complete { spilled } => lines.push(showing(kept.len(), total, spilled)),
+        End::TimedOut {
+            timeout_ms,
+            spilled,
+        } => {
+            lines.push(timed_out(total, timeout_ms));
+            if let (true, Some(s)) = (omits, spilled) {
+                lines.push(found_so_far_saved(s));
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spilled(capped: bool) -> Spilled {
+        Spilled {
+            path: "<path>".into(),
+            capped,
+        }
+    }
+
+    fn entries(n: usize) -> Vec<Entry> {
+        (0..n)
+            .map(|i| Entry {
+                path: format!("f{i}"),
+                modified_ms: Some(i as u64),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn footers_are_the_seed_text() {
+        assert_eq!(
+            showing(100, 150, Some(&spilled(false))),
+            "[showing the 100 most recently modified of 150 files; full list saved to <path>]"
+        );
+        assert_eq!(
+            timed_out(150, 30_000),
+            "[at least 150 files; search timed out after 30s — narrow the path or pattern]"
+        );
+        assert_eq!(no_files("**/*.rs", "src"), "No files match **/*.rs in src");
+    }
+
+    #[test]
+    fn failed_and_capped_spills() {
+        assert_eq!(
+            showing(100, 150, None),
+            "[showing the 100 most recently modified of 150 files]"
+        );
+        assert_eq!(
+            showing(100, 150, Some(&spilled(true))),
+            "[showing the 100 most recently modified of 150 files; full list saved to <path> (only the first 64 MB were saved)]"
+        );
+    }
+
+    #[test]
+    fn seconds_are_whole_when_whole() {
+        assert_eq!(seconds(30_000), "30s");
+        assert_eq!(seconds(200), "0.2s");
+        assert_eq!(seconds(1_500), "1.5s");
+    }
+
+    #[test]
+    fn render_cases() {
+        let end = || End::Complete { spilled: None };
+        assert_eq!(render("*.x", ".", &[], 0, end()), "No files match *.x in .");
+        assert_eq!(render("*", ".", &entries(2), 2, end()), "f0\nf1");
+        let s = spilled(false);
+        let text = render(
+            "*",
+            ".",
+            &entries(100),
+            150,
+            End::Complete { spilled: Some(&s) },
+        );
+        assert!(text.starts_with("f0\nf1\n"));
+        assert!(text.ends_with(
+            "f99\n[showing the 100 most recently modified of 150 files; full list saved to <path>]"
+        ));
+        assert_eq!(
+            render(
+                "*",
+                ".",
+                &[],
+                0,
+                End::TimedOut {
+                    timeout_ms: 200,
+                    spilled: None
+                }
+            ),
+            "[at least 0 files; search timed out after 0.2s — narrow the path or pattern]"
+        );
+        let text = render(
+            "*",
+            ".",
+            &entries(100),
+            120,
+            End::TimedOut {
+                timeout_ms: 30_000,
+                spilled: Some(&s),
+            },
+        );
+        assert!(text.ends_with(
+            "f99\n[at least 120 files; search timed out after 30s — narrow the path or pattern]\n\
+             [everything found before the timeout saved to <path>]"
+        ));
+    }
+}
