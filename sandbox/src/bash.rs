@@ -237,8 +237,8 @@ pub fn detect_denial(output: &str, policy: &SandboxPolicy, cwd: &Path) -> Option
     None
 }
 
-/// Path-like words of one error line: quoted strings first, then each `: `-separated field
-/// and its last word.
+/// Path-like words of one error line: quoted strings, then the `: `-separated field just
+/// before the kernel's words and its last word (the leading program name is never taken).
 fn path_candidates(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (open, close) in [('\'', '\''), ('"', '"'), ('‘', '’'), ('`', '\'')] {
@@ -250,17 +250,17 @@ fn path_candidates(line: &str) -> Vec<String> {
             rest = &after[j + close.len_utf8()..];
         }
     }
-    for field in line.split(": ") {
-        let field = field.trim();
-        if field.is_empty() || DENIAL_SIGNS.iter().any(|s| field.contains(s)) {
-            continue;
-        }
-        out.push(field.to_string());
-        if let Some(last) = field.split_whitespace().last() {
-            out.push(last.trim_matches(|c| "'\"‘’`,;()[]".contains(c)).to_string());
+    let fields: Vec<&str> = line.split(": ").collect();
+    if let Some(sign_at) = fields.iter().position(|f| DENIAL_SIGNS.iter().any(|s| f.contains(s))) {
+        if sign_at >= 2 {
+            let field = fields[sign_at - 1].trim();
+            out.push(field.to_string());
+            if let Some(last) = field.split_whitespace().last() {
+                out.push(last.trim_matches(|c| "'\"‘’`,;()[]".contains(c)).to_string());
+            }
         }
     }
-    out.retain(|c| !c.is_empty() && !c.contains('\n') && c.len() < 4096);
+    out.retain(|c| !c.is_empty() && c.len() < 4096);
     out.dedup();
     out
 }

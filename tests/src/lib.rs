@@ -3,7 +3,7 @@
 //!
 //! Run the suites with `cargo xtask test`, which builds the components first.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,10 +13,12 @@ use toolhost::{
     FinalizedToolset, SandboxPolicy, ToolCallContext, ToolResult, ToolSessionContext, ToolsetConfig, finalize,
 };
 
-/// `target/<profile>`: the test binary runs from `target/<profile>/deps`.
+/// `target/<profile>`: test binaries run from `target/<profile>/deps`, bench binaries from
+/// `target/<profile>`.
 pub fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
-    exe.parent().and_then(Path::parent).expect("target/<profile>/deps").to_path_buf()
+    let dir = exe.parent().expect("binary directory");
+    if dir.ends_with("deps") { dir.parent().unwrap_or(dir).to_path_buf() } else { dir.to_path_buf() }
 }
 
 /// The `toolhost` binary built by `cargo xtask build`.
