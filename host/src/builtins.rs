@@ -11,14 +11,18 @@ use crate::registry::{ToolRegistry, ToolRegistryBuilder, ToolsetConfig};
 use crate::runtime::{ComponentRuntime, RuntimeError};
 
 /// The built-in tools that are components, by id; each is `<components-dir>/<id>.wasm`.
-pub const BUILTIN_COMPONENTS: &[&str] = &["read", "write", "edit", "list"];
+pub const BUILTIN_COMPONENTS: &[&str] = &["read", "write", "edit", "grep", "glob", "list"];
+
+/// The one tool whose reads count as "the model read this file" (§7.4). Other tools that
+/// open files (grep on a single file, third-party tools) leave the observation table alone.
+pub const READ_TOOL: &str = "read";
 
 /// The default agent's tools, in the order the model sees them (§3: read write edit grep
 /// glob list bash; only those that have landed are listed).
-pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "list"];
+pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", "list"];
 
 /// The explorer sub-agent's tools (§3: read grep glob list bash; only landed ones).
-pub const EXPLORER_TOOLSET: &[&str] = &["read", "list"];
+pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list"];
 
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -71,7 +75,8 @@ pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) 
         if !path.is_file() {
             return Err(BuiltinError::ComponentsMissing);
         }
-        builder.register_dyn(Arc::new(runtime.load(&path).await?));
+        let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL);
+        builder.register_dyn(Arc::new(tool));
     }
     Ok(builder.build())
 }

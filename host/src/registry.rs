@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::context::{ToolCallContext, ToolSessionContext};
-use crate::result::{ErrorCode, ToolError, ToolResult};
+use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent};
+use crate::spill;
 use crate::tool::{CallInspection, DynTool, Tool, ToolAdapter, ToolDefinition, ToolId};
 
 /// Collects the tools this binary knows, in registration order.
@@ -182,9 +183,34 @@ impl FinalizedToolset {
         input: serde_json::Value,
         call: ToolCallContext,
     ) -> ToolResult {
-        match self.find(name) {
+        let call_id = call.call_id.0.clone();
+        let mut result = match self.find(name) {
             Some(tool) => tool.call(&self.session, call, input).await,
-            None => ToolResult::from_error(self.not_found(name)),
+            None => return ToolResult::from_error(self.not_found(name)),
+        };
+        self.bound(&mut result, &call_id);
+        result
+    }
+
+    /// The fallback cut (§8.2): every result leaves here with at most 32,000 bytes of text;
+    /// the whole text is saved to the call's spill file.
+    fn bound(&self, result: &mut ToolResult, call_id: &str) {
+        let text = result.text();
+        let cut = spill::fallback_cut(&text, |whole| {
+            let mut path = spill::spill_path(&self.session.data_dir, &self.session.session_id, call_id);
+            if path.exists() {
+                // The tool already saved its own list under the call id.
+                path = spill::spill_path(&self.session.data_dir, &self.session.session_id, &format!("{call_id}-result"));
+            }
+            let mut writer = spill::SpillWriter::new(path);
+            writer.append(whole.as_bytes());
+            writer.finish().map(|s| s.path)
+        });
+        if let Some(cut) = cut {
+            if let Some(error) = result.error.as_mut() {
+                error.message = cut.clone();
+            }
+            result.content = vec![ToolResultContent::Text { text: cut }];
         }
     }
 }

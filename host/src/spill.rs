@@ -195,3 +195,84 @@ mod tests {
         assert_eq!(std::fs::metadata(&p).unwrap().len(), MAX_SPILL_BYTES);
     }
 }
+
+/// The note that ends a result cut by the host (§8.2, verbatim), naming the spill file when
+/// it was saved.
+pub fn omitted_note(omitted: usize, saved_at: Option<&Path>) -> String {
+    match saved_at {
+        Some(path) => format!(
+            "... ({omitted} bytes omitted. Full output saved at {} — use read with offset/limit, or grep, to look at it.)",
+            path.display()
+        ),
+        None => format!("... ({omitted} bytes omitted.)"),
+    }
+}
+
+/// Cut `text` to at most [`MAX_RESULT_BYTES`] including the note (§8.2): keep the start, at
+/// the last newline in the second half of the budget when there is one, else at a char
+/// boundary. `save` stores the whole text and returns its path (None: saving failed).
+pub fn fallback_cut(text: &str, save: impl FnOnce(&str) -> Option<PathBuf>) -> Option<String> {
+    use toolhost_limits::MAX_RESULT_BYTES;
+    if text.len() <= MAX_RESULT_BYTES {
+        return None;
+    }
+    let saved = save(text);
+    // The note's length depends on the omitted count; size the budget for the longest.
+    let note_max = omitted_note(text.len(), saved.as_deref()).len() + 1;
+    let budget = MAX_RESULT_BYTES - note_max;
+    let half = budget / 2;
+    let cut = match text[..floor_char_boundary(text, budget)].rfind('\n') {
+        Some(nl) if nl >= half => nl + 1,
+        _ => floor_char_boundary(text, budget),
+    };
+    let kept = &text[..cut];
+    let sep = if kept.ends_with('\n') { "" } else { "\n" };
+    Some(format!("{kept}{sep}{}", omitted_note(text.len() - cut, saved.as_deref())))
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+    use toolhost_limits::MAX_RESULT_BYTES;
+
+    #[test]
+    fn oversized_results_are_cut_at_the_end_and_saved() {
+        let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        let mut saved = String::new();
+        let out = fallback_cut(&text, |t| {
+            saved = t.to_string();
+            Some(PathBuf::from("/d/spill/s/c.txt"))
+        })
+        .unwrap();
+        assert_eq!(saved, text, "saved whole");
+        assert!(out.len() <= MAX_RESULT_BYTES);
+        assert!(out.starts_with("line 0\n"));
+        let (kept, note) = out.rsplit_once('\n').unwrap();
+        assert!(text.starts_with(kept), "cut only at the end, at a newline");
+        let omitted = text.len() - kept.len() - 1;
+        assert_eq!(
+            note,
+            format!("... ({omitted} bytes omitted. Full output saved at /d/spill/s/c.txt — use read with offset/limit, or grep, to look at it.)")
+        );
+    }
+
+    #[test]
+    fn without_newlines_the_cut_is_at_a_char_boundary_and_a_failed_save_names_no_path() {
+        let text = "é".repeat(40_000);
+        let out = fallback_cut(&text, |_| None).unwrap();
+        assert!(out.len() <= MAX_RESULT_BYTES);
+        assert!(out.ends_with(" bytes omitted.)"));
+        assert!(!out.contains("saved at"));
+        assert!(fallback_cut("short", |_| panic!("not saved")).is_none());
+    }
+}

@@ -15,7 +15,11 @@ use crate::policy::{Access, Actor, Denial, SandboxPolicy, real_path};
 use crate::process::{ProcessBackend, ProcessEnd, ProcessRequest, ProgressFn};
 
 /// The kernel's words for a refused access, as tools print them.
-pub const DENIAL_SIGNS: &[&str] = &["Read-only file system", "Permission denied", "Operation not permitted"];
+pub const DENIAL_SIGNS: &[&str] = &[
+    "Read-only file system",
+    "Permission denied",
+    "Operation not permitted",
+];
 
 /// One bash call.
 pub struct BashRequest {
@@ -41,7 +45,10 @@ pub struct BashRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BashStatus {
     /// bash exited (any code, or a signal nobody here sent): a succeeded tool result.
-    Completed { exit_code: Option<i32>, signal: Option<i32> },
+    Completed {
+        exit_code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// Killed at the timeout: failed, code `timeout`, with the output so far.
     TimedOut { timeout_ms: u64 },
     /// Killed on cancellation: cancelled, with the output so far.
@@ -83,7 +90,10 @@ pub mod texts {
 
     /// `[timed out after 30000 ms; duration 30004 ms]`
     pub fn timeout_status(timeout_ms: u64, d: Duration) -> String {
-        format!("[timed out after {timeout_ms} ms; duration {} ms]", d.as_millis())
+        format!(
+            "[timed out after {timeout_ms} ms; duration {} ms]",
+            d.as_millis()
+        )
     }
 
     /// `[cancelled; duration 51 ms]`
@@ -103,7 +113,9 @@ pub mod texts {
 
     /// The sandbox runner failed before the command started.
     pub fn runner_failed(message: &str) -> String {
-        format!("sandbox unavailable: the sandbox failed to start the command ({message}). The command did not run.")
+        format!(
+            "sandbox unavailable: the sandbox failed to start the command ({message}). The command did not run."
+        )
     }
 
     /// The process could not be started.
@@ -125,16 +137,28 @@ pub mod texts {
 }
 
 /// `timeoutMs` clamped to 1–[`BASH_MAX_TIMEOUT_MS`] and to what is left before `deadline`.
-pub fn effective_timeout_ms(requested: Option<u64>, deadline: Option<Instant>, now: Instant) -> u64 {
-    let t = requested.unwrap_or(BASH_DEFAULT_TIMEOUT_MS).clamp(1, BASH_MAX_TIMEOUT_MS);
+pub fn effective_timeout_ms(
+    requested: Option<u64>,
+    deadline: Option<Instant>,
+    now: Instant,
+) -> u64 {
+    let t = requested
+        .unwrap_or(BASH_DEFAULT_TIMEOUT_MS)
+        .clamp(1, BASH_MAX_TIMEOUT_MS);
     match deadline {
-        Some(d) => t.min(d.saturating_duration_since(now).as_millis() as u64).max(1),
+        Some(d) => t
+            .min(d.saturating_duration_since(now).as_millis() as u64)
+            .max(1),
         None => t,
     }
 }
 
 /// Runs one bash call in the sandbox. When the sandbox is unavailable bash does not run.
-pub async fn run_bash(sandbox: &dyn SandboxBackend, processes: &dyn ProcessBackend, req: BashRequest) -> BashOutcome {
+pub async fn run_bash(
+    sandbox: &dyn SandboxBackend,
+    processes: &dyn ProcessBackend,
+    req: BashRequest,
+) -> BashOutcome {
     let start = Instant::now();
     let timeout_ms = effective_timeout_ms(req.timeout_ms, req.deadline, start);
     let fail = |status, text: String| BashOutcome {
@@ -150,7 +174,12 @@ pub async fn run_bash(sandbox: &dyn SandboxBackend, processes: &dyn ProcessBacke
     let argv = vec!["/bin/bash".into(), "-c".into(), req.command.clone().into()];
     let argv = match sandbox.wrap(&req.policy, argv, &req.workspace) {
         Ok(a) => a,
-        Err(e) => return fail(BashStatus::SandboxUnavailable, texts::unavailable(&e.to_string())),
+        Err(e) => {
+            return fail(
+                BashStatus::SandboxUnavailable,
+                texts::unavailable(&e.to_string()),
+            );
+        }
     };
     let outcome = processes
         .run(ProcessRequest {
@@ -191,21 +220,32 @@ pub async fn run_bash(sandbox: &dyn SandboxBackend, processes: &dyn ProcessBacke
                 text.push('\n');
                 text.push_str(&texts::denial_marker(&d.message));
             }
-            (BashStatus::Completed { exit_code: code, signal }, text, denial.is_some())
+            (
+                BashStatus::Completed {
+                    exit_code: code,
+                    signal,
+                },
+                text,
+                denial.is_some(),
+            )
         }
         ProcessEnd::TimedOut => (
             BashStatus::TimedOut { timeout_ms },
             with_status(output.render(), texts::timeout_status(timeout_ms, duration)),
             false,
         ),
-        ProcessEnd::Cancelled => {
-            (BashStatus::Cancelled, with_status(output.render(), texts::cancelled_status(duration)), false)
-        }
+        ProcessEnd::Cancelled => (
+            BashStatus::Cancelled,
+            with_status(output.render(), texts::cancelled_status(duration)),
+            false,
+        ),
         ProcessEnd::SpawnFailed(e) => (BashStatus::ExecutionFailed, texts::spawn_failed(&e), false),
         ProcessEnd::PipeFailed(e) => (BashStatus::ExecutionFailed, texts::pipe_failed(&e), false),
-        ProcessEnd::OutcomeUnknown(e) => {
-            (BashStatus::OutcomeUnknown, with_status(output.render(), texts::outcome_unknown(&e)), false)
-        }
+        ProcessEnd::OutcomeUnknown(e) => (
+            BashStatus::OutcomeUnknown,
+            with_status(output.render(), texts::outcome_unknown(&e)),
+            false,
+        ),
     };
     BashOutcome {
         status,
@@ -218,14 +258,22 @@ pub async fn run_bash(sandbox: &dyn SandboxBackend, processes: &dyn ProcessBacke
 
 /// Looks for a kernel denial in `output` on a path `policy` forbids (for writing, or for
 /// reading). Relative paths are taken from `cwd`. Returns the path and the policy's denial.
-pub fn detect_denial(output: &str, policy: &SandboxPolicy, cwd: &Path) -> Option<(PathBuf, Denial)> {
+pub fn detect_denial(
+    output: &str,
+    policy: &SandboxPolicy,
+    cwd: &Path,
+) -> Option<(PathBuf, Denial)> {
     for line in output.lines() {
         if !DENIAL_SIGNS.iter().any(|s| line.contains(s)) {
             continue;
         }
         for cand in path_candidates(line) {
             let p = Path::new(&cand);
-            let abs = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                cwd.join(p)
+            };
             let real = real_path(&abs);
             for access in [Access::Write, Access::Read] {
                 if let Err(d) = policy.check(&real, access, Actor::Bash) {
@@ -251,13 +299,18 @@ fn path_candidates(line: &str) -> Vec<String> {
         }
     }
     let fields: Vec<&str> = line.split(": ").collect();
-    if let Some(sign_at) = fields.iter().position(|f| DENIAL_SIGNS.iter().any(|s| f.contains(s))) {
-        if sign_at >= 2 {
-            let field = fields[sign_at - 1].trim();
-            out.push(field.to_string());
-            if let Some(last) = field.split_whitespace().last() {
-                out.push(last.trim_matches(|c| "'\"‘’`,;()[]".contains(c)).to_string());
-            }
+    if let Some(sign_at) = fields
+        .iter()
+        .position(|f| DENIAL_SIGNS.iter().any(|s| f.contains(s)))
+        && sign_at >= 2
+    {
+        let field = fields[sign_at - 1].trim();
+        out.push(field.to_string());
+        if let Some(last) = field.split_whitespace().last() {
+            out.push(
+                last.trim_matches(|c| "'\"‘’`,;()[]".contains(c))
+                    .to_string(),
+            );
         }
     }
     out.retain(|c| !c.is_empty() && c.len() < 4096);
@@ -276,18 +329,27 @@ mod tests {
         assert_eq!(effective_timeout_ms(None, None, now), 30_000);
         assert_eq!(effective_timeout_ms(Some(0), None, now), 1);
         assert_eq!(effective_timeout_ms(Some(500_000), None, now), 120_000);
-        assert_eq!(effective_timeout_ms(Some(60_000), Some(now + Duration::from_millis(5_000)), now), 5_000);
+        assert_eq!(
+            effective_timeout_ms(Some(60_000), Some(now + Duration::from_millis(5_000)), now),
+            5_000
+        );
         assert_eq!(effective_timeout_ms(Some(60_000), Some(now), now), 1);
     }
 
     #[test]
     fn status_lines_match_the_seed() {
-        assert_eq!(texts::exit_status(7, Duration::from_millis(12)), "[exit 7; duration 12 ms]");
+        assert_eq!(
+            texts::exit_status(7, Duration::from_millis(12)),
+            "[exit 7; duration 12 ms]"
+        );
         assert_eq!(
             texts::timeout_status(30_000, Duration::from_millis(30_004)),
             "[timed out after 30000 ms; duration 30004 ms]"
         );
-        assert_eq!(texts::cancelled_status(Duration::from_millis(51)), "[cancelled; duration 51 ms]");
+        assert_eq!(
+            texts::cancelled_status(Duration::from_millis(51)),
+            "[cancelled; duration 51 ms]"
+        );
     }
 
     #[test]
@@ -299,17 +361,42 @@ mod tests {
         std::fs::create_dir_all(base.join("home/.ssh")).unwrap();
         let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws)
             .home(base.join("home"))
-            .config(PolicyConfig { temp_dir: Some(base.join("tmp")), ..Default::default() })
+            .config(PolicyConfig {
+                temp_dir: Some(base.join("tmp")),
+                ..Default::default()
+            })
             .build();
         let ssh = base.join("home/.ssh/id").display().to_string();
         let cases: Vec<(String, Option<PathBuf>)> = vec![
-            ("bash: line 1: .git/hooks/pre-commit: Read-only file system".into(), Some(ws.join(".git/hooks/pre-commit"))),
-            ("touch: cannot touch '/etc/x': Read-only file system".into(), Some("/etc/x".into())),
-            ("mkdir: cannot create directory ‘/usr/x’: Read-only file system".into(), Some("/usr/x".into())),
-            (format!("cat: {ssh}: Permission denied"), Some(PathBuf::from(&ssh))),
-            ("PermissionError: [Errno 13] Permission denied: '/etc/y'".into(), Some("/etc/y".into())),
-            ("ln: failed to create hard link 'l' => '/etc/passwd': Operation not permitted".into(), Some("/etc/passwd".into())),
-            ("error: could not lock config file /etc/gitconfig: Permission denied".into(), Some("/etc/gitconfig".into())),
+            (
+                "bash: line 1: .git/hooks/pre-commit: Read-only file system".into(),
+                Some(ws.join(".git/hooks/pre-commit")),
+            ),
+            (
+                "touch: cannot touch '/etc/x': Read-only file system".into(),
+                Some("/etc/x".into()),
+            ),
+            (
+                "mkdir: cannot create directory ‘/usr/x’: Read-only file system".into(),
+                Some("/usr/x".into()),
+            ),
+            (
+                format!("cat: {ssh}: Permission denied"),
+                Some(PathBuf::from(&ssh)),
+            ),
+            (
+                "PermissionError: [Errno 13] Permission denied: '/etc/y'".into(),
+                Some("/etc/y".into()),
+            ),
+            (
+                "ln: failed to create hard link 'l' => '/etc/passwd': Operation not permitted"
+                    .into(),
+                Some("/etc/passwd".into()),
+            ),
+            (
+                "error: could not lock config file /etc/gitconfig: Permission denied".into(),
+                Some("/etc/gitconfig".into()),
+            ),
             // Not denials: ordinary failures, or denials on paths the policy allows.
             ("grep: nothing: No such file or directory".into(), None),
             ("bash: ./run.sh: Permission denied".into(), None),

@@ -58,7 +58,12 @@ impl Availability {
 /// Wraps argv so that it runs inside the OS sandbox; never starts processes (seed §4).
 pub trait SandboxBackend: Send + Sync {
     /// The argv that runs `argv` in `cwd` under `policy`.
-    fn wrap(&self, policy: &SandboxPolicy, argv: Vec<OsString>, cwd: &Path) -> Result<Vec<OsString>, SandboxError>;
+    fn wrap(
+        &self,
+        policy: &SandboxPolicy,
+        argv: Vec<OsString>,
+        cwd: &Path,
+    ) -> Result<Vec<OsString>, SandboxError>;
 
     /// The self-check verdict (computed once).
     fn available(&self) -> Availability;
@@ -78,9 +83,11 @@ pub mod reasons {
     /// User namespaces are refused (AppArmor on Ubuntu 24.04, or a sysctl).
     pub const USERNS_REFUSED: &str = "bubblewrap cannot create a user namespace here, so bash cannot run sandboxed; on Ubuntu 24.04 AppArmor restricts unprivileged user namespaces: ask the user to add an AppArmor profile for bwrap or set kernel.apparmor_restrict_unprivileged_userns=0 (other systems: kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)";
     /// Not Linux.
-    pub const NOT_LINUX: &str = "the bubblewrap sandbox exists only on Linux, so bash cannot run sandboxed here";
+    pub const NOT_LINUX: &str =
+        "the bubblewrap sandbox exists only on Linux, so bash cannot run sandboxed here";
     /// The Landlock helper could not run inside the sandbox.
-    pub const HELPER_FAILED: &str = "the sandbox helper (`__sandbox-exec`) failed its self-check inside bubblewrap";
+    pub const HELPER_FAILED: &str =
+        "the sandbox helper (`__sandbox-exec`) failed its self-check inside bubblewrap";
 }
 
 /// The Linux bubblewrap backend (with an optional Landlock helper inside).
@@ -100,7 +107,11 @@ impl Default for Bubblewrap {
 impl Bubblewrap {
     /// Finds `bwrap` on PATH (or `/usr/bin/bwrap`); no Landlock helper.
     pub fn new() -> Self {
-        Bubblewrap { bwrap: find_bwrap(), helper: None, availability: OnceLock::new() }
+        Bubblewrap {
+            bwrap: find_bwrap(),
+            helper: None,
+            availability: OnceLock::new(),
+        }
     }
 
     /// Uses `bwrap` at this path.
@@ -136,16 +147,28 @@ impl Bubblewrap {
             push(&["--ro-bind".as_ref(), c.as_os_str(), c.as_os_str()]);
         }
         for u in policy.unreadable_paths() {
-            let Ok(meta) = u.symlink_metadata() else { continue };
+            let Ok(meta) = u.symlink_metadata() else {
+                continue;
+            };
             if meta.file_type().is_symlink() {
                 // A symlinked credential entry: mask what it points to if that exists.
                 match std::fs::canonicalize(&u) {
-                    Ok(t) if t.is_dir() => push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), t.as_os_str()]),
+                    Ok(t) if t.is_dir() => push(&[
+                        "--perms".as_ref(),
+                        "0000".as_ref(),
+                        "--tmpfs".as_ref(),
+                        t.as_os_str(),
+                    ]),
                     Ok(t) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), t.as_os_str()]),
                     Err(_) => {}
                 }
             } else if meta.is_dir() {
-                push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), u.as_os_str()]);
+                push(&[
+                    "--perms".as_ref(),
+                    "0000".as_ref(),
+                    "--tmpfs".as_ref(),
+                    u.as_os_str(),
+                ]);
             } else {
                 push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), u.as_os_str()]);
             }
@@ -164,14 +187,33 @@ impl Bubblewrap {
 
     fn self_check(&self) -> Availability {
         if !cfg!(target_os = "linux") {
-            return Availability::Unavailable { reason: reasons::NOT_LINUX.into() };
+            return Availability::Unavailable {
+                reason: reasons::NOT_LINUX.into(),
+            };
         }
         let Some(bwrap) = &self.bwrap else {
-            return Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() };
+            return Availability::Unavailable {
+                reason: reasons::BWRAP_MISSING.into(),
+            };
         };
         let mut cmd = std::process::Command::new(bwrap);
-        cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"])
-            .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--"]);
+        cmd.args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+        ])
+        .args([
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--",
+        ]);
         match &self.helper {
             Some(h) => {
                 cmd.arg(h).args([SANDBOX_EXEC_ARG, "--", "true"]);
@@ -185,19 +227,31 @@ impl Bubblewrap {
             cmd.env("PATH", p);
         }
         match cmd.output() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() }
-            }
-            Err(e) => Availability::Unavailable { reason: format!("bubblewrap could not be started: {e}") },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Availability::Unavailable {
+                reason: reasons::BWRAP_MISSING.into(),
+            },
+            Err(e) => Availability::Unavailable {
+                reason: format!("bubblewrap could not be started: {e}"),
+            },
             Ok(out) if out.status.success() => Availability::Available,
             Ok(out) => {
                 let err = String::from_utf8_lossy(&out.stderr);
                 let err = err.trim();
-                let userns = ["uid map", "user namespace", "namespace", "Operation not permitted", "No permissions"];
+                let userns = [
+                    "uid map",
+                    "user namespace",
+                    "namespace",
+                    "Operation not permitted",
+                    "No permissions",
+                ];
                 if err.starts_with(SANDBOX_EXEC_ERROR_PREFIX) {
-                    Availability::Unavailable { reason: format!("{}: {err}", reasons::HELPER_FAILED) }
+                    Availability::Unavailable {
+                        reason: format!("{}: {err}", reasons::HELPER_FAILED),
+                    }
                 } else if userns.iter().any(|k| err.contains(k)) {
-                    Availability::Unavailable { reason: format!("{} ({err})", reasons::USERNS_REFUSED) }
+                    Availability::Unavailable {
+                        reason: format!("{} ({err})", reasons::USERNS_REFUSED),
+                    }
                 } else {
                     Availability::Unavailable {
                         reason: format!("the bubblewrap self-check failed ({}): {err}", out.status),
@@ -209,7 +263,12 @@ impl Bubblewrap {
 }
 
 impl SandboxBackend for Bubblewrap {
-    fn wrap(&self, policy: &SandboxPolicy, argv: Vec<OsString>, cwd: &Path) -> Result<Vec<OsString>, SandboxError> {
+    fn wrap(
+        &self,
+        policy: &SandboxPolicy,
+        argv: Vec<OsString>,
+        cwd: &Path,
+    ) -> Result<Vec<OsString>, SandboxError> {
         let Some(bwrap) = &self.bwrap else {
             return Err(SandboxError::Unavailable(reasons::BWRAP_MISSING.into()));
         };
@@ -236,10 +295,20 @@ impl SandboxBackend for Bubblewrap {
     }
 
     fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {
-        let first_line = |b: &[u8]| String::from_utf8_lossy(b).lines().next().unwrap_or("").to_string();
+        let first_line = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
         match exit_code {
-            Some(1) if stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => Some(first_line(stderr_start)),
-            Some(SANDBOX_EXEC_FAILURE_EXIT) if stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) => {
+            Some(1) if stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
+                Some(first_line(stderr_start))
+            }
+            Some(SANDBOX_EXEC_FAILURE_EXIT)
+                if stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) =>
+            {
                 Some(first_line(stderr_start))
             }
             _ => None,
@@ -258,7 +327,9 @@ fn find_bwrap() -> Option<PathBuf> {
 
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
 /// `--writable PATH`… `--` `argv…`.
-pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<(Vec<PathBuf>, Vec<OsString>), SandboxError> {
+pub fn parse_sandbox_exec_args(
+    args: &[OsString],
+) -> Result<(Vec<PathBuf>, Vec<OsString>), SandboxError> {
     let mut writable = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -270,14 +341,21 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<(Vec<PathBuf>, Vec<O
             }
             return Ok((writable, argv));
         } else if a == "--writable" {
-            let p = args.get(i + 1).ok_or_else(|| SandboxError::HelperArgs("`--writable` needs a path".into()))?;
+            let p = args
+                .get(i + 1)
+                .ok_or_else(|| SandboxError::HelperArgs("`--writable` needs a path".into()))?;
             writable.push(PathBuf::from(p));
             i += 2;
         } else {
-            return Err(SandboxError::HelperArgs(format!("unexpected argument {}", a.to_string_lossy())));
+            return Err(SandboxError::HelperArgs(format!(
+                "unexpected argument {}",
+                a.to_string_lossy()
+            )));
         }
     }
-    Err(SandboxError::HelperArgs("missing `--` before the command".into()))
+    Err(SandboxError::HelperArgs(
+        "missing `--` before the command".into(),
+    ))
 }
 
 /// What [`apply_landlock`] achieved.
@@ -296,8 +374,8 @@ pub enum LandlockStatus {
 #[cfg(target_os = "linux")]
 pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
     use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
-        path_beneath_rules,
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, path_beneath_rules,
     };
     let abi = ABI::V5;
     let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
@@ -369,25 +447,47 @@ pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
 /// what the policy already holds). Reads everywhere except credential locations; writes under
 /// the writable roots except hard-protected paths and sensitive names; `/dev` nodes writable.
 pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
-    let lit = |p: &Path| format!("\"{}\"", p.to_string_lossy().replace('\\', "\\\\").replace('"', "\\\""));
+    let lit = |p: &Path| {
+        format!(
+            "\"{}\"",
+            p.to_string_lossy()
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+        )
+    };
     let mut s = String::from(
         "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n(allow network*)\n",
     );
     let creds: Vec<String> = policy
         .credential_paths()
         .iter()
-        .filter(|p| !policy.grants().iter().any(|g| g.path == **p || p.starts_with(&g.path)))
+        .filter(|p| {
+            !policy
+                .grants()
+                .iter()
+                .any(|g| g.path == **p || p.starts_with(&g.path))
+        })
         .map(|p| format!("(subpath {})", lit(p)))
         .collect();
     if creds.is_empty() {
         s.push_str("(allow file-read*)\n");
     } else {
-        s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", creds.join("\n    ")));
+        s.push_str(&format!(
+            "(allow file-read* (require-not (require-any\n    {})))\n",
+            creds.join("\n    ")
+        ));
     }
     let roots = policy.writable_roots();
     if !roots.is_empty() {
-        let allow: Vec<String> = roots.iter().map(|r| format!("(subpath {})", lit(r))).collect();
-        let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| format!("(subpath {})", lit(p))).collect();
+        let allow: Vec<String> = roots
+            .iter()
+            .map(|r| format!("(subpath {})", lit(r)))
+            .collect();
+        let mut deny: Vec<String> = policy
+            .hard_protected_paths()
+            .iter()
+            .map(|p| format!("(subpath {})", lit(p)))
+            .collect();
         for name in policy.sensitive_names() {
             deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
         }
@@ -443,7 +543,11 @@ mod tests {
                 ..Default::default()
             })
             .build()
-            .with_grants([Grant { path: "/golden/home/.kube".into(), access: Access::Read, scope: Scope::Subtree }])
+            .with_grants([Grant {
+                path: "/golden/home/.kube".into(),
+                access: Access::Read,
+                scope: Scope::Subtree,
+            }])
     }
 
     const GOLDEN: &str = r#"(version 1)
@@ -522,7 +626,8 @@ mod tests {
     fn helper_args_parse() {
         let a = |xs: &[&str]| xs.iter().map(OsString::from).collect::<Vec<_>>();
         assert_eq!(
-            parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"])).unwrap(),
+            parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"]))
+                .unwrap(),
             (vec![PathBuf::from("/w")], a(&["/bin/bash", "-c", "x"]))
         );
         assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
@@ -539,11 +644,25 @@ mod tests {
         std::fs::write(base.join("home/.netrc"), "x").unwrap();
         let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
             .home(base.join("home"))
-            .config(PolicyConfig { temp_dir: Some(base.join("ws")), ..Default::default() })
+            .config(PolicyConfig {
+                temp_dir: Some(base.join("ws")),
+                ..Default::default()
+            })
             .build();
-        let b = Bubblewrap::new().with_bwrap("/usr/bin/bwrap").with_landlock_helper("/opt/helper");
-        let argv = b.wrap(&policy, vec!["/bin/bash".into(), "-c".into(), "true".into()], &base.join("ws")).unwrap();
-        let s: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let b = Bubblewrap::new()
+            .with_bwrap("/usr/bin/bwrap")
+            .with_landlock_helper("/opt/helper");
+        let argv = b
+            .wrap(
+                &policy,
+                vec!["/bin/bash".into(), "-c".into(), "true".into()],
+                &base.join("ws"),
+            )
+            .unwrap();
+        let s: Vec<String> = argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let joined = s.join(" ");
         let ws = base.join("ws").display().to_string();
         for needle in [
@@ -552,7 +671,9 @@ mod tests {
             format!("--ro-bind {ws}/.git/hooks {ws}/.git/hooks"),
             format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
             format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
-            format!("--unshare-pid --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"),
+            format!(
+                "--unshare-pid --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"
+            ),
         ] {
             assert!(joined.contains(&needle), "{needle}\nnot in\n{joined}");
         }
@@ -561,9 +682,18 @@ mod tests {
     #[test]
     fn runner_failures_are_recognized_only_from_the_runner() {
         let b = Bubblewrap::new();
-        assert!(b.runner_failure(Some(1), b"bwrap: Can't mkdir /x: Read-only file system\n").is_some());
-        assert!(b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n").is_some());
-        assert!(b.runner_failure(Some(1), b"grep: x: No such file\n").is_none());
+        assert!(
+            b.runner_failure(Some(1), b"bwrap: Can't mkdir /x: Read-only file system\n")
+                .is_some()
+        );
+        assert!(
+            b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n")
+                .is_some()
+        );
+        assert!(
+            b.runner_failure(Some(1), b"grep: x: No such file\n")
+                .is_none()
+        );
         assert!(b.runner_failure(Some(0), b"bwrap: hi\n").is_none());
         assert!(b.runner_failure(Some(2), b"bwrap: x\n").is_none());
     }

@@ -94,11 +94,19 @@ impl Capture {
     }
 
     fn start_spill(&mut self) {
-        let Some(path) = self.spill_path.clone() else { return };
+        let Some(path) = self.spill_path.clone() else {
+            return;
+        };
         let created = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&path));
+            .and_then(|_| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)
+            });
         match created {
             Ok(f) => {
                 self.spill_file = Some(f);
@@ -112,7 +120,9 @@ impl Capture {
     }
 
     fn write_spill(&mut self, bytes: &[u8]) {
-        let Some(f) = self.spill_file.as_mut() else { return };
+        let Some(f) = self.spill_file.as_mut() else {
+            return;
+        };
         let room = MAX_SPILL_BYTES.saturating_sub(self.spill_written);
         let n = (bytes.len() as u64).min(room) as usize;
         if let Err(_e) = f.write_all(&bytes[..n]) {
@@ -267,7 +277,10 @@ mod tests {
         assert_eq!(c.spill(), &SpillState::None);
         c.push(Stream::Stdout, b"z");
         assert!(spill.exists());
-        assert_eq!(std::fs::metadata(&spill).unwrap().len(), CAPTURE_WHOLE_BYTES as u64 + 1);
+        assert_eq!(
+            std::fs::metadata(&spill).unwrap().len(),
+            CAPTURE_WHOLE_BYTES as u64 + 1
+        );
     }
 
     #[test]
@@ -284,7 +297,10 @@ mod tests {
         let (note, tail) = rest.split_once(")\n").unwrap();
         assert!(!head.contains('\u{FFFD}') && !tail.contains('\u{FFFD}'));
         let omitted: u64 = note.split(' ').next().unwrap().parse().unwrap();
-        assert_eq!(omitted + head.len() as u64 + tail.len() as u64, data.len() as u64);
+        assert_eq!(
+            omitted + head.len() as u64 + tail.len() as u64,
+            data.len() as u64
+        );
         assert!(note.ends_with("bytes omitted."), "{note}");
     }
 

@@ -64,7 +64,9 @@ pub const CARVEOUT_SCAN_ENTRIES: usize = 20_000;
 const CARVEOUT_SCAN_SKIP: &[&str] = &["node_modules", "target", ".venv", "venv", "__pycache__"];
 
 /// The session's sandbox mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SandboxMode {
     /// Nothing is writable.
@@ -75,7 +77,15 @@ pub enum SandboxMode {
 
 /// What a path is needed for.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
@@ -85,7 +95,15 @@ pub enum Access {
 
 /// How much of the file system a grant covers.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
@@ -197,16 +215,32 @@ impl PolicyBuilder {
     pub fn build(self) -> SandboxPolicy {
         let workspace = real_path(&self.workspace);
         let home = self.home.as_deref().map(real_path);
-        let temp_dir = real_path(&self.config.temp_dir.clone().unwrap_or_else(std::env::temp_dir));
+        let temp_dir = real_path(
+            &self
+                .config
+                .temp_dir
+                .clone()
+                .unwrap_or_else(std::env::temp_dir),
+        );
         let mut roots = vec![workspace.clone()];
-        roots.extend(self.config.extra_writable_roots.iter().map(|p| real_path(p)));
+        roots.extend(
+            self.config
+                .extra_writable_roots
+                .iter()
+                .map(|p| real_path(p)),
+        );
         roots.push(temp_dir);
         dedup(&mut roots);
         let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
         if let Some(d) = &self.data_dir {
             hard.push((real_path(d), Tier::DataDir));
         }
-        hard.extend(self.config.extra_hard_protected.iter().map(|p| (real_path(p), Tier::HardProtected)));
+        hard.extend(
+            self.config
+                .extra_hard_protected
+                .iter()
+                .map(|p| (real_path(p), Tier::HardProtected)),
+        );
         let mut credential: Vec<PathBuf> = Vec::new();
         if let Some(h) = &home {
             credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
@@ -265,7 +299,13 @@ impl SandboxPolicy {
 
     /// A builder for `mode` over `workspace`; HOME is unset until [`PolicyBuilder::home`].
     pub fn builder(mode: SandboxMode, workspace: impl Into<PathBuf>) -> PolicyBuilder {
-        PolicyBuilder { mode, workspace: workspace.into(), home: None, data_dir: None, config: PolicyConfig::default() }
+        PolicyBuilder {
+            mode,
+            workspace: workspace.into(),
+            home: None,
+            data_dir: None,
+            config: PolicyConfig::default(),
+        }
     }
 
     /// This policy widened by `grants` (one call's approved `sandboxPermissions`). Grants never
@@ -273,7 +313,10 @@ impl SandboxPolicy {
     pub fn with_grants(&self, grants: impl IntoIterator<Item = Grant>) -> Self {
         let mut p = self.clone();
         for g in grants {
-            let g = Grant { path: real_path(&g.path), ..g };
+            let g = Grant {
+                path: real_path(&g.path),
+                ..g
+            };
             if !p.grants.contains(&g) {
                 p.grants.push(g);
             }
@@ -314,7 +357,11 @@ impl SandboxPolicy {
         if (in_root || under_home) && self.is_sensitive_name(path) {
             return Tier::Sensitive;
         }
-        if in_root { Tier::Writable } else { Tier::Outside }
+        if in_root {
+            Tier::Writable
+        } else {
+            Tier::Outside
+        }
     }
 
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
@@ -324,17 +371,27 @@ impl SandboxPolicy {
         match access {
             Access::Read => {
                 if tier == Tier::Credential && !self.granted(path, Access::Read) {
-                    return Err(Denial { message: messages::credential(path), sandbox_denied: true });
+                    return Err(Denial {
+                        message: messages::credential(path),
+                        sandbox_denied: true,
+                    });
                 }
                 Ok(())
             }
             Access::Write => match tier {
-                Tier::DataDir | Tier::GitHooks | Tier::HardProtected => {
-                    Err(Denial { message: messages::hard_protected(path, tier), sandbox_denied: false })
-                }
+                Tier::DataDir | Tier::GitHooks | Tier::HardProtected => Err(Denial {
+                    message: messages::hard_protected(path, tier),
+                    sandbox_denied: false,
+                }),
                 _ if self.granted(path, Access::Write) => Ok(()),
-                Tier::Credential => Err(Denial { message: messages::credential(path), sandbox_denied: true }),
-                Tier::Sensitive => Err(Denial { message: messages::sensitive(path), sandbox_denied: true }),
+                Tier::Credential => Err(Denial {
+                    message: messages::credential(path),
+                    sandbox_denied: true,
+                }),
+                Tier::Sensitive => Err(Denial {
+                    message: messages::sensitive(path),
+                    sandbox_denied: true,
+                }),
                 Tier::Writable => Ok(()),
                 Tier::Outside => Err(Denial {
                     message: if self.mode == SandboxMode::ReadOnly {
@@ -382,11 +439,11 @@ impl SandboxPolicy {
             let mut budget = CARVEOUT_SCAN_ENTRIES;
             self.scan_sensitive(r, 0, &mut budget, &mut out);
         }
-        if let Some(h) = &self.home {
-            if roots.iter().any(|r| h.starts_with(r)) {
-                let mut budget = CARVEOUT_SCAN_ENTRIES;
-                self.scan_sensitive(h, 0, &mut budget, &mut out);
-            }
+        if let Some(h) = &self.home
+            && roots.iter().any(|r| h.starts_with(r))
+        {
+            let mut budget = CARVEOUT_SCAN_ENTRIES;
+            self.scan_sensitive(h, 0, &mut budget, &mut out);
         }
         out.retain(|p| !self.granted(p, Access::Write) || self.hard_tier(p).is_some());
         dedup(&mut out);
@@ -432,11 +489,18 @@ impl SandboxPolicy {
     }
 
     fn hard_tier(&self, path: &Path) -> Option<Tier> {
-        if let Some((_, t)) = self.hard_protected.iter().find(|(p, _)| path.starts_with(p)) {
+        if let Some((_, t)) = self
+            .hard_protected
+            .iter()
+            .find(|(p, _)| path.starts_with(p))
+        {
             return Some(*t);
         }
         let roots = self.mode_roots().iter().chain(
-            self.grants.iter().filter(|g| g.access == Access::Write && g.scope == Scope::Subtree).map(|g| &g.path),
+            self.grants
+                .iter()
+                .filter(|g| g.access == Access::Write && g.scope == Scope::Subtree)
+                .map(|g| &g.path),
         );
         for r in roots {
             if path.starts_with(r.join(".git/hooks")) {
@@ -463,11 +527,15 @@ impl SandboxPolicy {
     }
 
     fn granted(&self, path: &Path, access: Access) -> bool {
-        self.grants.iter().any(|g| (g.access == access || g.access == Access::Write) && g.covers(path))
+        self.grants
+            .iter()
+            .any(|g| (g.access == access || g.access == Access::Write) && g.covers(path))
     }
 
     fn scan_sensitive(&self, dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             if *budget == 0 {
                 return;
@@ -499,7 +567,9 @@ impl SandboxPolicy {
 }
 
 fn name_matches(pattern: &str, name: &std::ffi::OsStr) -> bool {
-    let Some(name) = name.to_str() else { return false };
+    let Some(name) = name.to_str() else {
+        return false;
+    };
     match pattern.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix) && name.len() > prefix.len(),
         None => name == pattern,
@@ -519,7 +589,10 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
             Component::CurDir => {}
             Component::ParentDir => {
                 let at_root = out.parent().is_none() && out.has_root();
-                let only_dots = out.components().next_back().is_none_or(|c| c == Component::ParentDir);
+                let only_dots = out
+                    .components()
+                    .next_back()
+                    .is_none_or(|c| c == Component::ParentDir);
                 if only_dots && !at_root {
                     out.push("..");
                 } else if !at_root {
@@ -572,7 +645,9 @@ pub mod messages {
     /// A hard-protected path: never writable.
     pub fn hard_protected(path: &Path, tier: Tier) -> String {
         let what = match tier {
-            Tier::DataDir => "is inside toolhost's data directory (spill files, component cache, session store)",
+            Tier::DataDir => {
+                "is inside toolhost's data directory (spill files, component cache, session store)"
+            }
             Tier::GitHooks => "is a git hooks directory (hooks run as code outside the sandbox)",
             _ => "is protected by toolhost",
         };
@@ -613,12 +688,18 @@ pub mod messages {
 
     /// Any write in a read-only session.
     pub fn read_only(path: &Path) -> String {
-        format!("{} is not writable: this session is read-only. {}", path.display(), grant_hint(path, "write"))
+        format!(
+            "{} is not writable: this session is read-only. {}",
+            path.display(),
+            grant_hint(path, "write")
+        )
     }
 }
 
 /// `sandboxPermissions`: only `paths`, unknown fields rejected (seed §7.5).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SandboxPermissionsInput {
     /// Paths this one call needs beyond the sandbox (1–16 entries).
@@ -626,7 +707,9 @@ pub struct SandboxPermissionsInput {
 }
 
 /// One requested path.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PathPermission {
     /// Absolute, or relative to the working directory.
@@ -638,7 +721,9 @@ pub struct PathPermission {
 }
 
 /// The escalation parameters of `write`, `edit` and `bash` (seed §7.5).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EscalationRequest {
     /// Extra paths this one call needs; the user approves or refuses them.
@@ -655,7 +740,9 @@ pub struct EscalationRequest {
 pub enum EscalationError {
     #[error("sandboxPermissions.paths must list 1 to {max} paths; got {0}", max = MAX_ESCALATION_PATHS)]
     PathCount(usize),
-    #[error("sandboxPermissions.paths[{0}].path is empty; give an absolute path or one relative to the working directory")]
+    #[error(
+        "sandboxPermissions.paths[{0}].path is empty; give an absolute path or one relative to the working directory"
+    )]
     EmptyPath(usize),
     #[error("justification must be a non-empty sentence when sandboxPermissions is given")]
     MissingJustification,
@@ -672,7 +759,9 @@ impl EscalationRequest {
     /// Validates the request; relative paths are resolved against `cwd` and made real.
     /// `Ok(None)` when no permissions were asked for.
     pub fn validate(&self, cwd: &Path) -> Result<Option<Escalation>, EscalationError> {
-        let Some(perms) = &self.sandbox_permissions else { return Ok(None) };
+        let Some(perms) = &self.sandbox_permissions else {
+            return Ok(None);
+        };
         let n = perms.paths.len();
         if n == 0 || n > MAX_ESCALATION_PATHS {
             return Err(EscalationError::PathCount(n));
@@ -687,10 +776,21 @@ impl EscalationRequest {
                 return Err(EscalationError::EmptyPath(i));
             }
             let path = Path::new(&p.path);
-            let abs = if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) };
-            grants.push(Grant { path: real_path(&abs), access: p.access, scope: p.scope });
+            let abs = if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                cwd.join(path)
+            };
+            grants.push(Grant {
+                path: real_path(&abs),
+                access: p.access,
+                scope: p.scope,
+            });
         }
-        Ok(Some(Escalation { grants, justification: justification.to_string() }))
+        Ok(Some(Escalation {
+            grants,
+            justification: justification.to_string(),
+        }))
     }
 }
 
@@ -707,10 +807,24 @@ mod tests {
     fn fixture(mode: SandboxMode) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(dir.path()).unwrap();
-        for d in ["ws/.git/hooks", "ws/sub", "home/.ssh", "extra", "tmp", "data/spill", "out"] {
+        for d in [
+            "ws/.git/hooks",
+            "ws/sub",
+            "home/.ssh",
+            "extra",
+            "tmp",
+            "data/spill",
+            "out",
+        ] {
             std::fs::create_dir_all(base.join(d)).unwrap();
         }
-        for f in ["ws/.env", "ws/sub/.env.local", "ws/.git/config", "home/.netrc", "home/.bashrc"] {
+        for f in [
+            "ws/.env",
+            "ws/sub/.env.local",
+            "ws/.git/config",
+            "home/.netrc",
+            "home/.bashrc",
+        ] {
             std::fs::write(base.join(f), "x").unwrap();
         }
         let policy = SandboxPolicy::builder(mode, base.join("ws"))
@@ -722,7 +836,11 @@ mod tests {
                 ..Default::default()
             })
             .build();
-        Fixture { _dir: dir, base, policy }
+        Fixture {
+            _dir: dir,
+            base,
+            policy,
+        }
     }
 
     /// (path under the fixture base, read allowed, write allowed, write denial escalatable)
@@ -755,7 +873,11 @@ mod tests {
         let f = fixture(SandboxMode::WorkspaceWrite);
         for (rel, read, write, escalatable) in WORKSPACE_WRITE {
             let p = f.base.join(rel);
-            assert_eq!(f.policy.check(&p, Access::Read, Actor::FileTool).is_ok(), *read, "read {rel}");
+            assert_eq!(
+                f.policy.check(&p, Access::Read, Actor::FileTool).is_ok(),
+                *read,
+                "read {rel}"
+            );
             let w = f.policy.check(&p, Access::Write, Actor::FileTool);
             assert_eq!(w.is_ok(), *write, "write {rel}: {w:?}");
             if let Err(d) = w {
@@ -763,8 +885,16 @@ mod tests {
             }
         }
         for abs in ["/etc/passwd", "/usr/bin/x"] {
-            assert!(f.policy.check(Path::new(abs), Access::Read, Actor::FileTool).is_ok());
-            assert!(f.policy.check(Path::new(abs), Access::Write, Actor::FileTool).is_err());
+            assert!(
+                f.policy
+                    .check(Path::new(abs), Access::Read, Actor::FileTool)
+                    .is_ok()
+            );
+            assert!(
+                f.policy
+                    .check(Path::new(abs), Access::Write, Actor::FileTool)
+                    .is_err()
+            );
         }
     }
 
@@ -772,18 +902,29 @@ mod tests {
     fn read_only_writes_nothing() {
         let f = fixture(SandboxMode::ReadOnly);
         for rel in ["ws/a", "extra/a", "tmp/a", "out/a"] {
-            let d = f.policy.check(&f.base.join(rel), Access::Write, Actor::FileTool).unwrap_err();
+            let d = f
+                .policy
+                .check(&f.base.join(rel), Access::Write, Actor::FileTool)
+                .unwrap_err();
             assert!(d.sandbox_denied);
             assert!(d.message.contains("read-only"), "{}", d.message);
         }
-        assert!(f.policy.check(&f.base.join("ws/a"), Access::Read, Actor::FileTool).is_ok());
+        assert!(
+            f.policy
+                .check(&f.base.join("ws/a"), Access::Read, Actor::FileTool)
+                .is_ok()
+        );
         assert!(f.policy.writable_roots().is_empty());
     }
 
     #[test]
     fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
         let f = fixture(SandboxMode::WorkspaceWrite);
-        let g = |rel: &str, access, scope| Grant { path: f.base.join(rel), access, scope };
+        let g = |rel: &str, access, scope| Grant {
+            path: f.base.join(rel),
+            access,
+            scope,
+        };
         let p = f.policy.with_grants([
             g("out", Access::Write, Scope::Subtree),
             g("ws/.env", Access::Write, Scope::Exact),
@@ -795,13 +936,26 @@ mod tests {
         assert!(w("out/a/b").is_ok());
         assert!(w("ws/.env").is_ok());
         assert!(w("ws/sub/.env.local").is_err());
-        assert!(w("home/.ssh/id").is_err(), "a read grant does not allow writing");
-        assert!(p.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool).is_ok());
+        assert!(
+            w("home/.ssh/id").is_err(),
+            "a read grant does not allow writing"
+        );
+        assert!(
+            p.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
+                .is_ok()
+        );
         assert!(!w("data/spill/x").unwrap_err().sandbox_denied);
         assert!(!w("ws/.git/hooks/pre-commit").unwrap_err().sandbox_denied);
-        assert!(!w("out/.git/hooks/x").unwrap_err().sandbox_denied, "hooks of a granted root");
+        assert!(
+            !w("out/.git/hooks/x").unwrap_err().sandbox_denied,
+            "hooks of a granted root"
+        );
         // Only this value is widened.
-        assert!(f.policy.check(&f.base.join("out/a"), Access::Write, Actor::FileTool).is_err());
+        assert!(
+            f.policy
+                .check(&f.base.join("out/a"), Access::Write, Actor::FileTool)
+                .is_err()
+        );
         assert!(p.writable_roots().contains(&f.base.join("out")));
         assert!(!p.writable_roots().contains(&f.base.join("data")));
         assert!(!p.unreadable_paths().contains(&f.base.join("home/.ssh")));
@@ -811,28 +965,49 @@ mod tests {
     fn os_sandbox_lists() {
         let f = fixture(SandboxMode::WorkspaceWrite);
         let roots = f.policy.writable_roots();
-        assert_eq!(roots, vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]);
+        assert_eq!(
+            roots,
+            vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]
+        );
         let mut carve = f.policy.read_only_carveouts();
         carve.sort();
-        let mut want: Vec<PathBuf> =
-            ["ws/.env", "ws/.git/config", "ws/.git/hooks", "ws/sub/.env.local"].iter().map(|r| f.base.join(r)).collect();
+        let mut want: Vec<PathBuf> = [
+            "ws/.env",
+            "ws/.git/config",
+            "ws/.git/hooks",
+            "ws/sub/.env.local",
+        ]
+        .iter()
+        .map(|r| f.base.join(r))
+        .collect();
         want.sort();
         assert_eq!(carve, want);
         let mut unreadable = f.policy.unreadable_paths();
         unreadable.sort();
-        assert_eq!(unreadable, vec![f.base.join("home/.netrc"), f.base.join("home/.ssh")]);
+        assert_eq!(
+            unreadable,
+            vec![f.base.join("home/.netrc"), f.base.join("home/.ssh")]
+        );
     }
 
     #[test]
     fn denial_texts_say_what_to_do() {
         let f = fixture(SandboxMode::WorkspaceWrite);
-        let w = |rel: &str| f.policy.check(&f.base.join(rel), Access::Write, Actor::FileTool).unwrap_err().message;
+        let w = |rel: &str| {
+            f.policy
+                .check(&f.base.join(rel), Access::Write, Actor::FileTool)
+                .unwrap_err()
+                .message
+        };
         assert!(w("out/x").contains("retry with sandboxPermissions"));
         assert!(w("out/x").contains("justification"));
         assert!(w("ws/.env").contains("retry with sandboxPermissions"));
         assert!(w("data/spill/x").contains("never written, not even with sandboxPermissions"));
         assert!(w("ws/.git/hooks/x").contains("git hooks"));
-        let r = f.policy.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool).unwrap_err();
+        let r = f
+            .policy
+            .check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
+            .unwrap_err();
         assert!(r.message.contains("credential location"));
         assert_eq!(
             w("out/x"),
@@ -847,11 +1022,24 @@ mod tests {
     fn legacy_constructor_still_works() {
         let p = SandboxPolicy::new(SandboxMode::ReadOnly, "/");
         assert_eq!(p.mode(), SandboxMode::ReadOnly);
-        assert!(p.check(Path::new("/etc/hosts"), Access::Read, Actor::FileTool).is_ok());
-        assert!(p.check(Path::new("/etc/hosts"), Access::Write, Actor::FileTool).is_err());
+        assert!(
+            p.check(Path::new("/etc/hosts"), Access::Read, Actor::FileTool)
+                .is_ok()
+        );
+        assert!(
+            p.check(Path::new("/etc/hosts"), Access::Write, Actor::FileTool)
+                .is_err()
+        );
         let ws = tempfile::tempdir().unwrap();
         let p = SandboxPolicy::workspace_write(ws.path());
-        assert!(p.check(&real_path(&ws.path().join("a")), Access::Write, Actor::FileTool).is_ok());
+        assert!(
+            p.check(
+                &real_path(&ws.path().join("a")),
+                Access::Write,
+                Actor::FileTool
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -864,13 +1052,28 @@ mod tests {
         }))
         .unwrap();
         let e = ok.validate(cwd).unwrap().unwrap();
-        assert_eq!(e.grants, vec![Grant { path: "/nonexistent-cwd/out/x".into(), access: Access::Write, scope: Scope::Subtree }]);
-        assert_eq!(parse(serde_json::json!({})).unwrap().validate(cwd), Ok(None));
-        assert!(parse(serde_json::json!({"sandboxPermissions": {"paths": [], "extra": 1}})).is_err());
+        assert_eq!(
+            e.grants,
+            vec![Grant {
+                path: "/nonexistent-cwd/out/x".into(),
+                access: Access::Write,
+                scope: Scope::Subtree
+            }]
+        );
+        assert_eq!(
+            parse(serde_json::json!({})).unwrap().validate(cwd),
+            Ok(None)
+        );
+        assert!(
+            parse(serde_json::json!({"sandboxPermissions": {"paths": [], "extra": 1}})).is_err()
+        );
         assert!(parse(serde_json::json!({"other": 1})).is_err());
         assert!(parse(serde_json::json!({"sandboxPermissions": {"paths": [{"path": "a", "access": "exec", "scope": "exact"}]}})).is_err());
         let cases: &[(serde_json::Value, EscalationError)] = &[
-            (serde_json::json!({"sandboxPermissions": {"paths": []}, "justification": "j"}), EscalationError::PathCount(0)),
+            (
+                serde_json::json!({"sandboxPermissions": {"paths": []}, "justification": "j"}),
+                EscalationError::PathCount(0),
+            ),
             (
                 serde_json::json!({"sandboxPermissions": {"paths": vec![serde_json::json!({"path": "a", "access": "read", "scope": "exact"}); 17]}, "justification": "j"}),
                 EscalationError::PathCount(17),
@@ -889,17 +1092,33 @@ mod tests {
             ),
         ];
         for (v, err) in cases {
-            assert_eq!(parse(v.clone()).unwrap().validate(cwd), Err(err.clone()), "{v}");
+            assert_eq!(
+                parse(v.clone()).unwrap().validate(cwd),
+                Err(err.clone()),
+                "{v}"
+            );
         }
-        assert_eq!(EscalationError::PathCount(17).to_string(), "sandboxPermissions.paths must list 1 to 16 paths; got 17");
+        assert_eq!(
+            EscalationError::PathCount(17).to_string(),
+            "sandboxPermissions.paths must list 1 to 16 paths; got 17"
+        );
         let schema = serde_json::to_value(schemars::schema_for!(EscalationRequest)).unwrap();
         assert!(schema.to_string().contains("sandboxPermissions"));
     }
 
     #[test]
     fn lexical_normalization() {
-        for (input, want) in [("/a/./b/../c", "/a/c"), ("/..", "/"), ("a/../../b", "../b"), ("/a/b/", "/a/b")] {
-            assert_eq!(normalize_lexically(Path::new(input)), PathBuf::from(want), "{input}");
+        for (input, want) in [
+            ("/a/./b/../c", "/a/c"),
+            ("/..", "/"),
+            ("a/../../b", "../b"),
+            ("/a/b/", "/a/b"),
+        ] {
+            assert_eq!(
+                normalize_lexically(Path::new(input)),
+                PathBuf::from(want),
+                "{input}"
+            );
         }
     }
 }

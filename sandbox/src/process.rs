@@ -53,7 +53,10 @@ pub struct ProcessRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProcessEnd {
     /// It exited by itself (`code`), or was killed by a signal nobody here sent.
-    Exited { code: Option<i32>, signal: Option<i32> },
+    Exited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// The timeout fired and the group was terminated.
     TimedOut,
     /// The token was cancelled and the group was terminated.
@@ -92,9 +95,14 @@ pub struct SigkillGroup;
 
 impl GroupKiller for SigkillGroup {
     fn kill_group(&self, pgid: u32) -> io::Result<()> {
-        let pgid = libc::pid_t::try_from(pgid).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let pgid =
+            libc::pid_t::try_from(pgid).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
         // SAFETY: killpg has no memory-safety preconditions.
-        if unsafe { libc::killpg(pgid, libc::SIGKILL) } == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+        if unsafe { libc::killpg(pgid, libc::SIGKILL) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 }
 
@@ -113,7 +121,9 @@ impl Default for TokioProcessBackend {
 impl TokioProcessBackend {
     /// With the real [`SigkillGroup`].
     pub fn new() -> Self {
-        TokioProcessBackend { killer: Arc::new(SigkillGroup) }
+        TokioProcessBackend {
+            killer: Arc::new(SigkillGroup),
+        }
     }
 
     /// With another killer (tests force `outcome_unknown` with a failing one).
@@ -131,7 +141,11 @@ impl ProcessBackend for TokioProcessBackend {
 /// Ends a process group: SIGKILL to the group, then wait for the child. `ESRCH` (the group
 /// is already gone) counts as terminated; any other kill or wait failure is an error, and
 /// the outcome is unknown.
-pub async fn terminate(killer: &dyn GroupKiller, child: &mut tokio::process::Child, pgid: u32) -> Result<(), String> {
+pub async fn terminate(
+    killer: &dyn GroupKiller,
+    child: &mut tokio::process::Child,
+    pgid: u32,
+) -> Result<(), String> {
     match killer.kill_group(pgid) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
@@ -143,8 +157,13 @@ pub async fn terminate(killer: &dyn GroupKiller, child: &mut tokio::process::Chi
     }
     match tokio::time::timeout(TERMINATE_WAIT, child.wait()).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(format!("waiting for process {pgid} after SIGKILL failed: {e}")),
-        Err(_) => Err(format!("process {pgid} did not exit within {} s of SIGKILL", TERMINATE_WAIT.as_secs())),
+        Ok(Err(e)) => Err(format!(
+            "waiting for process {pgid} after SIGKILL failed: {e}"
+        )),
+        Err(_) => Err(format!(
+            "process {pgid} did not exit within {} s of SIGKILL",
+            TERMINATE_WAIT.as_secs()
+        )),
     }
 }
 
@@ -182,10 +201,17 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
     });
     let finish = |end: ProcessEnd, cap: Result<Capture, tokio::task::JoinError>| {
         let mut output = cap.unwrap_or_else(|_| Capture::new(None));
-        if matches!(end, ProcessEnd::SpawnFailed(_) | ProcessEnd::PipeFailed(_) | ProcessEnd::OutcomeUnknown(_)) {
+        if matches!(
+            end,
+            ProcessEnd::SpawnFailed(_) | ProcessEnd::PipeFailed(_) | ProcessEnd::OutcomeUnknown(_)
+        ) {
             output.discard_spill();
         }
-        ProcessOutcome { end, output, duration: start.elapsed() }
+        ProcessOutcome {
+            end,
+            output,
+            duration: start.elapsed(),
+        }
     };
 
     let Some(program) = req.argv.first() else {
@@ -206,7 +232,10 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         Ok(c) => c,
         Err(e) => {
             drop(tx);
-            return finish(ProcessEnd::SpawnFailed(format!("{}: {e}", program.to_string_lossy())), consumer.await);
+            return finish(
+                ProcessEnd::SpawnFailed(format!("{}: {e}", program.to_string_lossy())),
+                consumer.await,
+            );
         }
     };
     let pgid = child.id().unwrap_or(0);
@@ -251,10 +280,10 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
                 reader.await
             }
         };
-        if let Ok(Err(e)) = result {
-            if matches!(end, ProcessEnd::Exited { .. }) {
-                end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
-            }
+        if let Ok(Err(e)) = result
+            && matches!(end, ProcessEnd::Exited { .. })
+        {
+            end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
         }
     }
     finish(end, consumer.await)

@@ -13,8 +13,12 @@ use tokio_util::sync::CancellationToken;
 use toolhost_limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES, MAX_SPILL_BYTES};
 use toolhost_sandbox::bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};
 use toolhost_sandbox::capture::{CAPTURE_WHOLE_BYTES, Stream};
-use toolhost_sandbox::policy::{Access, Actor, Grant, PolicyConfig, SandboxMode, SandboxPolicy, Scope};
-use toolhost_sandbox::process::{GroupKiller, ProcessBackend, ProcessEnd, ProcessRequest, TokioProcessBackend};
+use toolhost_sandbox::policy::{
+    Access, Actor, Grant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
+};
+use toolhost_sandbox::process::{
+    GroupKiller, ProcessBackend, ProcessEnd, ProcessRequest, TokioProcessBackend,
+};
 use toolhost_sandbox::{BashOutcome, BashRequest, BashStatus, run_bash};
 
 struct Fixture {
@@ -28,7 +32,15 @@ struct Fixture {
 fn fixture(mode: SandboxMode) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(dir.path()).unwrap();
-    for d in ["ws/.git/hooks", "home/.ssh", "extra", "tmp", "data/spill/s", "outside/granted", "outside/other"] {
+    for d in [
+        "ws/.git/hooks",
+        "home/.ssh",
+        "extra",
+        "tmp",
+        "data/spill/s",
+        "outside/granted",
+        "outside/other",
+    ] {
         std::fs::create_dir_all(base.join(d)).unwrap();
     }
     for (f, text) in [
@@ -54,7 +66,13 @@ fn fixture(mode: SandboxMode) -> Fixture {
             ..Default::default()
         })
         .build();
-    Fixture { _dir: dir, base, ws, home, policy }
+    Fixture {
+        _dir: dir,
+        base,
+        ws,
+        home,
+        policy,
+    }
 }
 
 fn sandbox() -> Bubblewrap {
@@ -102,7 +120,9 @@ fn the_self_check_passes_here() {
     assert!(!broken.available().is_available());
     let missing = Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
     match missing.available() {
-        Availability::Unavailable { reason } => assert!(reason.contains("not installed"), "{reason}"),
+        Availability::Unavailable { reason } => {
+            assert!(reason.contains("not installed"), "{reason}")
+        }
         a => panic!("{a:?}"),
     }
 }
@@ -133,7 +153,14 @@ async fn escapes_fail_from_inside() {
     assert!(!f.ws.join("hardlink").exists());
     assert!(!Path::new("/etc/toolhost-escape-probe").exists());
     // After the attempts, the secret is still hidden.
-    let o = bash(&f, &format!("mount -o remount,rw / ; umount {0}; cat {0}/id", ssh.display())).await;
+    let o = bash(
+        &f,
+        &format!(
+            "mount -o remount,rw / ; umount {0}; cat {0}/id",
+            ssh.display()
+        ),
+    )
+    .await;
     assert!(!o.text.contains("TOP-SECRET"), "{}", o.text);
 }
 
@@ -170,7 +197,11 @@ async fn acc_10e_writing_git_hooks_is_denied_and_marked() {
     assert_eq!(exit_code(&o), Some(1));
     assert!(o.sandbox_denied);
     let marker = o.text.lines().last().unwrap();
-    assert!(marker.starts_with("[sandbox denied: ") && marker.contains("git hooks"), "{}", o.text);
+    assert!(
+        marker.starts_with("[sandbox denied: ") && marker.contains("git hooks"),
+        "{}",
+        o.text
+    );
     assert!(!f.ws.join(".git/hooks/pre-commit").exists());
     // The rest of .git stays writable.
     let o = bash(&f, "echo ref > .git/HEAD2").await;
@@ -182,13 +213,23 @@ async fn acc_26_bash_cannot_write_the_spill_directory() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     // Here the data dir sits inside a writable root (the temp base), so it is a carve-out.
     let mut p = f.policy.clone();
-    p = p.with_grants([Grant { path: f.base.clone(), access: Access::Write, scope: Scope::Subtree }]);
-    let mut req = request(&f, &format!("echo x >> {}", f.base.join("data/spill/s/c.txt").display()));
+    p = p.with_grants([Grant {
+        path: f.base.clone(),
+        access: Access::Write,
+        scope: Scope::Subtree,
+    }]);
+    let mut req = request(
+        &f,
+        &format!("echo x >> {}", f.base.join("data/spill/s/c.txt").display()),
+    );
     req.policy = p;
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert_eq!(exit_code(&o), Some(1), "{}", o.text);
     assert!(o.text.contains("never written"), "{}", o.text);
-    assert_eq!(std::fs::read_to_string(f.base.join("data/spill/s/c.txt")).unwrap(), "spill");
+    assert_eq!(
+        std::fs::read_to_string(f.base.join("data/spill/s/c.txt")).unwrap(),
+        "spill"
+    );
 }
 
 #[tokio::test]
@@ -222,7 +263,9 @@ async fn read_only_mode_denies_workspace_writes() {
 fn pids_with_arg(arg: &str) -> Vec<i32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
         if let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) {
             let parts: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
             if parts.first() == Some(&&b"sleep"[..]) && parts.get(1) == Some(&arg.as_bytes()) {
@@ -252,7 +295,10 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let tx = Mutex::new(tx);
-    let mut req = request(&f, &format!("echo partial-output; sleep {marker} & echo started; wait"));
+    let mut req = request(
+        &f,
+        &format!("echo partial-output; sleep {marker} & echo started; wait"),
+    );
     req.timeout_ms = Some(if cancel_it { 60_000 } else { 3_000 });
     req.progress = Some(Arc::new(move |_s: Stream, chunk: &[u8]| {
         if String::from_utf8_lossy(chunk).contains("started") {
@@ -262,7 +308,10 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let cancel = req.cancel.clone();
     let marker2 = marker.to_string();
     let watcher = tokio::spawn(async move {
-        tokio::task::spawn_blocking(move || rx.recv()).await.unwrap().unwrap();
+        tokio::task::spawn_blocking(move || rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
         let mut pids = Vec::new();
         for _ in 0..100 {
             pids = pids_with_arg(&marker2);
@@ -279,8 +328,16 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     let pids = watcher.await.unwrap();
     assert_eq!(pids.len(), 1, "the grandchild was seen running");
-    assert!(wait_until_gone(pids[0]).await, "grandchild {} survived", pids[0]);
-    assert!(o.text.starts_with("partial-output\nstarted\n"), "{}", o.text);
+    assert!(
+        wait_until_gone(pids[0]).await,
+        "grandchild {} survived",
+        pids[0]
+    );
+    assert!(
+        o.text.starts_with("partial-output\nstarted\n"),
+        "{}",
+        o.text
+    );
     o
 }
 
@@ -288,21 +345,41 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
 async fn a_grandchild_dies_on_timeout_and_partial_output_survives() {
     let o = grandchild_dies("1000.123", false).await;
     assert_eq!(o.status, BashStatus::TimedOut { timeout_ms: 3_000 });
-    assert!(o.text.lines().last().unwrap().starts_with("[timed out after 3000 ms; duration "), "{}", o.text);
+    assert!(
+        o.text
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("[timed out after 3000 ms; duration "),
+        "{}",
+        o.text
+    );
 }
 
 #[tokio::test]
 async fn a_grandchild_dies_on_cancel_and_partial_output_survives() {
     let o = grandchild_dies("1000.456", true).await;
     assert_eq!(o.status, BashStatus::Cancelled);
-    assert!(o.text.lines().last().unwrap().starts_with("[cancelled; duration "), "{}", o.text);
+    assert!(
+        o.text
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("[cancelled; duration "),
+        "{}",
+        o.text
+    );
 }
 
 #[tokio::test]
 async fn acc_25_long_output_keeps_head_and_tail_and_spills_the_rest() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let o = bash(&f, "seq 1 20000").await;
-    let full = std::process::Command::new("seq").args(["1", "20000"]).output().unwrap().stdout;
+    let full = std::process::Command::new("seq")
+        .args(["1", "20000"])
+        .output()
+        .unwrap()
+        .stdout;
     let spill = f.base.join("data/spill/s/call.txt");
     let omitted = full.len() - BASH_HEAD_BYTES - BASH_TAIL_BYTES;
     let expected_prefix = format!(
@@ -327,11 +404,20 @@ async fn merges_stdout_and_stderr_in_arrival_order() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let seen2 = seen.clone();
-    let mut req = request(&f, "echo out1; sleep 0.3; echo err1 >&2; sleep 0.3; echo out2; exit 7");
-    req.progress = Some(Arc::new(move |s: Stream, _c: &[u8]| seen2.lock().unwrap().push(s)));
+    let mut req = request(
+        &f,
+        "echo out1; sleep 0.3; echo err1 >&2; sleep 0.3; echo out2; exit 7",
+    );
+    req.progress = Some(Arc::new(move |s: Stream, _c: &[u8]| {
+        seen2.lock().unwrap().push(s)
+    }));
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert_eq!(exit_code(&o), Some(7));
-    assert!(o.text.starts_with("out1\nerr1\nout2\n[exit 7; duration "), "{}", o.text);
+    assert!(
+        o.text.starts_with("out1\nerr1\nout2\n[exit 7; duration "),
+        "{}",
+        o.text
+    );
     let seen = seen.lock().unwrap();
     assert!(seen.contains(&Stream::Stdout) && seen.contains(&Stream::Stderr));
 }
@@ -365,7 +451,9 @@ async fn unbounded_output_stays_bounded_in_memory_and_on_disk() {
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert!(matches!(o.status, BashStatus::TimedOut { .. }));
     assert!(o.text.len() < CAPTURE_WHOLE_BYTES + 512, "{}", o.text.len());
-    let size = std::fs::metadata(f.base.join("data/spill/s/call.txt")).unwrap().len();
+    let size = std::fs::metadata(f.base.join("data/spill/s/call.txt"))
+        .unwrap()
+        .len();
     assert!(size <= MAX_SPILL_BYTES, "{size}");
 }
 
@@ -373,12 +461,8 @@ struct FailingKiller;
 
 impl GroupKiller for FailingKiller {
     fn kill_group(&self, _pgid: u32) -> std::io::Result<()> {
-        Err(std::io::Error::from_raw_os_error(libc_eperm()))
+        Err(std::io::Error::from_raw_os_error(libc::EPERM))
     }
-}
-
-fn libc_eperm() -> i32 {
-    1 // EPERM
 }
 
 #[tokio::test]
@@ -386,13 +470,28 @@ async fn kill_failure_is_outcome_unknown() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let mut req = request(&f, "seq 1 20000; echo before; sleep 1000.789");
     req.timeout_ms = Some(1_500);
-    let o = run_bash(&sandbox(), &TokioProcessBackend::with_killer(Arc::new(FailingKiller)), req).await;
+    let o = run_bash(
+        &sandbox(),
+        &TokioProcessBackend::with_killer(Arc::new(FailingKiller)),
+        req,
+    )
+    .await;
     assert_eq!(o.status, BashStatus::OutcomeUnknown);
-    assert!(o.text.contains("termination could not be confirmed"), "{}", o.text);
+    assert!(
+        o.text.contains("termination could not be confirmed"),
+        "{}",
+        o.text
+    );
     assert!(o.spill_path.is_none());
-    assert!(!f.base.join("data/spill/s/call.txt").exists(), "the spill file is deleted");
+    assert!(
+        !f.base.join("data/spill/s/call.txt").exists(),
+        "the spill file is deleted"
+    );
     for pid in pids_with_arg("1000.789") {
-        assert!(wait_until_gone(pid).await, "the sandbox still went down with its parent");
+        assert!(
+            wait_until_gone(pid).await,
+            "the sandbox still went down with its parent"
+        );
     }
 }
 
@@ -400,9 +499,24 @@ async fn kill_failure_is_outcome_unknown() {
 struct BrokenRunner(Bubblewrap);
 
 impl SandboxBackend for BrokenRunner {
-    fn wrap(&self, _p: &SandboxPolicy, argv: Vec<OsString>, _cwd: &Path) -> Result<Vec<OsString>, SandboxError> {
-        let mut a: Vec<OsString> =
-            ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/nonexistent-toolhost-dir", "--"].iter().map(OsString::from).collect();
+    fn wrap(
+        &self,
+        _p: &SandboxPolicy,
+        argv: Vec<OsString>,
+        _cwd: &Path,
+    ) -> Result<Vec<OsString>, SandboxError> {
+        let mut a: Vec<OsString> = [
+            "bwrap",
+            "--ro-bind",
+            "/",
+            "/",
+            "--tmpfs",
+            "/nonexistent-toolhost-dir",
+            "--",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
         a.extend(argv);
         Ok(a)
     }
@@ -417,10 +531,20 @@ impl SandboxBackend for BrokenRunner {
 #[tokio::test]
 async fn acc_10e_a_runner_failure_is_unavailable_not_denied() {
     let f = fixture(SandboxMode::WorkspaceWrite);
-    let o = run_bash(&BrokenRunner(Bubblewrap::new()), &TokioProcessBackend::new(), request(&f, "touch ran")).await;
+    let o = run_bash(
+        &BrokenRunner(Bubblewrap::new()),
+        &TokioProcessBackend::new(),
+        request(&f, "touch ran"),
+    )
+    .await;
     assert_eq!(o.status, BashStatus::SandboxUnavailable, "{}", o.text);
     assert!(!o.sandbox_denied);
-    assert!(o.text.starts_with("sandbox unavailable: the sandbox failed to start the command (bwrap: "), "{}", o.text);
+    assert!(
+        o.text
+            .starts_with("sandbox unavailable: the sandbox failed to start the command (bwrap: "),
+        "{}",
+        o.text
+    );
     assert!(!f.ws.join("ran").exists());
 }
 
@@ -428,9 +552,19 @@ async fn acc_10e_a_runner_failure_is_unavailable_not_denied() {
 async fn acc_10d_bash_does_not_run_when_the_sandbox_is_unavailable() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let backend = Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
-    let o = run_bash(&backend, &TokioProcessBackend::new(), request(&f, "touch ran")).await;
+    let o = run_bash(
+        &backend,
+        &TokioProcessBackend::new(),
+        request(&f, "touch ran"),
+    )
+    .await;
     assert_eq!(o.status, BashStatus::SandboxUnavailable);
-    assert!(o.text.starts_with("sandbox unavailable: bubblewrap (bwrap) is not installed"), "{}", o.text);
+    assert!(
+        o.text
+            .starts_with("sandbox unavailable: bubblewrap (bwrap) is not installed"),
+        "{}",
+        o.text
+    );
     assert!(!f.ws.join("ran").exists());
 }
 
@@ -470,6 +604,11 @@ async fn acc_10a_file_tool_fence_and_bubblewrap_agree_on_every_path() {
         let write = policy.check(p, Access::Write, Actor::FileTool).is_ok();
         let got_read = o.text.contains(&format!("{i}R1\n"));
         let got_write = o.text.contains(&format!("{i}W1\n"));
-        assert_eq!((got_read, got_write), (read, write), "{}: bash vs policy", p.display());
+        assert_eq!(
+            (got_read, got_write),
+            (read, write),
+            "{}: bash vs policy",
+            p.display()
+        );
     }
 }

@@ -95,7 +95,11 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
     let rt = runtime();
     let mut builder = ToolRegistryBuilder::new();
     for id in toolhost::builtins::BUILTIN_COMPONENTS {
-        let tool = rt.load(&components_dir().join(format!("{id}.wasm"))).await.expect("built-in component (run `cargo xtask build`)");
+        let tool = rt
+            .load(&components_dir().join(format!("{id}.wasm")))
+            .await
+            .expect("built-in component (run `cargo xtask build`)")
+            .record_reads(*id == toolhost::builtins::READ_TOOL);
         builder.register_dyn(Arc::new(tool));
     }
     let misbehave = rt.load(&test_components_dir().join("misbehave.wasm")).await.expect("misbehave component");

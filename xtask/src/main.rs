@@ -16,6 +16,8 @@ const BUILTIN_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-read", "read"),
     ("toolhost-tool-write", "write"),
     ("toolhost-tool-edit", "edit"),
+    ("toolhost-tool-grep", "grep"),
+    ("toolhost-tool-glob", "glob"),
     ("toolhost-tool-list", "list"),
 ];
 

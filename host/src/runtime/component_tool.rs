@@ -32,6 +32,7 @@ pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
     pre: ToolComponentPre<CallState>,
     definition: ToolDefinition,
+    records_reads: bool,
 }
 
 /// What one run of a component export produced, beside the export's own return value.
@@ -59,7 +60,16 @@ impl ComponentTool {
             types::Risk::ProcessExecution => ToolRisk::ProcessExecution,
         };
         let definition = ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk };
-        Ok(ComponentTool { runtime, pre, definition })
+        Ok(ComponentTool { runtime, pre, definition, records_reads: false })
+    }
+}
+
+impl ComponentTool {
+    /// Let this tool's successful whole-file reads record observations (§7.4); only the
+    /// built-in `read` does.
+    pub fn record_reads(mut self, yes: bool) -> Self {
+        self.records_reads = yes;
+        self
     }
 }
 
@@ -152,8 +162,10 @@ impl DynTool for ComponentTool {
         let mut result = match run.value {
             Ok(Ok(text)) => {
                 // Only a succeeded call records what it read (§7.4).
-                for (path, hash) in state.observed {
-                    session.observations.record(&path, hash);
+                if self.records_reads {
+                    for (path, hash) in state.observed {
+                        session.observations.record(&path, hash);
+                    }
                 }
                 ToolResult {
                     status: ToolResultStatus::Succeeded,

@@ -34,6 +34,62 @@ pub const WALK_BATCH: usize = 256;
 /// A walked file larger than this comes without contents (grep skips it as unreadable).
 pub const MAX_WALK_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
 
+/// A batch stops growing past this many bytes of contents, so one batch fits the guest's
+/// memory cap however large the files are.
+pub const WALK_BATCH_BYTES: usize = 16 * 1024 * 1024;
+
+/// Files read ahead of the component; bounds the memory a walk holds in the host.
+pub const WALK_QUEUE_FILES: usize = 32;
+
+/// Walk in background threads (in parallel), reading contents when asked, and queue the
+/// files. Symlinks are not followed; paths the policy will not let the tool read (the
+/// credential tier) are neither yielded nor descended into. Dropping the queue stops it.
+fn spawn_walk(
+    builder: ignore::WalkBuilder,
+    with_contents: bool,
+    workspace: PathBuf,
+    policy: crate::policy::SandboxPolicy,
+) -> tokio::sync::mpsc::Receiver<workspace::WalkedFile> {
+    let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_FILES);
+    let mut builder = builder;
+    builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
+    std::thread::spawn(move || {
+        builder.build_parallel().run(|| {
+            let tx = tx.clone();
+            let workspace = workspace.clone();
+            let policy = policy.clone();
+            Box::new(move |entry| {
+                use ignore::WalkState;
+                let Ok(entry) = entry else { return WalkState::Continue };
+                let path = entry.path();
+                if policy.check(path, Access::Read, Actor::FileTool).is_err() {
+                    return WalkState::Skip;
+                }
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let meta = entry.metadata().ok();
+                let modified_ms = meta
+                    .as_ref()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_millis() as u64);
+                let contents = if with_contents && meta.is_some_and(|m| m.len() <= MAX_WALK_CONTENT_BYTES) {
+                    std::fs::read(path).ok()
+                } else {
+                    None
+                };
+                let file = workspace::WalkedFile { path: display_path(&workspace, path), modified_ms, contents };
+                if tx.blocking_send(file).is_err() {
+                    return WalkState::Quit;
+                }
+                WalkState::Continue
+            })
+        });
+    });
+    rx
+}
+
 /// The data of one call's `Store`: WASI with an empty context, the resource table, memory
 /// limits, and what the host needs to serve this call.
 pub struct CallState {
@@ -140,12 +196,10 @@ pub struct DirHandle {
     display: String,
 }
 
-/// A recursive walk in progress.
+/// A recursive walk in progress: walker threads read files in parallel with the
+/// component's matching and queue them here.
 pub struct WalkerHandle {
-    walk: ignore::Walk,
-    with_contents: bool,
-    workspace: PathBuf,
-    policy: crate::policy::SandboxPolicy,
+    queue: tokio::sync::mpsc::Receiver<workspace::WalkedFile>,
 }
 
 /// A file about to be written, holding its path's write lock.
@@ -321,13 +375,9 @@ impl workspace::HostDir for CallState {
                 Err(e) => return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("invalid glob: {e}")))),
             }
         }
-        let workspace = self.session.working_directory.canonicalize().unwrap_or_else(|_| self.session.working_directory.clone());
-        let walker = WalkerHandle {
-            walk: builder.build(),
-            with_contents: options.with_contents,
-            workspace,
-            policy: self.call.sandbox_policy.clone(),
-        };
+        let workspace = self.session.working_directory.clone();
+        let queue = spawn_walk(builder, options.with_contents, workspace, self.call.sandbox_policy.clone());
+        let walker = WalkerHandle { queue };
         Ok(Ok(self.table.push(walker)?))
     }
 
@@ -339,31 +389,23 @@ impl workspace::HostDir for CallState {
 
 impl workspace::HostWalker for CallState {
     async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
-        let cancelled = self.call.cancel.clone();
-        let handle = self.table.get_mut(&this)?;
-        let mut out = Vec::new();
-        while out.len() < WALK_BATCH && !cancelled.is_cancelled() {
-            let Some(entry) = handle.walk.next() else { break };
-            let Ok(entry) = entry else { continue };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
+        let cancel = self.call.cancel.clone();
+        let queue = &mut self.table.get_mut(&this)?.queue;
+        let first = tokio::select! {
+            file = queue.recv() => file,
+            _ = cancel.cancelled() => None,
+        };
+        let Some(first) = first else { return Ok(Vec::new()) };
+        let mut bytes = first.contents.as_ref().map_or(0, Vec::len);
+        let mut out = vec![first];
+        while out.len() < WALK_BATCH && bytes < WALK_BATCH_BYTES {
+            match queue.try_recv() {
+                Ok(file) => {
+                    bytes += file.contents.as_ref().map_or(0, Vec::len);
+                    out.push(file);
+                }
+                Err(_) => break,
             }
-            let path = entry.path();
-            if handle.policy.check(path, Access::Read, Actor::FileTool).is_err() {
-                continue;
-            }
-            let meta = entry.metadata().ok();
-            let modified_ms = meta
-                .as_ref()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_millis() as u64);
-            let contents = if handle.with_contents && meta.is_some_and(|m| m.len() <= MAX_WALK_CONTENT_BYTES) {
-                std::fs::read(path).ok()
-            } else {
-                None
-            };
-            out.push(workspace::WalkedFile { path: display_path(&handle.workspace, path), modified_ms, contents });
         }
         Ok(out)
     }
