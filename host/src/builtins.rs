@@ -19,10 +19,10 @@ pub const READ_TOOL: &str = "read";
 
 /// The default agent's tools, in the order the model sees them (§3: read write edit grep
 /// glob list bash; only those that have landed are listed).
-pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", "list"];
+pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
 
 /// The explorer sub-agent's tools (§3: read grep glob list bash; only landed ones).
-pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list"];
+pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
 
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,6 +78,7 @@ pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) 
         let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL);
         builder.register_dyn(Arc::new(tool));
     }
+    builder.register(crate::bash::Bash);
     Ok(builder.build())
 }
 

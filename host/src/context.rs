@@ -38,6 +38,12 @@ pub struct ToolSessionContext {
     /// How long grep and glob scan before reporting "at least" (None: the seed's 30 s).
     /// Tests shorten it to run a real timed-out scan.
     pub scan_timeout: Option<std::time::Duration>,
+    /// The OS sandbox bash runs in (it wraps argv; it never starts processes).
+    pub sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>,
+    /// Starts processes (bash) and terminates them.
+    pub process_backend: Arc<dyn toolhost_sandbox::process::ProcessBackend>,
+    /// Decides escalations (`sandboxPermissions`); refuses them unless told otherwise.
+    pub approver: Arc<dyn crate::approval::Approver>,
     /// One async write lock per real path, shared by write and edit (§7.3).
     pub(crate) write_locks: WriteLocks,
 }
@@ -78,8 +84,28 @@ impl ToolSessionContext {
             session_id: session_id.into(),
             observations: FileObservations::default(),
             scan_timeout: None,
+            sandbox: Arc::new(toolhost_sandbox::bwrap::Bubblewrap::new()),
+            process_backend: Arc::new(toolhost_sandbox::process::TokioProcessBackend::new()),
+            approver: Arc::new(crate::approval::DenyEscalations),
             write_locks: WriteLocks::default(),
         }
+    }
+
+    /// Run bash in `sandbox`.
+    pub fn with_sandbox(mut self, sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// Decide escalations with `approver`.
+    pub fn with_approver(mut self, approver: Arc<dyn crate::approval::Approver>) -> Self {
+        self.approver = approver;
+        self
+    }
+
+    /// True when the OS sandbox works here (bash runs; escalation parameters are offered).
+    pub fn sandbox_available(&self) -> bool {
+        self.sandbox.available().is_available()
     }
 
     /// The workspace root.

@@ -16,6 +16,8 @@
 //! * [`fence`] — path resolution into a [`CheckedPath`].
 //! * [`runtime`] — wasmtime: engine, component cache, one fresh store per call, and the
 //!   host side of the WIT imports (capability handles).
+//! * [`bash`] — the bash tool, run only inside the OS sandbox of `toolhost-sandbox`.
+//! * [`approval`] — who may grant an escalation.
 //! * [`observations`] — the read-before-edit table.
 //! * [`atomic`] — staged writes published by rename.
 //! * [`changes`] — diffs and file-change artifacts.
@@ -23,7 +25,9 @@
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
 
+pub mod approval;
 pub mod atomic;
+pub mod bash;
 pub mod builtins;
 pub mod changes;
 pub mod context;

@@ -31,6 +31,10 @@ struct Cli {
     /// The session id (default: a new one).
     #[arg(long, global = true)]
     session: Option<String>,
+    /// Approve every escalation (`sandboxPermissions`) without asking: for scripted use.
+    /// Without it, calls that ask for extra paths are denied.
+    #[arg(long, global = true)]
+    allow_escalation: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,6 +60,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Helper mode inside the bash sandbox: apply Landlock, then exec. Before anything else.
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|a| a == toolhost_sandbox::bwrap::SANDBOX_EXEC_ARG) {
+        toolhost_sandbox::bwrap::sandbox_exec_main(args.collect());
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLHOST_LOG"))
         .with_writer(std::io::stderr)
@@ -107,7 +116,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let data_dir = data_dir(&cli)?;
     toolhost::spill::remove_expired(&data_dir);
     let session_id = cli.session.clone().unwrap_or_else(new_session_id);
-    let session = ToolSessionContext::local(&workspace, &data_dir, session_id);
+    let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
+    if let Ok(exe) = std::env::current_exe() {
+        sandbox = sandbox.with_landlock_helper(exe);
+    }
+    let mut session = ToolSessionContext::local(&workspace, &data_dir, session_id)
+        .with_sandbox(std::sync::Arc::new(sandbox));
+    if cli.allow_escalation {
+        session = session.with_approver(std::sync::Arc::new(toolhost::approval::AllowEscalations));
+    }
     let runtime = toolhost::runtime::ComponentRuntime::new(Some(data_dir.join("cache").join("components")))?;
     let registry = toolhost::builtin_registry(&runtime).await?;
     let toolset = finalize(&registry, &cli.agent.toolset(), session)?;
@@ -136,7 +153,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
             };
-            let policy = SandboxPolicy::new(cli.mode, &workspace);
+            let policy = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).build();
             let call = ToolCallContext::new(format!("call-{}", new_session_id()), policy);
             let result = toolset.call(&tool, input, call).await;
             if json {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::context::{ToolCallContext, ToolSessionContext};
 use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent};
 use crate::spill;
-use crate::tool::{CallInspection, DynTool, Tool, ToolAdapter, ToolDefinition, ToolId};
+use crate::tool::{CallInspection, DynTool, Tool, ToolAdapter, ToolDefinition, ToolId, ToolRisk};
+use toolhost_sandbox::policy::EscalationRequest;
 
 /// Collects the tools this binary knows, in registration order.
 #[derive(Default)]
@@ -120,8 +121,44 @@ pub fn finalize(
             })?;
         tools.push(tool.clone());
     }
-    let definitions = tools.iter().map(|t| t.definition().clone()).collect();
-    Ok(FinalizedToolset { tools, definitions, session })
+    let escalation = session.sandbox_available();
+    let definitions = tools
+        .iter()
+        .map(|t| {
+            let mut def = t.definition().clone();
+            if escalation && def.risk != ToolRisk::ReadOnly {
+                add_escalation_parameters(&mut def.input_schema);
+            }
+            def
+        })
+        .collect();
+    Ok(FinalizedToolset { tools, definitions, session, escalation })
+}
+
+/// The names of the escalation parameters (§7.5).
+pub const ESCALATION_PARAMETERS: [&str; 2] = ["sandboxPermissions", "justification"];
+
+/// Add `sandboxPermissions` and `justification` (and the types only they use) to a tool's
+/// schema. Only done when the sandbox is available (§7.5, 10f): otherwise they are absent.
+fn add_escalation_parameters(schema: &mut serde_json::Value) {
+    let extra = crate::tool::input_schema::<EscalationRequest>();
+    let Some(target) = schema.as_object_mut() else { return };
+    if let Some(props) = extra.get("properties").and_then(|p| p.as_object()) {
+        let entry = target.entry("properties").or_insert_with(|| serde_json::json!({}));
+        if let Some(t) = entry.as_object_mut() {
+            for (k, v) in props {
+                t.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if let Some(defs) = extra.get("$defs").and_then(|d| d.as_object()) {
+        let entry = target.entry("$defs").or_insert_with(|| serde_json::json!({}));
+        if let Some(t) = entry.as_object_mut() {
+            for (k, v) in defs {
+                t.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// The tools one agent may call, bound to one session (§3).
@@ -138,6 +175,8 @@ pub struct FinalizedToolset {
     tools: Vec<Arc<dyn DynTool>>,
     definitions: Vec<ToolDefinition>,
     session: ToolSessionContext,
+    /// Escalation parameters are offered (the sandbox is available).
+    escalation: bool,
 }
 
 impl FinalizedToolset {
@@ -184,12 +223,58 @@ impl FinalizedToolset {
         call: ToolCallContext,
     ) -> ToolResult {
         let call_id = call.call_id.0.clone();
-        let mut result = match self.find(name) {
-            Some(tool) => tool.call(&self.session, call, input).await,
-            None => return ToolResult::from_error(self.not_found(name)),
+        let Some(tool) = self.find(name) else {
+            return ToolResult::from_error(self.not_found(name));
         };
+        let (input, call) = match self.stamp_escalation(name, tool, input, call).await {
+            Ok(pair) => pair,
+            Err(result) => return result,
+        };
+        let mut result = tool.call(&self.session, call, input).await;
         self.bound(&mut result, &call_id);
         result
+    }
+
+    /// Take the escalation parameters out of `input`; when present, ask the approver and
+    /// widen this call's policy by the approved grants (§5, §7.5), or refuse the call.
+    async fn stamp_escalation(
+        &self,
+        name: &str,
+        tool: &Arc<dyn DynTool>,
+        mut input: serde_json::Value,
+        mut call: ToolCallContext,
+    ) -> Result<(serde_json::Value, ToolCallContext), ToolResult> {
+        let Some(obj) = input.as_object_mut() else { return Ok((input, call)) };
+        let offered = self.escalation && tool.definition().risk != ToolRisk::ReadOnly;
+        if !offered || !ESCALATION_PARAMETERS.iter().any(|k| obj.contains_key(*k)) {
+            // Not offered: the tool's own input parser rejects the unknown fields.
+            return Ok((input, call));
+        }
+        let request = EscalationRequest {
+            sandbox_permissions: match obj.remove("sandboxPermissions") {
+                Some(v) => Some(serde_json::from_value(v).map_err(|e| {
+                    ToolResult::from_error(ToolError::invalid_arguments(format!(
+                        "{}sandboxPermissions: {e}",
+                        crate::tool::INVALID_INPUT_PREFIX
+                    )))
+                })?),
+                None => None,
+            },
+            justification: obj.remove("justification").and_then(|v| v.as_str().map(str::to_string)),
+        };
+        let escalation = request
+            .validate(&self.session.working_directory)
+            .map_err(|e| ToolResult::from_error(ToolError::invalid_arguments(e.to_string())))?;
+        let Some(escalation) = escalation else { return Ok((input, call)) };
+        if !self.session.approver.approve(name, &escalation).await {
+            let mut denied = ToolResult::from_error(ToolError::permission_denied(
+                crate::approval::denied_message(name, &escalation),
+            ));
+            denied.status = crate::result::ToolResultStatus::Denied;
+            return Err(denied);
+        }
+        call.sandbox_policy = call.sandbox_policy.with_grants(escalation.grants);
+        Ok((input, call))
     }
 
     /// The fallback cut (§8.2): every result leaves here with at most 32,000 bytes of text;

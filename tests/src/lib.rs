@@ -66,15 +66,21 @@ impl Fixture {
         p
     }
 
-    /// A session over this workspace.
+    /// A session over this workspace; bash's sandbox uses the built `toolhost` binary as
+    /// its Landlock helper.
     pub fn session(&self) -> ToolSessionContext {
-        ToolSessionContext::local(self.root(), self.data.path(), "test-session")
+        let sandbox = toolhost_sandbox::bwrap::Bubblewrap::new().with_landlock_helper(toolhost_bin());
+        ToolSessionContext::local(self.root(), self.data.path(), "test-session").with_sandbox(Arc::new(sandbox))
+    }
+
+    /// This fixture's policy: workspace-write, the data dir hard-protected.
+    pub fn policy(&self) -> SandboxPolicy {
+        SandboxPolicy::builder(toolhost::SandboxMode::WorkspaceWrite, self.root()).data_dir(self.data.path()).build()
     }
 
     /// A workspace-write call context with a generous deadline.
     pub fn call(&self, id: &str) -> ToolCallContext {
-        ToolCallContext::new(id, SandboxPolicy::workspace_write(self.root()))
-            .with_deadline(Instant::now() + Duration::from_secs(60))
+        ToolCallContext::new(id, self.policy()).with_deadline(Instant::now() + Duration::from_secs(60))
     }
 }
 
@@ -104,6 +110,7 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
     }
     let misbehave = rt.load(&test_components_dir().join("misbehave.wasm")).await.expect("misbehave component");
     builder.register_dyn(Arc::new(misbehave));
+    builder.register(toolhost::bash::Bash);
     builder.build()
 }
 

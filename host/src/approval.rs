@@ -1,0 +1,43 @@
+//! Approval of escalations (seed 000 §7.5): a call that carries `sandboxPermissions` runs
+//! only if an [`Approver`] allows it, and then with a policy widened for this call alone.
+
+use async_trait::async_trait;
+use toolhost_sandbox::policy::Escalation;
+
+/// Decides whether one call may have the extra paths it asks for.
+#[async_trait]
+pub trait Approver: Send + Sync {
+    /// True to run `tool` with `escalation`'s grants.
+    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool;
+}
+
+/// Refuses every escalation: the default when nobody can be asked.
+pub struct DenyEscalations;
+
+#[async_trait]
+impl Approver for DenyEscalations {
+    async fn approve(&self, _: &str, _: &Escalation) -> bool {
+        false
+    }
+}
+
+/// Allows every escalation: chosen explicitly by the operator (`--allow-escalation`).
+pub struct AllowEscalations;
+
+#[async_trait]
+impl Approver for AllowEscalations {
+    async fn approve(&self, _: &str, _: &Escalation) -> bool {
+        true
+    }
+}
+
+/// The text of a refused escalation (status `denied`).
+pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
+    let paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+    format!(
+        "The {tool} call asked for extra access to {} and nobody approved it, so it did not run. \
+         Do the task inside the workspace, or ask the user to grant it (for example by running \
+         toolhost with --allow-escalation).",
+        paths.join(", ")
+    )
+}
