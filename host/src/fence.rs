@@ -5,7 +5,7 @@
 //! race-safe opening of the real objects (pinned directory descriptors, identity checks)
 //! is the path-fence issue's work and replaces the plain `std::fs` opens of `runtime::host`.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::context::ToolSessionContext;
 use crate::policy::{Access, Actor, SandboxPolicy};
@@ -49,23 +49,77 @@ pub fn display_path(workspace: &Path, path: &Path) -> String {
     }
 }
 
-/// Join `input` to `base` and remove `.` and `..` lexically (no I/O).
-fn normalize(base: &Path, input: &str) -> Result<PathBuf, ToolError> {
+/// Longest accepted path, in bytes (seed 003: hard limits before any I/O).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Longest accepted path component, in bytes (the common filesystem limit).
+pub const MAX_COMPONENT_BYTES: usize = 255;
+
+/// Windows device names, refused as a component with or without an extension (seed 003).
+const DEVICE_NAMES: [&str; 22] = [
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+    "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
+
+/// Why a path string was refused before any I/O; the text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("path is empty; pass a file or directory path")]
+    Empty,
+    #[error("path contains a NUL or control character; pass a plain path")]
+    ControlCharacter,
+    #[error("path {0:?} uses a Windows drive, UNC or device form; pass a path of this machine, e.g. src/lib.rs")]
+    WindowsForm(String),
+    #[error("path component {0:?} is a Windows device name; choose another name")]
+    DeviceName(String),
+    #[error("path component {0:?} ends with a dot or a space; remove it")]
+    TrailingDotOrSpace(String),
+    #[error("path is {0} bytes long; the limit is 4096")]
+    TooLong(usize),
+    #[error("a path component is {0} bytes long; the limit is 255")]
+    ComponentTooLong(usize),
+}
+
+/// Normalise `input` against `base` without touching the filesystem (seed 003): `/` and `\`
+/// both separate, `.` and `..` are removed lexically (never above `/`), and the result is
+/// absolute and printed with `/`.
+pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
     if input.is_empty() {
-        return Err(ToolError::invalid_arguments("path is empty; pass a file or directory path"));
+        return Err(PathError::Empty);
     }
-    if input.contains('\0') {
-        return Err(ToolError::invalid_arguments("path contains a NUL byte"));
+    if input.len() > MAX_PATH_BYTES {
+        return Err(PathError::TooLong(input.len()));
     }
-    let joined = base.join(input);
-    let mut out = PathBuf::from("/");
-    for c in joined.components() {
-        match c {
-            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
-            Component::ParentDir => {
+    if input.chars().any(|c| c.is_control()) {
+        return Err(PathError::ControlCharacter);
+    }
+    let bytes = input.as_bytes();
+    let is_sep = |b: u8| b == b'/' || b == b'\\';
+    if (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
+        || (bytes.len() >= 2 && bytes[0] == b'\\' && bytes[1] == b'\\')
+    {
+        return Err(PathError::WindowsForm(input.to_string()));
+    }
+    let mut out = if is_sep(bytes[0]) { PathBuf::from("/") } else { base.to_path_buf() };
+    for part in input.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
                 out.pop();
             }
-            Component::Normal(s) => out.push(s),
+            name => {
+                if name.len() > MAX_COMPONENT_BYTES {
+                    return Err(PathError::ComponentTooLong(name.len()));
+                }
+                if name.ends_with('.') || name.ends_with(' ') {
+                    return Err(PathError::TrailingDotOrSpace(name.to_string()));
+                }
+                let stem = name.split('.').next().unwrap_or(name).trim_end().to_ascii_uppercase();
+                if DEVICE_NAMES.contains(&stem.as_str()) {
+                    return Err(PathError::DeviceName(name.to_string()));
+                }
+                out.push(name);
+            }
         }
     }
     Ok(out)
@@ -79,7 +133,8 @@ pub fn resolve_path(
     intent: Intent,
     policy: &SandboxPolicy,
 ) -> Result<CheckedPath, ToolError> {
-    let lexical = normalize(&session.working_directory, input)?;
+    let lexical = normalize(&session.working_directory, input)
+        .map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
     let real = match intent {
         Intent::MustExist => lexical.canonicalize().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => ToolError::invalid_arguments(format!(
@@ -134,8 +189,73 @@ mod tests {
         assert_eq!(p, PathBuf::from("/w/a/c"));
         let p = normalize(Path::new("/w"), "../../../x").unwrap();
         assert_eq!(p, PathBuf::from("/x"));
-        assert!(normalize(Path::new("/w"), "").is_err());
-        assert!(normalize(Path::new("/w"), "a\0b").is_err());
+    }
+
+    /// The rejection matrix of seed 003, with ordinary inputs that must still work.
+    #[test]
+    fn rejection_matrix() {
+        let base = Path::new("/w");
+        let ok: &[(&str, &str)] = &[
+            ("src/lib.rs", "/w/src/lib.rs"),
+            ("src\\lib.rs", "/w/src/lib.rs"),
+            ("/etc/hosts", "/etc/hosts"),
+            ("\\etc\\hosts", "/etc/hosts"),
+            ("./a//b/", "/w/a/b"),
+            (".env", "/w/.env"),
+            ("..", "/"),
+            ("a/../../..", "/"),
+            ("console.log", "/w/console.log"),
+            ("CONFIG", "/w/CONFIG"),
+            ("名前.txt", "/w/名前.txt"),
+        ];
+        for (input, want) in ok {
+            assert_eq!(normalize(base, input).unwrap(), PathBuf::from(want), "{input}");
+        }
+        let long_component = "x".repeat(256);
+        let long_path = "a/".repeat(2049);
+        let bad: &[(&str, PathError)] = &[
+            ("", PathError::Empty),
+            ("a\0b", PathError::ControlCharacter),
+            ("a\nb", PathError::ControlCharacter),
+            ("C:\\Windows", PathError::WindowsForm("C:\\Windows".into())),
+            ("c:/x", PathError::WindowsForm("c:/x".into())),
+            ("\\\\server\\share", PathError::WindowsForm("\\\\server\\share".into())),
+            ("\\\\?\\C:\\x", PathError::WindowsForm("\\\\?\\C:\\x".into())),
+            ("CON", PathError::DeviceName("CON".into())),
+            ("dir/nul.txt", PathError::DeviceName("nul.txt".into())),
+            ("com1", PathError::DeviceName("com1".into())),
+            ("LPT9.log", PathError::DeviceName("LPT9.log".into())),
+            ("file.", PathError::TrailingDotOrSpace("file.".into())),
+            ("dir /x", PathError::TrailingDotOrSpace("dir ".into())),
+            (&long_component, PathError::ComponentTooLong(256)),
+            (&long_path, PathError::TooLong(4098)),
+        ];
+        for (input, want) in bad {
+            assert_eq!(normalize(base, input).unwrap_err(), *want, "{input:?}");
+        }
+    }
+
+    /// For random strings: never panics, idempotent, never yields `..` or NUL.
+    #[test]
+    fn normalisation_is_total_idempotent_and_clean() {
+        let alphabet: Vec<char> = "ab./\\:\0 CONul1?é".chars().collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 24) as usize;
+            let input: String = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let Ok(p) = normalize(Path::new("/w"), &input) else { continue };
+            let text = p.to_str().unwrap();
+            assert!(p.is_absolute(), "{input:?}");
+            assert!(!text.contains('\0'), "{input:?}");
+            assert!(!p.components().any(|c| c == std::path::Component::ParentDir), "{input:?}");
+            assert_eq!(normalize(Path::new("/w"), text).unwrap(), p, "idempotent for {input:?}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! resolves and judges it, and only then does the host open anything.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use sha2::Digest;
@@ -180,6 +180,39 @@ type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
 
 impl types::Host for CallState {}
 
+/// `O_NOFOLLOW` (Linux): opening fails when the last component is a symlink.
+const O_NOFOLLOW: i32 = 0o400_000;
+
+/// Open a checked file for reading so that a symlink or rename swapped in after the check
+/// cannot redirect it: the last component is opened without following symlinks, and the
+/// object actually opened (as the kernel names it in `/proc/self/fd`) must be the checked
+/// path itself before a byte is read (seed 003: compare identity after open).
+fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NOFOLLOW)
+        .open(checked.as_path())
+        .map_err(|e| io_err(&format!("cannot open {}", checked.display()), e))?;
+    verify_identity(&file, checked)?;
+    Ok(file)
+}
+
+/// Refuse an opened file that is not the object the fence checked.
+fn verify_identity(file: &std::fs::File, checked: &CheckedPath) -> Result<(), types::ToolError> {
+    use std::os::fd::AsRawFd;
+    let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    match opened {
+        Ok(real) if real == checked.as_path() => Ok(()),
+        // Without /proc we cannot tell; the O_NOFOLLOW open still holds.
+        Err(_) if !Path::new("/proc/self/fd").exists() => Ok(()),
+        _ => Err(err(
+            types::ErrorCode::PermissionDenied,
+            format!("{} changed while it was being opened (a symlink or rename raced the check); refusing it", checked.display()),
+        )),
+    }
+}
+
 /// A regular file opened for reading; hashes every byte it serves.
 pub struct FileHandle {
     file: std::fs::File,
@@ -236,9 +269,9 @@ impl workspace::Host for CallState {
         if !meta.is_file() {
             return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is not a regular file"))));
         }
-        let file = match std::fs::File::open(checked.as_path()) {
+        let file = match open_checked(&checked) {
             Ok(f) => f,
-            Err(e) => return Ok(Err(io_err(&format!("cannot open {path}"), e))),
+            Err(e) => return Ok(Err(e)),
         };
         let handle = FileHandle {
             file,
@@ -417,16 +450,21 @@ impl workspace::HostWalker for CallState {
 }
 
 /// Read an existing file for a draft: UTF-8, at most [`MAX_EDIT_FILE_BYTES`].
-fn read_text(real: &std::path::Path, display: &str) -> Result<Option<String>, types::ToolError> {
-    let bytes = match std::fs::read(real) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err(&format!("cannot read {display}"), e)),
+fn read_text(checked: &CheckedPath) -> Result<Option<String>, types::ToolError> {
+    let display = checked.display();
+    let mut file = match open_checked(checked) {
+        Ok(f) => f,
+        Err(_) if std::fs::symlink_metadata(checked.as_path()).is_err() => return Ok(None),
+        Err(e) => return Err(e),
     };
+    let mut bytes = Vec::new();
+    if let Err(e) = (&mut file).take(MAX_EDIT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes) {
+        return Err(io_err(&format!("cannot read {display}"), e));
+    }
     if bytes.len() > MAX_EDIT_FILE_BYTES {
         return Err(err(
             types::ErrorCode::InvalidArguments,
-            format!("{display} is larger than 1 MiB ({} bytes); it cannot be edited with this tool", bytes.len()),
+            format!("{display} is larger than 1 MiB (1048576 bytes); it cannot be edited with this tool"),
         ));
     }
     String::from_utf8(bytes).map(Some).map_err(|_| {
@@ -457,7 +495,19 @@ impl CallState {
         let real = draft.checked.as_path().to_path_buf();
         let display = draft.checked.display().to_string();
         let input = draft.input.clone();
-        let before = read_text(&real, &display)?;
+        if let Ok(meta) = std::fs::symlink_metadata(&real) {
+            use std::os::unix::fs::MetadataExt;
+            if meta.is_file() && meta.nlink() > 1 {
+                return Err(err(
+                    types::ErrorCode::PermissionDenied,
+                    format!(
+                        "{display} has {} hard links; writing it would also change the other names, so it is refused",
+                        meta.nlink()
+                    ),
+                ));
+            }
+        }
+        let before = read_text(&draft.checked)?;
         if let Some(before) = &before {
             let hash = sha256_hex(before.as_bytes());
             match &draft.served {
@@ -510,7 +560,7 @@ impl workspace::HostDraft for CallState {
 
     async fn current(&mut self, this: Resource<DraftHandle>) -> WitResult<Option<String>> {
         let draft = self.table.get(&this)?;
-        let text = match read_text(draft.checked.as_path(), draft.checked.display()) {
+        let text = match read_text(&draft.checked) {
             Ok(t) => t,
             Err(e) => return Ok(Err(e)),
         };

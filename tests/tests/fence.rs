@@ -1,0 +1,181 @@
+//! §10 路径安全 (path safety), attacked: symlinks out of the writable set and into
+//! credential dirs, dangling symlinks, hard links, `..`, and a symlink swapped in and out
+//! while reads and writes run.
+
+use std::os::unix::fs::symlink;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::json;
+use toolhost::{ErrorCode, SandboxMode, SandboxPolicy, ToolCallContext};
+use toolhost_tests::*;
+
+/// A fake HOME beside the workspace with a credential dir holding a secret.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+const SECRET: &str = "-----BEGIN SECRET KEY-----";
+
+impl Home {
+    fn new() -> Self {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        std::fs::create_dir_all(dir.path().join(".ssh")).unwrap();
+        std::fs::write(dir.path().join(".ssh/id_rsa"), SECRET).unwrap();
+        Home { dir }
+    }
+    fn path(&self) -> std::path::PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+}
+
+fn call_with_home(fx: &Fixture, home: &Home) -> ToolCallContext {
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, fx.root()).home(home.path()).data_dir(fx.data.path()).build();
+    ToolCallContext::new("c", policy)
+}
+
+#[tokio::test]
+async fn rejects_new_file_through_symlink_outside_workspace() {
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    symlink(outside.path(), fx.root().join("out")).unwrap();
+    let ts = toolset(&fx, &["write", "edit"]).await;
+    let r = call(&ts, &fx, "write", json!({"path": "out/new.txt", "content": "x"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+    let r = call(&ts, &fx, "edit", json!({"filePath": "out/new2.txt", "oldString": "", "newString": "x"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+    assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none(), "nothing written outside");
+    let r = call(&ts, &fx, "write", json!({"path": "../../../../../../../../etc/escape.txt", "content": "x"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+}
+
+#[tokio::test]
+async fn rejects_new_file_through_dangling_symlink() {
+    let fx = Fixture::new();
+    symlink("/nonexistent/elsewhere", fx.root().join("dangling")).unwrap();
+    let ts = toolset(&fx, &["write"]).await;
+    let r = call(&ts, &fx, "write", json!({"path": "dangling/x.txt", "content": "x"})).await;
+    assert!(!r.succeeded(), "{}", r.text());
+    assert!(r.text().contains("dangling symlink"), "{}", r.text());
+    let r = call(&ts, &fx, "write", json!({"path": "dangling", "content": "x"})).await;
+    assert!(!r.succeeded(), "{}", r.text());
+}
+
+#[tokio::test]
+async fn rejects_protected_metadata_through_symlink_alias() {
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.root().join(".git/hooks")).unwrap();
+    symlink(fx.root().join(".git/hooks"), fx.root().join("hooks-alias")).unwrap();
+    let ts = toolset(&fx, &["write"]).await;
+    let r = call(&ts, &fx, "write", json!({"path": "hooks-alias/pre-commit", "content": "evil"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+    assert!(!fx.root().join(".git/hooks/pre-commit").exists());
+    // The data dir (spill files, cache) is hard-protected too, reached by any alias.
+    symlink(fx.data.path(), fx.root().join("data-alias")).unwrap();
+    let r = call(&ts, &fx, "write", json!({"path": "data-alias/x.txt", "content": "x"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+}
+
+#[tokio::test]
+async fn acc_10b_credential_directories_are_unreadable_for_file_tools() {
+    let fx = Fixture::new();
+    let home = Home::new();
+    symlink(home.path().join(".ssh"), fx.root().join("keys")).unwrap();
+    let ts = toolset(&fx, &["read", "grep", "glob", "list"]).await;
+    let run = |tool: &'static str, input: serde_json::Value| {
+        let ts = &ts;
+        let ctx = call_with_home(&fx, &home);
+        async move { ts.call(tool, input, ctx).await }
+    };
+    let id_rsa = home.path().join(".ssh/id_rsa");
+    for r in [
+        run("read", json!({"path": "keys/id_rsa"})).await,
+        run("read", json!({"path": id_rsa})).await,
+        run("list", json!({"path": "keys"})).await,
+        run("list", json!({"path": home.path().join(".ssh")})).await,
+    ] {
+        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{}", r.text());
+        assert!(r.sandbox_denied || !r.text().contains(SECRET));
+        assert!(!r.text().contains(SECRET));
+    }
+    for r in [
+        run("grep", json!({"pattern": "SECRET", "path": home.path()})).await,
+        run("glob", json!({"pattern": "**/*", "path": home.path()})).await,
+        run("list", json!({"path": home.path()})).await,
+    ] {
+        assert!(!r.text().contains(SECRET) && !r.text().contains("id_rsa"), "{}", r.text());
+    }
+    // Reading elsewhere outside the workspace is allowed.
+    let r = run("read", json!({"path": "/etc/hostname"})).await;
+    assert!(r.succeeded() || r.text().contains("does not exist"), "{}", r.text());
+}
+
+#[tokio::test]
+async fn a_hard_linked_file_cannot_be_written() {
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let target = outside.path().join("victim.txt");
+    std::fs::write(&target, "original\n").unwrap();
+    let ts = toolset(&fx, &["read", "write"]).await;
+    if std::fs::hard_link(&target, fx.root().join("alias.txt")).is_err() {
+        eprintln!("hard links across these dirs are not possible here; skipping");
+        return;
+    }
+    assert!(call(&ts, &fx, "read", json!({"path": "alias.txt"})).await.succeeded());
+    let r = call(&ts, &fx, "write", json!({"path": "alias.txt", "content": "changed\n"})).await;
+    assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
+    assert!(r.text().contains("hard links"), "{}", r.text());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "original\n");
+}
+
+#[tokio::test]
+async fn a_write_keeps_the_target_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let p = fx.write("run.sh", "echo a\n");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let ts = toolset(&fx, &["read", "write"]).await;
+    assert!(call(&ts, &fx, "read", json!({"path": "run.sh"})).await.succeeded());
+    assert!(call(&ts, &fx, "write", json!({"path": "run.sh", "content": "echo b\n"})).await.succeeded());
+    assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
+}
+
+/// A thread swaps `link` between a workspace file and a credential dir in a tight loop while
+/// 1,000 reads and writes run: not one read returns a credential byte, not one write lands
+/// outside the writable roots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_swapped_during_calls_never_leaks_or_escapes() {
+    let fx = Fixture::new();
+    let home = Home::new();
+    std::fs::create_dir_all(fx.root().join("real")).unwrap();
+    fx.write("real/id_rsa", "harmless\n");
+    let link = fx.root().join("link");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, link, root, ssh) = (stop.clone(), link.clone(), fx.root(), home.path().join(".ssh"));
+        std::thread::spawn(move || {
+            let tmp = root.join("link.tmp");
+            let real = root.join("real");
+            let mut flip = false;
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&tmp);
+                let _ = symlink(if flip { &ssh } else { &real }, &tmp);
+                let _ = std::fs::rename(&tmp, &link);
+                flip = !flip;
+            }
+        })
+    };
+    let ts = toolset(&fx, &["misbehave"]).await;
+    for i in 0..500 {
+        let r = ts.call("misbehave", json!({"action": "open", "path": "link/id_rsa"}), call_with_home(&fx, &home)).await;
+        assert!(!r.text().contains("SECRET"), "read {i} leaked: {}", r.text());
+        let r = ts
+            .call("misbehave", json!({"action": "write", "path": format!("link/w{i}.txt"), "text": "x"}), call_with_home(&fx, &home))
+            .await;
+        let _ = r;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
+}
