@@ -202,8 +202,15 @@ fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError
 fn verify_identity(file: &std::fs::File, checked: &CheckedPath) -> Result<(), types::ToolError> {
     use std::os::fd::AsRawFd;
     let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    // A file replaced by a rename after we opened it shows as "<path> (deleted)": still the
+    // object that was at the checked path, so not an escape; staleness is the hash's job.
+    let deleted = {
+        let mut p = checked.as_path().as_os_str().to_os_string();
+        p.push(" (deleted)");
+        PathBuf::from(p)
+    };
     match opened {
-        Ok(real) if real == checked.as_path() => Ok(()),
+        Ok(real) if real == checked.as_path() || real == deleted => Ok(()),
         // Without /proc we cannot tell; the O_NOFOLLOW open still holds.
         Err(_) if !Path::new("/proc/self/fd").exists() => Ok(()),
         _ => Err(err(
