@@ -41,11 +41,37 @@ pub const WALK_BATCH_BYTES: usize = 16 * 1024 * 1024;
 /// Files read ahead of the component; bounds the memory a walk holds in the host.
 pub const WALK_QUEUE_FILES: usize = 32;
 
+/// Compile walk globs: `/`-separated and anchored at the walk root; a pattern without a
+/// `/` (e.g. `*.rs`) matches a file name at any depth, as in ripgrep's `-g`.
+fn file_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for glob in globs {
+        let patterns = if glob.contains('/') {
+            vec![glob.trim_start_matches("./").to_string()]
+        } else {
+            vec![glob.clone(), format!("**/{glob}")]
+        };
+        for pattern in patterns {
+            let g = globset::GlobBuilder::new(&pattern)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("invalid glob {glob}: {e}"))?;
+            set.add(g);
+        }
+    }
+    set.build().map(Some).map_err(|e| format!("invalid glob: {e}"))
+}
+
 /// Walk in background threads (in parallel), reading contents when asked, and queue the
 /// files. Symlinks are not followed; paths the policy will not let the tool read (the
 /// credential tier) are neither yielded nor descended into. Dropping the queue stops it.
 fn spawn_walk(
     builder: ignore::WalkBuilder,
+    root: PathBuf,
+    matcher: Option<globset::GlobSet>,
     with_contents: bool,
     workspace: PathBuf,
     policy: crate::policy::SandboxPolicy,
@@ -58,6 +84,8 @@ fn spawn_walk(
             let tx = tx.clone();
             let workspace = workspace.clone();
             let policy = policy.clone();
+            let root = root.clone();
+            let matcher = matcher.clone();
             Box::new(move |entry| {
                 use ignore::WalkState;
                 let Ok(entry) = entry else { return WalkState::Continue };
@@ -67,6 +95,12 @@ fn spawn_walk(
                 }
                 if !entry.file_type().is_some_and(|t| t.is_file()) {
                     return WalkState::Continue;
+                }
+                if let Some(m) = &matcher {
+                    let rel = path.strip_prefix(&root).unwrap_or(path);
+                    if !m.is_match(rel) {
+                        return WalkState::Continue;
+                    }
                 }
                 let meta = entry.metadata().ok();
                 let modified_ms = meta
@@ -401,22 +435,15 @@ impl workspace::HostDir for CallState {
             .parents(true)
             .require_git(false)
             .follow_links(false);
-        if !options.globs.is_empty() {
-            let mut overrides = ignore::overrides::OverrideBuilder::new(&root);
-            for glob in &options.globs {
-                if let Err(e) = overrides.add(glob) {
-                    return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("invalid glob {glob}: {e}"))));
-                }
-            }
-            match overrides.build() {
-                Ok(o) => {
-                    builder.overrides(o);
-                }
-                Err(e) => return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("invalid glob: {e}")))),
-            }
-        }
+        // Globs filter files only, matched against the path relative to the walk root; they
+        // never re-include what .gitignore or the hidden rule left out (ignore's overrides
+        // would whitelist those).
+        let matcher = match file_globs(&options.globs) {
+            Ok(m) => m,
+            Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
+        };
         let workspace = self.session.working_directory.clone();
-        let queue = spawn_walk(builder, options.with_contents, workspace, self.call.sandbox_policy.clone());
+        let queue = spawn_walk(builder, root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
         let walker = WalkerHandle { queue };
         Ok(Ok(self.table.push(walker)?))
     }
