@@ -25,7 +25,7 @@ pub const PROGRESS_CHANNEL_CAPACITY: usize = 64;
 /// It holds no sandbox mode, cancellation token or call id: those travel with each call.
 #[derive(Clone)]
 pub struct ToolSessionContext {
-    /// The workspace root; relative paths are resolved against it.
+    /// The workspace root, canonical; relative paths are resolved against it.
     pub working_directory: PathBuf,
     /// The environment handed to processes (only [`INHERITED_ENVIRONMENT`] plus additions).
     pub environment: Arc<HashMap<String, String>>,
@@ -66,8 +66,8 @@ impl WriteLocks {
 }
 
 impl ToolSessionContext {
-    /// A session over `working_directory`, with the six variables of §4 taken from this
-    /// process's environment.
+    /// A session over `working_directory` (made canonical here, once), with the six
+    /// variables of §4 taken from this process's environment.
     pub fn local(
         working_directory: impl Into<PathBuf>,
         data_dir: impl Into<PathBuf>,
@@ -77,8 +77,10 @@ impl ToolSessionContext {
             .iter()
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect();
+        let working_directory: PathBuf = working_directory.into();
+        let working_directory = working_directory.canonicalize().unwrap_or(working_directory);
         ToolSessionContext {
-            working_directory: working_directory.into(),
+            working_directory,
             environment: Arc::new(environment),
             data_dir: data_dir.into(),
             session_id: session_id.into(),

@@ -166,16 +166,12 @@ pub fn resolve_path(
             real
         }
     };
-    let canonical_workspace = session
-        .working_directory
-        .canonicalize()
-        .unwrap_or_else(|_| session.working_directory.clone());
     policy.check(&real, access, Actor::FileTool).map_err(|d| ToolError {
         code: ErrorCode::PermissionDenied,
         message: d.message,
         retryable: false,
     })?;
-    let display = display_path(&canonical_workspace, &real);
+    let display = display_path(&session.working_directory, &real);
     Ok(CheckedPath { real, display })
 }
 

@@ -43,9 +43,12 @@ fn main() {
             call(&ts, &fx, "list", json!({})).await;
         }
         let mut times = Vec::with_capacity(calls);
-        for _ in 0..calls {
+        let policy = fx.policy();
+        for i in 0..calls {
+            let ctx = toolhost::ToolCallContext::new(format!("c{i}"), policy.clone());
+            let input = json!({});
             let t = Instant::now();
-            let r = call(&ts, &fx, "list", json!({})).await;
+            let r = ts.call("list", input, ctx).await;
             times.push(t.elapsed());
             assert!(r.succeeded());
         }
