@@ -190,7 +190,8 @@ async fn store_command(cli: &Cli, data_dir: &std::path::Path) -> Result<Option<E
             let store = toolhost::store::Store::open(data_dir)?;
             let changes = store.recorded_changes(cli.session.as_deref())?;
             if *json {
-                let list: Vec<_> = changes.iter().map(|r| &r.change).collect();
+                let list: Vec<_> =
+                    changes.into_iter().map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change)).collect();
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else {
                 print!("{}", render_changes(&changes, stdout_wants_color()));
