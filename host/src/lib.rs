@@ -22,6 +22,9 @@
 //! * [`atomic`] — staged writes published by rename.
 //! * [`changes`] — diffs and file-change artifacts.
 //! * [`spill`] — spill files for oversized results.
+//! * [`undo`] — undo and reapply of file changes.
+//! * [`store`] — the SQLite session store (`<data-dir>/toolhost.db`).
+//! * [`session`] — the session runtime and the `toolhost session` JSON Lines protocol.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
 
@@ -39,6 +42,9 @@ pub mod result;
 pub mod runtime;
 pub mod spill;
 pub mod tool;
+pub mod undo;
+pub mod store;
+pub mod session;
 
 pub use builtins::{Agent, builtin_registry};
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};

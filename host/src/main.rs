@@ -1,5 +1,5 @@
-//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, and the global
-//! options. Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
+//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`,
+//! `changes`, `undo`, `reapply`, and the global options. Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +56,26 @@ enum Command {
         /// Print the whole ToolResult as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// JSON Lines session on stdin/stdout (requests and events as in DESIGN.md).
+    Session,
+    /// List the recorded file changes with their diffs (only `--session`'s when given).
+    Changes {
+        /// Print the file-change artifacts as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Undo recorded file changes (newest first); refused if a file changed since.
+    Undo {
+        /// The change ids (as shown by `toolhost changes`).
+        #[arg(required = true)]
+        change_ids: Vec<String>,
+    },
+    /// Reapply undone file changes (oldest first); refused if a file changed since.
+    Reapply {
+        /// The change ids (as shown by `toolhost changes`).
+        #[arg(required = true)]
+        change_ids: Vec<String>,
     },
 }
 
@@ -114,6 +134,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         .canonicalize()
         .with_context(|| format!("workspace {} is not accessible", workspace.display()))?;
     let data_dir = data_dir(&cli)?;
+    if let Some(code) = store_command(&cli, &data_dir).await? {
+        return Ok(code);
+    }
     toolhost::spill::remove_expired(&data_dir);
     let session_id = cli.session.clone().unwrap_or_else(new_session_id);
     let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
@@ -162,6 +185,50 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 println!("{}", result.text());
             }
             Ok(if result.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Command::Session => {
+            let store = toolhost::store::Store::open(&data_dir)?;
+            let policy = SandboxPolicy::new(cli.mode, &workspace);
+            let session = std::sync::Arc::new(toolhost::session::SessionRuntime::new(toolset, policy, Some(store))?);
+            let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+            session.serve_jsonl(stdin, tokio::io::stdout()).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Changes { .. } | Command::Undo { .. } | Command::Reapply { .. } => unreachable!("handled by store_command"),
+    }
+}
+
+/// `changes`, `undo` and `reapply` work from the session store alone (no toolset needed).
+async fn store_command(cli: &Cli, data_dir: &std::path::Path) -> Result<Option<ExitCode>> {
+    use toolhost::session::{apply_recorded, render_changes, stdout_wants_color};
+    use toolhost::undo::Direction;
+    let (ids, direction) = match &cli.command {
+        Command::Changes { json } => {
+            let store = toolhost::store::Store::open(data_dir)?;
+            let changes = store.recorded_changes(cli.session.as_deref())?;
+            if *json {
+                let list: Vec<_> =
+                    changes.into_iter().map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change)).collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                print!("{}", render_changes(&changes, stdout_wants_color()));
+            }
+            return Ok(Some(ExitCode::SUCCESS));
+        }
+        Command::Undo { change_ids } => (change_ids, Direction::Undo),
+        Command::Reapply { change_ids } => (change_ids, Direction::Reapply),
+        _ => return Ok(None),
+    };
+    let store = toolhost::store::Store::open(data_dir)?;
+    match apply_recorded(&store, data_dir, cli.mode, ids, direction).await {
+        Ok(()) => {
+            let verb = if direction == Direction::Undo { "Undid" } else { "Reapplied" };
+            println!("{verb} {}", ids.join(", "));
+            Ok(Some(ExitCode::SUCCESS))
+        }
+        Err(e) => {
+            eprintln!("toolhost: {e}");
+            Ok(Some(ExitCode::FAILURE))
         }
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! Run the suites with `cargo xtask test`, which builds the components first.
 
+pub mod jsonl;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

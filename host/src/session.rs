@@ -1,0 +1,497 @@
+//! The session runtime (seed 000 §5, DESIGN.md `session`): one [`FinalizedToolset`] with its
+//! observation table and spill dir, calls run one after another in arrival order, each call
+//! with its own id (`<session>-<n>`) and a cancellation token that is a child of the
+//! session's, and every call recorded in the [`Store`].
+//!
+//! [`SessionRuntime::serve_jsonl`] speaks the JSON Lines protocol of DESIGN.md. A reader task
+//! reads requests while a call runs (so `cancel` reaches it and `undo` can be refused with
+//! `SessionActive`), a runner executes calls and undo/reapply in order, and a writer task
+//! writes one event per line.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{PROGRESS_CHANNEL_CAPACITY, ToolCallContext, ToolProgress, ToolSessionContext};
+use crate::policy::SandboxPolicy;
+use crate::registry::FinalizedToolset;
+use crate::result::{ErrorCode, FileChangeKind, ToolError, ToolResult};
+use crate::store::{RecordedChange, Store, StoreError};
+use crate::undo::{Direction, UndoError};
+
+/// The text of the error returned for undo/reapply while a call is running or queued.
+pub const SESSION_ACTIVE: &str = "SessionActive: a tool call is running in this session; undo or reapply once it has finished";
+
+/// Why a session operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{SESSION_ACTIVE}")]
+    SessionActive,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Undo(#[from] UndoError),
+    #[error("changes {0} were made in different workspaces; undo or reapply them one at a time")]
+    MixedWorkspaces(String),
+    #[error("the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state")]
+    NotRecorded(StoreError),
+}
+
+/// One session: a toolset, the policy stamped on its calls, and the store.
+pub struct SessionRuntime {
+    toolset: FinalizedToolset,
+    policy: SandboxPolicy,
+    store: Option<Mutex<Store>>,
+    cancel: CancellationToken,
+    next_call: AtomicU64,
+}
+
+impl SessionRuntime {
+    /// A session over `toolset`, stamping `policy` on each call, recording into `store`
+    /// (None: nothing is recorded). A session id already in the store resumes its numbering.
+    pub fn new(toolset: FinalizedToolset, policy: SandboxPolicy, store: Option<Store>) -> Result<Self, StoreError> {
+        let mut first = 1;
+        if let Some(store) = &store {
+            let session = toolset.session();
+            store.record_session(&session.session_id, &session.working_directory)?;
+            first = store.call_count(&session.session_id)? + 1;
+        }
+        Ok(SessionRuntime {
+            toolset,
+            policy,
+            store: store.map(Mutex::new),
+            cancel: CancellationToken::new(),
+            next_call: AtomicU64::new(first),
+        })
+    }
+
+    /// The session context.
+    pub fn session(&self) -> &ToolSessionContext {
+        self.toolset.session()
+    }
+
+    /// The session's cancellation token; every call's token is a child of it.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Run `f` on the store, if there is one (tests use it to close the store).
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> Option<R> {
+        self.store.as_ref().map(|s| f(&mut s.lock().unwrap_or_else(|e| e.into_inner())))
+    }
+
+    /// A fresh call id: `<session>-<n>`.
+    pub fn next_call_id(&self) -> String {
+        format!("{}-{}", self.session().session_id, self.next_call.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Run one call and record it. `cancel` must be a child of [`Self::cancel_token`].
+    pub async fn call(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<ToolProgress>>,
+    ) -> ToolResult {
+        let result = if cancel.is_cancelled() {
+            ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
+        } else {
+            let mut call = ToolCallContext::new(call_id, self.policy.clone()).with_cancel(cancel);
+            if let Some(tx) = progress {
+                call = call.with_progress(tx);
+            }
+            self.toolset.call(tool, arguments.clone(), call).await
+        };
+        let recorded = self.with_store(|s| s.record_call(&self.session().session_id, call_id, tool, &arguments, &result));
+        if let Some(Err(e)) = recorded {
+            // §8.4's window: the tool's effect happened but the record is lost.
+            tracing::error!(call_id, "call not recorded: {e}");
+            eprintln!(
+                "toolhost: call {call_id} ({tool}) finished but was not recorded: {e}; any file it changed is not listed by `toolhost changes`"
+            );
+        }
+        result
+    }
+
+    /// Undo the recorded change `change_id`.
+    pub async fn undo(&self, change_id: &str) -> Result<(), SessionError> {
+        self.apply(change_id, Direction::Undo).await
+    }
+
+    /// Reapply the recorded change `change_id`.
+    pub async fn reapply(&self, change_id: &str) -> Result<(), SessionError> {
+        self.apply(change_id, Direction::Reapply).await
+    }
+
+    async fn apply(&self, change_id: &str, direction: Direction) -> Result<(), SessionError> {
+        let Some(store) = &self.store else {
+            return Err(StoreError::UnknownChange(change_id.into()).into());
+        };
+        let ids = [change_id.to_string()];
+        let batch = {
+            let store = store.lock().unwrap_or_else(|e| e.into_inner());
+            recorded_batch(&store, &ids)?
+        };
+        let session = self.session();
+        let workspace = &batch[0].workspace;
+        let (ctx, policy) = if paths_equal(workspace, &session.working_directory) {
+            (session.clone(), self.policy.clone())
+        } else {
+            let ctx = ToolSessionContext::local(workspace, &session.data_dir, &batch[0].session_id);
+            let policy = SandboxPolicy::new(self.policy.mode(), workspace);
+            (ctx, policy)
+        };
+        let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
+        apply_changes(&changes, &ctx, &policy, direction).await?;
+        let store = store.lock().unwrap_or_else(|e| e.into_inner());
+        mark(&store, &changes, direction)
+    }
+
+    /// Serve the JSON Lines protocol of DESIGN.md until `input` ends and every request read
+    /// has been answered.
+    pub async fn serve_jsonl<R, W>(self: Arc<Self>, input: R, output: W) -> std::io::Result<()>
+    where
+        R: AsyncBufRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
+        let writer = tokio::spawn(write_lines(output, out_rx));
+        let (job_tx, job_rx) = mpsc::unbounded_channel::<Job>();
+        let pending: Pending = Arc::default();
+        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out_tx.clone(), pending.clone()));
+        let read = read_requests(self.clone(), input, job_tx, out_tx, pending).await;
+        // EOF (or a read error): the runner finishes what was already read, then the writer.
+        let _ = runner.await;
+        let written = writer.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        read.and(written)
+    }
+}
+
+fn paths_equal(a: &Path, b: &Path) -> bool {
+    a == b || a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(x, y)| x == y)
+}
+
+/// The recorded changes `ids`, in the order they were made.
+fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, SessionError> {
+    for id in ids {
+        store.find_change(id)?;
+    }
+    let batch: Vec<RecordedChange> =
+        store.recorded_changes(None)?.into_iter().filter(|r| ids.contains(&r.change.change_id)).collect();
+    if batch.iter().any(|r| r.workspace != batch[0].workspace) {
+        return Err(SessionError::MixedWorkspaces(ids.join(", ")));
+    }
+    Ok(batch)
+}
+
+async fn apply_changes(
+    changes: &[crate::result::FileChange],
+    ctx: &ToolSessionContext,
+    policy: &SandboxPolicy,
+    direction: Direction,
+) -> Result<(), UndoError> {
+    match direction {
+        Direction::Undo => crate::undo::undo(changes, ctx, policy).await,
+        Direction::Reapply => crate::undo::reapply(changes, ctx, policy).await,
+    }
+}
+
+fn mark(store: &Store, changes: &[crate::result::FileChange], direction: Direction) -> Result<(), SessionError> {
+    for c in changes {
+        store.set_undone(&c.change_id, direction == Direction::Undo).map_err(SessionError::NotRecorded)?;
+    }
+    Ok(())
+}
+
+/// Undo or reapply recorded changes from the store, outside any session (the CLI's
+/// `toolhost undo|reapply`): each change is resolved against the workspace it was made in,
+/// under `mode` plus exact write grants for its files.
+pub async fn apply_recorded(
+    store: &Store,
+    data_dir: &Path,
+    mode: crate::policy::SandboxMode,
+    ids: &[String],
+    direction: Direction,
+) -> Result<(), SessionError> {
+    let batch = recorded_batch(store, ids)?;
+    let workspace: PathBuf = batch[0].workspace.clone();
+    let ctx = ToolSessionContext::local(&workspace, data_dir, &batch[0].session_id);
+    let policy = SandboxPolicy::new(mode, &workspace);
+    let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
+    apply_changes(&changes, &ctx, &policy, direction).await?;
+    mark(store, &changes, direction)
+}
+
+/// Render recorded changes for a terminal: a header per change, then its hunks; `+`/`-`
+/// lines coloured when `color`.
+pub fn render_changes(changes: &[RecordedChange], color: bool) -> String {
+    let (green, red, cyan, bold, reset) =
+        if color { ("\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[1m", "\x1b[0m") } else { ("", "", "", "", "") };
+    let mut out = String::new();
+    for r in changes {
+        let c = &r.change;
+        let kind = match c.kind {
+            FileChangeKind::Created => "created",
+            FileChangeKind::Modified => "modified",
+        };
+        let undone = if c.undone { " [undone]" } else { "" };
+        out.push_str(&format!(
+            "{bold}{} {} ({kind}, +{} -{}){undone}{reset}  session {}\n",
+            c.change_id, c.path, c.additions, c.deletions, r.session_id
+        ));
+        for h in &c.hunks {
+            out.push_str(&format!(
+                "{cyan}@@ -{},{} +{},{} @@{reset}\n",
+                h.old_start, h.old_lines, h.new_start, h.new_lines
+            ));
+            for line in &h.lines {
+                let (pre, post) = match line.as_bytes().first() {
+                    Some(b'+') => (green, reset),
+                    Some(b'-') => (red, reset),
+                    _ => ("", ""),
+                };
+                out.push_str(&format!("{pre}{line}{post}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether stdout is a terminal that wants colour (`NO_COLOR` turns it off).
+pub fn stdout_wants_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+// ---- JSON Lines ----------------------------------------------------------------------------
+
+/// Request ids (as JSON text) of calls read but not yet answered → their cancel tokens.
+type Pending = Arc<Mutex<HashMap<String, CancellationToken>>>;
+
+enum Job {
+    Call { id: Value, tool: String, arguments: Value, cancel: CancellationToken },
+    Undo { id: Value, change_id: String, direction: Direction },
+}
+
+#[derive(Debug)]
+enum Request {
+    Call { tool: String, arguments: Value },
+    Cancel(Value),
+    Undo(String),
+    Reapply(String),
+}
+
+fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
+    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+    let body = serde_json::to_string(body).unwrap_or_else(|e| serde_json::to_string(&e.to_string()).unwrap_or_default());
+    format!("{{\"id\":{id},\"{key}\":{body}}}")
+}
+
+/// Parse one line into (id, request), or (id if known, what is wrong).
+fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
+    let value: Value = serde_json::from_str(line).map_err(|e| (Value::Null, format!("not valid JSON: {e}")))?;
+    let Value::Object(mut obj) = value else {
+        return Err((Value::Null, "a request must be a JSON object".into()));
+    };
+    let id = obj.remove("id").unwrap_or(Value::Null);
+    if !(id.is_string() || id.is_number()) {
+        return Err((Value::Null, "a request needs an \"id\" (a string or a number)".into()));
+    }
+    let kinds: Vec<&str> = ["tool", "cancel", "undo", "reapply"].into_iter().filter(|k| obj.contains_key(*k)).collect();
+    if kinds.len() != 1 {
+        return Err((
+            id,
+            "a request has exactly one of \"tool\" (with \"arguments\"), \"cancel\", \"undo\" or \"reapply\"".into(),
+        ));
+    }
+    let string_field = |obj: &mut serde_json::Map<String, Value>, k: &str| match obj.remove(k) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(format!("\"{k}\" must be a string")),
+    };
+    let req = match kinds[0] {
+        "tool" => {
+            let tool = string_field(&mut obj, "tool").map_err(|e| (id.clone(), e))?;
+            let arguments = match obj.remove("arguments") {
+                None => Value::Object(Default::default()),
+                Some(v @ Value::Object(_)) => v,
+                Some(_) => return Err((id, "\"arguments\" must be a JSON object".into())),
+            };
+            Request::Call { tool, arguments }
+        }
+        "cancel" => match obj.remove("cancel") {
+            Some(v @ (Value::String(_) | Value::Number(_))) => Request::Cancel(v),
+            _ => return Err((id, "\"cancel\" must be the id of a call".into())),
+        },
+        "undo" => Request::Undo(string_field(&mut obj, "undo").map_err(|e| (id.clone(), e))?),
+        _ => Request::Reapply(string_field(&mut obj, "reapply").map_err(|e| (id.clone(), e))?),
+    };
+    Ok((id, req))
+}
+
+fn key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+async fn read_requests<R: AsyncBufRead + Unpin>(
+    runtime: Arc<SessionRuntime>,
+    mut input: R,
+    jobs: mpsc::UnboundedSender<Job>,
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf).await? == 0 {
+            return Ok(());
+        }
+        line_no += 1;
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            let _ = out.send(event(&Value::Null, "error", &format!("line {line_no}: not UTF-8")));
+            continue;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (id, request) = match parse_request(line) {
+            Ok(r) => r,
+            Err((id, msg)) => {
+                let _ = out.send(event(&id, "error", &format!("line {line_no}: {msg}")));
+                continue;
+            }
+        };
+        match request {
+            Request::Call { tool, arguments } => {
+                let cancel = runtime.cancel.child_token();
+                {
+                    let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
+                    if p.contains_key(&key(&id)) {
+                        drop(p);
+                        let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
+                        let _ = out.send(event(&id, "error", &msg));
+                        continue;
+                    }
+                    p.insert(key(&id), cancel.clone());
+                }
+                let _ = jobs.send(Job::Call { id, tool, arguments, cancel });
+            }
+            Request::Cancel(target) => {
+                let token = pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
+                match token {
+                    Some(t) => {
+                        t.cancel();
+                        let _ = out.send(event(&id, "ok", &true));
+                    }
+                    None => {
+                        let _ = out.send(event(&id, "error", &format!("no call with id {} is running", key(&target))));
+                    }
+                }
+            }
+            Request::Undo(change_id) | Request::Reapply(change_id) if !pending.lock().unwrap_or_else(|e| e.into_inner()).is_empty() => {
+                let _ = change_id;
+                let _ = out.send(event(&id, "error", &SESSION_ACTIVE));
+            }
+            Request::Undo(change_id) => {
+                let _ = jobs.send(Job::Undo { id, change_id, direction: Direction::Undo });
+            }
+            Request::Reapply(change_id) => {
+                let _ = jobs.send(Job::Undo { id, change_id, direction: Direction::Reapply });
+            }
+        }
+    }
+}
+
+async fn run_jobs(
+    runtime: Arc<SessionRuntime>,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+) {
+    while let Some(job) = jobs.recv().await {
+        match job {
+            Job::Call { id, tool, arguments, cancel } => {
+                let call_id = runtime.next_call_id();
+                let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
+                let forward_id = id.clone();
+                let forward_out = out.clone();
+                let forwarder = tokio::spawn(async move {
+                    while let Some(p) = rx.recv().await {
+                        let body = match p {
+                            ToolProgress::Stdout { chunk } => serde_json::json!({"stdout": chunk}),
+                            ToolProgress::Stderr { chunk } => serde_json::json!({"stderr": chunk}),
+                            ToolProgress::Message { message } => serde_json::json!({"message": message}),
+                        };
+                        let _ = forward_out.send(event(&forward_id, "progress", &body));
+                    }
+                });
+                let result = runtime.call(&call_id, &tool, arguments, cancel, Some(tx)).await;
+                // The call's context (and its sender) is gone: the forwarder drains and ends.
+                let _ = forwarder.await;
+                pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&key(&id));
+                let _ = out.send(event(&id, "result", &result));
+            }
+            Job::Undo { id, change_id, direction } => {
+                let r = match direction {
+                    Direction::Undo => runtime.undo(&change_id).await,
+                    Direction::Reapply => runtime.reapply(&change_id).await,
+                };
+                let _ = out.send(match r {
+                    Ok(()) => event(&id, "ok", &true),
+                    Err(e) => event(&id, "error", &e.to_string()),
+                });
+            }
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::UnboundedReceiver<String>) -> std::io::Result<()> {
+    while let Some(line) = lines.recv().await {
+        output.write_all(line.as_bytes()).await?;
+        output.write_all(b"\n").await?;
+        // Flush once the queue is empty, so a burst is written together.
+        if lines.is_empty() {
+            output.flush().await?;
+        }
+    }
+    output.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_four_requests_and_names_what_is_wrong() {
+        assert!(matches!(
+            parse_request(r#"{"id":"c1","tool":"read","arguments":{"path":"a"}}"#),
+            Ok((Value::String(_), Request::Call { .. }))
+        ));
+        assert!(matches!(parse_request(r#"{"id":"x","cancel":"c1"}"#), Ok((_, Request::Cancel(_)))));
+        assert!(matches!(parse_request(r#"{"id":"u","undo":"s-1"}"#), Ok((_, Request::Undo(_)))));
+        assert!(matches!(parse_request(r#"{"id":7,"reapply":"s-1"}"#), Ok((_, Request::Reapply(_)))));
+        assert!(parse_request("{").unwrap_err().1.contains("JSON"));
+        assert_eq!(parse_request("[]").unwrap_err().0, Value::Null);
+        let (id, msg) = parse_request(r#"{"id":"c2","tool":"read","undo":"x"}"#).unwrap_err();
+        assert_eq!(id, "c2");
+        assert!(msg.contains("exactly one"));
+        assert!(parse_request(r#"{"id":"c3","tool":"read","arguments":[1]}"#).unwrap_err().1.contains("arguments"));
+    }
+
+    #[test]
+    fn events_put_the_id_first() {
+        assert_eq!(event(&Value::from("u1"), "ok", &true), r#"{"id":"u1","ok":true}"#);
+        assert_eq!(event(&Value::Null, "error", &"line 2: x"), r#"{"id":null,"error":"line 2: x"}"#);
+    }
+}

@@ -1,0 +1,416 @@
+//! Undo and reapply of recorded file changes (seed 000 §8.4).
+//!
+//! A batch is a slice of [`FileChange`]s in the order they were made. [`undo`] takes them back
+//! newest first, [`reapply`] makes them again oldest first, so undoing "create, then edit"
+//! of one file deletes it, and reapplying brings back both steps.
+//!
+//! The rules:
+//!
+//! * Before anything is written, the whole batch is checked against the disk: for undo each
+//!   file must hash to the `afterHash` of the change being undone, for reapply to its
+//!   `beforeHash` (a `created` change needs the file to be absent). Any mismatch is
+//!   [`UndoError::Conflict`] and nothing is written: a change made by someone else is never
+//!   overwritten.
+//! * Every write goes through the path fence ([`resolve_path`] with [`Access::Write`]) under the
+//!   caller's policy plus an exact write grant for each file involved (the user asked for
+//!   exactly these files; a grant never unlocks a hard-protected path), under the session's
+//!   write lock of that path, and through [`write_atomic`] with the expected hash, so a write
+//!   that raced us is refused rather than overwritten.
+//! * A failure half-way rolls back the steps already done (newest first); if the rollback
+//!   fails too the error is [`UndoError::RollbackFailed`] and names the files left changed.
+//! * Files involved must be UTF-8 text of at most 1 MiB.
+//! * The observation table is not touched (§7.4): after an undo the model must read the file
+//!   again before editing it.
+//!
+//! Not one atomic transaction with the store: if the files are rewritten and saving the
+//! `undone` flag fails, disk and record disagree (see `docs/sessions.md`). Deleting a created
+//! file has a window between the hash comparison and the unlink in which another process
+//! could write it.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use toolhost_limits::MAX_EDIT_FILE_BYTES;
+
+use crate::atomic::{AtomicWriteError, write_atomic};
+use crate::context::ToolSessionContext;
+use crate::fence::{Intent, resolve_path};
+use crate::observations::sha256_hex;
+use crate::policy::{Access, Grant, SandboxPolicy, Scope};
+use crate::result::{FileChange, FileChangeKind};
+
+/// Which way a batch is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Undo,
+    Reapply,
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Undo => "undo",
+            Direction::Reapply => "reapply",
+        })
+    }
+}
+
+/// Why an undo or reapply did not happen (or did not fully happen).
+#[derive(Debug, thiserror::Error)]
+pub enum UndoError {
+    /// Nothing to do.
+    #[error("no change was given")]
+    Empty,
+    /// The file on disk is not what the change expects; nothing was written.
+    #[error(
+        "cannot {direction} change {change_id}: {path} {found}, so it was changed by something else; nothing was written"
+    )]
+    Conflict { path: String, change_id: String, direction: Direction, found: &'static str },
+    /// The change is already in the requested state.
+    #[error("change {change_id} is already {state}")]
+    AlreadyDone { change_id: String, state: &'static str },
+    /// The fence refused the path.
+    #[error("cannot {direction} {path}: {message}")]
+    Denied { path: String, direction: Direction, message: String },
+    /// A file involved is not UTF-8 text of at most 1 MiB.
+    #[error("cannot {direction} {path}: {reason}")]
+    NotEditable { path: String, direction: Direction, reason: String },
+    /// The record of the change is inconsistent with itself (content vs hash).
+    #[error("the record of change {change_id} is inconsistent: {reason}")]
+    CorruptRecord { change_id: String, reason: String },
+    /// A write failed; the steps done before it were rolled back.
+    #[error("cannot {direction} {path}: {source}; the files already changed were restored")]
+    Io {
+        path: String,
+        direction: Direction,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A write failed and so did restoring the files changed before it.
+    #[error(
+        "cannot {direction} {path}: {error}; restoring the files already changed failed too ({rollback}); these files are left changed: {left}"
+    )]
+    RollbackFailed { path: String, direction: Direction, error: String, rollback: String, left: String },
+}
+
+/// What a file is: absent, or present with this SHA-256.
+type State = Option<String>;
+
+/// One planned write: `path` goes from `from` to `to` (None: delete).
+struct Step {
+    real: PathBuf,
+    display: String,
+    from: State,
+    to: Option<String>,
+}
+
+impl Step {
+    fn to_hash(&self) -> State {
+        self.to.as_deref().map(|t| sha256_hex(t.as_bytes()))
+    }
+}
+
+/// Undo `changes` (given in the order they were made), newest first.
+pub async fn undo(changes: &[FileChange], session: &ToolSessionContext, policy: &SandboxPolicy) -> Result<(), UndoError> {
+    apply(changes, session, policy, Direction::Undo).await
+}
+
+/// Reapply `changes` (given in the order they were made), oldest first.
+pub async fn reapply(
+    changes: &[FileChange],
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
+) -> Result<(), UndoError> {
+    apply(changes, session, policy, Direction::Reapply).await
+}
+
+fn check_record(change: &FileChange) -> Result<(), UndoError> {
+    let corrupt = |reason: &str| UndoError::CorruptRecord { change_id: change.change_id.clone(), reason: reason.into() };
+    if sha256_hex(change.after_content.as_bytes()) != change.after_hash {
+        return Err(corrupt("afterContent does not hash to afterHash"));
+    }
+    match change.kind {
+        FileChangeKind::Modified if sha256_hex(change.before_content.as_bytes()) != change.before_hash => {
+            Err(corrupt("beforeContent does not hash to beforeHash"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn too_large(len: usize) -> String {
+    format!("it is {len} bytes; undo and reapply handle files of at most 1 MiB (1048576 bytes)")
+}
+
+/// The current state of `real`, refusing files that are not UTF-8 text of at most 1 MiB.
+fn current_state(real: &std::path::Path, display: &str, direction: Direction) -> Result<State, UndoError> {
+    let bytes = match std::fs::read(real) {
+        Ok(b) => b,
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(UndoError::Io { path: display.into(), direction, source: e }),
+    };
+    let not_editable = |reason: String| UndoError::NotEditable { path: display.into(), direction, reason };
+    if bytes.len() > MAX_EDIT_FILE_BYTES {
+        return Err(not_editable(too_large(bytes.len())));
+    }
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(not_editable("it is not UTF-8 text".into()));
+    }
+    Ok(Some(sha256_hex(&bytes)))
+}
+
+async fn apply(
+    changes: &[FileChange],
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
+    direction: Direction,
+) -> Result<(), UndoError> {
+    if changes.is_empty() {
+        return Err(UndoError::Empty);
+    }
+    for change in changes {
+        check_record(change)?;
+        let (state, wanted) = match direction {
+            Direction::Undo => ("undone", false),
+            Direction::Reapply => ("applied", true),
+        };
+        if change.undone != wanted {
+            return Err(UndoError::AlreadyDone { change_id: change.change_id.clone(), state });
+        }
+        for content in [&change.before_content, &change.after_content] {
+            if content.len() > MAX_EDIT_FILE_BYTES {
+                return Err(UndoError::NotEditable { path: change.path.clone(), direction, reason: too_large(content.len()) });
+            }
+        }
+    }
+    let ordered: Vec<&FileChange> = match direction {
+        Direction::Undo => changes.iter().rev().collect(),
+        Direction::Reapply => changes.iter().collect(),
+    };
+
+    // Resolve every path once, under the policy widened by exact grants for these files.
+    let mut resolved: Vec<(PathBuf, String)> = Vec::with_capacity(ordered.len());
+    let mut grants = Vec::new();
+    for change in &ordered {
+        let probe = resolve_path(session, &change.path, Access::Read, Intent::MayCreate, policy)
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.message })?;
+        grants.push(Grant { path: probe.as_path().to_path_buf(), access: Access::Write, scope: Scope::Exact });
+    }
+    let policy = policy.with_grants(grants);
+    for change in &ordered {
+        let checked = resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.message })?;
+        resolved.push((checked.as_path().to_path_buf(), checked.display().to_string()));
+    }
+
+    // One write lock per real path, taken in a fixed order.
+    let mut lock_paths: Vec<PathBuf> = resolved.iter().map(|(r, _)| r.clone()).collect();
+    lock_paths.sort();
+    lock_paths.dedup();
+    let mut guards = Vec::with_capacity(lock_paths.len());
+    for p in &lock_paths {
+        guards.push(session.write_locks.lock(p).await);
+    }
+
+    // Plan against the disk, simulating the chain per path; refuse on the first mismatch.
+    let mut states: HashMap<PathBuf, State> = HashMap::new();
+    let mut steps = Vec::with_capacity(ordered.len());
+    for (change, (real, display)) in ordered.iter().zip(&resolved) {
+        let current = match states.get(real) {
+            Some(s) => s.clone(),
+            None => current_state(real, display, direction)?,
+        };
+        let (expected, to): (State, Option<String>) = match (direction, change.kind) {
+            (Direction::Undo, FileChangeKind::Created) => (Some(change.after_hash.clone()), None),
+            (Direction::Undo, FileChangeKind::Modified) => {
+                (Some(change.after_hash.clone()), Some(change.before_content.clone()))
+            }
+            (Direction::Reapply, FileChangeKind::Created) => (None, Some(change.after_content.clone())),
+            (Direction::Reapply, FileChangeKind::Modified) => {
+                (Some(change.before_hash.clone()), Some(change.after_content.clone()))
+            }
+        };
+        if current != expected {
+            let found = match (&current, &expected) {
+                (None, _) => "no longer exists",
+                (Some(_), None) => "already exists",
+                _ => "has different content than the change expects",
+            };
+            return Err(UndoError::Conflict {
+                path: change.path.clone(),
+                change_id: change.change_id.clone(),
+                direction,
+                found,
+            });
+        }
+        let step = Step { real: real.clone(), display: display.clone(), from: current, to };
+        states.insert(real.clone(), step.to_hash());
+        steps.push((step, change));
+    }
+
+    // Execute, rolling back on failure.
+    let mut done: Vec<(&Step, Option<String>)> = Vec::new();
+    for (step, change) in &steps {
+        // What to restore if a later step fails: the content this step replaces.
+        let previous = match direction {
+            Direction::Undo => Some(change.after_content.clone()),
+            Direction::Reapply => match change.kind {
+                FileChangeKind::Created => None,
+                FileChangeKind::Modified => Some(change.before_content.clone()),
+            },
+        };
+        if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref()) {
+            let error = describe(&error);
+            let mut failed = Vec::new();
+            let mut rollback_errors = Vec::new();
+            for (done_step, restore) in done.iter().rev() {
+                if let Err(e) = put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref()) {
+                    failed.push(done_step.display.clone());
+                    rollback_errors.push(format!("{}: {}", done_step.display, describe(&e)));
+                }
+            }
+            if failed.is_empty() {
+                return Err(UndoError::Io {
+                    path: step.display.clone(),
+                    direction,
+                    source: std::io::Error::other(error),
+                });
+            }
+            return Err(UndoError::RollbackFailed {
+                path: step.display.clone(),
+                direction,
+                error,
+                rollback: rollback_errors.join("; "),
+                left: failed.join(", "),
+            });
+        }
+        done.push((step, previous));
+    }
+    drop(guards);
+    Ok(())
+}
+
+fn describe(e: &AtomicWriteError) -> String {
+    match e {
+        AtomicWriteError::Stale => "the file changed while it was being written".into(),
+        AtomicWriteError::Io(e) => e.to_string(),
+    }
+}
+
+/// Make `real` hold `content` (None: delete it), provided it still is in state `expected`.
+fn put(real: &std::path::Path, content: Option<&str>, expected: Option<&str>) -> Result<(), AtomicWriteError> {
+    match content {
+        Some(text) => {
+            if let Some(parent) = real.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            write_atomic(real, text.as_bytes(), expected)
+        }
+        None => {
+            // Compare, then unlink: the window between the two is documented in the module doc.
+            let current = match std::fs::read(real) {
+                Ok(b) => Some(sha256_hex(&b)),
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => None,
+                Err(e) => return Err(e.into()),
+            };
+            if current.as_deref() != expected {
+                return Err(AtomicWriteError::Stale);
+            }
+            if current.is_some() {
+                std::fs::remove_file(real)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::changes::file_change;
+
+    fn setup() -> (tempfile::TempDir, ToolSessionContext, SandboxPolicy) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let session = ToolSessionContext::local(&root, root.join(".data"), "s");
+        let policy = SandboxPolicy::workspace_write(&root);
+        (dir, session, policy)
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+    }
+
+    #[test]
+    fn undo_then_reapply_a_modification() {
+        let (_d, s, p) = setup();
+        let f = s.working_directory.join("a.txt");
+        std::fs::write(&f, "two\n").unwrap();
+        let mut c = file_change("c1", "a.txt", Some("one\n"), "two\n");
+        block_on(undo(std::slice::from_ref(&c), &s, &p)).unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "one\n");
+        c.undone = true;
+        block_on(reapply(std::slice::from_ref(&c), &s, &p)).unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "two\n");
+    }
+
+    #[test]
+    fn a_conflict_anywhere_in_the_batch_writes_nothing() {
+        let (_d, s, p) = setup();
+        let a = s.working_directory.join("a.txt");
+        let b = s.working_directory.join("b.txt");
+        std::fs::write(&a, "a2").unwrap();
+        std::fs::write(&b, "b-external").unwrap();
+        let batch = [file_change("c1", "a.txt", Some("a1"), "a2"), file_change("c2", "b.txt", Some("b1"), "b2")];
+        let e = block_on(undo(&batch, &s, &p)).unwrap_err();
+        assert!(matches!(&e, UndoError::Conflict { path, .. } if path == "b.txt"), "{e}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a2");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b-external");
+    }
+
+    #[test]
+    fn a_failure_half_way_rolls_back() {
+        let (_d, s, p) = setup();
+        let a = s.working_directory.join("a.txt");
+        std::fs::write(&a, "a2").unwrap();
+        // b.txt "was created" under a directory that we then replace by a file, so the
+        // reapply of b fails after a was already reapplied.
+        let mut batch = [file_change("c1", "a.txt", Some("a1"), "a2"), file_change("c2", "sub/b.txt", None, "b")];
+        std::fs::write(&a, "a1").unwrap();
+        std::fs::write(s.working_directory.join("sub"), "not a dir").unwrap();
+        for c in &mut batch {
+            c.undone = true;
+        }
+        let e = block_on(reapply(&batch, &s, &p)).unwrap_err();
+        assert!(matches!(e, UndoError::Io { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a1", "the first step was rolled back");
+    }
+
+    #[test]
+    fn refuses_large_and_binary_files() {
+        let (_d, s, p) = setup();
+        let a = s.working_directory.join("a.bin");
+        std::fs::write(&a, [0xffu8, 0xfe]).unwrap();
+        let c = file_change("c1", "a.bin", Some("x"), "y");
+        let e = block_on(undo(&[c], &s, &p)).unwrap_err();
+        assert!(matches!(e, UndoError::NotEditable { .. }), "{e}");
+    }
+
+    #[test]
+    fn undo_is_fenced() {
+        let (_d, s, rw) = setup();
+        let ro = SandboxPolicy::new(crate::SandboxMode::ReadOnly, &s.working_directory);
+        // An exact grant for the file lets a read-only session undo it…
+        let f = s.working_directory.join("a.txt");
+        std::fs::write(&f, "2").unwrap();
+        let c = file_change("c1", "a.txt", Some("1"), "2");
+        block_on(undo(std::slice::from_ref(&c), &s, &ro)).unwrap();
+        // …but never a hard-protected path.
+        std::fs::create_dir_all(s.working_directory.join(".git/hooks")).unwrap();
+        std::fs::write(s.working_directory.join(".git/hooks/pre-commit"), "2").unwrap();
+        let c = file_change("c2", ".git/hooks/pre-commit", Some("1"), "2");
+        let e = block_on(undo(&[c], &s, &rw)).unwrap_err();
+        assert!(matches!(e, UndoError::Denied { .. }), "{e}");
+    }
+}
