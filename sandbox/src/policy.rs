@@ -496,16 +496,15 @@ impl SandboxPolicy {
         {
             return Some(*t);
         }
-        let roots = self.mode_roots().iter().chain(
-            self.grants
-                .iter()
-                .filter(|g| g.access == Access::Write && g.scope == Scope::Subtree)
-                .map(|g| &g.path),
-        );
-        for r in roots {
-            if path.starts_with(r.join(".git/hooks")) {
+        // Hooks run as code outside the sandbox: every `.git/hooks` is protected, in any
+        // repository (nested ones too) and in every mode, whatever a grant says.
+        let mut parts = path.components().map(|c| c.as_os_str());
+        let mut previous_was_git = false;
+        for part in parts.by_ref() {
+            if previous_was_git && part == "hooks" {
                 return Some(Tier::GitHooks);
             }
+            previous_was_git = part == ".git";
         }
         None
     }
@@ -802,6 +801,25 @@ mod tests {
         _dir: tempfile::TempDir,
         base: PathBuf,
         policy: SandboxPolicy,
+    }
+
+    #[test]
+    fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
+        for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
+            let f = fixture(mode);
+            let ws = f.base.join("ws");
+            let granted = f.policy.with_grants([Grant {
+                path: ws.clone(),
+                access: Access::Write,
+                scope: Scope::Subtree,
+            }]);
+            for p in [ws.join(".git/hooks/pre-commit"), ws.join("vendor/lib/.git/hooks/post-merge")] {
+                assert_eq!(granted.tier(&p), Tier::GitHooks, "{}", p.display());
+                let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
+                assert!(!denial.sandbox_denied, "hard-protected: no escalation hint");
+            }
+            assert!(granted.check(&ws.join(".git/HEAD"), Access::Write, Actor::FileTool).is_ok());
+        }
     }
 
     fn fixture(mode: SandboxMode) -> Fixture {
