@@ -612,3 +612,42 @@ async fn acc_10a_file_tool_fence_and_bubblewrap_agree_on_every_path() {
         );
     }
 }
+
+/// Counts the group kills it is asked for, then kills for real.
+struct CountingKiller(std::sync::atomic::AtomicUsize);
+
+impl GroupKiller for CountingKiller {
+    fn kill_group(&self, pgid: u32) -> std::io::Result<()> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        toolhost_sandbox::process::SigkillGroup.kill_group(pgid)
+    }
+}
+
+/// The seed's gap (§10 K2): timeout and cancellation end in the one `terminate`, which is
+/// the only caller of the backend's group killer — proven by counting its calls.
+#[tokio::test]
+async fn timeout_and_cancel_go_through_the_same_terminate() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    let killer = Arc::new(CountingKiller(Default::default()));
+    let backend = TokioProcessBackend::with_killer(killer.clone());
+    let mut req = request(&f, "sleep 1000.456");
+    req.timeout_ms = Some(300);
+    let o = run_bash(&sandbox(), &backend, req).await;
+    assert!(matches!(o.status, BashStatus::TimedOut { .. }), "{:?}", o.status);
+    let after_timeout = killer.0.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(after_timeout >= 1, "the timeout killed through the injected killer");
+    let req = request(&f, "sleep 1000.457");
+    let cancel = req.cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let o = run_bash(&sandbox(), &backend, req).await;
+    assert_eq!(o.status, BashStatus::Cancelled);
+    assert!(killer.0.load(std::sync::atomic::Ordering::SeqCst) > after_timeout, "so did the cancel");
+    for arg in ["1000.456", "1000.457"] {
+        for pid in pids_with_arg(arg) {
+            assert!(wait_until_gone(pid).await, "{arg} is gone");
+        }
+    }
+}
