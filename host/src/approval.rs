@@ -41,3 +41,35 @@ pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
         paths.join(", ")
     )
 }
+
+/// Asks the person at the terminal (on stderr, answer read from `/dev/tty`); used by
+/// `toolhost call` when stdin and stderr are a terminal and no `--allow-escalation` was given.
+pub struct TerminalApprover;
+
+#[async_trait]
+impl Approver for TerminalApprover {
+    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
+        let grants: Vec<String> = escalation
+            .grants
+            .iter()
+            .map(|g| format!("  {:?} {:?} {}", g.access, g.scope, g.path.display()))
+            .collect();
+        let prompt = format!(
+            "toolhost: the {tool} call asks for extra access:\n{}\n  reason: {}\nAllow this one call? [y/N] ",
+            grants.join("\n"),
+            escalation.justification
+        );
+        tokio::task::spawn_blocking(move || {
+            use std::io::{BufRead, Write};
+            let mut err = std::io::stderr();
+            let _ = err.write_all(prompt.as_bytes());
+            let _ = err.flush();
+            let Ok(tty) = std::fs::File::open("/dev/tty") else { return false };
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(tty).read_line(&mut line);
+            matches!(line.trim(), "y" | "Y" | "yes")
+        })
+        .await
+        .unwrap_or(false)
+    }
+}

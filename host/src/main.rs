@@ -59,6 +59,8 @@ enum Command {
     },
     /// JSON Lines session on stdin/stdout (requests and events as in DESIGN.md).
     Session,
+    /// Say whether bash's sandbox works here, and if not why and what to do.
+    Doctor,
     /// List the recorded file changes with their diffs (only `--session`'s when given).
     Changes {
         /// Print the file-change artifacts as JSON.
@@ -117,6 +119,22 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
     Ok(PathBuf::from(home).join(".toolhost"))
 }
 
+/// `toolhost doctor`: whether bash can run sandboxed here, in plain words.
+fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap) -> ExitCode {
+    use toolhost_sandbox::bwrap::{Availability, SandboxBackend};
+    match sandbox.available() {
+        Availability::Available => {
+            println!("sandbox: available (bubblewrap with --cap-drop ALL, Landlock inside); bash runs sandboxed.");
+            ExitCode::SUCCESS
+        }
+        Availability::Unavailable { reason } => {
+            println!("sandbox: UNAVAILABLE — {reason}.");
+            println!("Until this is fixed, bash returns sandbox_unavailable and never runs; the file tools still work.");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn new_session_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -140,14 +158,26 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     toolhost::spill::remove_expired(&data_dir);
     let session_id = cli.session.clone().unwrap_or_else(new_session_id);
     let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
+    if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
+        sandbox = sandbox.with_bwrap(bwrap);
+    }
     if let Ok(exe) = std::env::current_exe() {
         sandbox = sandbox.with_landlock_helper(exe);
+    }
+    if matches!(cli.command, Command::Doctor) {
+        return Ok(doctor(&sandbox));
     }
     let mut session = ToolSessionContext::local(&workspace, &data_dir, session_id)
         .with_sandbox(std::sync::Arc::new(sandbox));
     if cli.allow_escalation {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::AllowEscalations));
+    } else if matches!(cli.command, Command::Call { .. }) && {
+        use std::io::IsTerminal;
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    } {
+        session = session.with_approver(std::sync::Arc::new(toolhost::approval::TerminalApprover));
     }
+    let policy = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).build();
     let runtime = toolhost::runtime::ComponentRuntime::new(Some(data_dir.join("cache").join("components")))?;
     let registry = toolhost::builtin_registry(&runtime).await?;
     let toolset = finalize(&registry, &cli.agent.toolset(), session)?;
@@ -176,7 +206,6 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
             };
-            let policy = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).build();
             let call = ToolCallContext::new(format!("call-{}", new_session_id()), policy);
             let result = toolset.call(&tool, input, call).await;
             if json {
@@ -188,13 +217,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Session => {
             let store = toolhost::store::Store::open(&data_dir)?;
-            let policy = SandboxPolicy::new(cli.mode, &workspace);
             let session = std::sync::Arc::new(toolhost::session::SessionRuntime::new(toolset, policy, Some(store))?);
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             session.serve_jsonl(stdin, tokio::io::stdout()).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Changes { .. } | Command::Undo { .. } | Command::Reapply { .. } => unreachable!("handled by store_command"),
+        Command::Changes { .. } | Command::Undo { .. } | Command::Reapply { .. } | Command::Doctor => {
+            unreachable!("handled above")
+        }
     }
 }
 

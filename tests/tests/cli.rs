@@ -67,3 +67,17 @@ fn a_warm_start_uses_the_component_cache() {
     assert!(!blobs.is_empty(), "compiled components are cached under the data dir");
     assert!(blobs.iter().all(|b| b.file_name().to_string_lossy().ends_with(".cwasm")));
 }
+
+#[test]
+fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
+    let fx = Fixture::new();
+    let out = toolhost(&fx).arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "bubblewrap is installed by .ci/run: {text}");
+    assert!(text.contains("sandbox: available"), "{text}");
+    // Without bwrap it says so, in plain words, with what to do.
+    let out = toolhost(&fx).arg("doctor").env("TOOLHOST_BWRAP", "/nonexistent/bwrap").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("UNAVAILABLE") && text.contains("apt-get install bubblewrap"), "{text}");
+}
