@@ -161,6 +161,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
         sandbox = sandbox.with_bwrap(bwrap);
     }
+    if !matches!(cli.command, Command::Doctor) {
+        // doctor always runs the real check.
+        sandbox = sandbox.with_check_cache(data_dir.join("cache").join("sandbox-check"));
+    }
     if let Ok(exe) = std::env::current_exe() {
         sandbox = sandbox.with_landlock_helper(exe);
     }

@@ -96,6 +96,7 @@ pub struct Bubblewrap {
     bwrap: Option<PathBuf>,
     helper: Option<PathBuf>,
     availability: OnceLock<Availability>,
+    check_cache: Option<PathBuf>,
 }
 
 impl Default for Bubblewrap {
@@ -111,6 +112,7 @@ impl Bubblewrap {
             bwrap: find_bwrap(),
             helper: None,
             availability: OnceLock::new(),
+            check_cache: None,
         }
     }
 
@@ -118,6 +120,46 @@ impl Bubblewrap {
     pub fn with_bwrap(mut self, path: impl Into<PathBuf>) -> Self {
         self.bwrap = Some(path.into());
         self
+    }
+
+    /// Remember a passed self-check in `file`, keyed by the bwrap and helper binaries (path,
+    /// size, mtime) and the kernel release, so a warm start does not launch a sandbox just
+    /// to learn it works. A failed check is never remembered: it is re-run every time.
+    pub fn with_check_cache(mut self, file: impl Into<PathBuf>) -> Self {
+        self.check_cache = Some(file.into());
+        self
+    }
+
+    fn check_key(&self) -> Option<String> {
+        let stamp = |p: &Path| {
+            let m = std::fs::metadata(p).ok()?;
+            let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+            Some(format!("{}:{}:{}", p.display(), m.len(), mtime))
+        };
+        let bwrap = stamp(self.bwrap.as_deref()?)?;
+        let helper = match &self.helper {
+            Some(h) => stamp(h)?,
+            None => "no-helper".to_string(),
+        };
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        Some(format!("v1\n{bwrap}\n{helper}\n{}\n", kernel.trim()))
+    }
+
+    fn cached_or_checked(&self) -> Availability {
+        let key = self.check_key();
+        if let (Some(file), Some(key)) = (&self.check_cache, &key) {
+            if std::fs::read_to_string(file).ok().as_deref() == Some(key.as_str()) {
+                return Availability::Available;
+            }
+        }
+        let result = self.self_check();
+        if let (Some(file), Some(key), Availability::Available) = (&self.check_cache, &key, &result) {
+            if let Some(dir) = file.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = std::fs::write(file, key);
+        }
+        result
     }
 
     /// Runs commands through `helper __sandbox-exec --writable … -- argv` inside bwrap, which
@@ -291,7 +333,7 @@ impl SandboxBackend for Bubblewrap {
     }
 
     fn available(&self) -> Availability {
-        self.availability.get_or_init(|| self.self_check()).clone()
+        self.availability.get_or_init(|| self.cached_or_checked()).clone()
     }
 
     fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {

@@ -126,3 +126,50 @@ pub async fn toolset(fixture: &Fixture, ids: &[&str]) -> FinalizedToolset {
 pub async fn call(toolset: &FinalizedToolset, fixture: &Fixture, tool: &str, input: serde_json::Value) -> ToolResult {
     toolset.call(tool, input, fixture.call("c1")).await
 }
+
+/// What one whole-process run cost: wall time and peak resident memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessCost {
+    pub wall: Duration,
+    /// Peak RSS in KiB (from `wait4`'s rusage of that very child).
+    pub max_rss_kib: i64,
+}
+
+/// Run `cmd` to completion with stdout/stderr discarded, measuring it with `wait4`.
+pub fn measure(cmd: &mut std::process::Command) -> ProcessCost {
+    use std::process::Stdio;
+    let start = Instant::now();
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child, not yet reaped (we never call wait on `child`).
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(rc, pid, "wait4 failed");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{cmd:?} failed (status {status})");
+    std::mem::forget(child);
+    ProcessCost { wall, max_rss_kib: usage.ru_maxrss }
+}
+
+/// The median of `runs` measurements of `cmd`.
+pub fn median_cost(cmd: &mut std::process::Command, runs: usize) -> ProcessCost {
+    let mut costs: Vec<ProcessCost> = (0..runs).map(|_| measure(cmd)).collect();
+    costs.sort_by_key(|c| c.wall);
+    let mut m = costs[costs.len() / 2];
+    m.max_rss_kib = costs.iter().map(|c| c.max_rss_kib).max().unwrap_or(0);
+    m
+}
+
+/// A `toolhost` command over `fx` (workspace and data dir set).
+pub fn toolhost_command(fx: &Fixture) -> std::process::Command {
+    let mut cmd = std::process::Command::new(toolhost_bin());
+    cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path());
+    cmd
+}
+
+/// Milliseconds, for printing.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

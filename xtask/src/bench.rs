@@ -6,7 +6,13 @@ use std::process::Command;
 use anyhow::{Result, bail};
 
 /// Benchmarks and the release binaries (in the `toolhost-tests` package) that run them.
-const BENCHES: &[(&str, &str)] = &[("call", "bench_call")];
+const BENCHES: &[(&str, &str)] = &[
+    ("call", "bench_call"),
+    ("read", "bench_read"),
+    ("search", "bench_search"),
+    ("bash", "bench_bash"),
+    ("session", "bench_session"),
+];
 
 /// Run the named benchmark.
 pub fn run(args: &[String]) -> Result<()> {
@@ -15,10 +21,27 @@ pub fn run(args: &[String]) -> Result<()> {
     let Some((_, bin)) = BENCHES.iter().find(|(n, _)| n == name) else {
         bail!("unknown benchmark `{name}`; available: {}", names.join(", "))
     };
+    let mut extra: Vec<String> = args[1..].to_vec();
+    if name == "search" {
+        ensure_peers()?;
+        let tree = crate::target_dir().join("bench-tree");
+        eprintln!("xtask: generating the search tree at {} (once)", tree.display());
+        crate::tree::generate(&tree)?;
+        extra.insert(0, tree.display().to_string());
+    }
     crate::run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .current_dir(crate::root())
             .args(["run", "--release", "--quiet", "-p", "toolhost-tests", "--bin", bin, "--"])
-            .args(&args[1..]),
+            .args(&extra),
     )
+}
+
+/// ripgrep and fd are the peers of `bench search`; install them from Debian when missing.
+fn ensure_peers() -> Result<()> {
+    let has = |b: &str| Command::new(b).arg("--version").output().is_ok();
+    if has("rg") && (has("fd") || has("fdfind")) {
+        return Ok(());
+    }
+    crate::run(Command::new("apt-get").args(["install", "-y", "-qq", "ripgrep", "fd-find"]))
 }

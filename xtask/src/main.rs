@@ -7,6 +7,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 mod bench;
+mod tree;
 
 /// The guest target every component is built for.
 const WASM_TARGET: &str = "wasm32-wasip2";
