@@ -182,7 +182,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::TerminalApprover));
     }
     let policy = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).build();
-    let runtime = toolhost::runtime::ComponentRuntime::new(Some(data_dir.join("cache").join("components")))?;
+    // One call: skip setting up the pooling allocator (milliseconds of mmap/mprotect at start
+    // and exit); sessions and servers make many calls and use it.
+    let allocation = match cli.command {
+        Command::Tools { .. } | Command::Call { .. } => toolhost::runtime::Allocation::OnDemand,
+        _ => toolhost::runtime::Allocation::Pooling,
+    };
+    let runtime =
+        toolhost::runtime::ComponentRuntime::with_allocation(Some(data_dir.join("cache").join("components")), allocation)?;
     let registry = toolhost::builtin_registry(&runtime).await?;
     let toolset = finalize(&registry, &cli.agent.toolset(), session)?;
 

@@ -63,9 +63,23 @@ fn a_warm_start_uses_the_component_cache() {
     let fx = Fixture::new();
     assert!(toolhost(&fx).arg("tools").status().unwrap().success());
     let cache = fx.data.path().join("cache/components");
-    let blobs: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
-    assert!(!blobs.is_empty(), "compiled components are cached under the data dir");
-    assert!(blobs.iter().all(|b| b.file_name().to_string_lossy().ends_with(".cwasm")));
+    let names = || {
+        let mut n: Vec<String> = std::fs::read_dir(&cache).unwrap().flatten().map(|b| b.file_name().to_string_lossy().into_owned()).collect();
+        n.sort();
+        n
+    };
+    let first = names();
+    let compiled = first.iter().filter(|n| n.ends_with(".cwasm")).count();
+    let described = first.iter().filter(|n| n.ends_with(".def.json")).count();
+    assert_eq!(compiled, toolhost::builtins::BUILTIN_COMPONENTS.len(), "compiled components are cached: {first:?}");
+    assert_eq!(described, compiled, "and so are their definitions: {first:?}");
+    assert!(first.iter().all(|n| n.ends_with(".cwasm") || n.ends_with(".def.json")), "{first:?}");
+    // A warm start reuses them: nothing is compiled or described again.
+    let stamps = |ns: &[String]| ns.iter().map(|n| std::fs::metadata(cache.join(n)).unwrap().modified().unwrap()).collect::<Vec<_>>();
+    let before = stamps(&first);
+    assert!(toolhost(&fx).args(["call", "list", "{}"]).status().unwrap().success());
+    assert_eq!(names(), first);
+    assert_eq!(stamps(&first), before);
 }
 
 #[test]

@@ -13,11 +13,43 @@ use wasmtime::component::Component;
 
 use crate::observations::sha256_hex;
 
-/// The cache file for `bytes` under `engine`.
-pub fn cache_path(engine: &Engine, bytes: &[u8], cache_dir: &Path) -> PathBuf {
+/// The cache key of `bytes` under `engine`: `<sha256 of the component>-<engine hash>`.
+pub fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
     let mut hasher = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    cache_dir.join(format!("{}-{:016x}.cwasm", sha256_hex(bytes), hasher.finish()))
+    format!("{}-{:016x}", sha256_hex(bytes), hasher.finish())
+}
+
+/// The compiled-component cache file for `bytes` under `engine`.
+pub fn cache_path(engine: &Engine, bytes: &[u8], cache_dir: &Path) -> PathBuf {
+    cache_dir.join(format!("{}.cwasm", cache_key(engine, bytes)))
+}
+
+/// Where the definition a component described is remembered, next to its compilation, so
+/// a warm start needs neither to instantiate it nor to deserialise it until it is called.
+pub fn definition_path(cache_dir: &Path, key: &str) -> PathBuf {
+    cache_dir.join(format!("{key}.def.json"))
+}
+
+/// A remembered definition, if there is a readable one.
+pub fn load_definition(cache_dir: Option<&Path>, key: &str) -> Option<crate::tool::ToolDefinition> {
+    let text = std::fs::read(definition_path(cache_dir?, key)).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// Remember a definition (best effort).
+pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &crate::tool::ToolDefinition) {
+    let Some(dir) = cache_dir else { return };
+    let Ok(json) = serde_json::to_vec(def) else { return };
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile_in(dir)?;
+        std::io::Write::write_all(&mut tmp.0, &json)?;
+        std::fs::rename(&tmp.1, definition_path(dir, key))
+    };
+    if let Err(e) = write() {
+        tracing::warn!("cannot remember the definition of {key}: {e}");
+    }
 }
 
 /// Deserialise the cached compilation of `bytes`, or compile it and save it.

@@ -30,7 +30,9 @@ enum Interrupted {
 /// A loaded tool component and its definition.
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
-    pre: ToolComponentPre<CallState>,
+    /// The component's bytes, prepared into `pre` on first use.
+    bytes: Arc<[u8]>,
+    pre: tokio::sync::OnceCell<ToolComponentPre<CallState>>,
     definition: ToolDefinition,
     records_reads: bool,
 }
@@ -43,7 +45,11 @@ struct Run<R> {
 
 impl ComponentTool {
     /// Ask a freshly loaded component for its definition.
-    pub(super) async fn describe(runtime: Arc<ComponentRuntime>, pre: ToolComponentPre<CallState>) -> Result<Self, String> {
+    pub(super) async fn describe(
+        runtime: Arc<ComponentRuntime>,
+        bytes: Arc<[u8]>,
+        pre: ToolComponentPre<CallState>,
+    ) -> Result<Self, String> {
         let session = ToolSessionContext::local("/", "/nonexistent", "describe");
         let call = ToolCallContext::new("describe", SandboxPolicy::new(crate::policy::SandboxMode::ReadOnly, "/"))
             .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
@@ -60,7 +66,30 @@ impl ComponentTool {
             types::Risk::ProcessExecution => ToolRisk::ProcessExecution,
         };
         let definition = ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk };
-        Ok(ComponentTool { runtime, pre, definition, records_reads: false })
+        Ok(ComponentTool {
+            runtime,
+            bytes,
+            pre: tokio::sync::OnceCell::new_with(Some(pre)),
+            definition,
+            records_reads: false,
+        })
+    }
+
+    /// A component whose definition is already known (from the cache); it is compiled or
+    /// deserialised on its first call.
+    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, bytes: Arc<[u8]>, definition: ToolDefinition) -> Self {
+        ComponentTool { runtime, bytes, pre: tokio::sync::OnceCell::new(), definition, records_reads: false }
+    }
+
+    pub(super) fn definition_ref(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    async fn pre(&self) -> Result<&ToolComponentPre<CallState>, ToolError> {
+        self.pre
+            .get_or_try_init(|| async { self.runtime.prepare(&self.bytes) })
+            .await
+            .map_err(|e| ToolError::execution_failed(format!("cannot load the `{}` component: {e}", self.definition.id)))
     }
 }
 
@@ -140,7 +169,8 @@ impl DynTool for ComponentTool {
 
     async fn inspect(&self, session: &ToolSessionContext, call: ToolCallContext, input: &serde_json::Value) -> Result<CallInspection, ToolError> {
         let text = input.to_string();
-        let run = run(&self.runtime, &self.pre, session.clone(), call, move |bindings, store| {
+        let pre = self.pre().await?;
+        let run = run(&self.runtime, pre, session.clone(), call, move |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_inspect(store, &text).await })
         })
         .await;
@@ -154,7 +184,11 @@ impl DynTool for ComponentTool {
 
     async fn call(&self, session: &ToolSessionContext, call: ToolCallContext, input: serde_json::Value) -> ToolResult {
         let text = input.to_string();
-        let run = run(&self.runtime, &self.pre, session.clone(), call, move |bindings, store| {
+        let pre = match self.pre().await {
+            Ok(pre) => pre,
+            Err(e) => return ToolResult::from_error(e),
+        };
+        let run = run(&self.runtime, pre, session.clone(), call, move |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_execute(store, &text).await })
         })
         .await;

@@ -32,6 +32,16 @@ pub const MAX_STORE_MEMORY: usize = 512 << 20;
 /// themselves at the 30 s scan timeout (seed 000 §9); this bound only stops runaways.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How instances get their memories and tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// Slots reserved up front and reused: the cheapest per call, but setting the pool up
+    /// and tearing it down costs milliseconds; for processes that make many calls.
+    Pooling,
+    /// Allocated per instance: for a process that makes one call (`toolhost call`).
+    OnDemand,
+}
+
 /// Problems loading a component; calls never see these (they get a `ToolResult`).
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
@@ -51,9 +61,15 @@ pub struct ComponentRuntime {
 }
 
 impl ComponentRuntime {
-    /// A runtime caching compiled components under `cache_dir` (none: no cache).
+    /// A runtime for many calls (sessions, MCP, embedding): the pooling allocator, caching
+    /// compiled components under `cache_dir` (none: no cache).
     pub fn new(cache_dir: Option<PathBuf>) -> Result<Arc<Self>, RuntimeError> {
-        let engine = match Engine::new(&engine_config(true)) {
+        Self::with_allocation(cache_dir, Allocation::Pooling)
+    }
+
+    /// A runtime with the given instance allocation strategy.
+    pub fn with_allocation(cache_dir: Option<PathBuf>, allocation: Allocation) -> Result<Arc<Self>, RuntimeError> {
+        let engine = match Engine::new(&engine_config(allocation == Allocation::Pooling)) {
             Ok(engine) => engine,
             // The pooling allocator reserves address space up front; where that is refused
             // (a small `ulimit -v`), fall back to allocating on demand.
@@ -81,21 +97,31 @@ impl ComponentRuntime {
         self.load_bytes(path, &bytes).await
     }
 
-    /// Load a component from its bytes; `path` only names it in errors.
+    /// Load a component from its bytes; `path` only names it in errors. On a warm start the
+    /// definition comes from the cache and the component itself is prepared on first call.
     pub async fn load_bytes(
         self: &Arc<Self>,
         path: &Path,
         bytes: &[u8],
     ) -> Result<ComponentTool, RuntimeError> {
         let load_err = |message: String| RuntimeError::Load { path: path.to_path_buf(), message };
+        let key = cache::cache_key(&self.engine, bytes);
+        let bytes: Arc<[u8]> = Arc::from(bytes);
+        if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
+            return Ok(ComponentTool::lazy(self.clone(), bytes, definition));
+        }
+        let pre = self.prepare(&bytes).map_err(load_err)?;
+        let tool = ComponentTool::describe(self.clone(), bytes, pre).await.map_err(load_err)?;
+        cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
+        Ok(tool)
+    }
+
+    /// Compile (or deserialise) a component and link it.
+    pub(crate) fn prepare(&self, bytes: &[u8]) -> Result<v0_1::ToolComponentPre<CallState>, String> {
         let component: Component = cache::load_or_compile(&self.engine, bytes, self.cache_dir.as_deref())
-            .map_err(|e| load_err(e.to_string()))?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .map_err(|e| load_err(format!("{e:#}")))?;
-        let pre = v0_1::ToolComponentPre::new(pre).map_err(|e| load_err(format!("{e:#}")))?;
-        ComponentTool::describe(self.clone(), pre).await.map_err(load_err)
+            .map_err(|e| e.to_string())?;
+        let pre = self.linker.instantiate_pre(&component).map_err(|e| format!("{e:#}"))?;
+        v0_1::ToolComponentPre::new(pre).map_err(|e| format!("{e:#}"))
     }
 }
 
