@@ -125,6 +125,12 @@ pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
     Ok(out)
 }
 
+/// `input` made absolute and normalised against the session's working directory, without
+/// touching the filesystem.
+pub fn resolve_lexically(session: &ToolSessionContext, input: &str) -> Result<PathBuf, PathError> {
+    normalize(&session.working_directory, input)
+}
+
 /// Resolve `input` for `access` under `policy` (seed 000 §6.2).
 pub fn resolve_path(
     session: &ToolSessionContext,

@@ -9,7 +9,7 @@ use crate::context::{ToolCallContext, ToolSessionContext};
 use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent};
 use crate::spill;
 use crate::tool::{CallInspection, DynTool, Tool, ToolAdapter, ToolDefinition, ToolId, ToolRisk};
-use toolhost_sandbox::policy::EscalationRequest;
+use toolhost_sandbox::policy::{Access, Actor, EscalationRequest};
 
 /// Collects the tools this binary knows, in registration order.
 #[derive(Default)]
@@ -135,6 +135,19 @@ pub fn finalize(
     Ok(FinalizedToolset { tools, definitions, session, escalation })
 }
 
+/// What the host knows about a call before it runs (§6.1 `PreparedCall`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedCall {
+    /// What the tool reported.
+    pub inspection: CallInspection,
+    /// For a write: the rule's denial text when the target is hard-protected.
+    pub protected_target: Option<String>,
+    /// For a command, when the sandbox is available: what makes it dangerous.
+    pub danger: Option<String>,
+    /// The normalised escalation the call asks for; always `None` without a sandbox.
+    pub escalation: Option<toolhost_sandbox::policy::Escalation>,
+}
+
 /// The names of the escalation parameters (§7.5).
 pub const ESCALATION_PARAMETERS: [&str; 2] = ["sandboxPermissions", "justification"];
 
@@ -202,17 +215,54 @@ impl FinalizedToolset {
         )
     }
 
-    /// Facts about a call before it runs (§6.1).
+    /// Facts about a call before it runs (§6.1), for the caller to decide whether to ask
+    /// the user. It infers nothing about what a command will touch: the kernel judges that.
     pub async fn prepare(
         &self,
         name: &str,
         input: &serde_json::Value,
         call: ToolCallContext,
-    ) -> Result<CallInspection, ToolError> {
-        match self.find(name) {
-            Some(tool) => tool.inspect(&self.session, call, input).await,
-            None => Err(self.not_found(name)),
+    ) -> Result<PreparedCall, ToolError> {
+        let Some(tool) = self.find(name) else { return Err(self.not_found(name)) };
+        let escalation = if self.escalation && tool.definition().risk != ToolRisk::ReadOnly {
+            let request: EscalationRequest = serde_json::from_value(serde_json::json!({
+                "sandboxPermissions": input.get("sandboxPermissions"),
+                "justification": input.get("justification"),
+            }))
+            .map_err(|e| ToolError::invalid_arguments(format!("{}{e}", crate::tool::INVALID_INPUT_PREFIX)))?;
+            request
+                .validate(&self.session.working_directory)
+                .map_err(|e| ToolError::invalid_arguments(e.to_string()))?
+        } else {
+            None
+        };
+        let mut stripped = input.clone();
+        if let Some(obj) = stripped.as_object_mut() {
+            for key in ESCALATION_PARAMETERS {
+                obj.remove(key);
+            }
         }
+        let policy = call.sandbox_policy.clone();
+        let inspection = tool.inspect(&self.session, call, &stripped).await?;
+        let mut prepared = PreparedCall { inspection: inspection.clone(), protected_target: None, danger: None, escalation };
+        match &inspection {
+            CallInspection::Writes(target) => {
+                // The rule text when the target is hard-protected (no grant can unlock it).
+                if let Ok(path) = crate::fence::resolve_lexically(&self.session, target) {
+                    let real = toolhost_sandbox::policy::real_path(&path);
+                    if let Err(denial) = policy.check(&real, Access::Write, Actor::FileTool) {
+                        if !denial.sandbox_denied {
+                            prepared.protected_target = Some(denial.message);
+                        }
+                    }
+                }
+            }
+            CallInspection::Runs(command) if self.escalation => {
+                prepared.danger = toolhost_sandbox::danger::detect_danger(command, &self.session.working_directory);
+            }
+            _ => {}
+        }
+        Ok(prepared)
     }
 
     /// Run one call. A tool outside the set gives a `tool_not_found` result; nothing fails.

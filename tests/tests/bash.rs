@@ -187,6 +187,29 @@ async fn timeout_preserves_partial_output() {
 async fn inspect_reports_the_command() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["bash"]).await;
-    let i = ts.prepare("bash", &json!({"command": "ls -la"}), fx.call("p")).await.unwrap();
-    assert_eq!(i, toolhost::CallInspection::Runs("ls -la".into()));
+    let p = ts.prepare("bash", &json!({"command": "ls -la"}), fx.call("p")).await.unwrap();
+    assert_eq!(p.inspection, toolhost::CallInspection::Runs("ls -la".into()));
+    assert_eq!(p.danger, None);
+    let p = ts.prepare("bash", &json!({"command": "git push --force origin main"}), fx.call("p")).await.unwrap();
+    assert!(p.danger.as_deref().is_some_and(|d| d.contains("force")), "{p:?}");
+    let p = ts.prepare("bash", &json!({"command": "rm -rf /"}), fx.call("p")).await.unwrap();
+    assert!(p.danger.is_some(), "{p:?}");
+    // With sandboxPermissions, the normalised escalation is reported before anything runs.
+    let p = ts
+        .prepare("bash", &json!({"command": "true", "sandboxPermissions": {"paths": [{"path": "/var/tmp", "access": "write", "scope": "subtree"}]}, "justification": "j"}), fx.call("p"))
+        .await
+        .unwrap();
+    let e = p.escalation.expect("escalation");
+    assert_eq!(e.justification, "j");
+    assert_eq!(e.grants[0].path, std::path::PathBuf::from("/var/tmp").canonicalize().unwrap());
+}
+
+#[tokio::test]
+async fn an_unavailable_sandbox_reports_no_dangerous_command_and_no_escalation() {
+    let fx = Fixture::new();
+    let broken = toolhost_sandbox::bwrap::Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
+    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash"]), fx.session().with_sandbox(Arc::new(broken))).unwrap();
+    let p = ts.prepare("bash", &json!({"command": "rm -rf /"}), fx.call("p")).await.unwrap();
+    assert_eq!(p.danger, None);
+    assert_eq!(p.escalation, None);
 }

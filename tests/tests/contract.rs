@@ -211,9 +211,14 @@ fn finalize_rejects_the_five_bad_configurations() {
 async fn inspect_reports_facts_before_execution() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["list", "misbehave"]).await;
-    assert_eq!(ts.prepare("list", &json!({}), fx.call("p")).await.unwrap(), CallInspection::ReadOnly);
-    assert_eq!(
-        ts.prepare("misbehave", &json!({"action": "write", "path": "x", "text": "y"}), fx.call("p")).await.unwrap(),
-        CallInspection::Writes("x".into())
-    );
+    assert_eq!(ts.prepare("list", &json!({}), fx.call("p")).await.unwrap().inspection, CallInspection::ReadOnly);
+    let p = ts.prepare("misbehave", &json!({"action": "write", "path": "x", "text": "y"}), fx.call("p")).await.unwrap();
+    assert_eq!(p.inspection, CallInspection::Writes("x".into()));
+    assert_eq!(p.protected_target, None);
+    // A hard-protected target is reported with the rule's text before anything runs.
+    let p = ts
+        .prepare("misbehave", &json!({"action": "write", "path": ".git/hooks/pre-commit", "text": "y"}), fx.call("p"))
+        .await
+        .unwrap();
+    assert!(p.protected_target.as_deref().is_some_and(|t| t.contains("never written")), "{p:?}");
 }
