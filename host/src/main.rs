@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use toolhost::{Agent, SandboxMode, SandboxPolicy, ToolCallContext, ToolSessionContext, finalize};
+use toolhost::{Agent, SandboxMode, SandboxPolicy, ToolSessionContext, finalize};
 
 /// Exit code for a usage error (bad flags, malformed JSON arguments).
 const EXIT_USAGE: u8 = 2;
@@ -217,8 +217,25 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
             };
-            let call = ToolCallContext::new(format!("call-{}", new_session_id()), policy);
-            let result = toolset.call(&tool, input, call).await;
+            // Recorded like a session's calls, so `toolhost changes`/`undo` see what it did.
+            let store = match toolhost::store::Store::open(&data_dir) {
+                Ok(store) => Some(store),
+                Err(e) => {
+                    eprintln!("toolhost: the session store is unavailable ({e}); this call will not be recorded");
+                    None
+                }
+            };
+            let session = toolhost::session::SessionRuntime::new(toolset, policy, store)?;
+            let cancel = session.cancel_token().child_token();
+            let on_interrupt = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    // Ctrl-C cancels the call (bash's process group is killed) instead of
+                    // abandoning it.
+                    on_interrupt.cancel();
+                }
+            });
+            let result = session.call(&session.next_call_id(), &tool, input, cancel, None).await;
             if json {
                 println!("{}", serde_json::to_string(&result)?);
             } else {

@@ -95,3 +95,18 @@ fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("UNAVAILABLE") && text.contains("apt-get install bubblewrap"), "{text}");
 }
+
+#[test]
+fn a_call_is_recorded_so_its_change_can_be_listed_and_undone_later() {
+    let fx = Fixture::new();
+    let out = toolhost(&fx).args(["call", "write", r#"{"path":"new.txt","content":"hello\n"}"#, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let change_id = r["artifacts"][0]["changeId"].as_str().unwrap().to_string();
+    let out = toolhost(&fx).args(["changes", "--json"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains(&change_id), "{listed}");
+    let out = toolhost(&fx).args(["undo", &change_id]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!fx.root().join("new.txt").exists(), "undoing a creation deletes the file");
+}
