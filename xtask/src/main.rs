@@ -85,7 +85,11 @@ fn ensure_wasm_target() -> Result<()> {
     let out = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(root()).output();
     match out {
         Ok(out) if String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET) => Ok(()),
-        Ok(_) => run(Command::new("rustup").args(["target", "add", WASM_TARGET]).current_dir(root())),
+        Ok(_) => run(Command::new("rustup").args(["target", "add", WASM_TARGET]).current_dir(root())).or_else(|_| {
+            // A toolchain made with `rustup toolchain link` takes no components; the stable
+            // toolchain it points at does.
+            run(Command::new("rustup").args(["target", "add", "--toolchain", "stable", WASM_TARGET]).current_dir(root()))
+        }),
         Err(e) => bail!("rustup is needed to install the {WASM_TARGET} target: {e}"),
     }
 }
