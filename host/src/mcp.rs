@@ -105,7 +105,8 @@ impl Approver for ElicitEscalations {
         let paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
         let mut message = format!("The {tool} call asks for extra access to {}.", paths.join(", "));
         if !escalation.justification.trim().is_empty() {
-            message.push_str(&format!(" Reason given: {}", escalation.justification));
+            let reason = escalation.justification.trim().trim_end_matches('.');
+            message.push_str(&format!(" Reason given: {reason}."));
         }
         message.push_str(" Allow it for this call?");
         let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else { return false };
