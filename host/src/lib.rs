@@ -25,6 +25,7 @@
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`store`] — the SQLite session store (`<data-dir>/toolhost.db`).
 //! * [`session`] — the session runtime and the `toolhost session` JSON Lines protocol.
+//! * [`mcp`] — `toolhost mcp`: the Model Context Protocol server over a session runtime.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
 
@@ -45,6 +46,7 @@ pub mod tool;
 pub mod undo;
 pub mod store;
 pub mod session;
+pub mod mcp;
 
 pub use builtins::{Agent, builtin_registry};
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};

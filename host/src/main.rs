@@ -1,5 +1,5 @@
 //! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`,
-//! `changes`, `undo`, `reapply`, and the global options. Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
+//! `changes`, `undo`, `reapply`, `mcp`, and the global options. Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +61,8 @@ enum Command {
     Session,
     /// Say whether bash's sandbox works here, and if not why and what to do.
     Doctor,
+    /// Model Context Protocol server on stdio, serving `--agent`'s toolset over `--workspace`.
+    Mcp,
     /// List the recorded file changes with their diffs (only `--session`'s when given).
     Changes {
         /// Print the file-change artifacts as JSON.
@@ -175,6 +177,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         .with_sandbox(std::sync::Arc::new(sandbox));
     if cli.allow_escalation {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::AllowEscalations));
+    } else if matches!(cli.command, Command::Mcp) {
+        // Ask the MCP client's user (elicitation) when it can; deny otherwise.
+        session = session.with_approver(std::sync::Arc::new(toolhost::mcp::ElicitEscalations));
     } else if matches!(cli.command, Command::Call { .. }) && {
         use std::io::IsTerminal;
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
@@ -248,6 +253,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let session = std::sync::Arc::new(toolhost::session::SessionRuntime::new(toolset, policy, Some(store))?);
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             session.serve_jsonl(stdin, tokio::io::stdout()).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp => {
+            let store = toolhost::store::Store::open(&data_dir)?;
+            let definitions = toolset.definitions().to_vec();
+            let session = std::sync::Arc::new(toolhost::session::SessionRuntime::new(toolset, policy, Some(store))?);
+            toolhost::mcp::McpServer::new(session, &definitions).serve_stdio().await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Changes { .. } | Command::Undo { .. } | Command::Reapply { .. } | Command::Doctor => {

@@ -1,0 +1,283 @@
+//! `toolhost mcp`: a Model Context Protocol server (rmcp) over one [`SessionRuntime`].
+//!
+//! * `tools/list`: the finalized toolset in toolset order; name = tool id, `inputSchema` = the
+//!   definition's schema, annotations from the risk (`readOnlyHint` for read-only tools,
+//!   `destructiveHint` for workspace mutation and process execution).
+//! * `tools/call`: runs through the session runtime (one after another, recorded in the store
+//!   like JSON Lines session calls). The model-visible text is the one text content; `isError`
+//!   is set for every status but `succeeded`. Status, artifacts, the error code and
+//!   `sandbox_denied` travel in the result's `_meta` under `toolhost/…` keys — never in the
+//!   content, so they do not reach the model (seed 000 §8.1).
+//! * `notifications/progress` for calls that carry a progress token (the call's
+//!   [`ToolProgress`], in order); `notifications/cancelled` cancels the call's token.
+//! * Escalation (`sandboxPermissions`): with `--allow-escalation` every one is approved;
+//!   otherwise [`ElicitEscalations`] asks the user through MCP elicitation when the client
+//!   declared it (handshake revisions only: 2026-07-28 forbids server-to-client requests),
+//!   and denies when nobody can be asked.
+//!
+//! Both the 2025-11-25 revision (`initialize` handshake) and the stateless 2026-07-28
+//! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle
+//! from the first request. Nothing but protocol messages is written to stdout.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams, ElicitationAction,
+    ElicitationSchema, Implementation, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, Peer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::Approver;
+use crate::context::{PROGRESS_CHANNEL_CAPACITY, ToolProgress};
+use crate::result::ToolResult;
+use crate::session::SessionRuntime;
+use crate::tool::{ToolDefinition, ToolRisk};
+use toolhost_sandbox::policy::Escalation;
+
+/// `_meta` key: the call's status (`succeeded`, `failed`, `denied`, `cancelled`, `outcome_unknown`).
+pub const META_STATUS: &str = "toolhost/status";
+/// `_meta` key: the call's artifacts (file changes), as in the ToolResult JSON.
+pub const META_ARTIFACTS: &str = "toolhost/artifacts";
+/// `_meta` key: whether the sandbox denied something the call tried.
+pub const META_SANDBOX_DENIED: &str = "toolhost/sandboxDenied";
+/// `_meta` key: the typed error (`code`, `retryable`) of a call that did not succeed.
+pub const META_ERROR: &str = "toolhost/error";
+/// `_meta` key: the tool call id (the change id of a file change it made).
+pub const META_CALL_ID: &str = "toolhost/callId";
+
+/// The MCP tool for a toolset definition.
+pub fn mcp_tool(def: &ToolDefinition) -> Tool {
+    let schema: JsonObject = match &def.input_schema {
+        Value::Object(map) => map.clone(),
+        _ => {
+            let mut m = JsonObject::new();
+            m.insert("type".into(), Value::from("object"));
+            m
+        }
+    };
+    let annotations = match def.risk {
+        ToolRisk::ReadOnly => ToolAnnotations::new().read_only(true).destructive(false),
+        ToolRisk::WorkspaceMutation | ToolRisk::ProcessExecution => {
+            ToolAnnotations::new().read_only(false).destructive(true)
+        }
+    };
+    Tool::new(def.id.as_str().to_string(), def.description.clone(), Arc::new(schema)).with_annotations(annotations)
+}
+
+/// The MCP result for a ToolResult: the text as content, everything else in `_meta`.
+pub fn mcp_result(result: &ToolResult, call_id: &str) -> CallToolResult {
+    let content = vec![ContentBlock::text(result.text())];
+    let mut out = if result.succeeded() { CallToolResult::success(content) } else { CallToolResult::error(content) };
+    let mut meta = JsonObject::new();
+    meta.insert(META_STATUS.into(), serde_json::to_value(result.status).unwrap_or(Value::Null));
+    meta.insert(META_ARTIFACTS.into(), serde_json::to_value(&result.artifacts).unwrap_or_else(|_| Value::Array(vec![])));
+    meta.insert(META_SANDBOX_DENIED.into(), Value::Bool(result.sandbox_denied));
+    meta.insert(META_CALL_ID.into(), Value::from(call_id));
+    if let Some(e) = &result.error {
+        meta.insert(META_ERROR.into(), serde_json::json!({"code": e.code, "retryable": e.retryable}));
+    }
+    out.meta = Some(MetaObject(meta));
+    out
+}
+
+tokio::task_local! {
+    /// The client of the MCP request whose call is running (for elicitation).
+    static CLIENT: Peer<RoleServer>;
+}
+
+/// Asks the MCP client (elicitation, form mode) whether an escalation may run; denies when
+/// the client did not declare elicitation, on the stateless revision, or when it fails.
+pub struct ElicitEscalations;
+
+#[async_trait]
+impl Approver for ElicitEscalations {
+    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
+        let Ok(peer) = CLIENT.try_with(|p| p.clone()) else { return false };
+        if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
+            return false;
+        }
+        let paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+        let mut message = format!("The {tool} call asks for extra access to {}.", paths.join(", "));
+        if !escalation.justification.trim().is_empty() {
+            let reason = escalation.justification.trim().trim_end_matches('.');
+            message.push_str(&format!(" Reason given: {reason}."));
+        }
+        message.push_str(" Allow it for this call?");
+        let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else { return false };
+        let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
+        match peer.create_elicitation(params).await {
+            Ok(r) => {
+                r.action == ElicitationAction::Accept
+                    && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool) == Some(true)
+            }
+            Err(e) => {
+                tracing::warn!("elicitation for an escalation failed: {e}");
+                false
+            }
+        }
+    }
+}
+
+/// The MCP server: a session runtime, its tools, and the queue that runs calls in order.
+#[derive(Clone)]
+pub struct McpServer {
+    runtime: Arc<SessionRuntime>,
+    tools: Arc<Vec<Tool>>,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl McpServer {
+    /// A server over `runtime`'s toolset.
+    pub fn new(runtime: Arc<SessionRuntime>, definitions: &[ToolDefinition]) -> Self {
+        McpServer {
+            runtime,
+            tools: Arc::new(definitions.iter().map(mcp_tool).collect()),
+            turn: Arc::default(),
+        }
+    }
+
+    /// Serve MCP on this process's stdin/stdout until the client closes stdin.
+    pub async fn serve_stdio(self) -> anyhow::Result<()> {
+        let running = self.serve(rmcp::transport::stdio_pipes()).await?;
+        running.waiting().await?;
+        Ok(())
+    }
+
+    async fn run_call(
+        &self,
+        name: String,
+        arguments: Value,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let cancel = self.runtime.cancel_token().child_token();
+        let done = CancellationToken::new();
+        // notifications/cancelled → the call's token.
+        let watch = async {
+            tokio::select! {
+                _ = context.ct.cancelled() => cancel.cancel(),
+                _ = done.cancelled() => {}
+            }
+        };
+        let (tx, rx) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (tx, rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
+                (Some(tx), Some((token, rx)))
+            }
+            None => (None, None),
+        };
+        let peer = context.peer.clone();
+        let forward = async move {
+            let Some((token, mut rx)) = rx else { return };
+            let mut n = 0u64;
+            while let Some(p) = rx.recv().await {
+                n += 1;
+                let message = match p {
+                    ToolProgress::Stdout { chunk } | ToolProgress::Stderr { chunk } => chunk,
+                    ToolProgress::Message { message } => message,
+                };
+                let note = ProgressNotificationParam::new(token.clone(), n as f64).with_message(message);
+                if let Err(e) = peer.notify_progress(note).await {
+                    tracing::debug!("progress not sent: {e}");
+                }
+            }
+        };
+        let call = async {
+            // One call at a time, in arrival order; a call cancelled while queued runs as
+            // cancelled (recorded) without waiting for its turn.
+            let turn = tokio::select! {
+                g = self.turn.lock() => Some(g),
+                _ = cancel.cancelled() => None,
+            };
+            let call_id = self.runtime.next_call_id();
+            let result = self.runtime.call(&call_id, &name, arguments, cancel.clone(), tx).await;
+            drop(turn);
+            done.cancel();
+            mcp_result(&result, &call_id)
+        };
+        let call = CLIENT.scope(context.peer.clone(), call);
+        let (result, (), ()) = tokio::join!(call, watch, forward);
+        result
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Tools for working in one workspace: read, write, edit, grep, glob, list and bash \
+                 (bash runs in an OS sandbox). Read a file before editing it.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        if !self.tools.iter().any(|t| t.name == name) {
+            let ids: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+            return Err(McpError::invalid_params(
+                format!("tool `{name}` is not available; available tools: {}", ids.join(", ")),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        Ok(self.run_call(name, arguments, context).await.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{ErrorCode, ToolError};
+    use crate::tool::ToolId;
+
+    #[test]
+    fn annotations_follow_the_risk() {
+        let def = |risk| ToolDefinition {
+            id: ToolId::new("t"),
+            description: "d".into(),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            risk,
+        };
+        let ro = serde_json::to_value(mcp_tool(&def(ToolRisk::ReadOnly))).unwrap();
+        assert_eq!(ro["annotations"]["readOnlyHint"], true);
+        assert_eq!(ro["inputSchema"]["type"], "object");
+        let w = serde_json::to_value(mcp_tool(&def(ToolRisk::WorkspaceMutation))).unwrap();
+        assert_eq!(w["annotations"]["destructiveHint"], true);
+        let p = serde_json::to_value(mcp_tool(&def(ToolRisk::ProcessExecution))).unwrap();
+        assert_eq!(p["annotations"]["destructiveHint"], true);
+        assert_eq!(p["annotations"]["readOnlyHint"], false);
+    }
+
+    #[test]
+    fn only_text_reaches_the_content() {
+        let r = ToolResult::from_error(ToolError::new(ErrorCode::PermissionDenied, "no"));
+        let v = serde_json::to_value(mcp_result(&r, "s-1")).unwrap();
+        assert_eq!(v["isError"], true);
+        assert_eq!(v["content"], serde_json::json!([{"type": "text", "text": "no"}]));
+        assert_eq!(v["_meta"][META_STATUS], "failed");
+        assert_eq!(v["_meta"][META_ERROR]["code"], "permission_denied");
+        assert_eq!(v["_meta"][META_CALL_ID], "s-1");
+    }
+}
