@@ -13,12 +13,12 @@ mod scan;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolhost_sdk::{
-    Risk, Spill, Tool, ToolError, WalkOptions, cancelled, elapsed_ms, open_dir, scan_timeout_ms,
+    Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir,
 };
 
 use newest::Entry;
 use report::End;
-use scan::{Append, Control, Stop};
+use scan::{Stop};
 
 /// Files returned (seed 000 §7.7, §9 `MAX_RESULTS`: 100).
 pub const MAX_RESULTS: usize = toolhost_sdk::limits::GLOB_MAX_RESULTS;
@@ -62,9 +62,7 @@ impl Tool for Glob {
     }
 
     fn execute(&self, input: GlobInput) -> Result<String, ToolError> {
-        let control = HostControl {
-            timeout_ms: scan_timeout_ms(),
-        };
+        let control = toolhost_sdk::scan::HostControl::new();
         let mut spill = Spill::new();
         let dir = open_dir(&input.path)?;
         let walker = dir.walk(&WalkOptions {
@@ -100,7 +98,7 @@ impl Tool for Glob {
         };
         let end = match scanned.stop {
             Some(_) => End::TimedOut {
-                timeout_ms: control.timeout_ms,
+                timeout_ms: control.timeout_ms(),
                 spilled: spilled.as_ref(),
             },
             None => End::Complete {
@@ -118,29 +116,6 @@ impl Tool for Glob {
 }
 
 toolhost_sdk::export_tool!(Glob);
-
-/// Cancellation and the scan timeout from the host's `call` interface.
-struct HostControl {
-    timeout_ms: u64,
-}
-
-impl Control for HostControl {
-    fn check(&self) -> Option<Stop> {
-        if cancelled() {
-            Some(Stop::Cancelled)
-        } else if elapsed_ms() >= self.timeout_ms {
-            Some(Stop::TimedOut)
-        } else {
-            None
-        }
-    }
-}
-
-impl Append for Spill {
-    fn append(&mut self, lines: &str) {
-        Spill::append(self, lines);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,30 +7,7 @@
 
 use crate::newest::{Entry, Newest};
 
-/// Why a scan stopped early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// The call was cancelled: the result is `cancelled`.
-    Cancelled,
-    /// The scan timeout passed: the result says "at least".
-    TimedOut,
-}
-
-/// Cancellation and the scan timeout, asked per entry.
-pub trait Control {
-    /// Why to stop now, if at all.
-    fn check(&self) -> Option<Stop>;
-}
-
-/// Where the full list goes: one call appends one or more lines (joined by `\n`; the
-/// receiver adds the final newline).
-pub trait Append {
-    fn append(&mut self, lines: &str);
-}
-
-/// Text gathered in the guest before one [`Append::append`], so a host call carries many
-/// paths.
-pub const SPILL_CHUNK_BYTES: usize = 64 * 1024;
+pub use toolhost_sdk::scan::{Append, Control, SPILL_CHUNK_BYTES, Stop};
 
 /// What a walk found.
 #[derive(Debug, Default)]

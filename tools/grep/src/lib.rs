@@ -14,12 +14,12 @@ mod scan;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolhost_sdk::{
-    ErrorCode, File, Risk, Spill, Tool, ToolError, WalkOptions, cancelled, elapsed_ms, open_dir,
-    open_file, scan_timeout_ms,
+    ErrorCode, File, Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir,
+    open_file,
 };
 
 use report::End;
-use scan::{Append, Control, Scan, Stop};
+use scan::{Scan, Stop};
 
 /// Matching lines returned in all (seed 000 §7.6, §9 `MAX_LINES`: 250).
 pub const MAX_LINES: usize = toolhost_sdk::limits::GREP_MAX_LINES;
@@ -100,9 +100,7 @@ impl Tool for Grep {
 
     fn execute(&self, input: GrepInput) -> Result<String, ToolError> {
         let matcher = scan::matcher(&input.pattern)?;
-        let control = HostControl {
-            timeout_ms: scan_timeout_ms(),
-        };
+        let control = toolhost_sdk::scan::HostControl::new();
         let mut scan = Scan::new(input.output_mode, matcher, &control, Spill::new());
 
         let root = match open_dir(&input.path) {
@@ -161,7 +159,7 @@ impl Tool for Grep {
         };
         let end = match stop {
             Some(_) => End::TimedOut {
-                timeout_ms: control.timeout_ms,
+                timeout_ms: control.timeout_ms(),
                 spilled: spilled.as_ref(),
             },
             None => End::Complete {
@@ -179,29 +177,6 @@ impl Tool for Grep {
 }
 
 toolhost_sdk::export_tool!(Grep);
-
-/// Cancellation and the scan timeout from the host's `call` interface.
-struct HostControl {
-    timeout_ms: u64,
-}
-
-impl Control for HostControl {
-    fn check(&self) -> Option<Stop> {
-        if cancelled() {
-            Some(Stop::Cancelled)
-        } else if elapsed_ms() >= self.timeout_ms {
-            Some(Stop::TimedOut)
-        } else {
-            None
-        }
-    }
-}
-
-impl Append for Spill {
-    fn append(&mut self, lines: &str) {
-        Spill::append(self, lines);
-    }
-}
 
 /// A host file as `std::io::Read`, for streaming one file through the searcher.
 struct FileReader<'a>(&'a File);

@@ -15,30 +15,7 @@ use crate::collect::{Line, cut_line};
 use crate::report::Found;
 use crate::{MAX_LINE_LENGTH, MAX_LINES_PER_FILE, OutputMode};
 
-/// Why a scan stopped early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// The call was cancelled: the result is `cancelled`.
-    Cancelled,
-    /// The scan timeout passed: the result says "at least".
-    TimedOut,
-}
-
-/// Cancellation and the scan timeout, asked per file and per match (seed 000 §7.6).
-pub trait Control {
-    /// Why to stop now, if at all.
-    fn check(&self) -> Option<Stop>;
-}
-
-/// Where the full list goes: one call appends one or more lines (joined by `\n`; the
-/// receiver adds the final newline).
-pub trait Append {
-    fn append(&mut self, lines: &str);
-}
-
-/// Text gathered in the guest before one [`Append::append`], so a host call carries many
-/// lines.
-pub const SPILL_CHUNK_BYTES: usize = 64 * 1024;
+pub use toolhost_sdk::scan::{Append, Control, SPILL_CHUNK_BYTES, Stop};
 
 /// The full list, written as the scan goes: buffered in [`SPILL_CHUNK_BYTES`] chunks, and
 /// not sent at all once the host's 64 MiB cap is passed (the host would drop it).

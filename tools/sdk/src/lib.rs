@@ -53,6 +53,7 @@ mod error;
 mod export;
 mod host;
 mod input;
+pub mod scan;
 mod tool;
 
 #[doc(hidden)]
