@@ -530,6 +530,8 @@ pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
             .iter()
             .map(|p| format!("(subpath {})", lit(p)))
             .collect();
+        // Every `.git/hooks`, nested repositories too (the policy's GitHooks tier).
+        deny.push("(regex #\"/\\.git/hooks(/|$)\")".to_string());
         for name in policy.sensitive_names() {
             deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
         }
@@ -626,6 +628,7 @@ mod tests {
       (subpath "/golden/ws/.git/hooks")
       (subpath "/golden/extra/.git/hooks")
       (subpath "/golden/tmp/.git/hooks")
+      (regex #"/\.git/hooks(/|$)")
       (regex #"/\.git/config$")
       (regex #"/\.gitmodules$")
       (regex #"/\.env$")

@@ -554,6 +554,11 @@ impl SandboxPolicy {
                     if cfg.is_file() && self.is_sensitive_name(&cfg) {
                         out.push(cfg);
                     }
+                    // Nested repositories' hooks are hard-protected like the root's.
+                    let hooks = path.join("hooks");
+                    if hooks.is_dir() {
+                        out.push(hooks);
+                    }
                     continue;
                 }
                 if CARVEOUT_SCAN_SKIP.iter().any(|s| name == *s) {

@@ -213,3 +213,14 @@ async fn an_unavailable_sandbox_reports_no_dangerous_command_and_no_escalation()
     assert_eq!(p.danger, None);
     assert_eq!(p.escalation, None);
 }
+
+#[tokio::test]
+async fn a_nested_repositorys_hooks_are_not_writable_from_bash() {
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.root().join("vendor/lib/.git/hooks")).unwrap();
+    let ts = toolset(&fx, &["bash", "write"]).await;
+    let r = call(&ts, &fx, "bash", json!({"command": "echo evil > vendor/lib/.git/hooks/post-merge"})).await;
+    assert!(!fx.root().join("vendor/lib/.git/hooks/post-merge").exists(), "{}", r.text());
+    let r = call(&ts, &fx, "write", json!({"path": "vendor/lib/.git/hooks/post-merge", "content": "evil"})).await;
+    assert_eq!(r.error.unwrap().code, ErrorCode::PermissionDenied);
+}
