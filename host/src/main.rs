@@ -121,6 +121,19 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
     Ok(PathBuf::from(home).join(".toolhost"))
 }
 
+/// The deployment's additions to the policy's tier lists: `<data-dir>/policy.json`, if any.
+fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy::PolicyConfig> {
+    let path = data_dir.join(POLICY_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("{} is not a valid policy config", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// The policy config file inside the data dir (hard-protected: tools cannot change it).
+const POLICY_FILE: &str = "policy.json";
+
 /// `toolhost doctor`: whether bash can run sandboxed here, in plain words.
 fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap) -> ExitCode {
     use toolhost_sandbox::bwrap::{Availability, SandboxBackend};
@@ -186,7 +199,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     } {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::TerminalApprover));
     }
-    let policy = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).build();
+    let policy = SandboxPolicy::builder(cli.mode, &workspace)
+        .data_dir(&data_dir)
+        .config(policy_config(&data_dir)?)
+        .build();
     // One call: skip setting up the pooling allocator (milliseconds of mmap/mprotect at start
     // and exit); sessions and servers make many calls and use it.
     let allocation = match cli.command {

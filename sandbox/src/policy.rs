@@ -166,8 +166,11 @@ impl Grant {
     }
 }
 
-/// What a deployment adds to the default tier lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
+/// the CLI (field names as below; unknown fields refused), e.g.
+/// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Writable besides the workspace (workspace-write mode only).
     pub extra_writable_roots: Vec<PathBuf>,

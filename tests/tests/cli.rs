@@ -110,3 +110,26 @@ fn a_call_is_recorded_so_its_change_can_be_listed_and_undone_later() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!fx.root().join("new.txt").exists(), "undoing a creation deletes the file");
 }
+
+#[test]
+fn a_policy_config_in_the_data_dir_extends_the_tiers() {
+    let fx = Fixture::new();
+    let extra = tempfile::tempdir_in("/var/tmp").unwrap();
+    let target = extra.path().join("out.txt");
+    let input = serde_json::json!({"path": target, "content": "x"}).to_string();
+    let out = toolhost(&fx).args(["call", "write", &input]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "outside the writable roots by default");
+    let secret = fx.write("vault/key.txt", "s3cret");
+    let config = serde_json::json!({"extra_writable_roots": [extra.path()], "extra_credential": [fx.root().join("vault")]});
+    std::fs::write(fx.data.path().join("policy.json"), config.to_string()).unwrap();
+    let out = toolhost(&fx).args(["call", "write", &input]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(target.exists());
+    let out = toolhost(&fx).args(["call", "read", &serde_json::json!({"path": secret}).to_string()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cret"));
+    std::fs::write(fx.data.path().join("policy.json"), r#"{"extra_writeable_roots": []}"#).unwrap();
+    let out = toolhost(&fx).args(["call", "list", "{}"]).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("policy.json"), "a typo is reported, not ignored");
+}
