@@ -64,7 +64,12 @@ fn a_warm_start_uses_the_component_cache() {
     assert!(toolhost(&fx).arg("tools").status().unwrap().success());
     let cache = fx.data.path().join("cache/components");
     let names = || {
-        let mut n: Vec<String> = std::fs::read_dir(&cache).unwrap().flatten().map(|b| b.file_name().to_string_lossy().into_owned()).collect();
+        let mut n: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .flatten()
+            .map(|b| b.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "stamps")
+            .collect();
         n.sort();
         n
     };

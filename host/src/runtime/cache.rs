@@ -104,3 +104,68 @@ fn nanos() -> u128 {
         .map(|d| d.as_nanos())
         .unwrap_or(0)
 }
+
+
+/// The stamp of a component file: `<cache-dir>/stamps/<sha256 of its path>`, holding its size,
+/// mtime, the engine hash and its cache key, so a warm start need not read and hash it.
+fn stamp_path(cache_dir: &Path, component: &Path) -> PathBuf {
+    cache_dir.join("stamps").join(sha256_hex(component.as_os_str().as_encoded_bytes()))
+}
+
+fn stamp_line(engine: &Engine, component: &Path, key: &str) -> Option<String> {
+    let meta = std::fs::metadata(component).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    let mut hasher = std::hash::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    Some(format!("{} {} {:016x} {key}", meta.len(), mtime, hasher.finish()))
+}
+
+/// The cache key a valid stamp records for `component` (same size, mtime and engine).
+pub fn stamped_key(engine: &Engine, cache_dir: Option<&Path>, component: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(stamp_path(cache_dir?, component)).ok()?;
+    let key = text.rsplit(' ').next()?.to_string();
+    (stamp_line(engine, component, &key)? == text).then_some(key)
+}
+
+/// Record the stamp of `component` (best effort).
+pub fn save_stamp(engine: &Engine, cache_dir: Option<&Path>, component: &Path, key: &str) {
+    let (Some(dir), Some(line)) = (cache_dir, stamp_line(engine, component, key)) else { return };
+    let path = stamp_path(dir, component);
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(path.parent().expect("stamps dir"))?;
+        let mut tmp = tempfile_in(path.parent().expect("stamps dir"))?;
+        std::io::Write::write_all(&mut tmp.0, line.as_bytes())?;
+        std::fs::rename(&tmp.1, &path)
+    };
+    let _ = write();
+}
+
+/// The cached compilation under `key`, if it deserialises.
+pub fn deserialize_cached(engine: &Engine, cache_dir: &Path, key: &str) -> Option<Component> {
+    let path = cache_dir.join(format!("{key}.cwasm"));
+    // SAFETY: as in `load_or_compile`: written by `save` from `Component::serialize` under
+    // an engine with the same compatibility hash, inside the hard-protected data dir.
+    unsafe { Component::deserialize_file(engine, &path) }.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_valid_only_for_the_same_file_contents_and_engine() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tool.wasm");
+        std::fs::write(&file, b"one").unwrap();
+        let key = cache_key(&engine, b"one");
+        assert_eq!(stamped_key(&engine, Some(dir.path()), &file), None, "no stamp yet");
+        save_stamp(&engine, Some(dir.path()), &file, &key);
+        assert_eq!(stamped_key(&engine, Some(dir.path()), &file), Some(key.clone()));
+        // A rewrite changes size or mtime: the stamp no longer applies.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::fs::write(&file, b"two!").unwrap();
+        assert_eq!(stamped_key(&engine, Some(dir.path()), &file), None);
+        assert_eq!(stamped_key(&engine, None, &file), None, "no cache dir, no stamp");
+    }
+}

@@ -30,8 +30,8 @@ enum Interrupted {
 /// A loaded tool component and its definition.
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
-    /// The component's bytes, prepared into `pre` on first use.
-    bytes: Arc<[u8]>,
+    /// Where the component's bytes come from, prepared into `pre` on first use.
+    source: super::Source,
     pre: tokio::sync::OnceCell<ToolComponentPre<CallState>>,
     definition: ToolDefinition,
     records_reads: bool,
@@ -47,7 +47,7 @@ impl ComponentTool {
     /// Ask a freshly loaded component for its definition.
     pub(super) async fn describe(
         runtime: Arc<ComponentRuntime>,
-        bytes: Arc<[u8]>,
+        source: super::Source,
         pre: ToolComponentPre<CallState>,
     ) -> Result<Self, String> {
         let session = ToolSessionContext::local("/", "/nonexistent", "describe");
@@ -68,7 +68,7 @@ impl ComponentTool {
         let definition = ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk };
         Ok(ComponentTool {
             runtime,
-            bytes,
+            source,
             pre: tokio::sync::OnceCell::new_with(Some(pre)),
             definition,
             records_reads: false,
@@ -77,8 +77,8 @@ impl ComponentTool {
 
     /// A component whose definition is already known (from the cache); it is compiled or
     /// deserialised on its first call.
-    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, bytes: Arc<[u8]>, definition: ToolDefinition) -> Self {
-        ComponentTool { runtime, bytes, pre: tokio::sync::OnceCell::new(), definition, records_reads: false }
+    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: super::Source, definition: ToolDefinition) -> Self {
+        ComponentTool { runtime, source, pre: tokio::sync::OnceCell::new(), definition, records_reads: false }
     }
 
     pub(super) fn definition_ref(&self) -> &ToolDefinition {
@@ -87,7 +87,7 @@ impl ComponentTool {
 
     async fn pre(&self) -> Result<&ToolComponentPre<CallState>, ToolError> {
         self.pre
-            .get_or_try_init(|| async { self.runtime.prepare(&self.bytes) })
+            .get_or_try_init(|| async { self.runtime.prepare_source(&self.source) })
             .await
             .map_err(|e| ToolError::execution_failed(format!("cannot load the `{}` component: {e}", self.definition.id)))
     }

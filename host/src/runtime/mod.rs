@@ -89,16 +89,24 @@ impl ComponentRuntime {
         &self.engine
     }
 
-    /// Load the component at `path` (from the cache when it was compiled before) and ask it
-    /// to describe itself.
+    /// Load the component at `path`. On a warm start neither its bytes nor its compilation
+    /// are touched: its cache key comes from a stamp (path, size, mtime), its definition from
+    /// the cache, and it is prepared on its first call.
     pub async fn load(self: &Arc<Self>, path: &Path) -> Result<ComponentTool, RuntimeError> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source })?;
+        let read = || std::fs::read(path).map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source });
+        let stamped = cache::stamped_key(&self.engine, self.cache_dir.as_deref(), path);
+        if let Some(key) = &stamped {
+            if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), key) {
+                let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: None };
+                return Ok(ComponentTool::lazy(self.clone(), source, definition));
+            }
+        }
+        let bytes = read()?;
         self.load_bytes(path, &bytes).await
     }
 
-    /// Load a component from its bytes; `path` only names it in errors. On a warm start the
-    /// definition comes from the cache and the component itself is prepared on first call.
+    /// Load a component from its bytes; `path` names it in errors and stamps. On a warm start
+    /// the definition comes from the cache and the component is prepared on first call.
     pub async fn load_bytes(
         self: &Arc<Self>,
         path: &Path,
@@ -106,23 +114,48 @@ impl ComponentRuntime {
     ) -> Result<ComponentTool, RuntimeError> {
         let load_err = |message: String| RuntimeError::Load { path: path.to_path_buf(), message };
         let key = cache::cache_key(&self.engine, bytes);
-        let bytes: Arc<[u8]> = Arc::from(bytes);
+        cache::save_stamp(&self.engine, self.cache_dir.as_deref(), path, &key);
+        let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: Some(Arc::from(bytes)) };
         if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
-            return Ok(ComponentTool::lazy(self.clone(), bytes, definition));
+            return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
-        let pre = self.prepare(&bytes).map_err(load_err)?;
-        let tool = ComponentTool::describe(self.clone(), bytes, pre).await.map_err(load_err)?;
+        let pre = self.prepare(bytes).map_err(load_err)?;
+        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(load_err)?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(tool)
+    }
+
+    /// Prepare a component from its cached compilation, or from its bytes.
+    pub(crate) fn prepare_source(&self, source: &Source) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+        if let Some(bytes) = &source.bytes {
+            return self.prepare(bytes);
+        }
+        if let Some(component) = self.cache_dir.as_deref().and_then(|dir| cache::deserialize_cached(&self.engine, dir, &source.key)) {
+            return self.link(&component);
+        }
+        let bytes = std::fs::read(&source.path).map_err(|e| format!("cannot read {}: {e}", source.path.display()))?;
+        self.prepare(&bytes)
     }
 
     /// Compile (or deserialise) a component and link it.
     pub(crate) fn prepare(&self, bytes: &[u8]) -> Result<v0_1::ToolComponentPre<CallState>, String> {
         let component: Component = cache::load_or_compile(&self.engine, bytes, self.cache_dir.as_deref())
             .map_err(|e| e.to_string())?;
-        let pre = self.linker.instantiate_pre(&component).map_err(|e| format!("{e:#}"))?;
+        self.link(&component)
+    }
+
+    fn link(&self, component: &Component) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+        let pre = self.linker.instantiate_pre(component).map_err(|e| format!("{e:#}"))?;
         v0_1::ToolComponentPre::new(pre).map_err(|e| format!("{e:#}"))
     }
+}
+
+/// Where a component comes from: its file, its cache key, and its bytes when they were
+/// already read.
+pub struct Source {
+    path: PathBuf,
+    key: String,
+    bytes: Option<Arc<[u8]>>,
 }
 
 fn engine_config(pooling: bool) -> Config {
