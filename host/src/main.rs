@@ -121,6 +121,15 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
     Ok(PathBuf::from(home).join(".toolhost"))
 }
 
+/// The Landlock helper bash's sandbox execs before bash: the small `toolhost-sandbox-exec`
+/// next to this binary when it is there (one exec of a 0.7 MB binary instead of this one),
+/// else this binary's own hidden `__sandbox-exec` mode.
+fn landlock_helper() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let small = exe.with_file_name("toolhost-sandbox-exec");
+    Some(if small.is_file() { small } else { exe })
+}
+
 /// The deployment's additions to the policy's tier lists: `<data-dir>/policy.json`, if any.
 fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy::PolicyConfig> {
     let path = data_dir.join(POLICY_FILE);
@@ -180,8 +189,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         // doctor always runs the real check.
         sandbox = sandbox.with_check_cache(data_dir.join("cache").join("sandbox-check"));
     }
-    if let Ok(exe) = std::env::current_exe() {
-        sandbox = sandbox.with_landlock_helper(exe);
+    if let Some(helper) = landlock_helper() {
+        sandbox = sandbox.with_landlock_helper(helper);
     }
     if matches!(cli.command, Command::Doctor) {
         return Ok(doctor(&sandbox));

@@ -118,7 +118,8 @@ fn build() -> Result<()> {
             }
         }
     }
-    run(cargo().args(["build", "--release", "-p", "toolhost"]))
+    // The host, and the small Landlock helper it runs inside bubblewrap.
+    run(cargo().args(["build", "--release", "-p", "toolhost", "-p", "toolhost-sandbox", "--bins"]))
 }
 
 /// Build, then run every test: the native workspace, the guest crates' unit tests, and the
