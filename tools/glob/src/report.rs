@@ -5,40 +5,18 @@ use toolhost_sdk::Spilled;
 
 use crate::newest::Entry;
 
-/// The message of a cancelled call (the same text the host uses for a cancelled call).
-pub const CANCELLED: &str = "the call was cancelled";
-
-/// Said after a spill path when the 64 MiB cap stopped the spill (seed 000 §8.2
-/// "写满即停，结果写明只保存了前 64 MB").
-pub const CAPPED: &str = " (only the first 64 MB were saved)";
+pub use toolhost_sdk::scan::{CANCELLED, CAPPED, saved_clause, seconds};
 
 /// The result when no file matched (seed 000 §7.7, verbatim).
 pub fn no_files(pattern: &str, path: &str) -> String {
     format!("No files match {pattern} in {path}")
 }
 
-/// A timeout in seconds as the footer says it: `30s`, `0.2s`, `1.25s`.
-pub fn seconds(ms: u64) -> String {
-    let (whole, frac) = (ms / 1000, ms % 1000);
-    if frac == 0 {
-        format!("{whole}s")
-    } else {
-        let frac = format!("{frac:03}");
-        format!("{whole}.{}s", frac.trim_end_matches('0'))
-    }
-}
 
 /// Footer when files were left out (seed 000 §7.7, verbatim); without the path when the
 /// spill failed (§8.2), with [`CAPPED`] when it was capped.
 pub fn showing(shown: usize, total: u64, spilled: Option<&Spilled>) -> String {
-    let saved = match spilled {
-        Some(s) => format!(
-            "; full list saved to {}{}",
-            s.path,
-            if s.capped { CAPPED } else { "" }
-        ),
-        None => String::new(),
-    };
+    let saved = saved_clause(spilled);
     format!("[showing the {shown} most recently modified of {total} files{saved}]")
 }
 

@@ -8,13 +8,9 @@ use toolhost_sdk::Spilled;
 
 use crate::OutputMode;
 use crate::collect::{ContentCollector, FileCollector};
+pub use toolhost_sdk::scan::{CANCELLED, CAPPED, saved_clause, seconds};
 
-/// The message of a cancelled call (the same text the host uses for a cancelled call).
-pub const CANCELLED: &str = "the call was cancelled";
 
-/// Said after a spill path when the 64 MiB cap stopped the spill (seed 000 §8.2
-/// "写满即停，结果写明只保存了前 64 MB").
-pub const CAPPED: &str = " (only the first 64 MB were saved)";
 
 /// The result when nothing matched (seed 000 §7.6, verbatim).
 pub fn no_matches(pattern: &str, path: &str) -> String {
@@ -26,29 +22,7 @@ pub fn more_in_file(more: u64) -> String {
     format!("(+{more} more matching lines in this file)")
 }
 
-/// A timeout in seconds as the footer says it: `30s`, `0.2s`, `1.25s`.
-pub fn seconds(ms: u64) -> String {
-    let (whole, frac) = (ms / 1000, ms % 1000);
-    if frac == 0 {
-        format!("{whole}s")
-    } else {
-        let frac = format!("{frac:03}");
-        format!("{whole}.{}s", frac.trim_end_matches('0'))
-    }
-}
 
-/// `; full list saved to <path>` (plus [`CAPPED`]), or nothing when the spill failed
-/// (seed 000 §8.2: never a path that cannot be read).
-fn saved_clause(spilled: Option<&Spilled>) -> String {
-    match spilled {
-        Some(s) => format!(
-            "; full list saved to {}{}",
-            s.path,
-            if s.capped { CAPPED } else { "" }
-        ),
-        None => String::new(),
-    }
-}
 
 /// Footer of `content` mode when lines were left out (seed 000 §7.6, verbatim).
 pub fn showing_lines(shown: usize, lines: u64, files: u64, spilled: Option<&Spilled>) -> String {

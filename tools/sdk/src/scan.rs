@@ -2,7 +2,7 @@
 //! two small traits so its loop also runs natively in tests: [`Control`] (cancellation and
 //! the scan timeout) and [`Append`] (the spill file for the full list).
 
-use crate::bindings::toolhost::tool::call::{Spill, cancelled, elapsed_ms, scan_timeout_ms};
+use crate::bindings::toolhost::tool::call::{Spill, Spilled, cancelled, elapsed_ms, scan_timeout_ms};
 
 /// Why a scan stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,5 +68,53 @@ impl Control for HostControl {
 impl Append for Spill {
     fn append(&mut self, lines: &str) {
         Spill::append(self, lines);
+    }
+}
+
+/// The message of a cancelled scan (the same text the host uses for a cancelled call).
+pub const CANCELLED: &str = "the call was cancelled";
+
+/// Said after a spill path when the 64 MiB cap stopped the spill (seed 000 §8.2
+/// "写满即停，结果写明只保存了前 64 MB").
+pub const CAPPED: &str = " (only the first 64 MB were saved)";
+
+/// `; full list saved to <path>` (plus [`CAPPED`]), or nothing when the spill failed
+/// (seed 000 §8.2: never a path that cannot be read).
+pub fn saved_clause(spilled: Option<&Spilled>) -> String {
+    match spilled {
+        Some(s) => format!("; full list saved to {}{}", s.path, if s.capped { CAPPED } else { "" }),
+        None => String::new(),
+    }
+}
+
+/// A timeout in seconds as a footer says it: `30s`, `0.2s`, `1.25s`.
+pub fn seconds(ms: u64) -> String {
+    let (whole, frac) = (ms / 1000, ms % 1000);
+    if frac == 0 {
+        format!("{whole}s")
+    } else {
+        let frac = format!("{frac:03}");
+        format!("{whole}.{}s", frac.trim_end_matches('0'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_whole_when_whole() {
+        assert_eq!(seconds(30_000), "30s");
+        assert_eq!(seconds(200), "0.2s");
+        assert_eq!(seconds(1_250), "1.25s");
+    }
+
+    #[test]
+    fn the_saved_clause_names_a_path_only_when_there_is_one() {
+        assert_eq!(saved_clause(None), "");
+        let s = Spilled { path: "/d/x.txt".into(), capped: false };
+        assert_eq!(saved_clause(Some(&s)), "; full list saved to /d/x.txt");
+        let s = Spilled { path: "/d/x.txt".into(), capped: true };
+        assert_eq!(saved_clause(Some(&s)), "; full list saved to /d/x.txt (only the first 64 MB were saved)");
     }
 }
