@@ -185,8 +185,10 @@ impl Bubblewrap {
         let mut carve = policy.read_only_carveouts();
         carve.retain(|p| p.exists());
         carve.sort_by_key(|r| r.components().count());
+        // `-try`: a carve-out that vanishes before bwrap mounts it (another process's temp
+        // repo, say) has nothing left to protect and must not fail the launch.
         for c in &carve {
-            push(&["--ro-bind".as_ref(), c.as_os_str(), c.as_os_str()]);
+            push(&["--ro-bind-try".as_ref(), c.as_os_str(), c.as_os_str()]);
         }
         for u in policy.unreadable_paths() {
             let Ok(meta) = u.symlink_metadata() else {
@@ -713,7 +715,7 @@ mod tests {
         for needle in [
             "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc".to_string(),
             format!("--bind {ws} {ws}"),
-            format!("--ro-bind {ws}/.git/hooks {ws}/.git/hooks"),
+            format!("--ro-bind-try {ws}/.git/hooks {ws}/.git/hooks"),
             format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
             format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
             format!(
