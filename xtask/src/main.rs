@@ -44,7 +44,12 @@ fn main() -> Result<()> {
         Some("run") => {
             build()?;
             let bin = target_dir().join("release/toolhost");
-            let status = Command::new(bin).args(&args[1..]).status()?;
+            // `cargo xtask run -- call …`: the `--` separates cargo's arguments from ours.
+            let rest = match args.get(1).map(String::as_str) {
+                Some("--") => &args[2..],
+                _ => &args[1..],
+            };
+            let status = Command::new(bin).args(rest).status()?;
             std::process::exit(status.code().unwrap_or(1));
         }
         Some("bench") => {
