@@ -5,7 +5,7 @@ use toolhost_sdk::Spilled;
 
 use crate::newest::Entry;
 
-pub use toolhost_sdk::scan::{CANCELLED, CAPPED, saved_clause, seconds};
+pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, seconds};
 
 /// The result when no file matched (seed 000 §7.7, verbatim).
 pub fn no_files(pattern: &str, path: &str) -> String {
@@ -14,7 +14,7 @@ pub fn no_files(pattern: &str, path: &str) -> String {
 
 
 /// Footer when files were left out (seed 000 §7.7, verbatim); without the path when the
-/// spill failed (§8.2), with [`CAPPED`] when it was capped.
+/// spill failed (§8.2), with `toolhost_sdk::scan::CAPPED` when it was capped.
 pub fn showing(shown: usize, total: u64, spilled: Option<&Spilled>) -> String {
     let saved = saved_clause(spilled);
     format!("[showing the {shown} most recently modified of {total} files{saved}]")
@@ -28,14 +28,6 @@ pub fn timed_out(total: u64, timeout_ms: u64) -> String {
     )
 }
 
-/// The line after a timeout footer when files were left out and the spill was saved.
-pub fn found_so_far_saved(spilled: &Spilled) -> String {
-    format!(
-        "[everything found before the timeout saved to {}{}]",
-        spilled.path,
-        if spilled.capped { CAPPED } else { "" }
-    )
-}
 
 /// How the scan ended, for the footer.
 #[derive(Debug)]

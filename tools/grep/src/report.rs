@@ -8,7 +8,7 @@ use toolhost_sdk::Spilled;
 
 use crate::OutputMode;
 use crate::collect::{ContentCollector, FileCollector};
-pub use toolhost_sdk::scan::{CANCELLED, CAPPED, saved_clause, seconds};
+pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, seconds};
 
 
 
@@ -57,14 +57,6 @@ pub fn timed_out_files(files: u64, timeout_ms: u64) -> String {
     )
 }
 
-/// The line after a timeout footer when results were left out and the spill was saved.
-pub fn found_so_far_saved(spilled: &Spilled) -> String {
-    format!(
-        "[everything found before the timeout saved to {}{}]",
-        spilled.path,
-        if spilled.capped { CAPPED } else { "" }
-    )
-}
 
 /// What a scan found, kept and counted.
 #[derive(Debug, Default)]

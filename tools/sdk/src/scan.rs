@@ -87,6 +87,11 @@ pub fn saved_clause(spilled: Option<&Spilled>) -> String {
     }
 }
 
+/// The line after a timeout footer when results were left out and the spill was saved.
+pub fn found_so_far_saved(spilled: &Spilled) -> String {
+    format!("[everything found before the timeout saved to {}{}]", spilled.path, if spilled.capped { CAPPED } else { "" })
+}
+
 /// A timeout in seconds as a footer says it: `30s`, `0.2s`, `1.25s`.
 pub fn seconds(ms: u64) -> String {
     let (whole, frac) = (ms / 1000, ms % 1000);
