@@ -61,8 +61,18 @@ enum Command {
     Session,
     /// Say whether bash's sandbox works here, and if not why and what to do.
     Doctor,
-    /// Model Context Protocol server on stdio, serving `--agent`'s toolset over `--workspace`.
-    Mcp,
+    /// Model Context Protocol server on stdio (or Streamable HTTP with `--listen`), serving
+    /// `--agent`'s toolset over `--workspace`.
+    Mcp {
+        /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio: PORT (loopback),
+        /// IP:PORT or [IPv6]:PORT.
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// A host name to accept in `Host`/`Origin` besides localhost, 127.0.0.1 and ::1
+        /// (repeatable; requests naming any other host are refused against DNS rebinding).
+        #[arg(long = "allow-host", value_name = "NAME", requires = "listen")]
+        allow_hosts: Vec<String>,
+    },
     /// List the recorded file changes with their diffs (only `--session`'s when given).
     Changes {
         /// Print the file-change artifacts as JSON.
@@ -199,7 +209,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         .with_sandbox(std::sync::Arc::new(sandbox));
     if cli.allow_escalation {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::AllowEscalations));
-    } else if matches!(cli.command, Command::Mcp) {
+    } else if matches!(cli.command, Command::Mcp { .. }) {
         // Ask the MCP client's user (elicitation) when it can; deny otherwise.
         session = session.with_approver(std::sync::Arc::new(toolhost::mcp::ElicitEscalations));
     } else if matches!(cli.command, Command::Call { .. }) && {
@@ -280,11 +290,53 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             session.serve_jsonl(stdin, tokio::io::stdout()).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Mcp => {
+        Command::Mcp { listen, allow_hosts } => {
             let store = toolhost::store::Store::open(&data_dir)?;
             let definitions = toolset.definitions().to_vec();
             let session = std::sync::Arc::new(toolhost::session::SessionRuntime::new(toolset, policy, Some(store))?);
-            toolhost::mcp::McpServer::new(session, &definitions).serve_stdio().await?;
+            let server = toolhost::mcp::McpServer::new(session, &definitions);
+            let Some(listen) = listen else {
+                server.serve_stdio().await?;
+                return Ok(ExitCode::SUCCESS);
+            };
+            use toolhost::mcp::http::{HttpEndpoint, HttpOptions, parse_listen_addr};
+            let addr = match parse_listen_addr(&listen) {
+                Ok(addr) => addr,
+                Err(e) => {
+                    eprintln!("toolhost: {e}");
+                    return Ok(ExitCode::from(EXIT_USAGE));
+                }
+            };
+            let endpoint = HttpEndpoint::bind(HttpOptions { addr, allowed_hosts: allow_hosts })
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            if !addr.ip().is_loopback() {
+                eprintln!(
+                    "toolhost: warning: {addr} is not a loopback address; anyone who can reach it can run these tools"
+                );
+            }
+            // The one line a supervisor (or a test) reads to find the endpoint.
+            eprintln!("toolhost: MCP (Streamable HTTP) listening at {}", endpoint.url()?);
+            let shutdown = tokio_util::sync::CancellationToken::new();
+            let on_signal = shutdown.clone();
+            tokio::spawn(async move {
+                // SIGINT or SIGTERM: stop accepting, finish open connections, exit 0.
+                let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+                let sigterm = async {
+                    match term.as_mut() {
+                        Some(t) => {
+                            t.recv().await;
+                        }
+                        None => std::future::pending::<()>().await,
+                    }
+                };
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = sigterm => {}
+                }
+                on_signal.cancel();
+            });
+            endpoint.serve(server, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Changes { .. } | Command::Undo { .. } | Command::Reapply { .. } | Command::Doctor => {

@@ -4,6 +4,7 @@
 //! Run the suites with `cargo xtask test`, which builds the components first.
 
 pub mod jsonl;
+pub mod mcp;
 
 use std::path::PathBuf;
 use std::sync::Arc;

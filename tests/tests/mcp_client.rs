@@ -11,48 +11,6 @@ use std::process::Command;
 use serde_json::Value;
 use toolhost_tests::*;
 
-const MCP_VERSION: &str = "2.3.0";
-
-/// `<target>/mcp-venv` with `mcp` installed; panics with a clear message when it cannot be made.
-fn venv_python() -> PathBuf {
-    let target = profile_dir().parent().expect("target dir").to_path_buf();
-    let venv = target.join("mcp-venv");
-    let python = venv.join("bin").join("python");
-    let has_mcp = |python: &Path| {
-        Command::new(python)
-            .args(["-c", &format!("import importlib.metadata as m, mcp; assert m.version('mcp') == '{MCP_VERSION}'")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if python.exists() && has_mcp(&python) {
-        return python;
-    }
-    if !python.exists() {
-        let out = Command::new("python3").args(["-m", "venv"]).arg(&venv).output().expect(
-            "the MCP client test needs python3 (with the venv module: apt-get install python3-venv)",
-        );
-        assert!(
-            out.status.success(),
-            "cannot create the virtualenv {} for the MCP client test (apt-get install python3-venv?): {}",
-            venv.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = Command::new(venv.join("bin").join("pip"))
-        .args(["install", "-q", "--disable-pip-version-check", &format!("mcp=={MCP_VERSION}")])
-        .output()
-        .expect("run pip");
-    assert!(
-        out.status.success(),
-        "the MCP client test could not install the official MCP Python SDK (pip install mcp=={MCP_VERSION}) \
-         into {}: is PyPI reachable? This test does not skip.\n{}",
-        venv.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(has_mcp(&python), "mcp=={MCP_VERSION} is not importable from {} after pip install", python.display());
-    python
-}
-
 fn client_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("client.py")
 }
@@ -63,7 +21,7 @@ fn text(v: &Value) -> &str {
 
 #[test]
 fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts() {
-    let python = venv_python();
+    let python = toolhost_tests::mcp::python_with_sdk();
     let fx = Fixture::new();
     fx.write("a.txt", "alpha\nbeta\n");
     let b = fx.write("b.txt", "bee\n");

@@ -19,6 +19,8 @@
 //! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle
 //! from the first request. Nothing but protocol messages is written to stdout.
 
+pub mod http;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;

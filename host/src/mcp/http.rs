@@ -1,0 +1,182 @@
+//! `toolhost mcp --listen`: the MCP server over Streamable HTTP, at `http://ADDR/mcp`.
+//!
+//! * Bound to loopback unless the address names another interface: `--listen 8080` means
+//!   `127.0.0.1:8080`.
+//! * DNS rebinding: a request whose `Host` is not a loopback name (`localhost`, `127.0.0.1`,
+//!   `::1`) or one of the `--allow-host` names is refused with 403 before any MCP handling, and
+//!   so is one whose `Origin` is neither a loopback origin nor an allowed host's.
+//! * One server process is one toolhost session (one observation table, spill dir and store
+//!   record): every client of it shares them, and calls run one after another in arrival
+//!   order, as on stdio. Both the 2025-11-25 revision (an MCP session per `initialize`, with
+//!   its `Mcp-Session-Id`) and the stateless 2026-07-28 revision are served.
+//! * Any path but `/mcp` is 404.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::McpServer;
+
+/// The URL path the MCP endpoint is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// Host names every `--listen` server accepts in `Host` (and, with any port, in `Origin`).
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Why a `--listen` address was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ListenAddrError {
+    /// Neither `PORT`, `HOST:PORT` nor `[V6]:PORT`.
+    #[error("`{0}` is not a listen address: give PORT, IP:PORT or [IPv6]:PORT (e.g. 127.0.0.1:8765)")]
+    Malformed(String),
+}
+
+/// Parses `--listen`: a bare port binds loopback (`127.0.0.1`); `localhost` means `127.0.0.1`.
+pub fn parse_listen_addr(text: &str) -> Result<SocketAddr, ListenAddrError> {
+    let text = text.trim();
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Some(port) = text.strip_prefix("localhost:").and_then(|p| p.parse::<u16>().ok()) {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    Err(ListenAddrError::Malformed(text.to_string()))
+}
+
+/// How the HTTP endpoint is exposed: where it listens and which extra host names it answers to.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The socket address to bind.
+    pub addr: SocketAddr,
+    /// Host names accepted in `Host`/`Origin` besides the loopback ones (`--allow-host`).
+    pub allowed_hosts: Vec<String>,
+}
+
+impl HttpOptions {
+    /// The rmcp configuration: the Host allow-list, the Origin allow-list, and the shutdown token.
+    pub fn config(&self, shutdown: CancellationToken) -> StreamableHttpServerConfig {
+        let hosts: Vec<String> =
+            LOOPBACK_HOSTS.iter().map(|h| h.to_string()).chain(self.allowed_hosts.iter().cloned()).collect();
+        let origins: Vec<String> = hosts
+            .iter()
+            .flat_map(|h| {
+                let h = if h.contains(':') && !h.starts_with('[') { format!("[{h}]") } else { h.clone() };
+                [format!("http://{h}:*"), format!("https://{h}:*")]
+            })
+            .collect();
+        StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            .with_cancellation_token(shutdown)
+    }
+}
+
+/// A bound, not yet serving, HTTP endpoint (binding first lets the caller print the real port).
+pub struct HttpEndpoint {
+    listener: TcpListener,
+    options: HttpOptions,
+}
+
+impl HttpEndpoint {
+    /// Binds `options.addr`.
+    pub async fn bind(options: HttpOptions) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(options.addr).await?;
+        Ok(HttpEndpoint { listener, options })
+    }
+
+    /// The address actually bound (port 0 becomes the port the OS picked).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The endpoint's URL, e.g. `http://127.0.0.1:8765/mcp`.
+    pub fn url(&self) -> std::io::Result<String> {
+        Ok(format!("http://{}{MCP_PATH}", self.local_addr()?))
+    }
+
+    /// Serves `server` until `shutdown` is cancelled; connections are served concurrently.
+    pub async fn serve(self, server: McpServer, shutdown: CancellationToken) -> std::io::Result<()> {
+        let config = self.options.config(shutdown.child_token());
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // EMFILE and the like: wait a moment rather than spin or stop serving.
+                        tracing::warn!("accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                _ = shutdown.cancelled() => return Ok(()),
+            };
+            let service = service.clone();
+            let shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let mut service = service.clone();
+                    async move {
+                        if req.uri().path() != MCP_PATH {
+                            let body = Full::new(Bytes::from(format!("Not Found: the MCP endpoint is {MCP_PATH}\n")))
+                                .map_err(|never: Infallible| match never {})
+                                .boxed();
+                            let mut res = hyper::Response::new(body);
+                            *res.status_mut() = hyper::StatusCode::NOT_FOUND;
+                            return Ok::<_, Infallible>(res);
+                        }
+                        tower_service::Service::call(&mut service, req).await
+                    }
+                });
+                let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+                tokio::pin!(conn);
+                tokio::select! {
+                    r = conn.as_mut() => if let Err(e) = r { tracing::debug!("connection from {peer}: {e}") },
+                    _ = shutdown.cancelled() => conn.as_mut().graceful_shutdown(),
+                }
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_port_binds_loopback() {
+        assert_eq!(parse_listen_addr("8765").unwrap(), "127.0.0.1:8765".parse().unwrap());
+        assert_eq!(parse_listen_addr("localhost:0").unwrap(), "127.0.0.1:0".parse().unwrap());
+        assert_eq!(parse_listen_addr("[::1]:9").unwrap(), "[::1]:9".parse().unwrap());
+        assert_eq!(parse_listen_addr("0.0.0.0:80").unwrap(), "0.0.0.0:80".parse().unwrap());
+        assert!(matches!(parse_listen_addr("example.com:80"), Err(ListenAddrError::Malformed(_))));
+        assert!(parse_listen_addr("127.0.0.1").is_err());
+    }
+
+    #[test]
+    fn only_loopback_and_allowed_hosts_pass() {
+        let options = HttpOptions { addr: "127.0.0.1:0".parse().unwrap(), allowed_hosts: vec!["box.lan".into()] };
+        let config = options.config(CancellationToken::new());
+        assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1", "box.lan"]);
+        assert!(config.allowed_origins.contains(&"http://[::1]:*".to_string()));
+        assert!(config.allowed_origins.contains(&"https://box.lan:*".to_string()));
+        assert!(!config.allowed_origins.iter().any(|o| o.contains("evil")));
+    }
+}

