@@ -1,6 +1,8 @@
 //! `cargo xtask bench session`: 1,000 `list` calls through one `toolhost session`, one
 //! request at a time (write a line, read its result): calls per second and p50/p99 latency.
-//! Target: ≥ 2,000 calls/s.
+//! Target: ≥ 2,000 calls/s. Then the same 1,000 calls through `toolhost mcp` driven by the
+//! official MCP Python SDK (`tests/mcp/bench_client.py`), over stdio and over `--listen`
+//! (Streamable HTTP); those numbers include the Python client's own cost per call.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -59,4 +61,37 @@ fn main() {
         ms(times[calls / 2]),
         ms(times[calls * 99 / 100])
     );
+
+    let python = toolhost_tests::mcp::python_with_sdk();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("bench_client.py");
+    let report = |label: &str, out: std::process::Output| {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{label}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
+        println!(
+            "{label}, {calls} list calls one at a time (Python SDK client): {:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
+            v["calls"].as_f64().unwrap() / v["seconds"].as_f64().unwrap(),
+            v["p50_ms"].as_f64().unwrap(),
+            v["p99_ms"].as_f64().unwrap()
+        );
+    };
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(calls.to_string())
+        .arg("stdio")
+        .arg(toolhost_bin())
+        .arg(fx.root())
+        .arg(fx.data.path())
+        .output()
+        .expect("run the MCP bench client");
+    report("toolhost mcp (stdio)", out);
+    let server = toolhost_tests::mcp::HttpServer::start(&fx, &[]);
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(calls.to_string())
+        .arg("http")
+        .arg(server.url())
+        .output()
+        .expect("run the MCP bench client");
+    report("toolhost mcp --listen (HTTP)", out);
 }
