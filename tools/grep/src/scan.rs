@@ -76,6 +76,12 @@ impl<A: Append> SpillLines<A> {
         self.buffer.clear();
     }
 
+    /// True once the host's 64 MiB cap is passed: lines written now are dropped, so they
+    /// need not be formatted.
+    pub fn full(&self) -> bool {
+        self.sent > toolhost_sdk::limits::MAX_SPILL_BYTES
+    }
+
     /// The current end of the list.
     pub fn mark(&self) -> Mark {
         Mark {
@@ -254,6 +260,11 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 Ok(false)
             }
             OutputMode::Count => {
+                self.count += mat.lines().count() as u64;
+                Ok(true)
+            }
+            OutputMode::Content if self.spill.full() && !(self.keep && self.lines.len() < MAX_LINES_PER_FILE) => {
+                // Nothing of these lines is shown or saved any more: count them only.
                 self.count += mat.lines().count() as u64;
                 Ok(true)
             }
