@@ -416,3 +416,85 @@ fn grep_memory_is_flat_in_the_number_of_matches() {
     eprintln!("peak RSS: 1,000 matches {s} KiB, 1,000,000 matches {b} KiB");
     assert!(b < 2 * s + 32 * 1024, "1,000 matches: {s} KiB; 1,000,000 matches: {b} KiB");
 }
+
+/// A toolset whose grep runs every call as `parts` parallel parts (1: one instance).
+async fn grep_with_parts(fx: &Fixture, parts: u32) -> FinalizedToolset {
+    let tool = runtime()
+        .load(&components_dir().join("grep.wasm"))
+        .await
+        .expect("grep component (run `cargo xtask build`)")
+        .with_parts(parts);
+    let mut builder = toolhost::registry::ToolRegistryBuilder::new();
+    builder.register_dyn(std::sync::Arc::new(tool));
+    toolhost::finalize(&builder.build(), &ToolsetConfig::new(["grep"]), fx.session()).expect("finalize")
+}
+
+/// The lines of the call's spill, sorted (parts append in no fixed order), or none.
+fn spilled_lines(fx: &Fixture) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(spill_of(fx)).ok()?;
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines.sort();
+    Some(lines)
+}
+
+/// The parallel path (`parallel` export: parts that share the walk and the spill, then a
+/// merge) gives exactly the one-instance text in every mode — bounds hit, a glob, no match,
+/// a single file, binary and ignored files — and the spill holds exactly the same lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_parts_give_exactly_the_one_instance_result() {
+    let fx = Fixture::new();
+    make_1834_in_97(&fx);
+    for d in 0..12 {
+        for f in 0..40 {
+            let body: String = (0..(f % 7) * 9).map(|l| format!("needle {d} {f} {l}\nhay\n")).collect();
+            fx.write(&format!("tree/d{d:02}/f{f:02}.txt"), body);
+        }
+    }
+    fx.write("tree/d00/bin.dat", b"needle\0binary\n");
+    fx.write(".gitignore", "ignored/\n");
+    fx.write("ignored/x.txt", "needle ignored\n");
+    let inputs = [
+        json!({"pattern": "hit"}),
+        json!({"pattern": "hit|needle", "outputMode": "files_with_matches"}),
+        json!({"pattern": "needle", "outputMode": "count"}),
+        json!({"pattern": "needle [0-9]+ 3", "path": "tree", "glob": "d0*/**/*.txt"}),
+        json!({"pattern": "needle 1 "}),
+        json!({"pattern": "nothing matches this"}),
+        json!({"pattern": "hit", "path": "src/f00.txt"}),
+    ];
+    let one = grep_with_parts(&fx, 1).await;
+    let many = grep_with_parts(&fx, 3).await;
+    for input in inputs {
+        let _ = std::fs::remove_file(spill_of(&fx));
+        let a = call(&one, &fx, "grep", input.clone()).await;
+        let spill_a = spilled_lines(&fx);
+        let _ = std::fs::remove_file(spill_of(&fx));
+        let b = call(&many, &fx, "grep", input.clone()).await;
+        let spill_b = spilled_lines(&fx);
+        assert!(a.succeeded() && b.succeeded(), "{input}: {a:?} / {b:?}");
+        assert_eq!(a.text(), b.text(), "{input}");
+        assert_eq!(spill_a, spill_b, "{input}: the spills differ");
+        assert!(!b.text().contains("ignored") && !b.text().contains("bin.dat"), "{input}: {}", b.text());
+    }
+    // A spill nobody finished (nothing left out) is gone after the call, parts or not.
+    let r = call(&many, &fx, "grep", json!({"pattern": "needle 1 2 "})).await;
+    assert!(r.succeeded() && !r.text().contains("saved"), "{}", r.text());
+    assert!(!spill_of(&fx).exists());
+    // A bad regex fails the same way.
+    let bad = call(&many, &fx, "grep", json!({"pattern": "("})).await;
+    assert_eq!(bad.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments), "{bad:?}");
+}
+
+/// Cancelling a parallel grep stops every part: the result is `cancelled`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cancelled_parallel_grep_is_cancelled() {
+    let fx = Fixture::new();
+    for f in 0..400 {
+        fx.write(&format!("d/f{f:03}.txt"), "word\n".repeat(2000));
+    }
+    let many = grep_with_parts(&fx, 3).await;
+    let ctx = fx.call("c1");
+    ctx.cancel.cancel();
+    let r = many.call("grep", json!({"pattern": "word"}), ctx).await;
+    assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::Cancelled), "{r:?}");
+}

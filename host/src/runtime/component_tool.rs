@@ -9,8 +9,9 @@ use std::time::Instant;
 use async_trait::async_trait;
 use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
-use super::host::{CallState, code_from_wit};
+use super::host::{CallShare, CallState, code_from_wit};
 use super::v0_1::ToolComponentPre;
+use super::v0_1::parallel::ParallelToolComponentPre;
 use super::v0_1::toolhost::tool::types;
 use super::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
 use crate::context::{ToolCallContext, ToolSessionContext};
@@ -27,14 +28,39 @@ enum Interrupted {
     Deadline,
 }
 
+/// Parts a parallel call is split into by default: one per core, at most this many.
+pub const MAX_PARTS: u32 = 4;
+
+/// The default number of parts for a component that exports `parallel`.
+pub fn default_parts() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
+}
+
+/// A component linked and ready to instantiate, as a `tool` and, when it exports
+/// `parallel`, as a `parallel-tool-component` too.
+struct Prepared {
+    tool: ToolComponentPre<CallState>,
+    parallel: Option<ParallelToolComponentPre<CallState>>,
+}
+
+impl Prepared {
+    fn new(tool: ToolComponentPre<CallState>) -> Self {
+        // Fails (None) when the component does not export `parallel`.
+        let parallel = ParallelToolComponentPre::new(tool.instance_pre().clone()).ok();
+        Prepared { tool, parallel }
+    }
+}
+
 /// A loaded tool component and its definition.
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
     /// Where the component's bytes come from, prepared into `pre` on first use.
     source: super::Source,
-    pre: tokio::sync::OnceCell<ToolComponentPre<CallState>>,
+    pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
     records_reads: bool,
+    /// Parts a call runs as when the component exports `parallel` (1: never split).
+    parts: u32,
 }
 
 /// What one run of a component export produced, beside the export's own return value.
@@ -69,25 +95,33 @@ impl ComponentTool {
         Ok(ComponentTool {
             runtime,
             source,
-            pre: tokio::sync::OnceCell::new_with(Some(pre)),
+            pre: tokio::sync::OnceCell::new_with(Some(Prepared::new(pre))),
             definition,
             records_reads: false,
+            parts: default_parts(),
         })
     }
 
     /// A component whose definition is already known (from the cache); it is compiled or
     /// deserialised on its first call.
     pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: super::Source, definition: ToolDefinition) -> Self {
-        ComponentTool { runtime, source, pre: tokio::sync::OnceCell::new(), definition, records_reads: false }
+        ComponentTool {
+            runtime,
+            source,
+            pre: tokio::sync::OnceCell::new(),
+            definition,
+            records_reads: false,
+            parts: default_parts(),
+        }
     }
 
     pub(super) fn definition_ref(&self) -> &ToolDefinition {
         &self.definition
     }
 
-    async fn pre(&self) -> Result<&ToolComponentPre<CallState>, ToolError> {
+    async fn pre(&self) -> Result<&Prepared, ToolError> {
         self.pre
-            .get_or_try_init(|| async { self.runtime.prepare_source(&self.source) })
+            .get_or_try_init(|| async { self.runtime.prepare_source(&self.source).map(Prepared::new) })
             .await
             .map_err(|e| ToolError::execution_failed(format!("cannot load the `{}` component: {e}", self.definition.id)))
     }
@@ -100,26 +134,28 @@ impl ComponentTool {
         self.records_reads = yes;
         self
     }
+
+    /// Run calls as `parts` parallel parts when the component exports `parallel` (1: always
+    /// one instance). Default: [`default_parts`].
+    pub fn with_parts(mut self, parts: u32) -> Self {
+        self.parts = parts.max(1);
+        self
+    }
 }
 
 type ExportFuture<'a, R> =
     std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>>;
 
-/// Instantiate a fresh store for `call` and run one export in it.
-async fn run<R: Send + 'static>(
-    runtime: &ComponentRuntime,
-    pre: &ToolComponentPre<CallState>,
-    session: ToolSessionContext,
-    call: ToolCallContext,
-    export: impl for<'a> FnOnce(&'a super::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
-) -> Run<R> {
+/// A fresh store for one instance serving `call`: the memory cap, and the call's
+/// cancellation and deadline checked at every epoch tick.
+fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: ToolCallContext, share: Arc<CallShare>) -> Store<CallState> {
     let deadline = call
         .deadline
         .unwrap_or_else(|| Instant::now() + DEFAULT_CALL_TIMEOUT)
         .min(Instant::now() + DEFAULT_CALL_TIMEOUT);
     let cancel = call.cancel.clone();
     let limits = StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
-    let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits));
+    let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits, share));
     store.limiter(|state| &mut state.limits);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(move |_| {
@@ -131,6 +167,18 @@ async fn run<R: Send + 'static>(
         }
         Ok(UpdateDeadline::Yield(1))
     });
+    store
+}
+
+/// Instantiate a fresh store for `call` and run one export in it.
+async fn run<R: Send + 'static>(
+    runtime: &ComponentRuntime,
+    pre: &ToolComponentPre<CallState>,
+    session: ToolSessionContext,
+    call: ToolCallContext,
+    export: impl for<'a> FnOnce(&'a super::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
+) -> Run<R> {
+    let mut store = new_store(runtime, session, call, Arc::new(CallShare::default()));
     let value = match pre.instantiate_async(&mut store).await {
         Ok(bindings) => export(&bindings, &mut store).await,
         Err(e) => Err(e),
@@ -169,7 +217,7 @@ impl DynTool for ComponentTool {
 
     async fn inspect(&self, session: &ToolSessionContext, call: ToolCallContext, input: &serde_json::Value) -> Result<CallInspection, ToolError> {
         let text = input.to_string();
-        let pre = self.pre().await?;
+        let pre = &self.pre().await?.tool;
         let run = run(&self.runtime, pre, session.clone(), call, move |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_inspect(store, &text).await })
         })
@@ -184,20 +232,33 @@ impl DynTool for ComponentTool {
 
     async fn call(&self, session: &ToolSessionContext, call: ToolCallContext, input: serde_json::Value) -> ToolResult {
         let text = input.to_string();
-        let pre = match self.pre().await {
+        let prepared = match self.pre().await {
             Ok(pre) => pre,
             Err(e) => return ToolResult::from_error(e),
         };
-        let run = run(&self.runtime, pre, session.clone(), call, move |bindings, store| {
-            Box::pin(async move { bindings.toolhost_tool_tool().call_execute(store, &text).await })
-        })
-        .await;
-        let state = run.state;
-        let mut result = match run.value {
+        let (value, states) = match &prepared.parallel {
+            Some(parallel) if self.parts > 1 => {
+                run_parallel(&self.runtime, parallel, session, call, text, self.parts).await
+            }
+            _ => {
+                let run = run(&self.runtime, &prepared.tool, session.clone(), call, move |bindings, store| {
+                    Box::pin(async move { bindings.toolhost_tool_tool().call_execute(store, &text).await })
+                })
+                .await;
+                (run.value, vec![run.state])
+            }
+        };
+        let mut artifacts = Vec::new();
+        let mut observed = Vec::new();
+        for state in states {
+            artifacts.extend(state.artifacts);
+            observed.extend(state.observed);
+        }
+        let mut result = match value {
             Ok(Ok(text)) => {
                 // Only a succeeded call records what it read (§7.4).
                 if self.records_reads {
-                    for (path, hash) in state.observed {
+                    for (path, hash) in observed {
                         session.observations.record(&path, hash);
                     }
                 }
@@ -213,7 +274,66 @@ impl DynTool for ComponentTool {
             Err(e) => ToolResult::from_error(e),
         };
         // What the host committed happened, whatever the component did afterwards.
-        result.artifacts = state.artifacts;
+        result.artifacts = artifacts;
         result
     }
+}
+
+/// Run a call as `parts` instances of a `parallel` component at once (each `execute-part`
+/// on a tokio task of its own, sharing the call's walks and spills), then `merge` their
+/// findings in one more instance. The first part that fails decides the result.
+async fn run_parallel(
+    runtime: &Arc<ComponentRuntime>,
+    pre: &ParallelToolComponentPre<CallState>,
+    session: &ToolSessionContext,
+    call: ToolCallContext,
+    input: String,
+    parts: u32,
+) -> (Result<Result<String, types::ToolError>, ToolError>, Vec<CallState>) {
+    let share = Arc::new(CallShare::parallel());
+    let mut tasks = Vec::with_capacity(parts as usize);
+    for index in 0..parts {
+        let mut store = new_store(runtime, session.clone(), call.clone(), share.clone());
+        let pre = pre.clone();
+        let input = input.clone();
+        tasks.push(tokio::spawn(async move {
+            let value = match pre.instantiate_async(&mut store).await {
+                Ok(bindings) => bindings.toolhost_tool_parallel().call_execute_part(&mut store, &input, index, parts).await,
+                Err(e) => Err(e),
+            };
+            (value.map_err(|e| trap_to_error(&e)), store.into_data())
+        }));
+    }
+    let mut states = Vec::with_capacity(parts as usize + 1);
+    let mut found = Vec::with_capacity(parts as usize);
+    let mut failure = None;
+    for task in tasks {
+        match task.await {
+            Ok((value, state)) => {
+                states.push(state);
+                match value {
+                    Ok(Ok(part)) => found.push(part),
+                    Ok(Err(e)) => {
+                        failure.get_or_insert(Ok(Err(e)));
+                    }
+                    Err(e) => {
+                        failure.get_or_insert(Err(e));
+                    }
+                }
+            }
+            Err(e) => {
+                failure.get_or_insert(Err(ToolError::execution_failed(format!("a part of the call failed: {e}"))));
+            }
+        }
+    }
+    if let Some(failure) = failure {
+        return (failure, states);
+    }
+    let mut store = new_store(runtime, session.clone(), call, share);
+    let value = match pre.instantiate_async(&mut store).await {
+        Ok(bindings) => bindings.toolhost_tool_parallel().call_merge(&mut store, &input, &found).await,
+        Err(e) => Err(e),
+    };
+    states.push(store.into_data());
+    (value.map_err(|e| trap_to_error(&e)), states)
 }

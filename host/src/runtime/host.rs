@@ -6,6 +6,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use sha2::Digest;
@@ -124,6 +125,56 @@ fn spawn_walk(
     rx
 }
 
+/// The walk options a shared walk is keyed by (with its root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct WalkKey {
+    root: PathBuf,
+    globs: Vec<String>,
+    with_contents: bool,
+}
+
+/// A walk's queue, taken from by every instance of the call that opened the same walk.
+type SharedQueue = Arc<tokio::sync::Mutex<tokio::sync::mpsc::Receiver<workspace::WalkedFile>>>;
+
+/// A spill file, appended to by every instance of the call; `None` once finished.
+type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
+
+/// What every instance serving one call shares: the one instance of an ordinary call, or
+/// the parts and the merging instance of a parallel one (`parallel` in `wit/tool.wit`).
+///
+/// * Walks (parallel calls only): a walk of the same root with the same options is started
+///   once; every instance that opens it takes files from the same queue, so each file
+///   reaches one instance. In an ordinary call every walk is a walk of its own.
+/// * Spills: the n-th spill each instance opens is the call's n-th spill file. A spill no
+///   instance finished is deleted when the call ends (this value is dropped).
+#[derive(Default)]
+pub struct CallShare {
+    /// Whether the call runs as parallel parts (walks are shared only then).
+    parallel: bool,
+    walks: std::sync::Mutex<Vec<(WalkKey, SharedQueue)>>,
+    spills: std::sync::Mutex<Vec<SharedSpill>>,
+}
+
+impl CallShare {
+    /// What the parts of a parallel call share.
+    pub fn parallel() -> Self {
+        CallShare { parallel: true, walks: Default::default(), spills: Default::default() }
+    }
+}
+
+impl Drop for CallShare {
+    fn drop(&mut self) {
+        let spills = self.spills.get_mut().unwrap_or_else(|e| e.into_inner());
+        for spill in spills.drain(..) {
+            let mut slot = spill.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(mut writer) = slot.take() {
+                // Never finished: the result does not name it, so it must not linger.
+                writer.discard();
+            }
+        }
+    }
+}
+
 /// The data of one call's `Store`: WASI with an empty context, the resource table, memory
 /// limits, and what the host needs to serve this call.
 pub struct CallState {
@@ -138,12 +189,14 @@ pub struct CallState {
     pub(super) observed: Vec<(PathBuf, String)>,
     /// File changes the host committed during this call.
     pub(super) artifacts: Vec<ToolResultArtifact>,
-    /// How many spills this call opened (each gets its own file name).
-    spills: u32,
+    /// How many spills this instance opened (the n-th is the call's n-th spill file).
+    spills: usize,
+    /// What this instance shares with the call's other instances.
+    share: Arc<CallShare>,
 }
 
 impl CallState {
-    pub(super) fn new(session: ToolSessionContext, call: ToolCallContext, limits: StoreLimits) -> Self {
+    pub(super) fn new(session: ToolSessionContext, call: ToolCallContext, limits: StoreLimits, share: Arc<CallShare>) -> Self {
         CallState {
             // No preopens, no environment, no arguments, no sockets: `std::fs`, `std::env`
             // and `std::net` inside a component find nothing.
@@ -156,6 +209,7 @@ impl CallState {
             observed: Vec::new(),
             artifacts: Vec::new(),
             spills: 0,
+            share,
         }
     }
 
@@ -273,7 +327,7 @@ pub struct DirHandle {
 /// A recursive walk in progress: walker threads read files in parallel with the
 /// component's matching and queue them here.
 pub struct WalkerHandle {
-    queue: tokio::sync::mpsc::Receiver<workspace::WalkedFile>,
+    queue: SharedQueue,
 }
 
 /// A file about to be written, holding its path's write lock.
@@ -288,7 +342,7 @@ pub struct DraftHandle {
 
 /// A spill file being written for this call.
 pub struct SpillHandle {
-    writer: Option<SpillWriter>,
+    writer: SharedSpill,
 }
 
 impl workspace::Host for CallState {
@@ -442,8 +496,23 @@ impl workspace::HostDir for CallState {
             Ok(m) => m,
             Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
         };
-        let workspace = self.session.working_directory.clone();
-        let queue = spawn_walk(builder, root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
+        let key = WalkKey { root: root.clone(), globs: options.globs.clone(), with_contents: options.with_contents };
+        let queue = {
+            let mut walks = self.share.walks.lock().unwrap_or_else(|e| e.into_inner());
+            match walks.iter().find(|(k, _)| self.share.parallel && *k == key) {
+                Some((_, queue)) => queue.clone(),
+                None => {
+                    let workspace = self.session.working_directory.clone();
+                    let receiver =
+                        spawn_walk(builder, root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
+                    let queue: SharedQueue = Arc::new(tokio::sync::Mutex::new(receiver));
+                    if self.share.parallel {
+                        walks.push((key, queue.clone()));
+                    }
+                    queue
+                }
+            }
+        };
         let walker = WalkerHandle { queue };
         Ok(Ok(self.table.push(walker)?))
     }
@@ -457,7 +526,11 @@ impl workspace::HostDir for CallState {
 impl workspace::HostWalker for CallState {
     async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
         let cancel = self.call.cancel.clone();
-        let queue = &mut self.table.get_mut(&this)?.queue;
+        let shared = self.table.get(&this)?.queue.clone();
+        let mut queue = tokio::select! {
+            queue = shared.lock() => queue,
+            _ = cancel.cancelled() => return Ok(Vec::new()),
+        };
         let first = tokio::select! {
             file = queue.recv() => file,
             _ = cancel.cancelled() => None,
@@ -638,18 +711,26 @@ impl call::Host for CallState {
 
 impl call::HostSpill for CallState {
     async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
-        let call_id = if self.spills == 0 {
-            self.call.call_id.0.clone()
-        } else {
-            format!("{}-{}", self.call.call_id.0, self.spills)
-        };
+        let index = self.spills;
         self.spills += 1;
-        let path = spill_path(&self.session.data_dir, &self.session.session_id, &call_id);
-        Ok(self.table.push(SpillHandle { writer: Some(SpillWriter::new(path)) })?)
+        let writer = {
+            let mut spills = self.share.spills.lock().unwrap_or_else(|e| e.into_inner());
+            while spills.len() <= index {
+                let n = spills.len();
+                let call_id =
+                    if n == 0 { self.call.call_id.0.clone() } else { format!("{}-{}", self.call.call_id.0, n) };
+                let path = spill_path(&self.session.data_dir, &self.session.session_id, &call_id);
+                spills.push(Arc::new(std::sync::Mutex::new(Some(SpillWriter::new(path)))));
+            }
+            spills[index].clone()
+        };
+        Ok(self.table.push(SpillHandle { writer })?)
     }
 
     async fn append(&mut self, this: Resource<SpillHandle>, line: String) -> wasmtime::Result<()> {
-        if let Some(w) = self.table.get_mut(&this)?.writer.as_mut() {
+        let writer = self.table.get(&this)?.writer.clone();
+        let mut slot = writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = slot.as_mut() {
             w.append(line.as_bytes());
             w.append(b"\n");
         }
@@ -657,15 +738,15 @@ impl call::HostSpill for CallState {
     }
 
     async fn finish(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<Option<call::Spilled>> {
-        let writer = self.table.get_mut(&this)?.writer.take();
-        Ok(writer.and_then(|w| w.finish()).map(|s| call::Spilled { path: s.path.to_string_lossy().into_owned(), capped: s.capped }))
+        let writer = self.table.get(&this)?.writer.clone();
+        let taken = writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(taken.and_then(|w| w.finish()).map(|s| call::Spilled { path: s.path.to_string_lossy().into_owned(), capped: s.capped }))
     }
 
     async fn drop(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<()> {
-        if let Some(mut w) = self.table.delete(this)?.writer {
-            // Never finished: the result does not name it, so it must not linger.
-            w.discard();
-        }
+        // The file is the call's: another instance may still append to or finish it. An
+        // unfinished one is deleted when the call ends (see `CallShare`).
+        self.table.delete(this)?;
         Ok(())
     }
 }

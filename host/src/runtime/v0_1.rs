@@ -23,3 +23,19 @@ wasmtime::component::bindgen!({
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     ToolComponent::add_to_linker::<CallState, HasSelf<CallState>>(linker, |state| state)
 }
+
+/// World `parallel-tool-component`: `tool` plus the `parallel` export. Its imports are the
+/// ones above (same host types and impls), so one linker serves both worlds.
+pub mod parallel {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "parallel-tool-component",
+        imports: { default: async | trappable },
+        exports: { default: async },
+        with: {
+            "toolhost:tool/types": super::toolhost::tool::types,
+            "toolhost:tool/workspace": super::toolhost::tool::workspace,
+            "toolhost:tool/call": super::toolhost::tool::call,
+        },
+    });
+}

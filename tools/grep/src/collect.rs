@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::{MAX_FILES, MAX_LINE_BYTES, MAX_LINES, MAX_LINES_PER_FILE};
 
 /// Appended to a line cut at [`MAX_LINE_BYTES`] (seed 000 §7.6, verbatim).
@@ -32,7 +34,7 @@ pub fn cut_line(line: &str) -> String {
 }
 
 /// One kept matching line, already cut for display.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     /// 1-based line number.
     pub number: u64,
@@ -41,7 +43,7 @@ pub struct Line {
 }
 
 /// The kept lines of one file and how many lines of it matched in all.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileLines {
     /// The first matching lines of the file, in line order; never more than
     /// [`MAX_LINES_PER_FILE`], fewer when the global bound cut them.
@@ -52,7 +54,7 @@ pub struct FileLines {
 
 /// The kept lines of `content` mode: at most [`MAX_LINES`] lines over the files that sort
 /// first by path.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ContentCollector {
     files: BTreeMap<String, FileLines>,
     kept: usize,
@@ -98,6 +100,14 @@ impl ContentCollector {
         self.kept
     }
 
+    /// Take in what another collector kept (another part of the same search): the result
+    /// is what one collector would have kept from both parts' files.
+    pub fn merge(&mut self, other: ContentCollector) {
+        for (path, file) in other.files {
+            self.add(path, file.lines, file.total);
+        }
+    }
+
     /// The kept files in path order.
     pub fn files(&self) -> impl Iterator<Item = (&str, &FileLines)> {
         self.files.iter().map(|(p, f)| (p.as_str(), f))
@@ -106,7 +116,7 @@ impl ContentCollector {
 
 /// The kept files of `files_with_matches` and `count` mode: at most [`MAX_FILES`] files, the
 /// first by path, each with its count of matching lines.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileCollector {
     files: BTreeMap<String, u64>,
 }
@@ -136,6 +146,13 @@ impl FileCollector {
     /// Files kept.
     pub fn shown(&self) -> usize {
         self.files.len()
+    }
+
+    /// Take in what another collector kept (another part of the same search).
+    pub fn merge(&mut self, other: FileCollector) {
+        for (path, count) in other.files {
+            self.add(path, count);
+        }
     }
 
     /// The kept files in path order with their counts.

@@ -12,13 +12,14 @@ mod report;
 mod scan;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use toolhost_sdk::scan::HostControl;
 use toolhost_sdk::{
-    ErrorCode, File, Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir,
-    open_file,
+    ErrorCode, File, ParallelTool, Risk, Spill, Tool, ToolError, WalkOptions, cancelled,
+    open_dir, open_file,
 };
 
-use report::End;
+use report::{End, Found};
 use scan::{Scan, Stop};
 
 /// Matching lines returned in all (seed 000 §7.6, §9 `MAX_LINES`: 250).
@@ -99,84 +100,138 @@ impl Tool for Grep {
     }
 
     fn execute(&self, input: GrepInput) -> Result<String, ToolError> {
-        let matcher = scan::matcher(&input.pattern)?;
         let control = toolhost_sdk::scan::HostControl::new();
-        let mut scan = Scan::new(input.output_mode, matcher, &control, Spill::new());
-
-        let root = match open_dir(&input.path) {
-            Ok(dir) => {
-                let globs = input.glob.into_iter().collect();
-                let walker = dir.walk(&WalkOptions {
-                    globs,
-                    with_contents: true,
-                })?;
-                'walk: loop {
-                    let batch = walker.next_batch();
-                    if batch.is_empty() {
-                        break;
-                    }
-                    // Each file's contents are freed as soon as it is searched.
-                    for file in batch {
-                        if !scan.file(&file.path, file.contents.as_deref()) {
-                            break 'walk;
-                        }
-                    }
-                }
-                dir.display_path()
-            }
-            // Not a directory: search the file itself.
-            // (The host says "not a directory" as invalid-arguments; any other failure of
-            // `open-dir` is the answer.)
-            Err(ToolError {
-                code: ErrorCode::InvalidArguments,
-                ..
-            }) => {
-                let file = open_file(&input.path)?;
-                let display = file.display_path();
-                scan.reader(&display, FileReader(&file));
-                display
-            }
-            Err(e) => return Err(e),
-        };
-
-        // The host ends a walk with an empty batch when the call is cancelled, as it does at
-        // the real end: ask once more so a cancelled walk is not taken for a complete one.
-        if scan.stop.is_none() && cancelled() {
-            scan.stop = Some(Stop::Cancelled);
-        }
-        let stop = scan.stop;
-        if stop == Some(Stop::Cancelled) {
-            return Err(ToolError::cancelled(report::CANCELLED));
-        }
-        let found = std::mem::take(&mut scan.found);
-        let spill = scan.spill.into_target();
-        // The full list is only kept when the result leaves something out (seed 000 §8.2);
-        // an unfinished spill is deleted by the host when dropped.
-        let spilled = if found.omits(input.output_mode) {
-            spill.finish()
-        } else {
-            None
-        };
-        let end = match stop {
-            Some(_) => End::TimedOut {
-                timeout_ms: control.timeout_ms(),
-                spilled: spilled.as_ref(),
-            },
-            None => End::Complete {
-                spilled: spilled.as_ref(),
-            },
-        };
-        Ok(report::render(
-            &input.pattern,
-            &root,
-            input.output_mode,
-            &found,
-            end,
-        ))
+        let (part, spill) = scan_part(&input, 0, 1, &control)?;
+        finish(&input, part, spill, &control)
     }
 }
 
-toolhost_sdk::export_tool!(Grep);
+/// One instance per part: the host runs the parts at once, their walks share one queue.
+impl ParallelTool for Grep {
+    type Part = Part;
+
+    fn execute_part(&self, input: GrepInput, index: u32, count: u32) -> Result<Part, ToolError> {
+        // The part's spill stays open for `merge` (the host shares it between instances).
+        scan_part(&input, index, count, &toolhost_sdk::scan::HostControl::new()).map(|(part, _)| part)
+    }
+
+    fn merge(&self, input: GrepInput, parts: Vec<Part>) -> Result<String, ToolError> {
+        let mut all = Part::default();
+        for part in parts {
+            all.found.merge(part.found);
+            all.stop = match (all.stop, part.stop) {
+                (Some(Stop::Cancelled), _) | (_, Some(Stop::Cancelled)) => Some(Stop::Cancelled),
+                (a, b) => a.or(b),
+            };
+            all.root = all.root.or(part.root);
+        }
+        // The merge instance's first spill is the one the parts appended to.
+        finish(&input, all, Spill::new(), &toolhost_sdk::scan::HostControl::new())
+    }
+}
+
+/// What one part of a search (or the whole one-instance search) found.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Part {
+    found: Found,
+    stop: Option<Stop>,
+    /// The searched path as the model sees it (part 0 always says it).
+    root: Option<String>,
+}
+
+/// Scan part `index` of `count`: every part takes files from the shared walk; a `path`
+/// that names a file is searched by part 0 alone.
+fn scan_part(input: &GrepInput, index: u32, count: u32, control: &HostControl) -> Result<(Part, Spill), ToolError> {
+    let _ = count;
+    let matcher = scan::matcher(&input.pattern)?;
+    let mut scan = Scan::new(input.output_mode, matcher, control, Spill::new());
+    let root = match open_dir(&input.path) {
+        Ok(dir) => {
+            let globs = input.glob.iter().cloned().collect();
+            let walker = dir.walk(&WalkOptions {
+                globs,
+                with_contents: true,
+            })?;
+            'walk: loop {
+                let batch = walker.next_batch();
+                if batch.is_empty() {
+                    break;
+                }
+                // Each file's contents are freed as soon as it is searched.
+                for file in batch {
+                    if !scan.file(&file.path, file.contents.as_deref()) {
+                        break 'walk;
+                    }
+                }
+            }
+            Some(dir.display_path())
+        }
+        // Not a directory: search the file itself.
+        // (The host says "not a directory" as invalid-arguments; any other failure of
+        // `open-dir` is the answer.)
+        Err(ToolError {
+            code: ErrorCode::InvalidArguments,
+            ..
+        }) if index == 0 => {
+            let file = open_file(&input.path)?;
+            let display = file.display_path();
+            scan.reader(&display, FileReader(&file));
+            Some(display)
+        }
+        Err(ToolError {
+            code: ErrorCode::InvalidArguments,
+            ..
+        }) => None,
+        Err(e) => return Err(e),
+    };
+    // Whatever is still buffered goes to the spill now; `finish` closes it.
+    let spill = scan.spill.into_target();
+    let part = Part {
+        found: scan.found,
+        stop: scan.stop,
+        root,
+    };
+    Ok((part, spill))
+}
+
+/// The result text from everything found: cancelled, or the bounded list with its footer
+/// (the spill is finished only when something was left out).
+fn finish(input: &GrepInput, part: Part, spill: Spill, control: &HostControl) -> Result<String, ToolError> {
+    let Part { found, mut stop, root } = part;
+    // The host ends a walk with an empty batch when the call is cancelled, as it does at
+    // the real end: ask once more so a cancelled walk is not taken for a complete one.
+    if stop.is_none() && cancelled() {
+        stop = Some(Stop::Cancelled);
+    }
+    if stop == Some(Stop::Cancelled) {
+        return Err(ToolError::cancelled(report::CANCELLED));
+    }
+    // An unfinished spill is deleted by the host at the end of the call.
+    let spilled = if found.omits(input.output_mode) {
+        spill.finish()
+    } else {
+        None
+    };
+    let end = match stop {
+        Some(_) => End::TimedOut {
+            timeout_ms: control.timeout_ms(),
+            spilled: spilled.as_ref(),
+        },
+        None => End::Complete {
+            spilled: spilled.as_ref(),
+        },
+    };
+    let root = root.unwrap_or_else(|| input.path.clone());
+    Ok(report::render(
+        &input.pattern,
+        &root,
+        input.output_mode,
+        &found,
+        end,
+    ))
+}
+
+toolhost_sdk_parallel::export_parallel_tool!(Grep);
 
 /// A host file as `std::io::Read`, for streaming one file through the searcher.
 struct FileReader<'a>(&'a File);

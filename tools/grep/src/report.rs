@@ -59,7 +59,7 @@ pub fn timed_out_files(files: u64, timeout_ms: u64) -> String {
 
 
 /// What a scan found, kept and counted.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Found {
     /// Kept lines (`content` mode).
     pub content: ContentCollector,
@@ -72,6 +72,14 @@ pub struct Found {
 }
 
 impl Found {
+    /// Add what another part of the same search found.
+    pub fn merge(&mut self, other: Found) {
+        self.content.merge(other.content);
+        self.files.merge(other.files);
+        self.total_lines += other.total_lines;
+        self.total_files += other.total_files;
+    }
+
     /// True when the result leaves out lines or files, i.e. the full list must be saved.
     pub fn omits(&self, mode: OutputMode) -> bool {
         match mode {

@@ -42,7 +42,25 @@ macro_rules! export_tool {
 /// What `export_tool!` calls; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    use crate::{Definition, Inspection, Tool, ToolError, input_schema, parse_input};
+    use crate::{Definition, Inspection, ParallelTool, Tool, ToolError, input_schema, parse_input};
+
+    /// Parse `input`, run part `index` of `count`, serialise what it found.
+    pub fn execute_part<T: ParallelTool>(input: &str, index: u32, count: u32) -> Result<Vec<u8>, ToolError> {
+        let input = parse_input::<T::Input>(input)?;
+        let part = T::default().execute_part(input, index, count)?;
+        serde_json::to_vec(&part).map_err(|e| ToolError::execution_failed(format!("cannot encode a part: {e}")))
+    }
+
+    /// Parse `input` and every part, then merge them.
+    pub fn merge<T: ParallelTool>(input: &str, parts: Vec<Vec<u8>>) -> Result<String, ToolError> {
+        let input = parse_input::<T::Input>(input)?;
+        let parts = parts
+            .iter()
+            .map(|p| serde_json::from_slice::<T::Part>(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ToolError::execution_failed(format!("cannot decode a part: {e}")))?;
+        T::default().merge(input, parts)
+    }
 
     /// The tool's definition, with its input schema as JSON text.
     pub fn describe<T: Tool>() -> Definition {

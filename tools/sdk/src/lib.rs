@@ -60,7 +60,7 @@ mod tool;
 pub use export::__private;
 pub use host::{READ_CHUNK_BYTES, read_to_end};
 pub use input::{INVALID_INPUT_PREFIX, input_schema, parse_input};
-pub use tool::Tool;
+pub use tool::{ParallelTool, Tool};
 
 pub use bindings::toolhost::tool::call::{
     Spill, Spilled, cancelled, elapsed_ms, report_progress, scan_timeout_ms,

@@ -5,7 +5,7 @@
 use crate::bindings::toolhost::tool::call::{Spill, Spilled, cancelled, elapsed_ms, scan_timeout_ms};
 
 /// Why a scan stopped early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stop {
     /// The call was cancelled: the result is `cancelled`.
     Cancelled,

@@ -31,3 +31,22 @@ pub trait Tool: Default {
     /// Run the call; the text is what the model sees.
     fn execute(&self, input: Self::Input) -> Result<String, ToolError>;
 }
+
+/// A [`Tool`] whose call the host may split into parts that run at once in several
+/// instances (world `parallel-tool-component`), then merge. Export it with
+/// [`export_parallel_tool!`](crate::export_parallel_tool); `execute` stays the one-instance
+/// path and must give the same text as parts + merge.
+///
+/// Within one call the parts' walks of the same directory with the same options share one
+/// queue (each file reaches one part), and the n-th [`Spill`](crate::Spill) of every part and
+/// of `merge` is the same file: parts append, `merge` finishes.
+pub trait ParallelTool: Tool {
+    /// What a part found; serialised between the part and `merge` (as JSON).
+    type Part: serde::Serialize + DeserializeOwned;
+
+    /// Part `index` of `count` of the call.
+    fn execute_part(&self, input: Self::Input, index: u32, count: u32) -> Result<Self::Part, ToolError>;
+
+    /// The model-visible text from every part's findings (in part order).
+    fn merge(&self, input: Self::Input, parts: Vec<Self::Part>) -> Result<String, ToolError>;
+}
