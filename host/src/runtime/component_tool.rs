@@ -31,8 +31,12 @@ enum Interrupted {
 /// Parts a parallel call is split into by default: one per core, at most this many.
 pub const MAX_PARTS: u32 = 4;
 
-/// The default number of parts for a component that exports `parallel`.
+/// The default number of parts for a component that exports `parallel`: `TOOLHOST_PARTS`
+/// when set (1 turns parallel calls off), else one per core, at most [`MAX_PARTS`].
 pub fn default_parts() -> u32 {
+    if let Some(n) = std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
+        return n.clamp(1, MAX_PARTS);
+    }
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
 }
 
