@@ -39,8 +39,83 @@ pub const MAX_WALK_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
 /// memory cap however large the files are.
 pub const WALK_BATCH_BYTES: usize = 16 * 1024 * 1024;
 
-/// Files read ahead of the component; bounds the memory a walk holds in the host.
-pub const WALK_QUEUE_FILES: usize = 32;
+/// Files queued ahead of the component.
+pub const WALK_QUEUE_FILES: usize = 256;
+
+/// Bytes of contents a walk holds read ahead of the component: readers wait while the queue
+/// holds more (one file larger than this still passes, alone), so the host's memory for a
+/// walk stays bounded however large the files are.
+pub const WALK_QUEUE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The content bytes a walk's queue holds; walker threads wait in [`ByteBudget::acquire`].
+#[derive(Default)]
+struct ByteBudget {
+    held: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl ByteBudget {
+    /// Wait until `n` more bytes fit (or nothing is held); false once `closed` says the
+    /// component is gone.
+    fn acquire(&self, n: u64, closed: impl Fn() -> bool) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        while *held > 0 && *held + n > WALK_QUEUE_BYTES {
+            if closed() {
+                return false;
+            }
+            held = self
+                .freed
+                .wait_timeout(held, std::time::Duration::from_millis(50))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        *held += n;
+        true
+    }
+
+    /// Correct a reservation by what was really read (the file may have changed size).
+    fn adjust(&self, reserved: u64, actual: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held = (*held + actual).saturating_sub(reserved);
+    }
+
+    /// `n` bytes left the queue.
+    fn release(&self, n: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held = held.saturating_sub(n);
+        self.freed.notify_all();
+    }
+}
+
+/// A walk's queue and the byte budget its readers share.
+pub struct WalkQueue {
+    files: tokio::sync::mpsc::Receiver<workspace::WalkedFile>,
+    budget: Arc<ByteBudget>,
+}
+
+impl WalkQueue {
+    async fn recv(&mut self) -> Option<workspace::WalkedFile> {
+        let file = self.files.recv().await?;
+        self.budget.release(file.contents.as_ref().map_or(0, |c| c.len() as u64));
+        Some(file)
+    }
+
+    fn try_recv(&mut self) -> Option<workspace::WalkedFile> {
+        let file = self.files.try_recv().ok()?;
+        self.budget.release(file.contents.as_ref().map_or(0, |c| c.len() as u64));
+        Some(file)
+    }
+}
+
+/// Read a walked file without following a symlink swapped in for it since the walk saw a
+/// regular file (`O_NOFOLLOW` on the last component).
+fn read_walked(path: &Path, size: u64) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW).open(path).ok()?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    (&mut file).take(MAX_WALK_CONTENT_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_WALK_CONTENT_BYTES).then_some(bytes)
+}
 
 /// Compile walk globs: `/`-separated and anchored at the walk root; a pattern without a
 /// `/` (e.g. `*.rs`) matches a file name at any depth, as in ripgrep's `-g`.
@@ -76,8 +151,10 @@ fn spawn_walk(
     with_contents: bool,
     workspace: PathBuf,
     policy: crate::policy::SandboxPolicy,
-) -> tokio::sync::mpsc::Receiver<workspace::WalkedFile> {
+) -> WalkQueue {
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_FILES);
+    let budget = Arc::new(ByteBudget::default());
+    let readers = budget.clone();
     let mut builder = builder;
     builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
     std::thread::spawn(move || {
@@ -87,6 +164,7 @@ fn spawn_walk(
             let policy = policy.clone();
             let root = root.clone();
             let matcher = matcher.clone();
+            let budget = readers.clone();
             Box::new(move |entry| {
                 use ignore::WalkState;
                 let Ok(entry) = entry else { return WalkState::Continue };
@@ -109,8 +187,14 @@ fn spawn_walk(
                     .and_then(|m| m.modified().ok())
                     .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                     .map(|d| d.as_millis() as u64);
-                let contents = if with_contents && meta.is_some_and(|m| m.len() <= MAX_WALK_CONTENT_BYTES) {
-                    std::fs::read(path).ok()
+                let size = meta.as_ref().map_or(0, |m| m.len());
+                let contents = if with_contents && size <= MAX_WALK_CONTENT_BYTES {
+                    if !budget.acquire(size, || tx.is_closed()) {
+                        return WalkState::Quit;
+                    }
+                    let contents = read_walked(path, size);
+                    budget.adjust(size, contents.as_ref().map_or(0, |c| c.len() as u64));
+                    contents
                 } else {
                     None
                 };
@@ -122,7 +206,7 @@ fn spawn_walk(
             })
         });
     });
-    rx
+    WalkQueue { files: rx, budget }
 }
 
 /// The walk options a shared walk is keyed by (with its root).
@@ -134,7 +218,7 @@ struct WalkKey {
 }
 
 /// A walk's queue, taken from by every instance of the call that opened the same walk.
-type SharedQueue = Arc<tokio::sync::Mutex<tokio::sync::mpsc::Receiver<workspace::WalkedFile>>>;
+type SharedQueue = Arc<tokio::sync::Mutex<WalkQueue>>;
 
 /// A spill file, appended to by every instance of the call; `None` once finished.
 type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
@@ -540,11 +624,11 @@ impl workspace::HostWalker for CallState {
         let mut out = vec![first];
         while out.len() < WALK_BATCH && bytes < WALK_BATCH_BYTES {
             match queue.try_recv() {
-                Ok(file) => {
+                Some(file) => {
                     bytes += file.contents.as_ref().map_or(0, Vec::len);
                     out.push(file);
                 }
-                Err(_) => break,
+                None => break,
             }
         }
         Ok(out)
@@ -748,5 +832,44 @@ impl call::HostSpill for CallState {
         // unfinished one is deleted when the call ends (see `CallShare`).
         self.table.delete(this)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_budget_holds_readers_until_bytes_leave_the_queue() {
+        let budget = Arc::new(ByteBudget::default());
+        assert!(budget.acquire(WALK_QUEUE_BYTES - 10, || false));
+        // A file that does not fit waits until the queue gives bytes back.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiting = budget.clone();
+        std::thread::spawn(move || {
+            let ok = waiting.acquire(100, || false);
+            tx.send(ok).unwrap();
+        });
+        assert!(rx.recv_timeout(std::time::Duration::from_millis(200)).is_err(), "acquired over budget");
+        budget.release(WALK_QUEUE_BYTES - 10);
+        assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(5)), Ok(true));
+        // A reader waiting when the component is gone gives up (100 bytes are still held).
+        assert!(!budget.acquire(WALK_QUEUE_BYTES, || true));
+        // An empty queue always takes one file, however large.
+        let empty = ByteBudget::default();
+        assert!(empty.acquire(WALK_QUEUE_BYTES * 4, || true));
+    }
+
+    #[test]
+    fn a_walked_file_swapped_for_a_symlink_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "s3cret").unwrap();
+        let walked = dir.path().join("walked.txt");
+        std::os::unix::fs::symlink(&secret, &walked).unwrap();
+        assert_eq!(read_walked(&walked, 6), None);
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(&plain, "ok").unwrap();
+        assert_eq!(read_walked(&plain, 2).as_deref(), Some(&b"ok"[..]));
     }
 }
