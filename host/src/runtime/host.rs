@@ -107,13 +107,21 @@ impl WalkQueue {
     }
 }
 
-/// Read a walked file without following a symlink swapped in for it since the walk saw a
-/// regular file (`O_NOFOLLOW` on the last component).
-fn read_walked(path: &Path, size: u64) -> Option<Vec<u8>> {
+/// Open a walked file without following a symlink swapped in for it since the walk saw a
+/// regular file (`O_NOFOLLOW` on the last component), nor block on a FIFO swapped in
+/// (`O_NONBLOCK`, no effect on a regular file); with the open file's metadata.
+fn open_walked(path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW).open(path).ok()?;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    meta.is_file().then_some((file, meta))
+}
+
+/// The contents of an opened walked file of `size` bytes, none past [`MAX_WALK_CONTENT_BYTES`].
+fn read_walked(file: &mut std::fs::File, size: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(size as usize);
-    (&mut file).take(MAX_WALK_CONTENT_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    file.take(MAX_WALK_CONTENT_BYTES + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= MAX_WALK_CONTENT_BYTES).then_some(bytes)
 }
 
@@ -181,22 +189,29 @@ fn spawn_walk(
                         return WalkState::Continue;
                     }
                 }
-                let meta = entry.metadata().ok();
-                let modified_ms = meta
-                    .as_ref()
-                    .and_then(|m| m.modified().ok())
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|d| d.as_millis() as u64);
-                let size = meta.as_ref().map_or(0, |m| m.len());
-                let contents = if with_contents && size <= MAX_WALK_CONTENT_BYTES {
-                    if !budget.acquire(size, || tx.is_closed()) {
-                        return WalkState::Quit;
+                let millis = |m: &std::fs::Metadata| {
+                    m.modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_millis() as u64)
+                };
+                let (modified_ms, contents) = if with_contents {
+                    // Open first and ask the open file (fstat): no second path lookup.
+                    match open_walked(path) {
+                        Some((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => {
+                            let size = meta.len();
+                            if !budget.acquire(size, || tx.is_closed()) {
+                                return WalkState::Quit;
+                            }
+                            let contents = read_walked(&mut file, size);
+                            budget.adjust(size, contents.as_ref().map_or(0, |c| c.len() as u64));
+                            (millis(&meta), contents)
+                        }
+                        Some((_, meta)) => (millis(&meta), None),
+                        None => (entry.metadata().ok().as_ref().and_then(millis), None),
                     }
-                    let contents = read_walked(path, size);
-                    budget.adjust(size, contents.as_ref().map_or(0, |c| c.len() as u64));
-                    contents
                 } else {
-                    None
+                    (entry.metadata().ok().as_ref().and_then(millis), None)
                 };
                 let file = workspace::WalkedFile { path: display_path(&workspace, path), modified_ms, contents };
                 if tx.blocking_send(file).is_err() {
@@ -354,6 +369,9 @@ impl types::Host for CallState {}
 
 /// `O_NOFOLLOW` (Linux): opening fails when the last component is a symlink.
 const O_NOFOLLOW: i32 = 0o400_000;
+
+/// `O_NONBLOCK` (Linux): opening a FIFO does not wait for a writer.
+const O_NONBLOCK: i32 = 0o4000;
 
 /// Open a checked file for reading so that a symlink or rename swapped in after the check
 /// cannot redirect it: the last component is opened without following symlinks, and the
@@ -867,9 +885,14 @@ mod tests {
         std::fs::write(&secret, "s3cret").unwrap();
         let walked = dir.path().join("walked.txt");
         std::os::unix::fs::symlink(&secret, &walked).unwrap();
-        assert_eq!(read_walked(&walked, 6), None);
+        assert!(open_walked(&walked).is_none());
+        // A FIFO (swapped in after the walk) is neither waited on nor read.
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(open_walked(&fifo).is_none());
         let plain = dir.path().join("plain.txt");
         std::fs::write(&plain, "ok").unwrap();
-        assert_eq!(read_walked(&plain, 2).as_deref(), Some(&b"ok"[..]));
+        let (mut file, meta) = open_walked(&plain).unwrap();
+        assert_eq!(read_walked(&mut file, meta.len()).as_deref(), Some(&b"ok"[..]));
     }
 }
