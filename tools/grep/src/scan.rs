@@ -272,7 +272,7 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 let first = mat.line_number().unwrap_or(0);
                 for (i, raw) in mat.lines().enumerate() {
                     let number = first + i as u64;
-                    let text = String::from_utf8_lossy(strip_terminator(raw));
+                    let text = text_of(strip_terminator(raw));
                     let line = self.spill.line();
                     line.push_str(self.path);
                     line.push(':');
@@ -300,9 +300,29 @@ fn strip_terminator(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn push_u64(out: &mut String, n: u64) {
-    use std::fmt::Write as _;
-    let _ = write!(out, "{n}");
+/// `n` in decimal, without the formatting machinery (it runs once per matching line).
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// A line as text: borrowed when it is UTF-8 (the usual case, checked by the fast
+/// validator), else with U+FFFD for the invalid bytes.
+fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// True when some line of `bytes` is longer than `limit` bytes.
@@ -389,6 +409,17 @@ mod tests {
             .map(str::to_owned)
             .collect();
         (found, lines, stop)
+    }
+
+    #[test]
+    fn numbers_and_text_are_written_as_before() {
+        for n in [0u64, 7, 10, 99, 100, 123_456_789, u64::MAX] {
+            let mut s = String::from("x");
+            push_u64(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+        assert_eq!(text_of(b"caf\xc3\xa9"), "café");
+        assert_eq!(text_of(b"a\xffb"), "a\u{fffd}b");
     }
 
     #[test]
