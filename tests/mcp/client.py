@@ -7,12 +7,12 @@ directory outside it (the target of escalation requests). Prints one JSON object
 the client saw; `tests/tests/mcp_client.rs` asserts on it.
 """
 
-import json
 import os
 import sys
 import time
 
 import anyio
+from report import result, run_parts
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp import types
 
@@ -25,16 +25,6 @@ def params(*extra: str) -> StdioServerParameters:
         args=["--workspace", WORKSPACE, "--data-dir", DATA_DIR, *extra, "mcp"],
         env={k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
     )
-
-
-def result(r) -> dict:
-    """A CallToolResult as plain JSON: content, isError, _meta."""
-    return {
-        "isError": bool(r.is_error),
-        "content": [c.model_dump(by_alias=True, exclude_none=True) for c in r.content],
-        "text": "".join(c.text for c in r.content if getattr(c, "type", None) == "text"),
-        "meta": r.meta or {},
-    }
 
 
 def escalation(name: str) -> dict:
@@ -133,14 +123,4 @@ async def stateless(out: dict) -> None:
         }
 
 
-async def main() -> None:
-    out: dict = {}
-    for part in (legacy, elicitation, stateless):
-        try:
-            await part(out)
-        except Exception as e:  # noqa: BLE001  (report, let the Rust test fail with context)
-            out.setdefault("errors", []).append(f"{part.__name__}: {type(e).__name__}: {e!r}")
-    print(json.dumps(out, default=str))
-
-
-anyio.run(main)
+run_parts(legacy, elicitation, stateless)

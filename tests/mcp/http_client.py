@@ -8,26 +8,16 @@ The server's workspace holds `a.txt` ("alpha\\nbeta\\n"), `b.txt` ("bee\\n") and
 asserts on it.
 """
 
-import json
 import sys
 import time
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
+from report import result, run_parts
 import httpx2
 from mcp import Client
 
 URL = sys.argv[1]
-
-
-def result(r) -> dict:
-    """A CallToolResult as plain JSON: content, isError, _meta."""
-    return {
-        "isError": bool(r.is_error),
-        "content": [c.model_dump(by_alias=True, exclude_none=True) for c in r.content],
-        "text": "".join(c.text for c in r.content if getattr(c, "type", None) == "text"),
-        "meta": r.meta or {},
-    }
 
 
 async def legacy(out: dict) -> None:
@@ -101,14 +91,4 @@ async def rebinding(out: dict) -> None:
         statuses["other_path"] = r.status_code
 
 
-async def main() -> None:
-    out: dict = {}
-    for part in (legacy, stateless, rebinding):
-        try:
-            await part(out)
-        except Exception as e:  # noqa: BLE001  (report, let the Rust test fail with context)
-            out.setdefault("errors", []).append(f"{part.__name__}: {type(e).__name__}: {e!r}")
-    print(json.dumps(out, default=str))
-
-
-anyio.run(main)
+run_parts(legacy, stateless, rebinding)
