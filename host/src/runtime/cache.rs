@@ -127,17 +127,45 @@ pub fn stamped_key(engine: &Engine, cache_dir: Option<&Path>, component: &Path) 
     (stamp_line(engine, component, &key)? == text).then_some(key)
 }
 
-/// Record the stamp of `component` (best effort).
+/// Record the stamp of `component` (best effort). When the component at that path had been
+/// compiled under another key (it was rebuilt), that compilation and its definition are
+/// removed unless another component's stamp still names them: the cache holds what the
+/// components on disk need, not every build ever run.
 pub fn save_stamp(engine: &Engine, cache_dir: Option<&Path>, component: &Path, key: &str) {
     let (Some(dir), Some(line)) = (cache_dir, stamp_line(engine, component, key)) else { return };
     let path = stamp_path(dir, component);
+    let replaced = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|old| old.rsplit(' ').next().map(str::to_owned))
+        .filter(|old| old != key);
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(path.parent().expect("stamps dir"))?;
         let mut tmp = tempfile_in(path.parent().expect("stamps dir"))?;
         std::io::Write::write_all(&mut tmp.0, line.as_bytes())?;
         std::fs::rename(&tmp.1, &path)
     };
-    let _ = write();
+    if write().is_ok() {
+        if let Some(old) = replaced {
+            remove_unreferenced(dir, &old);
+        }
+    }
+}
+
+/// Remove the compilation and definition cached under `key` unless a stamp names it.
+fn remove_unreferenced(dir: &Path, key: &str) {
+    // Keys are hex and `-` only; anything else did not come from `cache_key`.
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+        return;
+    }
+    let Ok(stamps) = std::fs::read_dir(dir.join("stamps")) else { return };
+    let suffix = format!(" {key}");
+    for stamp in stamps.flatten() {
+        if std::fs::read_to_string(stamp.path()).is_ok_and(|text| text.ends_with(&suffix)) {
+            return;
+        }
+    }
+    let _ = std::fs::remove_file(dir.join(format!("{key}.cwasm")));
+    let _ = std::fs::remove_file(definition_path(dir, key));
 }
 
 /// The cached compilation under `key`, if it deserialises.
@@ -167,5 +195,30 @@ mod tests {
         std::fs::write(&file, b"two!").unwrap();
         assert_eq!(stamped_key(&engine, Some(dir.path()), &file), None);
         assert_eq!(stamped_key(&engine, None, &file), None, "no cache dir, no stamp");
+    }
+
+    #[test]
+    fn a_rebuilt_component_leaves_no_stale_compilation_behind() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.wasm"), dir.path().join("b.wasm"));
+        std::fs::write(&a, b"one").unwrap();
+        std::fs::write(&b, b"one").unwrap();
+        let one = cache_key(&engine, b"one");
+        for f in [format!("{one}.cwasm"), format!("{one}.def.json")] {
+            std::fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        save_stamp(&engine, Some(dir.path()), &a, &one);
+        save_stamp(&engine, Some(dir.path()), &b, &one);
+        // a is rebuilt: b's stamp still names the old compilation, so it stays.
+        std::fs::write(&a, b"two!").unwrap();
+        let two = cache_key(&engine, b"two!");
+        save_stamp(&engine, Some(dir.path()), &a, &two);
+        assert!(dir.path().join(format!("{one}.cwasm")).exists());
+        // b is rebuilt too: nothing names it any more.
+        std::fs::write(&b, b"two!").unwrap();
+        save_stamp(&engine, Some(dir.path()), &b, &two);
+        assert!(!dir.path().join(format!("{one}.cwasm")).exists());
+        assert!(!definition_path(dir.path(), &one).exists());
     }
 }
