@@ -159,7 +159,7 @@ fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: Tool
         .min(Instant::now() + DEFAULT_CALL_TIMEOUT);
     let cancel = call.cancel.clone();
     let limits = StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
-    let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits, share));
+    let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits, share, runtime.ticking()));
     store.limiter(|state| &mut state.limits);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(move |_| {

@@ -292,10 +292,18 @@ pub struct CallState {
     spills: usize,
     /// What this instance shares with the call's other instances.
     share: Arc<CallShare>,
+    /// Keeps the epoch advancing (deadline and cancellation checks) while this store lives.
+    _ticking: super::Ticking,
 }
 
 impl CallState {
-    pub(super) fn new(session: ToolSessionContext, call: ToolCallContext, limits: StoreLimits, share: Arc<CallShare>) -> Self {
+    pub(super) fn new(
+        session: ToolSessionContext,
+        call: ToolCallContext,
+        limits: StoreLimits,
+        share: Arc<CallShare>,
+        ticking: super::Ticking,
+    ) -> Self {
         CallState {
             // No preopens, no environment, no arguments, no sockets: `std::fs`, `std::env`
             // and `std::net` inside a component find nothing.
@@ -309,6 +317,7 @@ impl CallState {
             artifacts: Vec::new(),
             spills: 0,
             share,
+            _ticking: ticking,
         }
     }
 
