@@ -28,6 +28,9 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// allocation (and, for Rust guests, a trap), never the host's memory.
 pub const MAX_STORE_MEMORY: usize = 512 << 20;
 
+/// Bytes of a pooled memory (and table) kept resident between calls, reset in place.
+pub const KEEP_RESIDENT_BYTES: usize = 1 << 20;
+
 /// How long one component call may run when the caller set no earlier deadline. Scans stop
 /// themselves at the 30 s scan timeout (seed 000 §9); this bound only stops runaways.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
@@ -175,6 +178,14 @@ fn engine_config(pooling: bool) -> Config {
             .total_memories(256)
             .total_tables(512)
             .max_memory_size(MAX_STORE_MEMORY);
+        // Where the kernel can tell which pages a call dirtied (PAGEMAP_SCAN, Linux ≥ 6.7),
+        // reset those with memset instead of unmapping the slot: the next call finds its
+        // pages resident (no faults, no TLB shootdowns). In-process `list`: 63 → 40 µs.
+        if PoolingAllocationConfig::is_pagemap_scan_available() {
+            pool.pagemap_scan(wasmtime::Enabled::Yes)
+                .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+                .table_keep_resident(KEEP_RESIDENT_BYTES);
+        }
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
     config
