@@ -335,7 +335,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let shutdown = tokio_util::sync::CancellationToken::new();
             let on_signal = shutdown.clone();
             tokio::spawn(async move {
-                // SIGINT or SIGTERM: stop accepting, finish open connections, exit 0.
+                // SIGINT or SIGTERM: stop accepting, cancel calls in flight, let connections close, exit 0.
                 let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
                 let sigterm = async {
                     match term.as_mut() {

@@ -76,6 +76,43 @@ fn a_real_client_over_streamable_http_reads_edits_gets_progress_cancels_and_fore
     assert_eq!(paths, BTreeSet::from(["b.txt", "c.txt"]), "{listed}");
 }
 
+/// SIGTERM while a call runs: the call ends as cancelled (and its client gets that result),
+/// the server exits 0 well before the call would have finished.
+#[test]
+fn sigterm_cancels_the_call_in_flight_and_exits_cleanly() {
+    let python = python_with_sdk();
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+    let script = r#"
+import json, sys, anyio
+from mcp import Client
+async def main():
+    async with Client(sys.argv[1], mode="legacy") as c:
+        r = await c.call_tool("bash", {"command": "sleep 60"})
+        text = "".join(x.text for x in r.content if getattr(x, "type", None) == "text")
+        print(json.dumps({"isError": bool(r.is_error), "text": text}), flush=True)
+anyio.run(main)
+"#;
+    let mut client = Command::new(&python)
+        .args(["-c", script, server.url()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Let the call start (the sleep runs in the sandbox), then stop the server.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let started = std::time::Instant::now();
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "shutdown took {:?}", started.elapsed());
+    let out = client.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().next().unwrap_or_else(|| panic!("the client got no result: {stdout}"));
+    let result: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result["text"].as_str().unwrap().contains("cancel"), "{result}");
+}
+
 #[test]
 fn listen_refuses_a_malformed_address_and_allow_host_needs_listen() {
     let fx = Fixture::new();

@@ -10,6 +10,8 @@
 //!   order, as on stdio. Both the 2025-11-25 revision (an MCP session per `initialize`, with
 //!   its `Mcp-Session-Id`) and the stateless 2026-07-28 revision are served.
 //! * Any path but `/mcp` is 404.
+//! * Shutdown: stop accepting, cancel the calls in flight (they end as `cancelled` and are
+//!   recorded), and give open connections [`SHUTDOWN_GRACE`] to deliver their last responses.
 
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -25,6 +27,12 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+
+/// How long shutdown waits for open connections after cancelling the calls in flight.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long shutdown lets the last responses reach their streams before closing sessions.
+const RESPONSE_FLUSH: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The URL path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -109,12 +117,46 @@ impl HttpEndpoint {
 
     /// Serves `server` until `shutdown` is cancelled; connections are served concurrently.
     pub async fn serve(self, server: McpServer, shutdown: CancellationToken) -> std::io::Result<()> {
-        let config = self.options.config(shutdown.child_token());
+        // The MCP sessions end only after the calls in flight have answered.
+        let sessions = CancellationToken::new();
+        let config = self.options.config(sessions.clone());
+        let calls = server.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
+        // Open connections, and a signal when the last one closes.
+        let open = Arc::new((std::sync::atomic::AtomicUsize::new(0), tokio::sync::Notify::new()));
+        let result = self.accept_loop(service, &open, &shutdown, &sessions).await;
+        calls.cancel_calls();
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, calls.idle()).await;
+        // The cancelled call's result is on its way to the client's stream: let it go out.
+        tokio::time::sleep(RESPONSE_FLUSH).await;
+        sessions.cancel();
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            loop {
+                // Registered before the count is read, so the last close cannot be missed.
+                let closed = open.1.notified();
+                tokio::pin!(closed);
+                closed.as_mut().enable();
+                if open.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                    return;
+                }
+                closed.await;
+            }
+        })
+        .await;
+        result
+    }
+
+    async fn accept_loop(
+        &self,
+        service: StreamableHttpService<McpServer, LocalSessionManager>,
+        open: &Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
+        shutdown: &CancellationToken,
+        sessions: &CancellationToken,
+    ) -> std::io::Result<()> {
         loop {
             let (stream, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
@@ -129,7 +171,9 @@ impl HttpEndpoint {
                 _ = shutdown.cancelled() => return Ok(()),
             };
             let service = service.clone();
-            let shutdown = shutdown.clone();
+            let closing = sessions.clone();
+            let open = open.clone();
+            open.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             tokio::spawn(async move {
                 let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let mut service = service.clone();
@@ -147,9 +191,19 @@ impl HttpEndpoint {
                 });
                 let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
                 tokio::pin!(conn);
-                tokio::select! {
-                    r = conn.as_mut() => if let Err(e) = r { tracing::debug!("connection from {peer}: {e}") },
-                    _ = shutdown.cancelled() => conn.as_mut().graceful_shutdown(),
+                let result = tokio::select! {
+                    r = conn.as_mut() => r,
+                    _ = closing.cancelled() => {
+                        // Finish the response in progress, then close.
+                        conn.as_mut().graceful_shutdown();
+                        conn.as_mut().await
+                    }
+                };
+                if let Err(e) = result {
+                    tracing::debug!("connection from {peer}: {e}");
+                }
+                if open.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                    open.1.notify_waiters();
                 }
             });
         }

@@ -144,6 +144,16 @@ impl McpServer {
         }
     }
 
+    /// Cancel every running and queued call (each ends as `cancelled` and is recorded).
+    pub fn cancel_calls(&self) {
+        self.runtime.cancel_token().cancel();
+    }
+
+    /// Wait until no call is running.
+    pub async fn idle(&self) {
+        drop(self.turn.lock().await);
+    }
+
     /// Serve MCP on this process's stdin/stdout until the client closes stdin.
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
         let running = self.serve(rmcp::transport::stdio_pipes()).await?;
