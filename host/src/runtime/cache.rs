@@ -13,16 +13,22 @@ use wasmtime::component::Component;
 
 use crate::observations::sha256_hex;
 
-/// The cache key of `bytes` under `engine`: `<sha256 of the component>-<engine hash>`.
-pub fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
+/// The engine's compatibility hash as 16 hex digits: it changes with wasmtime's version and
+/// every setting that changes code generation.
+fn engine_hash(engine: &Engine) -> String {
     let mut hasher = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    format!("{}-{:016x}", sha256_hex(bytes), hasher.finish())
+    format!("{:016x}", hasher.finish())
 }
 
-/// The compiled-component cache file for `bytes` under `engine`.
-pub fn cache_path(engine: &Engine, bytes: &[u8], cache_dir: &Path) -> PathBuf {
-    cache_dir.join(format!("{}.cwasm", cache_key(engine, bytes)))
+/// The cache key of `bytes` under `engine`: `<sha256 of the component>-<engine hash>`.
+pub fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
+    format!("{}-{}", sha256_hex(bytes), engine_hash(engine))
+}
+
+/// The compiled component cached under `key`.
+fn compiled_path(cache_dir: &Path, key: &str) -> PathBuf {
+    cache_dir.join(format!("{key}.cwasm"))
 }
 
 /// Where the definition a component described is remembered, next to its compilation, so
@@ -41,54 +47,47 @@ pub fn load_definition(cache_dir: Option<&Path>, key: &str) -> Option<crate::too
 pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &crate::tool::ToolDefinition) {
     let Some(dir) = cache_dir else { return };
     let Ok(json) = serde_json::to_vec(def) else { return };
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile_in(dir)?;
-        std::io::Write::write_all(&mut tmp.0, &json)?;
-        std::fs::rename(&tmp.1, definition_path(dir, key))
-    };
-    if let Err(e) = write() {
+    if let Err(e) = write_atomically(dir, &definition_path(dir, key), &json, false) {
         tracing::warn!("cannot remember the definition of {key}: {e}");
     }
 }
 
-/// Deserialise the cached compilation of `bytes`, or compile it and save it.
-pub fn load_or_compile(
-    engine: &Engine,
-    bytes: &[u8],
-    cache_dir: Option<&Path>,
-) -> wasmtime::Result<Component> {
+/// The compilation cached under `key` (the cache key of `bytes`), or compile `bytes` and save
+/// it there.
+pub fn load_or_compile(engine: &Engine, bytes: &[u8], key: &str, cache_dir: Option<&Path>) -> wasmtime::Result<Component> {
     let Some(dir) = cache_dir else {
         return Component::new(engine, bytes);
     };
-    let path = cache_path(engine, bytes, dir);
-    if path.is_file() {
-        // SAFETY: the file was written by `save` below from `Component::serialize` of the
-        // same bytes under an engine with the same compatibility hash, and it lives in the
-        // hard-protected data dir. wasmtime still checks its header and version.
-        match unsafe { Component::deserialize_file(engine, &path) } {
-            Ok(component) => return Ok(component),
-            Err(e) => {
-                tracing::warn!("discarding unusable cached component {}: {e}", path.display());
-                let _ = std::fs::remove_file(&path);
-            }
-        }
+    if let Some(component) = deserialize_cached(engine, dir, key) {
+        return Ok(component);
     }
+    compile_and_save(engine, bytes, key, dir)
+}
+
+/// Compile `bytes` and save the compilation under `key` (best effort).
+fn compile_and_save(engine: &Engine, bytes: &[u8], key: &str, dir: &Path) -> wasmtime::Result<Component> {
     let component = Component::new(engine, bytes)?;
-    if let Err(e) = save(&component, dir, &path) {
+    let path = compiled_path(dir, key);
+    let saved = component
+        .serialize()
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|blob| write_atomically(dir, &path, &blob, true));
+    if let Err(e) = saved {
         tracing::warn!("cannot cache compiled component at {}: {e}", path.display());
     }
     Ok(component)
 }
 
-fn save(component: &Component, dir: &Path, path: &Path) -> anyhow::Result<()> {
+/// Write `path` (in `dir`) all at once: a temporary file renamed over it, synced first when
+/// asked.
+fn write_atomically(dir: &Path, path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let blob = component.serialize().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut tmp = tempfile_in(dir)?;
-    std::io::Write::write_all(&mut tmp.0, &blob)?;
-    tmp.0.sync_all()?;
-    std::fs::rename(&tmp.1, path)?;
-    Ok(())
+    let (mut file, tmp) = tempfile_in(dir)?;
+    std::io::Write::write_all(&mut file, bytes)?;
+    if sync {
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
 }
 
 fn tempfile_in(dir: &Path) -> std::io::Result<(std::fs::File, PathBuf)> {
@@ -115,15 +114,18 @@ fn stamp_path(cache_dir: &Path, component: &Path) -> PathBuf {
 fn stamp_line(engine: &Engine, component: &Path, key: &str) -> Option<String> {
     let meta = std::fs::metadata(component).ok()?;
     let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
-    let mut hasher = std::hash::DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut hasher);
-    Some(format!("{} {} {:016x} {key}", meta.len(), mtime, hasher.finish()))
+    Some(format!("{} {} {} {key}", meta.len(), mtime, engine_hash(engine)))
+}
+
+/// The cache key a stamp line names (its last field).
+fn stamp_key(line: &str) -> Option<&str> {
+    line.rsplit(' ').next()
 }
 
 /// The cache key a valid stamp records for `component` (same size, mtime and engine).
 pub fn stamped_key(engine: &Engine, cache_dir: Option<&Path>, component: &Path) -> Option<String> {
     let text = std::fs::read_to_string(stamp_path(cache_dir?, component)).ok()?;
-    let key = text.rsplit(' ').next()?.to_string();
+    let key = stamp_key(&text)?.to_string();
     (stamp_line(engine, component, &key)? == text).then_some(key)
 }
 
@@ -136,15 +138,9 @@ pub fn save_stamp(engine: &Engine, cache_dir: Option<&Path>, component: &Path, k
     let path = stamp_path(dir, component);
     let replaced = std::fs::read_to_string(&path)
         .ok()
-        .and_then(|old| old.rsplit(' ').next().map(str::to_owned))
+        .and_then(|old| stamp_key(&old).map(str::to_owned))
         .filter(|old| old != key);
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(path.parent().expect("stamps dir"))?;
-        let mut tmp = tempfile_in(path.parent().expect("stamps dir"))?;
-        std::io::Write::write_all(&mut tmp.0, line.as_bytes())?;
-        std::fs::rename(&tmp.1, &path)
-    };
-    if write().is_ok() {
+    if write_atomically(path.parent().expect("stamps dir"), &path, line.as_bytes(), false).is_ok() {
         if let Some(old) = replaced {
             remove_unreferenced(dir, &old);
         }
@@ -158,22 +154,33 @@ fn remove_unreferenced(dir: &Path, key: &str) {
         return;
     }
     let Ok(stamps) = std::fs::read_dir(dir.join("stamps")) else { return };
-    let suffix = format!(" {key}");
     for stamp in stamps.flatten() {
-        if std::fs::read_to_string(stamp.path()).is_ok_and(|text| text.ends_with(&suffix)) {
+        if std::fs::read_to_string(stamp.path()).is_ok_and(|text| stamp_key(&text) == Some(key)) {
             return;
         }
     }
-    let _ = std::fs::remove_file(dir.join(format!("{key}.cwasm")));
+    let _ = std::fs::remove_file(compiled_path(dir, key));
     let _ = std::fs::remove_file(definition_path(dir, key));
 }
 
-/// The cached compilation under `key`, if it deserialises.
+/// The cached compilation under `key`, if there is one that deserialises (one that does not
+/// is removed, to be recompiled).
 pub fn deserialize_cached(engine: &Engine, cache_dir: &Path, key: &str) -> Option<Component> {
-    let path = cache_dir.join(format!("{key}.cwasm"));
-    // SAFETY: as in `load_or_compile`: written by `save` from `Component::serialize` under
-    // an engine with the same compatibility hash, inside the hard-protected data dir.
-    unsafe { Component::deserialize_file(engine, &path) }.ok()
+    let path = compiled_path(cache_dir, key);
+    if !path.is_file() {
+        return None;
+    }
+    // SAFETY: written by `compile_and_save` from `Component::serialize` under an engine with
+    // the same compatibility hash (it is part of the key), inside the hard-protected data
+    // dir; wasmtime still checks its header and version.
+    match unsafe { Component::deserialize_file(engine, &path) } {
+        Ok(component) => Some(component),
+        Err(e) => {
+            tracing::warn!("discarding unusable cached component {}: {e}", path.display());
+            let _ = std::fs::remove_file(&path);
+            None
+        }
+    }
 }
 
 #[cfg(test)]

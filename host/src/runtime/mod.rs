@@ -128,7 +128,7 @@ impl ComponentRuntime {
         if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
             return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
-        let pre = self.prepare(bytes).map_err(load_err)?;
+        let pre = self.prepare(bytes, &key).map_err(load_err)?;
         let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(load_err)?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(tool)
@@ -137,18 +137,18 @@ impl ComponentRuntime {
     /// Prepare a component from its cached compilation, or from its bytes.
     pub(crate) fn prepare_source(&self, source: &Source) -> Result<v0_1::ToolComponentPre<CallState>, String> {
         if let Some(bytes) = &source.bytes {
-            return self.prepare(bytes);
+            return self.prepare(bytes, &source.key);
         }
         if let Some(component) = self.cache_dir.as_deref().and_then(|dir| cache::deserialize_cached(&self.engine, dir, &source.key)) {
             return self.link(&component);
         }
         let bytes = std::fs::read(&source.path).map_err(|e| format!("cannot read {}: {e}", source.path.display()))?;
-        self.prepare(&bytes)
+        self.prepare(&bytes, &source.key)
     }
 
-    /// Compile (or deserialise) a component and link it.
-    pub(crate) fn prepare(&self, bytes: &[u8]) -> Result<v0_1::ToolComponentPre<CallState>, String> {
-        let component: Component = cache::load_or_compile(&self.engine, bytes, self.cache_dir.as_deref())
+    /// Compile (or deserialise) a component whose cache key is `key`, and link it.
+    pub(crate) fn prepare(&self, bytes: &[u8], key: &str) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+        let component: Component = cache::load_or_compile(&self.engine, bytes, key, self.cache_dir.as_deref())
             .map_err(|e| e.to_string())?;
         self.link(&component)
     }
