@@ -32,12 +32,16 @@ enum Interrupted {
 pub const MAX_PARTS: u32 = 4;
 
 /// The default number of parts for a component that exports `parallel`: `TOOLHOST_PARTS`
-/// when set (1 turns parallel calls off), else one per core, at most [`MAX_PARTS`].
+/// when set (1 turns parallel calls off), else one per core, at most [`MAX_PARTS`]. Worked
+/// out once per process (the core count reads cgroup files), not per component loaded.
 pub fn default_parts() -> u32 {
-    if let Some(n) = std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
-        return n.clamp(1, MAX_PARTS);
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
+    static PARTS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PARTS.get_or_init(|| {
+        if let Some(n) = std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
+            return n.clamp(1, MAX_PARTS);
+        }
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
+    })
 }
 
 /// A component linked and ready to instantiate, as a `tool` and, when it exports

@@ -96,26 +96,33 @@ pub struct WalkQueue {
 impl WalkQueue {
     async fn recv(&mut self) -> Option<workspace::WalkedFile> {
         let file = self.files.recv().await?;
-        self.budget.release(file.contents.as_ref().map_or(0, |c| c.len() as u64));
-        Some(file)
+        Some(self.taken(file))
     }
 
     fn try_recv(&mut self) -> Option<workspace::WalkedFile> {
         let file = self.files.try_recv().ok()?;
+        Some(self.taken(file))
+    }
+
+    /// `file` left the queue: its bytes no longer count against the read-ahead budget.
+    fn taken(&self, file: workspace::WalkedFile) -> workspace::WalkedFile {
         self.budget.release(file.contents.as_ref().map_or(0, |c| c.len() as u64));
-        Some(file)
+        file
     }
 }
 
-/// Open a walked file without following a symlink swapped in for it since the walk saw a
-/// regular file (`O_NOFOLLOW` on the last component), nor block on a FIFO swapped in
-/// (`O_NONBLOCK`, no effect on a regular file); with the open file's metadata.
-fn open_walked(path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
+/// Open a regular file for reading, whatever was swapped in at `path` since someone looked:
+/// a symlink as the last component is not followed (`O_NOFOLLOW`), a FIFO is not waited on
+/// (`O_NONBLOCK`, no effect on a regular file), and anything but a regular file is refused,
+/// judged on the open file itself. With the open file's metadata (size, mtime).
+fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
-    let file =
-        std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    meta.is_file().then_some((file, meta))
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok((file, meta))
 }
 
 /// The contents of an opened walked file of `size` bytes, none past [`MAX_WALK_CONTENT_BYTES`].
@@ -197,7 +204,7 @@ fn spawn_walk(
                 };
                 let (modified_ms, contents) = if with_contents {
                     // Open first and ask the open file (fstat): no second path lookup.
-                    match open_walked(path) {
+                    match open_regular(path).ok() {
                         Some((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => {
                             let size = meta.len();
                             if !budget.acquire(size, || tx.is_closed()) {
@@ -382,17 +389,13 @@ const O_NOFOLLOW: i32 = 0o400_000;
 /// `O_NONBLOCK` (Linux): opening a FIFO does not wait for a writer.
 const O_NONBLOCK: i32 = 0o4000;
 
-/// Open a checked file for reading so that a symlink or rename swapped in after the check
-/// cannot redirect it: the last component is opened without following symlinks, and the
-/// object actually opened (as the kernel names it in `/proc/self/fd`) must be the checked
-/// path itself before a byte is read (seed 003: compare identity after open).
+/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
+/// check cannot redirect or hang it ([`open_regular`]), and the object actually opened (as
+/// the kernel names it in `/proc/self/fd`) must be the checked path itself before a byte is
+/// read (seed 003: compare identity after open).
 fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NOFOLLOW)
-        .open(checked.as_path())
-        .map_err(|e| io_err(&format!("cannot open {}", checked.display()), e))?;
+    let (file, _) =
+        open_regular(checked.as_path()).map_err(|e| io_err(&format!("cannot open {}", checked.display()), e))?;
     verify_identity(&file, checked)?;
     Ok(file)
 }
@@ -888,20 +891,20 @@ mod tests {
     }
 
     #[test]
-    fn a_walked_file_swapped_for_a_symlink_is_not_followed() {
+    fn a_file_swapped_for_a_symlink_or_fifo_is_neither_followed_nor_waited_on() {
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join("secret");
         std::fs::write(&secret, "s3cret").unwrap();
         let walked = dir.path().join("walked.txt");
         std::os::unix::fs::symlink(&secret, &walked).unwrap();
-        assert!(open_walked(&walked).is_none());
+        assert!(open_regular(&walked).is_err());
         // A FIFO (swapped in after the walk) is neither waited on nor read.
         let fifo = dir.path().join("fifo");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        assert!(open_walked(&fifo).is_none());
+        assert!(open_regular(&fifo).is_err());
         let plain = dir.path().join("plain.txt");
         std::fs::write(&plain, "ok").unwrap();
-        let (mut file, meta) = open_walked(&plain).unwrap();
+        let (mut file, meta) = open_regular(&plain).unwrap();
         assert_eq!(read_walked(&mut file, meta.len()).as_deref(), Some(&b"ok"[..]));
     }
 }

@@ -100,8 +100,8 @@ impl Tool for Grep {
     }
 
     fn execute(&self, input: GrepInput) -> Result<String, ToolError> {
-        let control = toolhost_sdk::scan::HostControl::new();
-        let (part, spill) = scan_part(&input, 0, 1, &control)?;
+        let control = HostControl::new();
+        let (part, spill) = scan_part(&input, 0, &control)?;
         finish(&input, part, spill, &control)
     }
 }
@@ -110,9 +110,9 @@ impl Tool for Grep {
 impl ParallelTool for Grep {
     type Part = Part;
 
-    fn execute_part(&self, input: GrepInput, index: u32, count: u32) -> Result<Part, ToolError> {
+    fn execute_part(&self, input: GrepInput, index: u32, _count: u32) -> Result<Part, ToolError> {
         // The part's spill stays open for `merge` (the host shares it between instances).
-        scan_part(&input, index, count, &toolhost_sdk::scan::HostControl::new()).map(|(part, _)| part)
+        scan_part(&input, index, &HostControl::new()).map(|(part, _)| part)
     }
 
     fn merge(&self, input: GrepInput, parts: Vec<Part>) -> Result<String, ToolError> {
@@ -126,7 +126,7 @@ impl ParallelTool for Grep {
             all.root = all.root.or(part.root);
         }
         // The merge instance's first spill is the one the parts appended to.
-        finish(&input, all, Spill::new(), &toolhost_sdk::scan::HostControl::new())
+        finish(&input, all, Spill::new(), &HostControl::new())
     }
 }
 
@@ -139,10 +139,9 @@ pub struct Part {
     root: Option<String>,
 }
 
-/// Scan part `index` of `count`: every part takes files from the shared walk; a `path`
-/// that names a file is searched by part 0 alone.
-fn scan_part(input: &GrepInput, index: u32, count: u32, control: &HostControl) -> Result<(Part, Spill), ToolError> {
-    let _ = count;
+/// Scan part `index`: every part takes files from the shared walk (however many parts there
+/// are); a `path` that names a file is searched by part 0 alone.
+fn scan_part(input: &GrepInput, index: u32, control: &HostControl) -> Result<(Part, Spill), ToolError> {
     let matcher = scan::matcher(&input.pattern)?;
     let mut scan = Scan::new(input.output_mode, matcher, control, Spill::new());
     let root = match open_dir(&input.path) {
