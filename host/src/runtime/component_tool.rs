@@ -288,7 +288,7 @@ impl DynTool for ComponentTool {
 }
 
 /// Run a call as `parts` instances of a `parallel` component at once (each `execute-part`
-/// on a tokio task of its own, sharing the call's walks and spills), then `merge` their
+/// on a thread of its own, sharing the call's walks and spills), then `merge` their
 /// findings in one more instance. The first part that fails decides the result.
 async fn run_parallel(
     runtime: &Arc<ComponentRuntime>,
@@ -304,12 +304,18 @@ async fn run_parallel(
         let mut store = new_store(runtime, session.clone(), call.clone(), share.clone());
         let pre = pre.clone();
         let input = input.clone();
-        tasks.push(tokio::spawn(async move {
-            let value = match pre.instantiate_async(&mut store).await {
-                Ok(bindings) => bindings.toolhost_tool_parallel().call_execute_part(&mut store, &input, index, parts).await,
-                Err(e) => Err(e),
-            };
-            (value.map_err(|e| trap_to_error(&e)), store.into_data())
+        // Each part on a thread of its own: a part rarely yields to the scheduler (its host
+        // calls mostly complete at once), so parts sharing tokio's workers would wait for
+        // each other — a part woken by another is queued behind the waker's running task.
+        let handle = tokio::runtime::Handle::current();
+        tasks.push(tokio::task::spawn_blocking(move || {
+            handle.block_on(async move {
+                let value = match pre.instantiate_async(&mut store).await {
+                    Ok(bindings) => bindings.toolhost_tool_parallel().call_execute_part(&mut store, &input, index, parts).await,
+                    Err(e) => Err(e),
+                };
+                (value.map_err(|e| trap_to_error(&e)), store.into_data())
+            })
         }));
     }
     let mut states = Vec::with_capacity(parts as usize + 1);

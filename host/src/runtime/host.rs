@@ -35,80 +35,100 @@ pub const WALK_BATCH: usize = 256;
 /// A walked file larger than this comes without contents (grep skips it as unreadable).
 pub const MAX_WALK_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A batch stops growing past this many bytes of contents, so one batch fits the guest's
-/// memory cap however large the files are.
-pub const WALK_BATCH_BYTES: usize = 16 * 1024 * 1024;
+/// A batch stops growing past this many bytes of contents: small enough that what was just
+/// read is still in the CPU's cache when the guest searches it, and one batch fits the
+/// guest's memory cap however large the files are.
+pub const WALK_BATCH_BYTES: usize = 1024 * 1024;
 
-/// Files queued ahead of the component.
-pub const WALK_QUEUE_FILES: usize = 256;
+/// Found files a walker thread hands over at once (one wake-up of a waiting instance per
+/// this many files, not one per file).
+const WALK_CHUNK: usize = 128;
 
-/// Bytes of contents a walk holds read ahead of the component: readers wait while the queue
-/// holds more (one file larger than this still passes, alone), so the host's memory for a
-/// walk stays bounded however large the files are.
-pub const WALK_QUEUE_BYTES: u64 = 64 * 1024 * 1024;
+/// Found files an instance takes from the shared queue at once (and then reads without
+/// holding it): instances taking one file each would hand the queue's lock back and forth,
+/// waking each other per file.
+const WALK_TAKE: usize = 32;
 
-/// The content bytes a walk's queue holds; walker threads wait in [`ByteBudget::acquire`].
-#[derive(Default)]
-struct ByteBudget {
-    held: std::sync::Mutex<u64>,
-    freed: std::sync::Condvar,
+/// Chunks queued ahead of the component (paths only: contents are read by the instance
+/// that takes the file, so a walk's memory is this many chunks of paths plus one batch per
+/// instance).
+pub const WALK_QUEUE_CHUNKS: usize = 16;
+
+/// A file the walk found, not yet read.
+struct Found {
+    path: PathBuf,
+    /// The path as results show it (relative to the workspace when inside it).
+    display: String,
+    /// The modification time, when the walk read it (walks without contents).
+    modified_ms: Option<u64>,
 }
 
-impl ByteBudget {
-    /// Wait until `n` more bytes fit (or nothing is held); false once `closed` says the
-    /// component is gone.
-    fn acquire(&self, n: u64, closed: impl Fn() -> bool) -> bool {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        while *held > 0 && *held + n > WALK_QUEUE_BYTES {
-            if closed() {
-                return false;
-            }
-            held = self
-                .freed
-                .wait_timeout(held, std::time::Duration::from_millis(50))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-        *held += n;
-        true
-    }
-
-    /// Correct a reservation by what was really read (the file may have changed size).
-    fn adjust(&self, reserved: u64, actual: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        *held = (*held + actual).saturating_sub(reserved);
-    }
-
-    /// `n` bytes left the queue.
-    fn release(&self, n: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        *held = held.saturating_sub(n);
-        self.freed.notify_all();
-    }
-}
-
-/// A walk's queue and the byte budget its readers share.
+/// A walk's queue of found files.
 pub struct WalkQueue {
-    files: tokio::sync::mpsc::Receiver<workspace::WalkedFile>,
-    budget: Arc<ByteBudget>,
+    chunks: tokio::sync::mpsc::Receiver<Vec<Found>>,
+    /// The files of the chunk being taken from, last first.
+    current: Vec<Found>,
 }
 
 impl WalkQueue {
-    async fn recv(&mut self) -> Option<workspace::WalkedFile> {
-        let file = self.files.recv().await?;
-        Some(self.taken(file))
+    /// Up to [`WALK_TAKE`] found files, last first, waiting for some when `wait`; empty once
+    /// the walk is over (or when none is ready and `wait` is false).
+    async fn take(&mut self, wait: bool) -> Vec<Found> {
+        if self.current.is_empty() {
+            let chunk = if wait { self.chunks.recv().await } else { self.chunks.try_recv().ok() };
+            let Some(mut chunk) = chunk else { return Vec::new() };
+            chunk.reverse();
+            self.current = chunk;
+        }
+        let keep = self.current.len().saturating_sub(WALK_TAKE);
+        self.current.split_off(keep)
     }
+}
 
-    fn try_recv(&mut self) -> Option<workspace::WalkedFile> {
-        let file = self.files.try_recv().ok()?;
-        Some(self.taken(file))
-    }
+/// One walker thread's files, handed to the queue [`WALK_CHUNK`] at a time and the rest
+/// when the thread is done (dropped).
+struct ChunkSender {
+    tx: tokio::sync::mpsc::Sender<Vec<Found>>,
+    chunk: Vec<Found>,
+}
 
-    /// `file` left the queue: its bytes no longer count against the read-ahead budget.
-    fn taken(&self, file: workspace::WalkedFile) -> workspace::WalkedFile {
-        self.budget.release(file.contents.as_ref().map_or(0, |c| c.len() as u64));
-        file
+impl ChunkSender {
+    /// Queue `found`; false once nobody takes files any more.
+    fn send(&mut self, found: Found) -> bool {
+        self.chunk.push(found);
+        if self.chunk.len() < WALK_CHUNK {
+            return true;
+        }
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(WALK_CHUNK));
+        self.tx.blocking_send(chunk).is_ok()
     }
+}
+
+impl Drop for ChunkSender {
+    fn drop(&mut self) {
+        if !self.chunk.is_empty() {
+            let _ = self.tx.blocking_send(std::mem::take(&mut self.chunk));
+        }
+    }
+}
+
+/// The walked file for `found`, with its contents read when `with_contents`.
+fn walked(found: Found, with_contents: bool) -> workspace::WalkedFile {
+    if !with_contents {
+        return workspace::WalkedFile { path: found.display, modified_ms: found.modified_ms, contents: None };
+    }
+    // Open first and ask the open file (fstat): no second path lookup.
+    let (modified_ms, contents) = match open_regular(&found.path) {
+        Ok((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => (modified_millis(&meta), read_walked(&mut file, meta.len())),
+        Ok((_, meta)) => (modified_millis(&meta), None),
+        Err(_) => (None, None),
+    };
+    workspace::WalkedFile { path: found.display, modified_ms, contents }
+}
+
+/// A file's modification time in milliseconds since the epoch, when it has one.
+fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
+    meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64)
 }
 
 /// Open a regular file for reading, whatever was swapped in at `path` since someone looked:
@@ -156,9 +176,11 @@ fn file_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     set.build().map(Some).map_err(|e| format!("invalid glob: {e}"))
 }
 
-/// Walk in background threads (in parallel), reading contents when asked, and queue the
-/// files. Symlinks are not followed; paths the policy will not let the tool read (the
-/// credential tier) are neither yielded nor descended into. Dropping the queue stops it.
+/// Walk in background threads (in parallel) and queue the files found; their contents are
+/// read later, by the instance that takes them ([`walked`]), on its own thread, just before
+/// it searches them. Symlinks are not followed; paths the policy will not let the tool read
+/// (the credential tier) are neither yielded nor descended into. Dropping the queue stops
+/// the walk.
 fn spawn_walk(
     builder: ignore::WalkBuilder,
     root: PathBuf,
@@ -167,19 +189,16 @@ fn spawn_walk(
     workspace: PathBuf,
     policy: crate::policy::SandboxPolicy,
 ) -> WalkQueue {
-    let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_FILES);
-    let budget = Arc::new(ByteBudget::default());
-    let readers = budget.clone();
+    let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
     let mut builder = builder;
     builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
     std::thread::spawn(move || {
         builder.build_parallel().run(|| {
-            let tx = tx.clone();
+            let mut sender = ChunkSender { tx: tx.clone(), chunk: Vec::with_capacity(WALK_CHUNK) };
             let workspace = workspace.clone();
             let policy = policy.clone();
             let root = root.clone();
             let matcher = matcher.clone();
-            let budget = readers.clone();
             Box::new(move |entry| {
                 use ignore::WalkState;
                 let Ok(entry) = entry else { return WalkState::Continue };
@@ -196,39 +215,18 @@ fn spawn_walk(
                         return WalkState::Continue;
                     }
                 }
-                let millis = |m: &std::fs::Metadata| {
-                    m.modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map(|d| d.as_millis() as u64)
-                };
-                let (modified_ms, contents) = if with_contents {
-                    // Open first and ask the open file (fstat): no second path lookup.
-                    match open_regular(path).ok() {
-                        Some((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => {
-                            let size = meta.len();
-                            if !budget.acquire(size, || tx.is_closed()) {
-                                return WalkState::Quit;
-                            }
-                            let contents = read_walked(&mut file, size);
-                            budget.adjust(size, contents.as_ref().map_or(0, |c| c.len() as u64));
-                            (millis(&meta), contents)
-                        }
-                        Some((_, meta)) => (millis(&meta), None),
-                        None => (entry.metadata().ok().as_ref().and_then(millis), None),
-                    }
-                } else {
-                    (entry.metadata().ok().as_ref().and_then(millis), None)
-                };
-                let file = workspace::WalkedFile { path: display_path(&workspace, path), modified_ms, contents };
-                if tx.blocking_send(file).is_err() {
+                // With contents, the reader takes the mtime from the file it opens.
+                let modified_ms = if with_contents { None } else { entry.metadata().ok().as_ref().and_then(modified_millis) };
+                let display = display_path(&workspace, path);
+                let found = Found { path: entry.into_path(), display, modified_ms };
+                if !sender.send(found) {
                     return WalkState::Quit;
                 }
                 WalkState::Continue
             })
         });
     });
-    WalkQueue { files: rx, budget }
+    WalkQueue { chunks: rx, current: Vec::new() }
 }
 
 /// The walk options a shared walk is keyed by (with its root).
@@ -438,10 +436,14 @@ pub struct DirHandle {
     display: String,
 }
 
-/// A recursive walk in progress: walker threads read files in parallel with the
-/// component's matching and queue them here.
+/// A recursive walk in progress: walker threads find files in parallel with the
+/// component's matching and queue them; this instance takes some at a time and reads them.
 pub struct WalkerHandle {
     queue: SharedQueue,
+    /// Files taken from the queue and not yet read, last first.
+    taken: Vec<Found>,
+    /// Whether the files' contents are read (by [`walked`]).
+    with_contents: bool,
 }
 
 /// A file about to be written, holding its path's write lock.
@@ -627,7 +629,7 @@ impl workspace::HostDir for CallState {
                 }
             }
         };
-        let walker = WalkerHandle { queue };
+        let walker = WalkerHandle { queue, taken: Vec::new(), with_contents: options.with_contents };
         Ok(Ok(self.table.push(walker)?))
     }
 
@@ -640,27 +642,31 @@ impl workspace::HostDir for CallState {
 impl workspace::HostWalker for CallState {
     async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
         let cancel = self.call.cancel.clone();
-        let shared = self.table.get(&this)?.queue.clone();
-        let mut queue = tokio::select! {
-            queue = shared.lock() => queue,
-            _ = cancel.cancelled() => return Ok(Vec::new()),
-        };
-        let first = tokio::select! {
-            file = queue.recv() => file,
-            _ = cancel.cancelled() => None,
-        };
-        let Some(first) = first else { return Ok(Vec::new()) };
-        let mut bytes = first.contents.as_ref().map_or(0, Vec::len);
-        let mut out = vec![first];
-        while out.len() < WALK_BATCH && bytes < WALK_BATCH_BYTES {
-            match queue.try_recv() {
-                Some(file) => {
-                    bytes += file.contents.as_ref().map_or(0, Vec::len);
-                    out.push(file);
-                }
-                None => break,
+        let walker = self.table.get_mut(&this)?;
+        let (shared, with_contents) = (walker.queue.clone(), walker.with_contents);
+        let mut taken = std::mem::take(&mut walker.taken);
+        let mut out = Vec::new();
+        let mut bytes = 0;
+        // Files are read here, on this instance's thread, with the queue unlocked: the other
+        // instances take and read theirs meanwhile.
+        while out.len() < WALK_BATCH && bytes < WALK_BATCH_BYTES && !cancel.is_cancelled() {
+            if taken.is_empty() {
+                let wait = out.is_empty();
+                let mut queue = tokio::select! {
+                    queue = shared.lock() => queue,
+                    _ = cancel.cancelled() => break,
+                };
+                taken = tokio::select! {
+                    found = queue.take(wait) => found,
+                    _ = cancel.cancelled() => break,
+                };
             }
+            let Some(found) = taken.pop() else { break };
+            let file = walked(found, with_contents);
+            bytes += file.contents.as_ref().map_or(0, Vec::len);
+            out.push(file);
         }
+        self.table.get_mut(&this)?.taken = taken;
         Ok(out)
     }
 
@@ -870,24 +876,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_walk_budget_holds_readers_until_bytes_leave_the_queue() {
-        let budget = Arc::new(ByteBudget::default());
-        assert!(budget.acquire(WALK_QUEUE_BYTES - 10, || false));
-        // A file that does not fit waits until the queue gives bytes back.
-        let (tx, rx) = std::sync::mpsc::channel();
-        let waiting = budget.clone();
+    fn every_found_file_reaches_the_queue_once_in_takes_of_at_most_walk_take() {
+        let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
+        let n = WALK_CHUNK * 3 + 5;
         std::thread::spawn(move || {
-            let ok = waiting.acquire(100, || false);
-            tx.send(ok).unwrap();
+            let mut sender = ChunkSender { tx, chunk: Vec::new() };
+            for i in 0..n {
+                let found = Found { path: PathBuf::from(format!("f{i}")), display: format!("f{i}"), modified_ms: None };
+                assert!(sender.send(found));
+            }
+            // The last 5 are handed over when the walker thread is done.
         });
-        assert!(rx.recv_timeout(std::time::Duration::from_millis(200)).is_err(), "acquired over budget");
-        budget.release(WALK_QUEUE_BYTES - 10);
-        assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(5)), Ok(true));
-        // A reader waiting when the component is gone gives up (100 bytes are still held).
-        assert!(!budget.acquire(WALK_QUEUE_BYTES, || true));
-        // An empty queue always takes one file, however large.
-        let empty = ByteBudget::default();
-        assert!(empty.acquire(WALK_QUEUE_BYTES * 4, || true));
+        let mut queue = WalkQueue { chunks: rx, current: Vec::new() };
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let mut seen = Vec::new();
+        runtime.block_on(async {
+            loop {
+                let taken = queue.take(true).await;
+                if taken.is_empty() {
+                    break;
+                }
+                assert!(taken.len() <= WALK_TAKE);
+                seen.extend(taken.into_iter().rev().map(|f| f.display));
+            }
+        });
+        assert_eq!(seen, (0..n).map(|i| format!("f{i}")).collect::<Vec<_>>());
     }
 
     #[test]
