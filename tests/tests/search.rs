@@ -498,3 +498,37 @@ async fn a_cancelled_parallel_grep_is_cancelled() {
     let r = many.call("grep", json!({"pattern": "word"}), ctx).await;
     assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::Cancelled), "{r:?}");
 }
+
+/// The literal fast path of the grep component (`tools/grep/src/literal.rs`: a `simd128`
+/// scan, word boundaries judged on ASCII neighbours, the regex where a neighbour is not
+/// ASCII) lists exactly the lines the `regex` crate matches, on text made of case variants,
+/// word characters and non-ASCII letters around the word.
+#[tokio::test]
+async fn grep_literal_patterns_match_exactly_the_lines_the_regex_matches() {
+    let fx = Fixture::new();
+    let pieces = [
+        "error", "ERROR", "Error", "eRrOr", "errors", "_error", "error_", "3error", "éerror", "erroré", "ßerror", "(error)",
+        "err", "rror", " ", " ", " ", "\n", "\n", "x", "-", "ö", "return", "RETURN", "returns", "kilo", "\u{212a}ilo",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut text = String::new();
+    while text.len() < 200_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+    }
+    fx.write("t.txt", &text);
+    let toolset = toolset(&fx, &["grep"]).await;
+    for pattern in [r"(?i)\berror\b", r"(?i)error", r"\berror\b", "error", r"return\b", r"(?i)\breturn", "kilo", r"(?i)kilo"] {
+        let re = regex::Regex::new(pattern).unwrap();
+        let want: Vec<String> =
+            text.split('\n').enumerate().filter(|(_, l)| re.is_match(l)).map(|(i, l)| format!("t.txt:{}:{l}", i + 1)).collect();
+        assert!(want.len() > 250, "{pattern}: {} lines; the test needs a spill", want.len());
+        let _ = std::fs::remove_file(spill_of(&fx));
+        let r = call(&toolset, &fx, "grep", json!({"pattern": pattern})).await;
+        assert!(r.text().contains(&format!("of {} matching lines in 1 files", want.len())), "{pattern}: {}", r.text());
+        let got: Vec<String> = std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(got, want, "{pattern}");
+    }
+}

@@ -8,6 +8,7 @@
 //! ([`report`]).
 
 mod collect;
+mod literal;
 mod report;
 mod scan;
 

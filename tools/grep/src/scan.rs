@@ -1,17 +1,19 @@
-//! The scan loop of grep (seed 000 §7.6): one [`Searcher`] and one [`RegexMatcher`] for the
-//! whole call, run over each file the host delivers; every match is counted, written to the
-//! full list and — while it can still be shown — kept.
+//! The scan loop of grep (seed 000 §7.6): one [`Searcher`] and one matcher (the regex, with
+//! [`LiteralMatcher`]'s fast path for literals) for the whole call, run over each file the
+//! host delivers; every match is counted, written to the full list and — while it can still
+//! be shown — kept.
 //!
 //! The host is reached through two seams so the loop runs natively in tests: [`Control`]
 //! (cancellation and the scan timeout) and [`Append`] (the spill file).
 
 use std::io;
 
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use toolhost_sdk::ToolError;
 
 use crate::collect::{Line, cut_line};
+use crate::literal::LiteralMatcher;
 use crate::report::Found;
 use crate::{MAX_LINE_LENGTH, MAX_LINES_PER_FILE, OutputMode};
 
@@ -105,18 +107,19 @@ impl<A: Append> SpillLines<A> {
 }
 
 /// The matcher for `pattern`, or `invalid-arguments` naming the regex error.
-pub fn matcher(pattern: &str) -> Result<RegexMatcher, ToolError> {
-    RegexMatcherBuilder::new()
+pub fn matcher(pattern: &str) -> Result<LiteralMatcher, ToolError> {
+    let regex = RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
         .build(pattern)
-        .map_err(|e| ToolError::invalid_arguments(format!("pattern is not a valid regex: {e}")))
+        .map_err(|e| ToolError::invalid_arguments(format!("pattern is not a valid regex: {e}")))?;
+    Ok(LiteralMatcher::new(pattern, regex))
 }
 
 /// One scan: the searcher, the matcher, what was found, and the full list.
 pub struct Scan<'c, C: Control, A: Append> {
     mode: OutputMode,
     searcher: Searcher,
-    matcher: RegexMatcher,
+    matcher: LiteralMatcher,
     control: &'c C,
     pub found: Found,
     pub spill: SpillLines<A>,
@@ -127,7 +130,7 @@ pub struct Scan<'c, C: Control, A: Append> {
 }
 
 impl<'c, C: Control, A: Append> Scan<'c, C, A> {
-    pub fn new(mode: OutputMode, matcher: RegexMatcher, control: &'c C, spill: A) -> Self {
+    pub fn new(mode: OutputMode, matcher: LiteralMatcher, control: &'c C, spill: A) -> Self {
         let searcher = SearcherBuilder::new()
             // A NUL byte marks a binary file: stop searching it (seed 000 §7.6).
             .binary_detection(BinaryDetection::quit(b'\x00'))
@@ -182,7 +185,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
     fn search(
         &mut self,
         path: &str,
-        run: impl FnOnce(&mut Searcher, &RegexMatcher, &mut FileSink<'_, C, A>) -> io::Result<()>,
+        run: impl FnOnce(&mut Searcher, &LiteralMatcher, &mut FileSink<'_, C, A>) -> io::Result<()>,
     ) -> bool {
         let keep = match self.mode {
             OutputMode::Content => self.found.content.wants(path),
@@ -582,7 +585,7 @@ mod tests {
 
     #[test]
     fn invalid_regex_names_the_error() {
-        let err = matcher("(").unwrap_err();
+        let Err(err) = matcher("(") else { panic!("an invalid regex was accepted") };
         assert_eq!(err.code, toolhost_sdk::ErrorCode::InvalidArguments);
         assert!(
             err.message.starts_with("pattern is not a valid regex: "),
