@@ -118,7 +118,10 @@ pub fn matcher(pattern: &str) -> Result<LiteralMatcher, ToolError> {
 /// One scan: the searcher, the matcher, what was found, and the full list.
 pub struct Scan<'c, C: Control, A: Append> {
     mode: OutputMode,
+    /// The searcher for files in memory (no line numbers).
     searcher: Searcher,
+    /// The searcher for streamed files (line numbers in content mode).
+    streaming: Searcher,
     matcher: LiteralMatcher,
     control: &'c C,
     pub found: Found,
@@ -131,16 +134,21 @@ pub struct Scan<'c, C: Control, A: Append> {
 
 impl<'c, C: Control, A: Append> Scan<'c, C, A> {
     pub fn new(mode: OutputMode, matcher: LiteralMatcher, control: &'c C, spill: A) -> Self {
-        let searcher = SearcherBuilder::new()
-            // A NUL byte marks a binary file: stop searching it (seed 000 §7.6).
-            .binary_detection(BinaryDetection::quit(b'\x00'))
-            .line_number(mode == OutputMode::Content)
-            // A line longer than this makes a streamed search fail, which skips the file.
-            .heap_limit(Some(MAX_LINE_LENGTH as usize))
-            .build();
+        let searcher = |line_number: bool| {
+            SearcherBuilder::new()
+                // A NUL byte marks a binary file: stop searching it (seed 000 §7.6).
+                .binary_detection(BinaryDetection::quit(b'\x00'))
+                .line_number(line_number)
+                // A line longer than this makes a streamed search fail, which skips the file.
+                .heap_limit(Some(MAX_LINE_LENGTH as usize))
+                .build()
+        };
         Scan {
             mode,
-            searcher,
+            // Line numbers of a file in memory are counted by the sink, and only for the
+            // lines it writes (`FileSink::number`); a streamed file needs the searcher's.
+            searcher: searcher(false),
+            streaming: searcher(mode == OutputMode::Content),
             matcher,
             control,
             found: Found::default(),
@@ -160,8 +168,8 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
         if bytes.len() as u64 > MAX_LINE_LENGTH && has_line_longer_than(bytes, MAX_LINE_LENGTH) {
             return true;
         }
-        self.search(path, |searcher, matcher, sink| {
-            searcher.search_slice(matcher, bytes, sink)
+        self.search(path, Some(bytes), |scan, sink| {
+            scan.searcher.search_slice(&scan.matcher, bytes, sink)
         })
     }
 
@@ -170,8 +178,8 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
         if !self.check() {
             return false;
         }
-        self.search(path, |searcher, matcher, sink| {
-            searcher.search_reader(matcher, reader, sink)
+        self.search(path, None, |scan, sink| {
+            scan.streaming.search_reader(&scan.matcher, reader, sink)
         })
     }
 
@@ -182,10 +190,12 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
         self.stop.is_none()
     }
 
+    /// Search one file with `run`; `haystack` is the file when it is in memory.
     fn search(
         &mut self,
         path: &str,
-        run: impl FnOnce(&mut Searcher, &LiteralMatcher, &mut FileSink<'_, C, A>) -> io::Result<()>,
+        haystack: Option<&[u8]>,
+        run: impl FnOnce(&mut Searchers<'_>, &mut FileSink<'_, C, A>) -> io::Result<()>,
     ) -> bool {
         let keep = match self.mode {
             OutputMode::Content => self.found.content.wants(path),
@@ -202,8 +212,11 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             lines: &mut self.lines,
             count: 0,
             stop: None,
+            haystack,
+            counted: (0, 1),
         };
-        let result = run(&mut self.searcher, &self.matcher, &mut sink);
+        let mut searchers = Searchers { searcher: &mut self.searcher, streaming: &mut self.streaming, matcher: &self.matcher };
+        let result = run(&mut searchers, &mut sink);
         let (count, stop) = (sink.count, sink.stop);
         if result.is_err() && stop.is_none() {
             // A line over the limit or a read error: skip the file (seed 000 §7.6).
@@ -234,6 +247,13 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
     }
 }
 
+/// What a search runs with: the two searchers and the matcher.
+struct Searchers<'a> {
+    searcher: &'a mut Searcher,
+    streaming: &'a mut Searcher,
+    matcher: &'a LiteralMatcher,
+}
+
 /// The searcher's view of one file: counts matches, writes the full list, keeps lines.
 struct FileSink<'a, C: Control, A: Append> {
     mode: OutputMode,
@@ -245,6 +265,22 @@ struct FileSink<'a, C: Control, A: Append> {
     lines: &'a mut Vec<Line>,
     count: u64,
     stop: Option<Stop>,
+    /// The file, when it is in memory: line numbers are counted here.
+    haystack: Option<&'a [u8]>,
+    /// (byte offset, its line number) as far as lines were counted.
+    counted: (usize, u64),
+}
+
+impl<C: Control, A: Append> FileSink<'_, C, A> {
+    /// The line number of the match's first line.
+    fn number(&mut self, mat: &SinkMatch<'_>) -> u64 {
+        let Some(haystack) = self.haystack else { return mat.line_number().unwrap_or(0) };
+        let start = (mat.absolute_byte_offset() as usize).min(haystack.len());
+        let (from, line) = self.counted;
+        let number = line + count_newlines(&haystack[from.min(start)..start]);
+        self.counted = (start, number);
+        number
+    }
 }
 
 impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
@@ -272,7 +308,7 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 Ok(true)
             }
             OutputMode::Content => {
-                let first = mat.line_number().unwrap_or(0);
+                let first = self.number(mat);
                 for (i, raw) in mat.lines().enumerate() {
                     let number = first + i as u64;
                     let text = text_of(strip_terminator(raw));
@@ -294,6 +330,41 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 Ok(true)
             }
         }
+    }
+}
+
+/// The number of `\n` bytes in `bytes` (16 at a time on wasm32 with `simd128`).
+fn count_newlines(bytes: &[u8]) -> u64 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let newline = u8x16_splat(b'\n');
+        let mut chunks = bytes.chunks_exact(16);
+        let mut total = 0u64;
+        loop {
+            // Up to 255 blocks per byte-wide tally (an equal lane is 0xFF: subtracting adds 1).
+            let mut tally = u8x16_splat(0);
+            let mut blocks = 0;
+            for chunk in chunks.by_ref().take(255) {
+                // SAFETY: `chunk` is 16 bytes; wasm loads need no alignment.
+                let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+                tally = u8x16_sub(tally, u8x16_eq(v, newline));
+                blocks += 1;
+            }
+            if blocks == 0 {
+                break;
+            }
+            let sums = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(tally));
+            total += (u32x4_extract_lane::<0>(sums)
+                + u32x4_extract_lane::<1>(sums)
+                + u32x4_extract_lane::<2>(sums)
+                + u32x4_extract_lane::<3>(sums)) as u64;
+        }
+        total + chunks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        memchr::memchr_iter(b'\n', bytes).count() as u64
     }
 }
 
@@ -565,7 +636,7 @@ mod tests {
             &control,
             &mut chunks,
         );
-        scan.searcher = SearcherBuilder::new().heap_limit(Some(1024)).build();
+        scan.streaming = SearcherBuilder::new().heap_limit(Some(1024)).build();
         let mut data = b"x\n".to_vec();
         data.extend(std::iter::repeat_n(b'a', 100_000));
         assert!(scan.reader("f", &data[..]));
