@@ -33,7 +33,7 @@ impl LiteralMatcher {
 
 /// A literal pattern: its bytes (letters that may be either case stored lowercase, with
 /// bit 0x20 in `fold`), and whether a word boundary is required before and after.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 struct Literal {
     bytes: Vec<u8>,
     fold: Vec<u8>,
@@ -41,6 +41,8 @@ struct Literal {
     word_after: bool,
     /// The two needle positions the scan tests first (the rarest bytes).
     probes: (usize, usize),
+    /// memchr's searcher, when no letter is folded (it is faster for exact bytes).
+    exact: Option<memchr::memmem::Finder<'static>>,
 }
 
 /// What the boundary test says about an occurrence.
@@ -79,7 +81,8 @@ impl Literal {
             return None;
         }
         let probes = probes(&bytes);
-        Some(Literal { bytes, fold, word_before, word_after, probes })
+        let exact = fold.iter().all(|&f| f == 0).then(|| memchr::memmem::Finder::new(&bytes).into_owned());
+        Some(Literal { bytes, fold, word_before, word_after, probes, exact })
     }
 
     /// Whether the needle occurs at `at` in `haystack`.
@@ -90,6 +93,9 @@ impl Literal {
 
     /// The first occurrence of the needle in `haystack` at or after `from`.
     fn find(&self, haystack: &[u8], from: usize) -> Option<usize> {
+        if let Some(exact) = &self.exact {
+            return exact.find(haystack.get(from..)?).map(|i| from + i);
+        }
         let n = self.bytes.len();
         if haystack.len() < n || from > haystack.len() - n {
             return None;

@@ -339,28 +339,37 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     {
         use core::arch::wasm32::*;
         let newline = u8x16_splat(b'\n');
-        let mut chunks = bytes.chunks_exact(16);
+        let ptr = bytes.as_ptr();
+        let blocks = bytes.len() / 64;
         let mut total = 0u64;
-        loop {
-            // Up to 255 blocks per byte-wide tally (an equal lane is 0xFF: subtracting adds 1).
+        let mut done = 0;
+        while done < blocks {
+            // An equal byte is -1: the four compares of a 64-byte block sum to -4..=0 per
+            // byte lane, -8..=0 per pair; subtracting the pairs adds at most 8 to a u16
+            // lane per block, so 255 blocks cannot overflow it.
+            let run = (blocks - done).min(255);
             let mut tally = u8x16_splat(0);
-            let mut blocks = 0;
-            for chunk in chunks.by_ref().take(255) {
-                // SAFETY: `chunk` is 16 bytes; wasm loads need no alignment.
-                let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
-                tally = u8x16_sub(tally, u8x16_eq(v, newline));
-                blocks += 1;
+            for b in done..done + run {
+                // SAFETY: block `b` lies within `bytes` (b < len / 64); wasm loads need no
+                // alignment.
+                unsafe {
+                    let at = ptr.add(b * 64);
+                    let e0 = u8x16_eq(v128_load(at as *const v128), newline);
+                    let e1 = u8x16_eq(v128_load(at.add(16) as *const v128), newline);
+                    let e2 = u8x16_eq(v128_load(at.add(32) as *const v128), newline);
+                    let e3 = u8x16_eq(v128_load(at.add(48) as *const v128), newline);
+                    let pair = i8x16_add(i8x16_add(e0, e1), i8x16_add(e2, e3));
+                    tally = i16x8_sub(tally, i16x8_extadd_pairwise_i8x16(pair));
+                }
             }
-            if blocks == 0 {
-                break;
-            }
-            let sums = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(tally));
+            done += run;
+            let sums = u32x4_extadd_pairwise_u16x8(tally);
             total += (u32x4_extract_lane::<0>(sums)
                 + u32x4_extract_lane::<1>(sums)
                 + u32x4_extract_lane::<2>(sums)
                 + u32x4_extract_lane::<3>(sums)) as u64;
         }
-        total + chunks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+        total + bytes[blocks * 64..].iter().filter(|&&b| b == b'\n').count() as u64
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
