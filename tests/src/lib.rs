@@ -163,6 +163,31 @@ pub fn median_cost(cmd: &mut std::process::Command, runs: usize) -> ProcessCost 
     m
 }
 
+/// `a` and `b` measured `runs` times each, alternately (a, b, a, b, …), so that both see the
+/// same phases of a busy machine; `between` runs before each measurement, untimed. The
+/// medians of each.
+pub fn median_pair(
+    a: &mut std::process::Command,
+    b: &mut std::process::Command,
+    runs: usize,
+    mut between: impl FnMut(),
+) -> (ProcessCost, ProcessCost) {
+    let (mut xs, mut ys) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..runs {
+        between();
+        xs.push(measure(a));
+        between();
+        ys.push(measure(b));
+    }
+    let median = |mut costs: Vec<ProcessCost>| {
+        costs.sort_by_key(|c| c.wall);
+        let mut m = costs[costs.len() / 2];
+        m.max_rss_kib = costs.iter().map(|c| c.max_rss_kib).max().unwrap_or(0);
+        m
+    };
+    (median(xs), median(ys))
+}
+
 /// A `toolhost` command over `fx` (workspace and data dir set).
 pub fn toolhost_command(fx: &Fixture) -> std::process::Command {
     let mut cmd = std::process::Command::new(toolhost_bin());

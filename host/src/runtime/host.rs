@@ -145,11 +145,34 @@ fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadat
     Ok((file, meta))
 }
 
-/// The contents of an opened walked file of `size` bytes, none past [`MAX_WALK_CONTENT_BYTES`].
+/// The contents of an opened walked file of `size` bytes (as `fstat` said when it was
+/// opened), none past [`MAX_WALK_CONTENT_BYTES`]. The file is read straight into a buffer of
+/// that size, so a file read whole takes one `read(2)`, however large (std's `read_to_end`
+/// reads 8 KiB first, then probes for the end). A file that grew since is read up to
+/// `size`; one that says it is empty (as some special files do) is read to its end.
 fn read_walked(file: &mut std::fs::File, size: u64) -> Option<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(MAX_WALK_CONTENT_BYTES + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= MAX_WALK_CONTENT_BYTES).then_some(bytes)
+    use std::os::fd::AsRawFd;
+    if size == 0 || size > MAX_WALK_CONTENT_BYTES {
+        let mut bytes = Vec::new();
+        file.take(MAX_WALK_CONTENT_BYTES + 1).read_to_end(&mut bytes).ok()?;
+        return (bytes.len() as u64 <= MAX_WALK_CONTENT_BYTES).then_some(bytes);
+    }
+    let size = size as usize;
+    let mut bytes: Vec<u8> = Vec::with_capacity(size);
+    while bytes.len() < size {
+        let want = size - bytes.len();
+        let spare = &mut bytes.spare_capacity_mut()[..want];
+        // SAFETY: the kernel writes at most `spare.len()` bytes into `spare`, memory this
+        // Vec owns; `set_len` below covers only what it reported written.
+        let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        match n {
+            0 => break,
+            n if n > 0 => unsafe { bytes.set_len(bytes.len() + n as usize) },
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return None,
+        }
+    }
+    Some(bytes)
 }
 
 /// Compile walk globs: `/`-separated and anchored at the walk root; a pattern without a
@@ -919,5 +942,11 @@ mod tests {
         std::fs::write(&plain, "ok").unwrap();
         let (mut file, meta) = open_regular(&plain).unwrap();
         assert_eq!(read_walked(&mut file, meta.len()).as_deref(), Some(&b"ok"[..]));
+        // A file that grew after fstat is read as it was; one that claims to be empty, whole.
+        let (mut file, meta) = open_regular(&plain).unwrap();
+        std::fs::write(&plain, "ok, and more").unwrap();
+        assert_eq!(read_walked(&mut file, meta.len()).as_deref(), Some(&b"ok"[..]));
+        let (mut file, _) = open_regular(&plain).unwrap();
+        assert_eq!(read_walked(&mut file, 0).as_deref(), Some(&b"ok, and more"[..]));
     }
 }
