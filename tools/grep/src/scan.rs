@@ -369,7 +369,24 @@ fn count_newlines(bytes: &[u8]) -> u64 {
                 + u32x4_extract_lane::<2>(sums)
                 + u32x4_extract_lane::<3>(sums)) as u64;
         }
-        total + bytes[blocks * 64..].iter().filter(|&&b| b == b'\n').count() as u64
+        // The rest: 16 bytes at a time, then the last 16 bytes of `bytes` again, of which
+        // only the lanes not counted yet.
+        let newlines_in = |at: usize| {
+            // SAFETY: callers pass `at + 16 <= bytes.len()`.
+            u8x16_bitmask(u8x16_eq(unsafe { v128_load(ptr.add(at) as *const v128) }, newline)) as u32
+        };
+        let mut at = blocks * 64;
+        while at + 16 <= bytes.len() {
+            total += newlines_in(at).count_ones() as u64;
+            at += 16;
+        }
+        let tail = bytes.len() - at;
+        if tail > 0 && bytes.len() >= 16 {
+            total += (newlines_in(bytes.len() - 16) >> (16 - tail)).count_ones() as u64;
+        } else {
+            total += bytes[at..].iter().filter(|&&b| b == b'\n').count() as u64;
+        }
+        total
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
