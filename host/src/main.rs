@@ -97,7 +97,8 @@ enum Command {
 /// A walk reads every file into a fresh buffer and frees it once the component has it; with
 /// the defaults, large buffers are `mmap`ed and unmapped and the heap top is trimmed, so
 /// each file's pages are faulted in anew (thousands of page faults per grep of a big tree).
-/// Memory held this way is bounded by what a walk reads ahead (64 MiB) plus a batch.
+/// Memory held this way is bounded by what the instances of a call hold at once: one batch
+/// each (`WALK_BATCH_BYTES` plus at most one file).
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any other thread runs.
