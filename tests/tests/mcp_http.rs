@@ -93,7 +93,7 @@ async def main():
         print(json.dumps({"isError": bool(r.is_error), "text": text}), flush=True)
 anyio.run(main)
 "#;
-    let mut client = Command::new(&python)
+    let client = Command::new(&python)
         .args(["-c", script, server.url()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -298,35 +298,34 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 self.spill.push(self.path);
                 Ok(false)
             }
+            // The searchers are line by line (never multi-line), so a match is exactly one
+            // line, terminator included (`SinkMatch::lines`): no need to split it.
             OutputMode::Count => {
-                self.count += mat.lines().count() as u64;
+                self.count += 1;
                 Ok(true)
             }
             OutputMode::Content if self.spill.full() && !(self.keep && self.lines.len() < MAX_LINES_PER_FILE) => {
-                // Nothing of these lines is shown or saved any more: count them only.
-                self.count += mat.lines().count() as u64;
+                // Nothing of this line is shown or saved any more: count it only.
+                self.count += 1;
                 Ok(true)
             }
             OutputMode::Content => {
-                let first = self.number(mat);
-                for (i, raw) in mat.lines().enumerate() {
-                    let number = first + i as u64;
-                    let text = text_of(strip_terminator(raw));
-                    let line = self.spill.line();
-                    line.push_str(self.path);
-                    line.push(':');
-                    push_u64(line, number);
-                    line.push(':');
-                    line.push_str(&text);
-                    self.spill.end_line();
-                    if self.keep && self.lines.len() < MAX_LINES_PER_FILE {
-                        self.lines.push(Line {
-                            number,
-                            text: cut_line(&text),
-                        });
-                    }
-                    self.count += 1;
+                let number = self.number(mat);
+                let text = text_of(strip_terminator(mat.bytes()));
+                let line = self.spill.line();
+                line.push_str(self.path);
+                line.push(':');
+                push_u64(line, number);
+                line.push(':');
+                line.push_str(&text);
+                self.spill.end_line();
+                if self.keep && self.lines.len() < MAX_LINES_PER_FILE {
+                    self.lines.push(Line {
+                        number,
+                        text: cut_line(&text),
+                    });
                 }
+                self.count += 1;
                 Ok(true)
             }
         }
