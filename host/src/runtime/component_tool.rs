@@ -304,9 +304,10 @@ async fn run_parallel(
         let mut store = new_store(runtime, session.clone(), call.clone(), share.clone());
         let pre = pre.clone();
         let input = input.clone();
-        // Each part on a thread of its own: a part rarely yields to the scheduler (its host
-        // calls mostly complete at once), so parts sharing tokio's workers would wait for
-        // each other — a part woken by another is queued behind the waker's running task.
+        // Each part on a thread of its own: a part is a long CPU-bound scan that rarely yields
+        // (its host calls mostly complete at once), so on tokio's workers it would hold one
+        // for the whole scan — and with it every task queued there (a server's other calls,
+        // or another part woken into that worker's LIFO slot).
         let handle = tokio::runtime::Handle::current();
         tasks.push(tokio::task::spawn_blocking(move || {
             handle.block_on(async move {
