@@ -1,10 +1,21 @@
-//! Atomic file replacement (seed 000 §6.2, §7.3): stage a sibling temp file in the target's
-//! own directory, fsync it, keep the target's mode, compare the disk content once more, and
-//! publish with a rename inside that directory.
+//! Atomic file replacement (seed 000 §6.2, §7.3) in a pinned directory.
+//!
+//! The target's directory is opened once ([`PinnedDir::open`]: `O_DIRECTORY|O_NOFOLLOW`) and
+//! must be, as the kernel names the opened descriptor, exactly the directory the fence
+//! checked. Every later step is relative to that descriptor (`openat`, `renameat`,
+//! `unlinkat`): the current file is opened without following a symlink and compared with the
+//! expected hash, a sibling temp file is staged, fsynced and given the target's mode, and it is
+//! renamed over the target inside the same directory. A directory of the path swapped for a
+//! symlink after the check therefore cannot take the write elsewhere: either the open sees the
+//! swap and refuses, or the write lands in the directory that was checked.
 
-use std::io::Write;
+use std::ffi::{CString, OsStr, OsString};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::observations::sha256_hex;
 
@@ -14,64 +25,328 @@ pub enum AtomicWriteError {
     /// The file on disk is no longer what the caller prepared against.
     #[error("file changed while edit was being prepared")]
     Stale,
+    /// The directory opened is not the one the fence checked: a symlink or rename raced it.
+    #[error("{0} changed while it was being opened (a symlink or rename raced the check); refusing to write there")]
+    Moved(PathBuf),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
+/// Longest part of the target's name kept in a temp file's name, in bytes: the temp name
+/// adds a dot, a 16-digit tag and `.toolhost-tmp`, and must stay within 255 bytes.
+const TEMP_NAME_KEEP_BYTES: usize = 200;
+
 /// Replace `path` with `bytes`, provided its current content still hashes to `expected`
-/// (`None`: the file must still not exist).
+/// (`None`: the file must still not exist). `path`'s parent must be the real (canonical)
+/// directory the fence checked.
 pub fn write_atomic(path: &Path, bytes: &[u8], expected: Option<&str>) -> Result<(), AtomicWriteError> {
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
-    let name = path.file_name().ok_or_else(|| std::io::Error::other("path has no file name"))?;
-    let mode = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
-    let mut staged = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".toolhost-tmp")
-        .tempfile_in(dir)?;
-    staged.write_all(bytes)?;
-    if let Some(mode) = mode {
-        staged.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
-    }
-    staged.as_file().sync_all()?;
-    // Compare again right before publishing: a change made while we prepared wins.
-    let current = match std::fs::read(path) {
-        Ok(b) => Some(sha256_hex(&b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e.into()),
+    let (dir, name) = split(path)?;
+    PinnedDir::open(dir)?.replace(name, bytes, expected)
+}
+
+/// Delete `path`, provided its current content still hashes to `expected` (`None`: nothing to
+/// delete, and nothing may have appeared). Between the comparison and the unlink another
+/// process could still write the file; the directory, though, stays the checked one.
+pub fn remove_checked(path: &Path, expected: Option<&str>) -> Result<(), AtomicWriteError> {
+    let (dir, name) = split(path)?;
+    let pinned = match PinnedDir::open(dir) {
+        // No such directory: no file.
+        Err(AtomicWriteError::Io(e))
+            if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
+        {
+            return if expected.is_none() { Ok(()) } else { Err(AtomicWriteError::Stale) };
+        }
+        other => other?,
     };
-    if current.as_deref() != expected {
+    let current = pinned.current(name)?;
+    if current.as_ref().map(|(b, _)| sha256_hex(b)).as_deref() != expected {
         return Err(AtomicWriteError::Stale);
     }
-    staged.persist(path).map_err(|e| AtomicWriteError::Io(e.error))?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+    if current.is_some() {
+        pinned.unlink(name)?;
     }
     Ok(())
+}
+
+fn split(path: &Path) -> Result<(&Path, &OsStr), AtomicWriteError> {
+    let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("path has no file name"))?;
+    Ok((dir, name))
+}
+
+/// A directory opened once and proved to be the checked one; files are reached relative to it.
+pub struct PinnedDir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl PinnedDir {
+    /// Open `dir` (its last component not followed) and require the opened directory to be
+    /// `dir` itself, so that no symlink anywhere on the path redirected the open.
+    pub fn open(dir: &Path) -> Result<Self, AtomicWriteError> {
+        let c = c_path(dir.as_os_str())?;
+        // SAFETY: `c` is a valid NUL-terminated string; the returned fd is checked below.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            // A symlink as the last component fails with ELOOP, or with ENOTDIR next to O_DIRECTORY.
+            let symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) => AtomicWriteError::Moved(dir.to_path_buf()),
+                Some(libc::ENOTDIR) if symlink => AtomicWriteError::Moved(dir.to_path_buf()),
+                _ => e.into(),
+            });
+        }
+        // SAFETY: `fd` is a freshly opened descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        match std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) {
+            Ok(real) if real == dir => {}
+            // Without /proc we cannot tell; the O_NOFOLLOW open still holds.
+            Err(_) if !Path::new("/proc/self/fd").exists() => {}
+            _ => return Err(AtomicWriteError::Moved(dir.to_path_buf())),
+        }
+        Ok(PinnedDir { fd, path: dir.to_path_buf() })
+    }
+
+    /// The directory as it was checked.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Replace `name` with `bytes`, provided its current content still hashes to `expected`.
+    pub fn replace(&self, name: &OsStr, bytes: &[u8], expected: Option<&str>) -> Result<(), AtomicWriteError> {
+        let (mut staged, temp) = self.create_temp(name)?;
+        let result = (|| {
+            staged.write_all(bytes)?;
+            // Compare right before publishing: a change made while we prepared wins.
+            let current = self.current(name)?;
+            if current.as_ref().map(|(b, _)| sha256_hex(b)).as_deref() != expected {
+                return Err(AtomicWriteError::Stale);
+            }
+            if let Some((_, mode)) = current {
+                staged.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+            staged.sync_all()?;
+            self.rename(&temp, name)?;
+            Ok(())
+        })();
+        if result.is_err() {
+            let _ = self.unlink(&temp);
+        }
+        result?;
+        // The rename is durable once the directory is.
+        // SAFETY: `self.fd` is an open descriptor.
+        unsafe { libc::fsync(self.fd.as_raw_fd()) };
+        Ok(())
+    }
+
+    /// The content and mode of `name` if it exists; a symlink or anything but a regular file
+    /// at `name` is an error (never followed, never waited on).
+    fn current(&self, name: &OsStr) -> Result<Option<(Vec<u8>, u32)>, AtomicWriteError> {
+        let c = c_path(name)?;
+        // SAFETY: valid dirfd and NUL-terminated name; the fd is checked below.
+        let fd = unsafe {
+            libc::openat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOENT) => Ok(None),
+                Some(libc::ELOOP) => Err(std::io::Error::other(format!(
+                    "{} is a symlink; refusing to write through it",
+                    self.path.join(name).display()
+                ))
+                .into()),
+                _ => Err(e.into()),
+            };
+        }
+        // SAFETY: a fresh descriptor owned by nothing else.
+        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::other(format!("{} is not a regular file", self.path.join(name).display())).into());
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        Ok(Some((bytes, meta.permissions().mode())))
+    }
+
+    /// A new temp file beside `name`, created exclusively (never an existing object).
+    fn create_temp(&self, name: &OsStr) -> Result<(std::fs::File, OsString), AtomicWriteError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let mut keep = &name.as_bytes()[..name.len().min(TEMP_NAME_KEEP_BYTES)];
+        while std::str::from_utf8(keep).is_err() && !keep.is_empty() && name.to_str().is_some() {
+            keep = &keep[..keep.len() - 1];
+        }
+        for _ in 0..100 {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+            let tag = (u64::from(std::process::id()) << 40) ^ (COUNTER.fetch_add(1, Ordering::Relaxed) << 30) ^ u64::from(nanos);
+            let mut temp = b".".to_vec();
+            temp.extend_from_slice(keep);
+            temp.extend_from_slice(format!(".{tag:016x}.toolhost-tmp").as_bytes());
+            let temp = OsString::from_vec(temp);
+            let c = c_path(&temp)?;
+            // SAFETY: valid dirfd and NUL-terminated name; the fd is checked below.
+            let fd = unsafe {
+                libc::openat(
+                    self.fd.as_raw_fd(),
+                    c.as_ptr(),
+                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    0o600 as libc::c_uint,
+                )
+            };
+            if fd >= 0 {
+                // SAFETY: a fresh descriptor owned by nothing else.
+                return Ok((unsafe { std::fs::File::from_raw_fd(fd) }, temp));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EEXIST) {
+                return Err(e.into());
+            }
+        }
+        Err(std::io::Error::other("could not pick a free temp file name").into())
+    }
+
+    fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {
+        let (from, to) = (c_path(from)?, c_path(to)?);
+        let dirfd = self.fd.as_raw_fd();
+        // SAFETY: valid dirfd and NUL-terminated names.
+        if unsafe { libc::renameat(dirfd, from.as_ptr(), dirfd, to.as_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    fn unlink(&self, name: &OsStr) -> std::io::Result<()> {
+        let c = c_path(name)?;
+        // SAFETY: valid dirfd and NUL-terminated name.
+        if unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+fn c_path(s: &OsStr) -> std::io::Result<CString> {
+    CString::new(s.as_bytes()).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn canonical_tempdir() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
 
     #[test]
     fn atomic_write_rejects_stale_content_without_overwriting() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.txt");
+        let (_dir, root) = canonical_tempdir();
+        let p = root.join("a.txt");
         std::fs::write(&p, "one").unwrap();
         let stale = sha256_hex(b"zero");
         assert!(matches!(write_atomic(&p, b"two", Some(&stale)), Err(AtomicWriteError::Stale)));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "one");
         write_atomic(&p, b"two", Some(&sha256_hex(b"one"))).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1, "no temp file is left behind");
     }
 
     #[test]
     fn a_write_keeps_the_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("run.sh");
+        let (_dir, root) = canonical_tempdir();
+        let p = root.join("run.sh");
         std::fs::write(&p, "echo").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o754)).unwrap();
         write_atomic(&p, b"echo hi", Some(&sha256_hex(b"echo"))).unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o754);
+    }
+
+    #[test]
+    fn a_new_file_needs_the_name_to_be_free() {
+        let (_dir, root) = canonical_tempdir();
+        let p = root.join("new.txt");
+        write_atomic(&p, b"a", None).unwrap();
+        assert!(matches!(write_atomic(&p, b"b", None), Err(AtomicWriteError::Stale)));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a");
+    }
+
+    #[test]
+    fn a_name_of_255_bytes_can_be_written() {
+        let (_dir, root) = canonical_tempdir();
+        let p = root.join("é".repeat(127) + "x");
+        assert_eq!(p.file_name().unwrap().len(), 255);
+        write_atomic(&p, b"long", None).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "long");
+    }
+
+    #[test]
+    fn a_symlink_at_the_target_is_refused_not_followed() {
+        let (_dir, root) = canonical_tempdir();
+        std::fs::write(root.join("secret"), "keep").unwrap();
+        symlink(root.join("secret"), root.join("link")).unwrap();
+        let e = write_atomic(&root.join("link"), b"x", Some(&sha256_hex(b"keep"))).unwrap_err();
+        assert!(e.to_string().contains("is a symlink"), "{e}");
+        assert_eq!(std::fs::read_to_string(root.join("secret")).unwrap(), "keep");
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "the temp file is removed");
+    }
+
+    #[test]
+    fn a_directory_reached_through_a_symlink_is_refused() {
+        let (_dir, root) = canonical_tempdir();
+        std::fs::create_dir(root.join("outside")).unwrap();
+        symlink(root.join("outside"), root.join("sub")).unwrap();
+        // The symlink as the last component of the directory, and as a component on the way.
+        assert!(matches!(write_atomic(&root.join("sub/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        std::fs::create_dir(root.join("outside/deeper")).unwrap();
+        assert!(matches!(write_atomic(&root.join("sub/deeper/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        assert_eq!(std::fs::read_dir(root.join("outside/deeper")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_directory_swapped_after_pinning_cannot_take_the_write_elsewhere() {
+        // The window the pinned descriptor closes: the checked directory is replaced by a
+        // symlink to another place between the open and the publish.
+        let (_dir, root) = canonical_tempdir();
+        std::fs::create_dir(root.join("work")).unwrap();
+        std::fs::create_dir(root.join("elsewhere")).unwrap();
+        let pinned = PinnedDir::open(&root.join("work")).unwrap();
+        std::fs::rename(root.join("work"), root.join("moved")).unwrap();
+        symlink(root.join("elsewhere"), root.join("work")).unwrap();
+        pinned.replace(OsStr::new("f.txt"), b"data", None).unwrap();
+        assert_eq!(std::fs::read_dir(root.join("elsewhere")).unwrap().count(), 0, "nothing landed through the symlink");
+        assert_eq!(std::fs::read_to_string(root.join("moved/f.txt")).unwrap(), "data");
+    }
+
+    #[test]
+    fn remove_compares_then_unlinks() {
+        let (_dir, root) = canonical_tempdir();
+        let p = root.join("gone.txt");
+        std::fs::write(&p, "v1").unwrap();
+        assert!(matches!(remove_checked(&p, Some(&sha256_hex(b"v0"))), Err(AtomicWriteError::Stale)));
+        assert!(p.exists());
+        remove_checked(&p, Some(&sha256_hex(b"v1"))).unwrap();
+        assert!(!p.exists());
+        remove_checked(&p, None).unwrap();
+        remove_checked(&root.join("no/such/dir/f"), None).unwrap();
+        assert!(matches!(remove_checked(&root.join("no/such/dir/f"), Some(&sha256_hex(b"v1"))), Err(AtomicWriteError::Stale)));
+    }
+
+    #[test]
+    fn a_fifo_at_the_target_is_refused_without_waiting() {
+        let (_dir, root) = canonical_tempdir();
+        let fifo = root.join("pipe");
+        let c = c_path(fifo.as_os_str()).unwrap();
+        // SAFETY: valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = write_atomic(&fifo, b"x", None).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }

@@ -1,9 +1,10 @@
 //! The path fence (seed 000 §6.2): every path a tool names becomes a [`CheckedPath`] here,
 //! or an error the model can act on.
 //!
-//! Foundation version: lexical normalisation, canonicalisation and the policy check. The
-//! race-safe opening of the real objects (pinned directory descriptors, identity checks)
-//! is the path-fence issue's work and replaces the plain `std::fs` opens of `runtime::host`.
+//! Here: lexical normalisation, canonicalisation and the policy check. Opening the real
+//! objects so that a swap after the check cannot redirect them is elsewhere: reads in
+//! `runtime::host` (`O_NOFOLLOW` plus an identity check of the opened file), writes in
+//! [`crate::atomic`] (a pinned directory descriptor). `docs/architecture.md` has the whole story.
 
 use std::path::{Path, PathBuf};
 

@@ -24,15 +24,15 @@
 //!
 //! Not one atomic transaction with the store: if the files are rewritten and saving the
 //! `undone` flag fails, disk and record disagree (see `docs/sessions.md`). Deleting a created
-//! file has a window between the hash comparison and the unlink in which another process
-//! could write it.
+//! file ([`remove_checked`]) has a window between the hash comparison and the unlink in which
+//! another process could write it; the directory itself is pinned, as for writes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
 
-use crate::atomic::{AtomicWriteError, write_atomic};
+use crate::atomic::{AtomicWriteError, remove_checked, write_atomic};
 use crate::context::ToolSessionContext;
 use crate::fence::{Intent, resolve_path};
 use crate::observations::sha256_hex;
@@ -294,6 +294,7 @@ async fn apply(
 fn describe(e: &AtomicWriteError) -> String {
     match e {
         AtomicWriteError::Stale => "the file changed while it was being written".into(),
+        AtomicWriteError::Moved(_) => "its directory changed while it was being written (a symlink or rename raced the check)".into(),
         AtomicWriteError::Io(e) => e.to_string(),
     }
 }
@@ -307,21 +308,7 @@ fn put(real: &std::path::Path, content: Option<&str>, expected: Option<&str>) ->
             }
             write_atomic(real, text.as_bytes(), expected)
         }
-        None => {
-            // Compare, then unlink: the window between the two is documented in the module doc.
-            let current = match std::fs::read(real) {
-                Ok(b) => Some(sha256_hex(&b)),
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => None,
-                Err(e) => return Err(e.into()),
-            };
-            if current.as_deref() != expected {
-                return Err(AtomicWriteError::Stale);
-            }
-            if current.is_some() {
-                std::fs::remove_file(real)?;
-            }
-            Ok(())
-        }
+        None => remove_checked(real, expected),
     }
 }
 

@@ -789,6 +789,10 @@ impl CallState {
         crate::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
             .map_err(|e| match e {
                 crate::atomic::AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+                crate::atomic::AtomicWriteError::Moved(_) => err(
+                    types::ErrorCode::PermissionDenied,
+                    format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
+                ),
                 crate::atomic::AtomicWriteError::Io(e) => io_err(&format!("cannot write {display}"), e),
             })?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
