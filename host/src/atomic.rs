@@ -13,7 +13,7 @@ use std::ffi::{CString, OsStr, OsString};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -28,6 +28,10 @@ pub enum AtomicWriteError {
     /// The directory opened is not the one the fence checked: a symlink or rename raced it.
     #[error("{0} changed while it was being opened (a symlink or rename raced the check); refusing to write there")]
     Moved(PathBuf),
+    /// The target has other names: the rename would leave them with the old content (seed 003
+    /// refuses such files, and a protected file's alias must not become a way around it).
+    #[error("it has {0} hard links; a write would split it from its other names, so it is refused")]
+    HardLinked(u64),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -59,7 +63,7 @@ pub fn remove_checked(path: &Path, expected: Option<&str>) -> Result<(), AtomicW
         other => other?,
     };
     let current = pinned.current(name)?;
-    if current.as_ref().map(|(b, _)| sha256_hex(b)).as_deref() != expected {
+    if current.as_ref().map(|c| sha256_hex(&c.bytes)).as_deref() != expected {
         return Err(AtomicWriteError::Stale);
     }
     if current.is_some() {
@@ -120,11 +124,14 @@ impl PinnedDir {
             staged.write_all(bytes)?;
             // Compare right before publishing: a change made while we prepared wins.
             let current = self.current(name)?;
-            if current.as_ref().map(|(b, _)| sha256_hex(b)).as_deref() != expected {
+            if current.as_ref().map(|c| sha256_hex(&c.bytes)).as_deref() != expected {
                 return Err(AtomicWriteError::Stale);
             }
-            if let Some((_, mode)) = current {
-                staged.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            if let Some(current) = current {
+                if current.links > 1 {
+                    return Err(AtomicWriteError::HardLinked(current.links));
+                }
+                staged.set_permissions(std::fs::Permissions::from_mode(current.mode))?;
             }
             staged.sync_all()?;
             self.rename(&temp, name)?;
@@ -140,9 +147,9 @@ impl PinnedDir {
         Ok(())
     }
 
-    /// The content and mode of `name` if it exists; a symlink or anything but a regular file
-    /// at `name` is an error (never followed, never waited on).
-    fn current(&self, name: &OsStr) -> Result<Option<(Vec<u8>, u32)>, AtomicWriteError> {
+    /// What is at `name`, if anything; a symlink or anything but a regular file there is an
+    /// error (never followed, never waited on).
+    fn current(&self, name: &OsStr) -> Result<Option<Current>, AtomicWriteError> {
         let c = c_path(name)?;
         // SAFETY: valid dirfd and NUL-terminated name; the fd is checked below.
         let fd = unsafe {
@@ -172,7 +179,7 @@ impl PinnedDir {
         }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
-        Ok(Some((bytes, meta.permissions().mode())))
+        Ok(Some(Current { bytes, mode: meta.permissions().mode(), links: meta.nlink() }))
     }
 
     /// A new temp file beside `name`, created exclusively (never an existing object).
@@ -229,6 +236,13 @@ impl PinnedDir {
         }
         Ok(())
     }
+}
+
+/// A target file as [`PinnedDir::current`] found it.
+struct Current {
+    bytes: Vec<u8>,
+    mode: u32,
+    links: u64,
 }
 
 fn c_path(s: &OsStr) -> std::io::Result<CString> {
@@ -323,6 +337,17 @@ mod tests {
         pinned.replace(OsStr::new("f.txt"), b"data", None).unwrap();
         assert_eq!(std::fs::read_dir(root.join("elsewhere")).unwrap().count(), 0, "nothing landed through the symlink");
         assert_eq!(std::fs::read_to_string(root.join("moved/f.txt")).unwrap(), "data");
+    }
+
+    #[test]
+    fn a_hard_linked_target_is_refused() {
+        let (_dir, root) = canonical_tempdir();
+        std::fs::write(root.join("a"), "one").unwrap();
+        std::fs::hard_link(root.join("a"), root.join("b")).unwrap();
+        let e = write_atomic(&root.join("b"), b"two", Some(&sha256_hex(b"one"))).unwrap_err();
+        assert!(matches!(e, AtomicWriteError::HardLinked(2)), "{e}");
+        assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "one");
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "the temp file is removed");
     }
 
     #[test]

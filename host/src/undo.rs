@@ -294,6 +294,7 @@ async fn apply(
 fn describe(e: &AtomicWriteError) -> String {
     match e {
         AtomicWriteError::Stale => "the file changed while it was being written".into(),
+        AtomicWriteError::HardLinked(_) => e.to_string(),
         AtomicWriteError::Moved(_) => "its directory changed while it was being written (a symlink or rename raced the check)".into(),
         AtomicWriteError::Io(e) => e.to_string(),
     }

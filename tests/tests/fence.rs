@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::symlink;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::json;
 use toolhost::{ErrorCode, SandboxMode, SandboxPolicy, ToolCallContext};
@@ -178,4 +178,55 @@ async fn a_symlink_swapped_during_calls_never_leaks_or_escapes() {
     swapper.join().unwrap();
     let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() {
+    // The checked (canonical) path has no symlink in it; the attack replaces one of its
+    // directories with a symlink to the credential dir between the check and the publish.
+    let fx = Fixture::new();
+    let home = Home::new();
+    let dir = fx.root().join("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = fx.root().join("d.link");
+    symlink(home.path().join(".ssh"), &link).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
+    let swapper = {
+        let (stop, swaps, dir, link) = (stop.clone(), swaps.clone(), dir.clone(), link.clone());
+        std::thread::spawn(move || {
+            // `d` is always there, a real directory or the symlink: renameat2(RENAME_EXCHANGE).
+            let (dir, link) = (c_path(&dir), c_path(&link));
+            while !stop.load(Ordering::Relaxed) {
+                // SAFETY: two valid NUL-terminated paths.
+                let rc = unsafe {
+                    libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
+                };
+                assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
+                swaps.fetch_add(1, Ordering::Relaxed);
+            }
+            // Leave the real directory at `d`.
+            if swaps.load(Ordering::Relaxed) % 2 == 1 {
+                // SAFETY: as above.
+                unsafe { libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE) };
+            }
+        })
+    };
+    let ts = toolset(&fx, &["write"]).await;
+    let (mut calls, mut written) = (0, 0);
+    // At least 1,000 writes and 500 swaps during them (the bound only stops a stuck swapper).
+    while (calls < 1000 || swaps.load(Ordering::Relaxed) < 500 || written == 0) && calls < 100_000 {
+        let r = ts.call("write", json!({"path": format!("d/w{calls}.txt"), "content": "x"}), call_with_home(&fx, &home)).await;
+        written += usize::from(r.succeeded());
+        calls += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
+    assert!(swaps.load(Ordering::Relaxed) >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
+}
+
+fn c_path(p: &std::path::Path) -> std::ffi::CString {
+    std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap()
 }

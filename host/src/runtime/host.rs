@@ -745,18 +745,6 @@ impl CallState {
         let real = draft.checked.as_path().to_path_buf();
         let display = draft.checked.display().to_string();
         let input = draft.input.clone();
-        if let Ok(meta) = std::fs::symlink_metadata(&real) {
-            use std::os::unix::fs::MetadataExt;
-            if meta.is_file() && meta.nlink() > 1 {
-                return Err(err(
-                    types::ErrorCode::PermissionDenied,
-                    format!(
-                        "{display} has {} hard links; writing it would also change the other names, so it is refused",
-                        meta.nlink()
-                    ),
-                ));
-            }
-        }
         let before = read_text(&draft.checked)?;
         if let Some(before) = &before {
             let hash = sha256_hex(before.as_bytes());
@@ -793,6 +781,7 @@ impl CallState {
                     types::ErrorCode::PermissionDenied,
                     format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
                 ),
+                e @ crate::atomic::AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
                 crate::atomic::AtomicWriteError::Io(e) => io_err(&format!("cannot write {display}"), e),
             })?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
