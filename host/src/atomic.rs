@@ -41,11 +41,12 @@ pub enum AtomicWriteError {
 const TEMP_NAME_KEEP_BYTES: usize = 200;
 
 /// Replace `path` with `bytes`, provided its current content still hashes to `expected`
-/// (`None`: the file must still not exist). `path`'s parent must be the real (canonical)
-/// directory the fence checked.
+/// (`None`: the file must still not exist); missing parent directories are made
+/// ([`PinnedDir::create_all`]). `path`'s parent must be the real (canonical) directory the
+/// fence checked.
 pub fn write_atomic(path: &Path, bytes: &[u8], expected: Option<&str>) -> Result<(), AtomicWriteError> {
     let (dir, name) = split(path)?;
-    PinnedDir::open(dir)?.replace(name, bytes, expected)
+    PinnedDir::create_all(dir)?.replace(name, bytes, expected)
 }
 
 /// Delete `path`, provided its current content still hashes to `expected` (`None`: nothing to
@@ -110,6 +111,52 @@ impl PinnedDir {
             _ => return Err(AtomicWriteError::Moved(dir.to_path_buf())),
         }
         Ok(PinnedDir { fd, path: dir.to_path_buf() })
+    }
+
+    /// Open `dir`, creating it and its missing parents first: the nearest existing ancestor
+    /// is pinned as by [`PinnedDir::open`], and each missing directory is made (`mkdirat`) and
+    /// entered (`O_NOFOLLOW`) relative to the one before, so a swap during the creation cannot
+    /// make a directory anywhere else.
+    pub fn create_all(dir: &Path) -> Result<Self, AtomicWriteError> {
+        let mut missing = Vec::new();
+        let mut existing = dir;
+        loop {
+            match std::fs::symlink_metadata(existing) {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else { return Err(e.into()) };
+                    missing.push(name);
+                    existing = parent;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let mut pinned = PinnedDir::open(existing)?;
+        for name in missing.into_iter().rev() {
+            let c = c_path(name)?;
+            // SAFETY: valid dirfd and NUL-terminated name.
+            if unsafe { libc::mkdirat(pinned.fd.as_raw_fd(), c.as_ptr(), 0o777) } != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EEXIST) {
+                    return Err(e.into());
+                }
+            }
+            let path = pinned.path.join(name);
+            // SAFETY: valid dirfd and NUL-terminated name; the fd is checked below.
+            let fd = unsafe {
+                libc::openat(pinned.fd.as_raw_fd(), c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            };
+            if fd < 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(match e.raw_os_error() {
+                    Some(libc::ELOOP | libc::ENOTDIR) => AtomicWriteError::Moved(path),
+                    _ => e.into(),
+                });
+            }
+            // SAFETY: a fresh descriptor owned by nothing else.
+            pinned = PinnedDir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, path };
+        }
+        Ok(pinned)
     }
 
     /// The directory as it was checked.
@@ -348,6 +395,18 @@ mod tests {
         assert!(matches!(e, AtomicWriteError::HardLinked(2)), "{e}");
         assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "one");
         assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "the temp file is removed");
+    }
+
+    #[test]
+    fn missing_parents_are_made_inside_the_pinned_ancestor_only() {
+        let (_dir, root) = canonical_tempdir();
+        write_atomic(&root.join("a/b/c/f.txt"), b"deep", None).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("a/b/c/f.txt")).unwrap(), "deep");
+        // An existing ancestor reached through a symlink: nothing is made on the other side.
+        std::fs::create_dir(root.join("outside")).unwrap();
+        symlink(root.join("outside"), root.join("via")).unwrap();
+        assert!(matches!(write_atomic(&root.join("via/x/y/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        assert_eq!(std::fs::read_dir(root.join("outside")).unwrap().count(), 0);
     }
 
     #[test]

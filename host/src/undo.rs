@@ -303,12 +303,7 @@ fn describe(e: &AtomicWriteError) -> String {
 /// Make `real` hold `content` (None: delete it), provided it still is in state `expected`.
 fn put(real: &std::path::Path, content: Option<&str>, expected: Option<&str>) -> Result<(), AtomicWriteError> {
     match content {
-        Some(text) => {
-            if let Some(parent) = real.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            write_atomic(real, text.as_bytes(), expected)
-        }
+        Some(text) => write_atomic(real, text.as_bytes(), expected),
         None => remove_checked(real, expected),
     }
 }

@@ -216,14 +216,16 @@ async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() 
     let (mut calls, mut written) = (0, 0);
     // At least 1,000 writes and 500 swaps during them (the bound only stops a stuck swapper).
     while (calls < 1000 || swaps.load(Ordering::Relaxed) < 500 || written == 0) && calls < 100_000 {
-        let r = ts.call("write", json!({"path": format!("d/w{calls}.txt"), "content": "x"}), call_with_home(&fx, &home)).await;
+        // Every other write also makes a new parent directory inside `d`.
+        let path = if calls % 2 == 0 { format!("d/w{calls}.txt") } else { format!("d/n{calls}/w.txt") };
+        let r = ts.call("write", json!({"path": path, "content": "x"}), call_with_home(&fx, &home)).await;
         written += usize::from(r.succeeded());
         calls += 1;
     }
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
     let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
+    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write or directory landed in the credential dir");
     assert!(swaps.load(Ordering::Relaxed) >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
 }
 

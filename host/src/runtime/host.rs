@@ -421,6 +421,20 @@ fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError
     Ok(file)
 }
 
+/// The model-facing error for a failed write step (`what`: the step, for I/O errors).
+fn write_error(what: &str, display: &str, e: crate::atomic::AtomicWriteError) -> types::ToolError {
+    use crate::atomic::AtomicWriteError;
+    match e {
+        AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+        AtomicWriteError::Moved(_) => err(
+            types::ErrorCode::PermissionDenied,
+            format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
+        ),
+        e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
+        AtomicWriteError::Io(e) => io_err(what, e),
+    }
+}
+
 /// Refuse an opened file that is not the object the fence checked.
 fn verify_identity(file: &std::fs::File, checked: &CheckedPath) -> Result<(), types::ToolError> {
     use std::os::fd::AsRawFd;
@@ -764,8 +778,8 @@ impl CallState {
             // served a text, the file was deleted meanwhile.
         }
         let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-        if let Err(e) = std::fs::create_dir_all(&parent) {
-            return Err(io_err(&format!("cannot create the parent directory of {display}"), e));
+        if let Err(e) = crate::atomic::PinnedDir::create_all(&parent) {
+            return Err(write_error(&format!("cannot create the parent directory of {display}"), &display, e));
         }
         // Resolve again now that the parents exist (§6.2): a symlink planted in the new
         // chain must not take the write elsewhere.
@@ -775,15 +789,7 @@ impl CallState {
         }
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
         crate::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
-            .map_err(|e| match e {
-                crate::atomic::AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
-                crate::atomic::AtomicWriteError::Moved(_) => err(
-                    types::ErrorCode::PermissionDenied,
-                    format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
-                ),
-                e @ crate::atomic::AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
-                crate::atomic::AtomicWriteError::Io(e) => io_err(&format!("cannot write {display}"), e),
-            })?;
+            .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
         let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
         let committed = workspace::Committed {
