@@ -232,3 +232,52 @@ async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() 
 fn c_path(p: &std::path::Path) -> std::ffi::CString {
     std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials() {
+    // The walk finds `d/id_rsa` (a decoy) in a real directory; the attack then exchanges `d`
+    // with a symlink to the credential dir, which holds a file of the same name. read and
+    // list of the same directory under the same attack leak neither contents nor names.
+    let fx = Fixture::new();
+    let home = Home::new();
+    let dir = fx.root().join("d");
+    for i in 0..50 {
+        fx.write(&format!("d/f{i}.txt"), "BEGIN decoy\n");
+    }
+    fx.write("d/id_rsa", "BEGIN decoy\n");
+    std::fs::write(home.path().join(".ssh/id_ed25519_only_here"), "BEGIN SECRET\n").unwrap();
+    let link = fx.root().join("d.link");
+    symlink(home.path().join(".ssh"), &link).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
+    let swapper = {
+        let (stop, swaps, dir, link) = (stop.clone(), swaps.clone(), c_path(&dir), c_path(&link));
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                // SAFETY: two valid NUL-terminated paths.
+                let rc = unsafe {
+                    libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
+                };
+                assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
+                swaps.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    let ts = toolset(&fx, &["grep", "read", "list"]).await;
+    let mut calls = 0;
+    while (calls < 300 || swaps.load(Ordering::Relaxed) < 500) && calls < 100_000 {
+        for (tool, input) in [
+            ("grep", json!({"pattern": "BEGIN", "path": "."})),
+            ("read", json!({"path": "d/id_rsa"})),
+            ("list", json!({"path": "d"})),
+        ] {
+            let r = ts.call(tool, input, call_with_home(&fx, &home)).await;
+            let text = r.text();
+            assert!(!text.contains("SECRET") && !text.contains("only_here"), "{tool} call {calls} leaked: {text}");
+        }
+        calls += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(swaps.load(Ordering::Relaxed) >= 500, "the race ran");
+}

@@ -132,17 +132,97 @@ fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
 }
 
 /// Open a regular file for reading, whatever was swapped in at `path` since someone looked:
-/// a symlink as the last component is not followed (`O_NOFOLLOW`), a FIFO is not waited on
-/// (`O_NONBLOCK`, no effect on a regular file), and anything but a regular file is refused,
-/// judged on the open file itself. With the open file's metadata (size, mtime).
+/// no symlink anywhere in the path is followed ([`open_no_symlinks`]; `path` is real, so a
+/// symlink in it is a swap), a FIFO is not waited on (`O_NONBLOCK`, no effect on a regular
+/// file), and anything but a regular file is refused, judged on the open file itself. With
+/// the open file's metadata (size, mtime).
 fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path)?;
+    let file = open_no_symlinks(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
     Ok((file, meta))
+}
+
+/// Whether this kernel has `openat2` (0: not known yet, 1: yes, 2: no).
+static OPENAT2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Open the real path `path` read-only and non-blocking without following a symlink in any
+/// of its components: `openat2(RESOLVE_NO_SYMLINKS)` (Linux ≥ 5.6); where the kernel lacks it,
+/// `O_NOFOLLOW` on the last component and the opened file's name (`/proc/self/fd`) must be
+/// `path`. A directory of `path` swapped for a symlink after a walk or a check saw it fails
+/// with `ELOOP` instead of reading what the symlink points at.
+fn open_no_symlinks(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::sync::atomic::Ordering;
+    if OPENAT2.load(Ordering::Relaxed) != 2 {
+        match open_by_openat2(path) {
+            Some(Ok(file)) => {
+                OPENAT2.store(1, Ordering::Relaxed);
+                return Ok(file);
+            }
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+    }
+    open_by_name_check(path)
+}
+
+/// [`open_no_symlinks`] by `openat2(RESOLVE_NO_SYMLINKS)`; `None` when the kernel (or a
+/// seccomp filter) does not offer it.
+fn open_by_openat2(path: &Path) -> Option<std::io::Result<std::fs::File>> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Some(Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte")));
+    };
+    // SAFETY: `open_how` is plain data; zero is a valid value for every field.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS;
+    // SAFETY: valid NUL-terminated path and a live `open_how` of the size passed.
+    let fd = unsafe {
+        libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+    };
+    if fd >= 0 {
+        // SAFETY: a fresh descriptor owned by nothing else.
+        return Some(Ok(unsafe { std::fs::File::from_raw_fd(fd as i32) }));
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSYS) => {
+            OPENAT2.store(2, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+        // A seccomp filter may answer EPERM for a syscall it does not know: try the other way.
+        Some(libc::EPERM) => None,
+        _ => Some(Err(e)),
+    }
+}
+
+/// [`open_no_symlinks`] without `openat2`: `O_NOFOLLOW` on the last component, then the
+/// opened file's name must be `path` (a symlink on the way shows as `ELOOP`).
+fn open_by_name_check(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path)?;
+    if !opened_as(&file, path) {
+        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    Ok(file)
+}
+
+/// Whether the kernel names the open `file` `path` (or `path (deleted)`: replaced by a rename
+/// after the open, still the object that was there); true when `/proc` is not mounted.
+fn opened_as(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+        Ok(real) => {
+            let mut deleted = path.as_os_str().to_os_string();
+            deleted.push(" (deleted)");
+            real == path || real.as_os_str() == deleted
+        }
+        Err(_) => !Path::new("/proc/self/fd").exists(),
+    }
 }
 
 /// The contents of an opened walked file of `size` bytes (as `fstat` said when it was
@@ -415,8 +495,10 @@ const O_NONBLOCK: i32 = 0o4000;
 /// the kernel names it in `/proc/self/fd`) must be the checked path itself before a byte is
 /// read (seed 003: compare identity after open).
 fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
-    let (file, _) =
-        open_regular(checked.as_path()).map_err(|e| io_err(&format!("cannot open {}", checked.display()), e))?;
+    let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => raced(checked.display()),
+        _ => io_err(&format!("cannot open {}", checked.display()), e),
+    })?;
     verify_identity(&file, checked)?;
     Ok(file)
 }
@@ -437,24 +519,18 @@ fn write_error(what: &str, display: &str, e: crate::atomic::AtomicWriteError) ->
 
 /// Refuse an opened file that is not the object the fence checked.
 fn verify_identity(file: &std::fs::File, checked: &CheckedPath) -> Result<(), types::ToolError> {
-    use std::os::fd::AsRawFd;
-    let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()));
-    // A file replaced by a rename after we opened it shows as "<path> (deleted)": still the
-    // object that was at the checked path, so not an escape; staleness is the hash's job.
-    let deleted = {
-        let mut p = checked.as_path().as_os_str().to_os_string();
-        p.push(" (deleted)");
-        PathBuf::from(p)
-    };
-    match opened {
-        Ok(real) if real == checked.as_path() || real == deleted => Ok(()),
-        // Without /proc we cannot tell; the O_NOFOLLOW open still holds.
-        Err(_) if !Path::new("/proc/self/fd").exists() => Ok(()),
-        _ => Err(err(
-            types::ErrorCode::PermissionDenied,
-            format!("{} changed while it was being opened (a symlink or rename raced the check); refusing it", checked.display()),
-        )),
+    if opened_as(file, checked.as_path()) {
+        return Ok(());
     }
+    Err(raced(checked.display()))
+}
+
+/// The model-facing error for a checked path swapped while it was opened.
+fn raced(display: &str) -> types::ToolError {
+    err(
+        types::ErrorCode::PermissionDenied,
+        format!("{display} changed while it was being opened (a symlink or rename raced the check); refusing it"),
+    )
 }
 
 /// A regular file opened for reading; hashes every byte it serves.
@@ -604,8 +680,16 @@ impl workspace::HostDir for CallState {
 
     async fn entries(&mut self, this: Resource<DirHandle>) -> WitResult<Vec<workspace::DirEntry>> {
         let handle = self.table.get(&this)?;
-        let read = match std::fs::read_dir(&handle.real) {
+        // List the directory opened without a symlink on the way (through its descriptor's
+        // /proc name), not whatever is at the path by the time the listing starts.
+        let read = open_no_symlinks(&handle.real).and_then(|dir| {
+            use std::os::fd::AsRawFd;
+            let via = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+            std::fs::read_dir(if via.exists() { &via } else { &handle.real })
+        });
+        let read = match read {
             Ok(r) => r,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(Err(raced(&handle.display))),
             Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
         };
         let mut out = Vec::new();
@@ -621,7 +705,7 @@ impl workspace::HostDir for CallState {
                 Ok(t) if t.is_symlink() => workspace::EntryKind::Symlink,
                 _ => workspace::EntryKind::Other,
             };
-            let path = entry.path();
+            let path = handle.real.join(entry.file_name());
             if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
                 continue;
             }
@@ -923,6 +1007,25 @@ mod tests {
             }
         });
         assert_eq!(seen, (0..n).map(|i| format!("f{i}")).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn no_symlink_on_the_way_is_followed_with_or_without_openat2() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("secrets")).unwrap();
+        std::fs::write(root.join("secrets/key"), "s3cret").unwrap();
+        std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/key"), "plain").unwrap();
+        let through = root.join("d/key");
+        assert_eq!(open_by_name_check(&through).unwrap_err().raw_os_error(), Some(libc::ELOOP));
+        assert!(open_by_name_check(&root.join("real/key")).is_ok());
+        if let Some(r) = open_by_openat2(&through) {
+            assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::ELOOP));
+            assert!(open_by_openat2(&root.join("real/key")).unwrap().is_ok());
+        }
+        assert!(open_regular(&through).is_err());
     }
 
     #[test]
