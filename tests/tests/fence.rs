@@ -236,8 +236,8 @@ fn c_path(p: &std::path::Path) -> std::ffi::CString {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials() {
     // The walk finds `d/id_rsa` (a decoy) in a real directory; the attack then exchanges `d`
-    // with a symlink to the credential dir, which holds a file of the same name. read and
-    // list of the same directory under the same attack leak neither contents nor names.
+    // with a symlink to the credential dir, which holds a file of the same name. read, list
+    // and glob under the same attack leak neither contents nor names.
     let fx = Fixture::new();
     let home = Home::new();
     let dir = fx.root().join("d");
@@ -263,13 +263,14 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
             }
         })
     };
-    let ts = toolset(&fx, &["grep", "read", "list"]).await;
+    let ts = toolset(&fx, &["grep", "read", "list", "glob"]).await;
     let mut calls = 0;
     while (calls < 300 || swaps.load(Ordering::Relaxed) < 500) && calls < 100_000 {
         for (tool, input) in [
             ("grep", json!({"pattern": "BEGIN", "path": "."})),
             ("read", json!({"path": "d/id_rsa"})),
             ("list", json!({"path": "d"})),
+            ("glob", json!({"pattern": "**/*"})),
         ] {
             let r = ts.call(tool, input, call_with_home(&fx, &home)).await;
             let text = r.text();

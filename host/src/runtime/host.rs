@@ -5,7 +5,7 @@
 //! resolves and judges it, and only then does the host open anything.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,6 +23,7 @@ use crate::result::{ErrorCode, ToolResultArtifact};
 use crate::spill::{SpillWriter, spill_path};
 use toolhost_limits::{MAX_EDIT_FILE_BYTES, SCAN_TIMEOUT_MS};
 
+use super::open::{open_no_symlinks, open_regular, opened_as, stat_no_symlinks};
 use super::v0_1::toolhost::tool::{call, types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
@@ -131,100 +132,6 @@ fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
     meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64)
 }
 
-/// Open a regular file for reading, whatever was swapped in at `path` since someone looked:
-/// no symlink anywhere in the path is followed ([`open_no_symlinks`]; `path` is real, so a
-/// symlink in it is a swap), a FIFO is not waited on (`O_NONBLOCK`, no effect on a regular
-/// file), and anything but a regular file is refused, judged on the open file itself. With
-/// the open file's metadata (size, mtime).
-fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-    let file = open_no_symlinks(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok((file, meta))
-}
-
-/// Whether this kernel has `openat2` (0: not known yet, 1: yes, 2: no).
-static OPENAT2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Open the real path `path` read-only and non-blocking without following a symlink in any
-/// of its components: `openat2(RESOLVE_NO_SYMLINKS)` (Linux ≥ 5.6); where the kernel lacks it,
-/// `O_NOFOLLOW` on the last component and the opened file's name (`/proc/self/fd`) must be
-/// `path`. A directory of `path` swapped for a symlink after a walk or a check saw it fails
-/// with `ELOOP` instead of reading what the symlink points at.
-fn open_no_symlinks(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::sync::atomic::Ordering;
-    if OPENAT2.load(Ordering::Relaxed) != 2 {
-        match open_by_openat2(path) {
-            Some(Ok(file)) => {
-                OPENAT2.store(1, Ordering::Relaxed);
-                return Ok(file);
-            }
-            Some(Err(e)) => return Err(e),
-            None => {}
-        }
-    }
-    open_by_name_check(path)
-}
-
-/// [`open_no_symlinks`] by `openat2(RESOLVE_NO_SYMLINKS)`; `None` when the kernel (or a
-/// seccomp filter) does not offer it.
-fn open_by_openat2(path: &Path) -> Option<std::io::Result<std::fs::File>> {
-    use std::os::fd::FromRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return Some(Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte")));
-    };
-    // SAFETY: `open_how` is plain data; zero is a valid value for every field.
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = (libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC) as u64;
-    how.resolve = libc::RESOLVE_NO_SYMLINKS;
-    // SAFETY: valid NUL-terminated path and a live `open_how` of the size passed.
-    let fd = unsafe {
-        libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
-    };
-    if fd >= 0 {
-        // SAFETY: a fresh descriptor owned by nothing else.
-        return Some(Ok(unsafe { std::fs::File::from_raw_fd(fd as i32) }));
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::ENOSYS) => {
-            OPENAT2.store(2, std::sync::atomic::Ordering::Relaxed);
-            None
-        }
-        // A seccomp filter may answer EPERM for a syscall it does not know: try the other way.
-        Some(libc::EPERM) => None,
-        _ => Some(Err(e)),
-    }
-}
-
-/// [`open_no_symlinks`] without `openat2`: `O_NOFOLLOW` on the last component, then the
-/// opened file's name must be `path` (a symlink on the way shows as `ELOOP`).
-fn open_by_name_check(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(O_NOFOLLOW | O_NONBLOCK).open(path)?;
-    if !opened_as(&file, path) {
-        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
-    }
-    Ok(file)
-}
-
-/// Whether the kernel names the open `file` `path` (or `path (deleted)`: replaced by a rename
-/// after the open, still the object that was there); true when `/proc` is not mounted.
-fn opened_as(file: &std::fs::File, path: &Path) -> bool {
-    use std::os::fd::AsRawFd;
-    match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
-        Ok(real) => {
-            let mut deleted = path.as_os_str().to_os_string();
-            deleted.push(" (deleted)");
-            real == path || real.as_os_str() == deleted
-        }
-        Err(_) => !Path::new("/proc/self/fd").exists(),
-    }
-}
-
 /// The contents of an opened walked file of `size` bytes (as `fstat` said when it was
 /// opened), none past [`MAX_WALK_CONTENT_BYTES`]. The file is read straight into a buffer of
 /// that size, so a file read whole takes one `read(2)`, however large (std's `read_to_end`
@@ -318,8 +225,17 @@ fn spawn_walk(
                         return WalkState::Continue;
                     }
                 }
-                // With contents, the reader takes the mtime from the file it opens.
-                let modified_ms = if with_contents { None } else { entry.metadata().ok().as_ref().and_then(modified_millis) };
+                // With contents, the reader takes the mtime from the file it opens. Without,
+                // the file must still be reachable with no symlink on the way: a directory
+                // swapped for a symlink mid-walk must not show the names behind it.
+                let modified_ms = if with_contents {
+                    None
+                } else {
+                    match stat_no_symlinks(path) {
+                        Ok(meta) => modified_millis(&meta),
+                        Err(_) => return WalkState::Continue,
+                    }
+                };
                 let display = display_path(&workspace, path);
                 let found = Found { path: entry.into_path(), display, modified_ms };
                 if !sender.send(found) {
@@ -483,12 +399,6 @@ fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
 type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
 
 impl types::Host for CallState {}
-
-/// `O_NOFOLLOW` (Linux): opening fails when the last component is a symlink.
-const O_NOFOLLOW: i32 = 0o400_000;
-
-/// `O_NONBLOCK` (Linux): opening a FIFO does not wait for a writer.
-const O_NONBLOCK: i32 = 0o4000;
 
 /// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
 /// check cannot redirect or hang it ([`open_regular`]), and the object actually opened (as
@@ -1010,36 +920,8 @@ mod tests {
     }
 
     #[test]
-    fn no_symlink_on_the_way_is_followed_with_or_without_openat2() {
+    fn a_walked_file_is_read_as_fstat_saw_it() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join("secrets")).unwrap();
-        std::fs::write(root.join("secrets/key"), "s3cret").unwrap();
-        std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
-        std::fs::create_dir(root.join("real")).unwrap();
-        std::fs::write(root.join("real/key"), "plain").unwrap();
-        let through = root.join("d/key");
-        assert_eq!(open_by_name_check(&through).unwrap_err().raw_os_error(), Some(libc::ELOOP));
-        assert!(open_by_name_check(&root.join("real/key")).is_ok());
-        if let Some(r) = open_by_openat2(&through) {
-            assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::ELOOP));
-            assert!(open_by_openat2(&root.join("real/key")).unwrap().is_ok());
-        }
-        assert!(open_regular(&through).is_err());
-    }
-
-    #[test]
-    fn a_file_swapped_for_a_symlink_or_fifo_is_neither_followed_nor_waited_on() {
-        let dir = tempfile::tempdir().unwrap();
-        let secret = dir.path().join("secret");
-        std::fs::write(&secret, "s3cret").unwrap();
-        let walked = dir.path().join("walked.txt");
-        std::os::unix::fs::symlink(&secret, &walked).unwrap();
-        assert!(open_regular(&walked).is_err());
-        // A FIFO (swapped in after the walk) is neither waited on nor read.
-        let fifo = dir.path().join("fifo");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        assert!(open_regular(&fifo).is_err());
         let plain = dir.path().join("plain.txt");
         std::fs::write(&plain, "ok").unwrap();
         let (mut file, meta) = open_regular(&plain).unwrap();

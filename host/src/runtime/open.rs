@@ -1,0 +1,164 @@
+//! Opening real paths so that nothing swapped in since a check or a walk can redirect or hang
+//! the open: no symlink anywhere in the path is followed, FIFOs are not waited on.
+//!
+//! Every path given here is real (canonical, or a canonical walk root joined with names the
+//! walk read without following links), so a symlink anywhere in it can only be a swap.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Whether this kernel has `openat2` (0: not known yet, 1: yes, 2: no).
+static OPENAT2: AtomicU8 = AtomicU8::new(0);
+
+/// Open a regular file for reading: no symlink followed ([`open_no_symlinks`]), a FIFO not
+/// waited on (`O_NONBLOCK`, no effect on a regular file), and anything but a regular file
+/// refused, judged on the open file itself. With the open file's metadata (size, mtime).
+pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
+    let file = open_no_symlinks(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok((file, meta))
+}
+
+/// Open the real path `path` read-only and non-blocking without following a symlink in any
+/// of its components: `openat2(RESOLVE_NO_SYMLINKS)` (Linux ≥ 5.6); where the kernel lacks
+/// it, `O_NOFOLLOW` on the last component and the opened file's name (`/proc/self/fd`) must
+/// be `path`. A directory of `path` swapped for a symlink fails with `ELOOP` instead of
+/// reaching what the symlink points at.
+pub fn open_no_symlinks(path: &Path) -> std::io::Result<File> {
+    open_with(path, libc::O_RDONLY | libc::O_NONBLOCK)
+}
+
+/// The metadata of the real path `path`, reached as [`open_no_symlinks`] reaches it (an
+/// `O_PATH` descriptor: nothing is opened for reading); an error when a symlink is on the way.
+pub fn stat_no_symlinks(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    open_with(path, libc::O_PATH)?.metadata()
+}
+
+fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
+    if OPENAT2.load(Ordering::Relaxed) != 2
+        && let Some(opened) = open_by_openat2(path, flags)
+    {
+        if opened.is_ok() {
+            OPENAT2.store(1, Ordering::Relaxed);
+        }
+        return opened;
+    }
+    open_by_name_check(path, flags)
+}
+
+/// [`open_with`] by `openat2(RESOLVE_NO_SYMLINKS)`; `None` when the kernel (or a seccomp
+/// filter) does not offer it.
+fn open_by_openat2(path: &Path, flags: i32) -> Option<std::io::Result<File>> {
+    use std::os::fd::FromRawFd;
+    let c = match c_path(path) {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e)),
+    };
+    // SAFETY: `open_how` is plain data; zero is a valid value for every field.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (flags | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS;
+    // SAFETY: a valid NUL-terminated path and a live `open_how` of the size passed.
+    let fd = unsafe {
+        libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+    };
+    if fd >= 0 {
+        // SAFETY: a fresh descriptor owned by nothing else.
+        return Some(Ok(unsafe { File::from_raw_fd(fd as i32) }));
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSYS) => {
+            OPENAT2.store(2, Ordering::Relaxed);
+            None
+        }
+        // A seccomp filter may answer EPERM for a syscall it does not know: try the other way.
+        Some(libc::EPERM) => None,
+        _ => Some(Err(e)),
+    }
+}
+
+/// [`open_with`] without `openat2`: `O_NOFOLLOW` on the last component, then the opened
+/// file's name must be `path` (a symlink on the way shows as `ELOOP`).
+fn open_by_name_check(path: &Path, flags: i32) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    let c = c_path(path)?;
+    // SAFETY: a valid NUL-terminated path; the fd is checked below.
+    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor owned by nothing else.
+    let file = unsafe { File::from_raw_fd(fd) };
+    if !opened_as(&file, path) {
+        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    Ok(file)
+}
+
+/// Whether the kernel names the open `file` `path` (or `path (deleted)`: replaced by a rename
+/// after the open, still the object that was there); true when `/proc` is not mounted.
+pub fn opened_as(file: &File, path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+        Ok(real) => {
+            let mut deleted = path.as_os_str().to_os_string();
+            deleted.push(" (deleted)");
+            real == path || real.as_os_str() == deleted
+        }
+        Err(_) => !Path::new("/proc/self/fd").exists(),
+    }
+}
+
+fn c_path(path: &Path) -> std::io::Result<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_symlink_on_the_way_is_followed_with_or_without_openat2() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("secrets")).unwrap();
+        std::fs::write(root.join("secrets/key"), "s3cret").unwrap();
+        std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/key"), "plain").unwrap();
+        let (through, plain) = (root.join("d/key"), root.join("real/key"));
+        for flags in [libc::O_RDONLY | libc::O_NONBLOCK, libc::O_PATH] {
+            assert_eq!(open_by_name_check(&through, flags).unwrap_err().raw_os_error(), Some(libc::ELOOP));
+            assert!(open_by_name_check(&plain, flags).is_ok());
+            if let Some(r) = open_by_openat2(&through, flags) {
+                assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::ELOOP));
+                assert!(open_by_openat2(&plain, flags).unwrap().is_ok());
+            }
+        }
+        assert!(open_regular(&through).is_err());
+        assert!(stat_no_symlinks(&through).is_err());
+        assert_eq!(stat_no_symlinks(&plain).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_symlink_or_fifo_is_neither_followed_nor_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("secret"), "s3cret").unwrap();
+        let walked = root.join("walked.txt");
+        std::os::unix::fs::symlink(root.join("secret"), &walked).unwrap();
+        assert!(open_regular(&walked).is_err());
+        assert!(stat_no_symlinks(&walked).is_err());
+        // A FIFO (swapped in after the walk) is neither waited on nor read.
+        let fifo = root.join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(open_regular(&fifo).is_err());
+    }
+}
