@@ -138,3 +138,25 @@ fn a_policy_config_in_the_data_dir_extends_the_tiers() {
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("policy.json"), "a typo is reported, not ignored");
 }
+
+#[test]
+fn spill_dirs_older_than_seven_days_are_removed_at_start() {
+    // §8.2: at start, session spill directories last modified over 7 days ago go; newer ones
+    // (one a minute short of the limit) stay, and so does everything outside spill/.
+    let fx = Fixture::new();
+    let spill = fx.data.path().join("spill");
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let now = std::time::SystemTime::now();
+    for (name, age) in [("old", 7 * day + day / 24), ("almost", 7 * day - std::time::Duration::from_secs(60)), ("new", day)] {
+        std::fs::create_dir_all(spill.join(name)).unwrap();
+        std::fs::write(spill.join(name).join("c.txt"), "kept output\n").unwrap();
+        let dir = std::fs::File::open(spill.join(name)).unwrap();
+        dir.set_modified(now - age).unwrap();
+    }
+    std::fs::write(fx.data.path().join("beside.txt"), "x").unwrap();
+    let out = toolhost(&fx).args(["call", "list", r#"{"path":"."}"#]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!spill.join("old").exists(), "the expired session dir is removed");
+    assert!(spill.join("almost/c.txt").exists() && spill.join("new/c.txt").exists(), "newer ones stay");
+    assert!(fx.data.path().join("beside.txt").exists());
+}
