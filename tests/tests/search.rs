@@ -89,6 +89,32 @@ async fn acc_22_bounds_lines_and_reports_exact_totals() {
 }
 
 #[tokio::test]
+async fn a_file_over_64_mib_is_searched_and_its_list_saved_up_to_the_cap() {
+    // 150,000 matching lines of ~500 bytes: a 75 MB file (past what a walk hands out whole,
+    // so it is streamed; it was skipped before) and ~75 MB of path:line:text, past the
+    // 64 MiB spill cap.
+    let fx = Fixture::new();
+    let line = format!("hit {}\n", "x".repeat(495));
+    fx.write("big.txt", line.repeat(150_000));
+    let ts = toolset(&fx, ALL).await;
+    let r = call(&ts, &fx, "grep", json!({"pattern": "^hit"})).await;
+    assert!(r.succeeded(), "{}", r.text());
+    let text = r.text();
+    let spill = spill_of(&fx);
+    let named = saved_path(&text, "full list saved to ");
+    let named = PathBuf::from(named.to_str().unwrap().trim_end_matches(" (only the first 64 MB were saved)"));
+    let footer = format!(
+        "[showing 50 of 150000 matching lines in 1 files; full list saved to {} (only the first 64 MB were saved)]",
+        named.display()
+    );
+    assert!(text.ends_with(&footer), "{}", &text[text.len().saturating_sub(300)..]);
+    assert!(same_file(&named, &spill));
+    let saved = std::fs::read(&spill).unwrap();
+    assert!(saved.len() as u64 <= 64 * 1024 * 1024 && saved.len() as u64 > 63 * 1024 * 1024, "{} bytes", saved.len());
+    assert!(saved.starts_with(format!("big.txt:1:{}", line.trim_end()).as_bytes()));
+}
+
+#[tokio::test]
 async fn file_modes_report_exact_totals() {
     let fx = Fixture::new();
     for f in 0..300 {
@@ -185,6 +211,27 @@ async fn glob_and_grep_globs_are_relative_to_path() {
     // Directories never match.
     let r = call(&ts, &fx, "glob", json!({"pattern": "src", "path": "desktop"})).await;
     assert_eq!(r.text(), "No files match src in desktop");
+}
+
+#[tokio::test]
+async fn walks_never_follow_symlinks() {
+    // A symlinked directory and a symlinked file, both pointing out of the workspace at
+    // matching text: grep and glob see neither; naming the linked file itself still works.
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("o.txt"), "needle outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), fx.root().join("linkdir")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("o.txt"), fx.root().join("link.txt")).unwrap();
+    fx.write("sub/plain.txt", "needle\n");
+    let ts = toolset(&fx, ALL).await;
+    let r = call(&ts, &fx, "grep", json!({"pattern": "needle"})).await;
+    assert_eq!(r.text(), "sub/plain.txt\n1:needle");
+    let r = call(&ts, &fx, "grep", json!({"pattern": "needle", "outputMode": "count"})).await;
+    assert!(!r.text().contains("link"), "{}", r.text());
+    let r = call(&ts, &fx, "glob", json!({"pattern": "**/*"})).await;
+    assert_eq!(r.text(), "sub/plain.txt");
+    let r = call(&ts, &fx, "grep", json!({"pattern": "needle", "path": "link.txt"})).await;
+    assert!(r.text().contains("needle outside"), "an explicitly named file is resolved: {}", r.text());
 }
 
 #[tokio::test]

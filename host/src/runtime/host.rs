@@ -33,7 +33,8 @@ pub const MAX_READ_CHUNK: u32 = 1 << 20;
 /// Files a walk delivers per batch.
 pub const WALK_BATCH: usize = 256;
 
-/// A walked file larger than this comes without contents (grep skips it as unreadable).
+/// A walked file larger than this comes without contents (grep then streams it through
+/// `open-file`, a chunk at a time).
 pub const MAX_WALK_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A batch stops growing past this many bytes of contents: small enough that what was just

@@ -159,7 +159,17 @@ fn scan_part(input: &GrepInput, index: u32, control: &HostControl) -> Result<(Pa
                 }
                 // Each file's contents are freed as soon as it is searched.
                 for file in batch {
-                    if !scan.file(&file.path, file.contents.as_deref()) {
+                    let go_on = match file.contents.as_deref() {
+                        Some(bytes) => scan.file(&file.path, Some(bytes)),
+                        // Larger than the host hands out whole (64 MiB), or unreadable:
+                        // streamed if it opens (only an overlong line skips a file), else
+                        // skipped.
+                        None => match open_file(&file.path) {
+                            Ok(opened) => scan.reader(&file.path, FileReader(&opened)),
+                            Err(_) => scan.file(&file.path, None),
+                        },
+                    };
+                    if !go_on {
                         break 'walk;
                     }
                 }
