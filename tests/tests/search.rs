@@ -235,6 +235,24 @@ async fn walks_never_follow_symlinks() {
 }
 
 #[tokio::test]
+async fn globs_that_could_never_match_say_what_to_do() {
+    let fx = Fixture::new();
+    fx.write("src/a.rs", "fn main() {}\n");
+    let ts = toolset(&fx, ALL).await;
+    for (tool, input, says) in [
+        ("glob", json!({"pattern": ""}), "glob is empty"),
+        ("glob", json!({"pattern": "/etc/*"}), "is absolute"),
+        ("glob", json!({"pattern": "../*", "path": "src"}), "reaches above"),
+        ("grep", json!({"pattern": "main", "glob": ""}), "glob is empty"),
+        ("grep", json!({"pattern": "main", "glob": "/tmp/**"}), "is absolute"),
+    ] {
+        let r = call(&ts, &fx, tool, input.clone()).await;
+        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments), "{tool} {input}: {}", r.text());
+        assert!(r.text().contains(says), "{tool} {input}: {}", r.text());
+    }
+}
+
+#[tokio::test]
 async fn no_matches_say_the_pattern_and_path() {
     let fx = Fixture::new();
     fx.write("src/a.rs", "fn main() {}\n");

@@ -171,6 +171,21 @@ fn file_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     }
     let mut set = globset::GlobSetBuilder::new();
     for glob in globs {
+        // Globs match paths relative to the walk root: these could never match anything.
+        if glob.is_empty() {
+            return Err("glob is empty; pass a pattern such as **/*.rs".to_string());
+        }
+        if glob.starts_with('/') {
+            return Err(format!(
+                "glob {glob} is absolute, but globs match paths relative to the searched directory; \
+                 pass that directory as path and a relative pattern (e.g. path \"/etc\", pattern \"*.conf\")"
+            ));
+        }
+        if glob.split('/').any(|part| part == "..") {
+            return Err(format!(
+                "glob {glob} reaches above the searched directory; pass the directory above as path instead"
+            ));
+        }
         let patterns = if glob.contains('/') {
             vec![glob.trim_start_matches("./").to_string()]
         } else {
@@ -918,6 +933,17 @@ mod tests {
             }
         });
         assert_eq!(seen, (0..n).map(|i| format!("f{i}")).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn globs_that_could_never_match_are_refused_with_what_to_do() {
+        for (glob, says) in [("", "is empty"), ("/etc/*", "is absolute"), ("../*.rs", "reaches above"), ("src/../../x", "reaches above")] {
+            let e = file_globs(&[glob.to_string()]).unwrap_err();
+            assert!(e.contains(says), "{glob:?}: {e}");
+        }
+        for fine in ["**/*.rs", "./src/*.ts", "a..b/*", "*.tar.gz"] {
+            assert!(file_globs(&[fine.to_string()]).is_ok(), "{fine}");
+        }
     }
 
     #[test]
