@@ -180,6 +180,7 @@ async fn a_symlink_swapped_during_calls_never_leaks_or_escapes() {
     assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
 }
 
+#[cfg(target_os = "linux")] // renameat2(RENAME_EXCHANGE)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() {
     // The checked (canonical) path has no symlink in it; the attack replaces one of its
@@ -229,10 +230,12 @@ async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() 
     assert!(swaps.load(Ordering::Relaxed) >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
 }
 
+#[cfg(target_os = "linux")]
 fn c_path(p: &std::path::Path) -> std::ffi::CString {
     std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap()
 }
 
+#[cfg(target_os = "linux")] // renameat2(RENAME_EXCHANGE)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials() {
     // The walk finds `d/id_rsa` (a decoy) in a real directory; the attack then exchanges `d`

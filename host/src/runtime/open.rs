@@ -11,6 +11,13 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// Whether this kernel has `openat2` (0: not known yet, 1: yes, 2: no).
 static OPENAT2: AtomicU8 = AtomicU8::new(0);
 
+/// Open flags for a descriptor that only names a file (Linux `O_PATH`; elsewhere a
+/// non-blocking read-only open, which also needs read permission).
+#[cfg(target_os = "linux")]
+const PATH_ONLY: i32 = libc::O_PATH;
+#[cfg(not(target_os = "linux"))]
+const PATH_ONLY: i32 = libc::O_RDONLY | libc::O_NONBLOCK;
+
 /// Open a regular file for reading: no symlink followed ([`open_no_symlinks`]), a FIFO not
 /// waited on (`O_NONBLOCK`, no effect on a regular file), and anything but a regular file
 /// refused, judged on the open file itself. With the open file's metadata (size, mtime).
@@ -35,7 +42,7 @@ pub fn open_no_symlinks(path: &Path) -> std::io::Result<File> {
 /// The metadata of the real path `path`, reached as [`open_no_symlinks`] reaches it (an
 /// `O_PATH` descriptor: nothing is opened for reading); an error when a symlink is on the way.
 pub fn stat_no_symlinks(path: &Path) -> std::io::Result<std::fs::Metadata> {
-    open_with(path, libc::O_PATH)?.metadata()
+    open_with(path, PATH_ONLY)?.metadata()
 }
 
 fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
@@ -52,6 +59,15 @@ fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
 
 /// [`open_with`] by `openat2(RESOLVE_NO_SYMLINKS)`; `None` when the kernel (or a seccomp
 /// filter) does not offer it.
+#[cfg(not(target_os = "linux"))]
+fn open_by_openat2(_path: &Path, _flags: i32) -> Option<std::io::Result<File>> {
+    OPENAT2.store(2, Ordering::Relaxed);
+    None
+}
+
+/// [`open_with`] by `openat2(RESOLVE_NO_SYMLINKS)`; `None` when the kernel (or a seccomp
+/// filter) does not offer it.
+#[cfg(target_os = "linux")]
 fn open_by_openat2(path: &Path, flags: i32) -> Option<std::io::Result<File>> {
     use std::os::fd::FromRawFd;
     let c = match c_path(path) {
@@ -134,7 +150,7 @@ mod tests {
         std::fs::create_dir(root.join("real")).unwrap();
         std::fs::write(root.join("real/key"), "plain").unwrap();
         let (through, plain) = (root.join("d/key"), root.join("real/key"));
-        for flags in [libc::O_RDONLY | libc::O_NONBLOCK, libc::O_PATH] {
+        for flags in [libc::O_RDONLY | libc::O_NONBLOCK, PATH_ONLY] {
             assert_eq!(open_by_name_check(&through, flags).unwrap_err().raw_os_error(), Some(libc::ELOOP));
             assert!(open_by_name_check(&plain, flags).is_ok());
             if let Some(r) = open_by_openat2(&through, flags) {
