@@ -305,3 +305,21 @@ async fn files_and_contents_over_1_mib_are_refused() {
     assert_eq!(r.status, ToolResultStatus::Failed, "{}", r.text());
     assert!(!fx.root().join("new2.txt").exists());
 }
+
+#[tokio::test]
+async fn a_write_to_a_directory_path_is_refused_and_says_what_to_pass() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.root().join("somedir")).unwrap();
+    let ts = toolset(&fx, ALL).await;
+    let r = write_call(&ts, &fx, "somedir", "x").await;
+    assert_invalid(&r, "somedir is a directory; pass the path of a file in it (e.g. somedir/name.txt)");
+    // A trailing separator names a directory: no file of that name is made.
+    for path in ["newdir/", "newdir\\"] {
+        let r = write_call(&ts, &fx, path, "x").await;
+        assert_invalid(&r, &format!("{path} ends with a separator, which names a directory; pass a file path without it"));
+    }
+    assert!(!fx.root().join("newdir").exists());
+    let r = edit(&ts, &fx, "other/", "", "x").await;
+    assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments), "{}", r.text());
+    assert!(!fx.root().join("other").exists());
+}

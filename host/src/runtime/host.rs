@@ -555,7 +555,18 @@ impl workspace::Host for CallState {
             Err(e) => return Ok(Err(e)),
         };
         if checked.as_path().is_dir() {
-            return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is a directory"))));
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is a directory; pass the path of a file in it (e.g. {}/name.txt)", path.trim_end_matches(['/', '\\'])),
+            )));
+        }
+        // A trailing separator names a directory; the fence's normalisation would drop it
+        // and the write would make a file of that name.
+        if path.ends_with(['/', '\\']) {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} ends with a separator, which names a directory; pass a file path without it"),
+            )));
         }
         let lock = self.session.write_locks.lock(checked.as_path()).await;
         let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
