@@ -143,12 +143,21 @@ pub fn resolve_path(
     let lexical = normalize(&session.working_directory, input)
         .map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
     let real = match intent {
-        Intent::MustExist => lexical.canonicalize().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ToolError::invalid_arguments(format!(
-                "{input} does not exist; use list or glob to find the right path"
-            )),
-            _ => ToolError::execution_failed(format!("cannot resolve {input}: {e}")),
-        })?,
+        Intent::MustExist => {
+            let real = lexical.canonicalize().map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => ToolError::invalid_arguments(format!(
+                    "{input} does not exist; use list or glob to find the right path"
+                )),
+                _ => ToolError::execution_failed(format!("cannot resolve {input}: {e}")),
+            })?;
+            // Normalisation drops a trailing separator; it still says "a directory".
+            if input.ends_with(['/', '\\']) && !real.is_dir() {
+                return Err(ToolError::invalid_arguments(format!(
+                    "{input} ends with a separator, but it is a file; pass it without the separator"
+                )));
+            }
+            real
+        }
         Intent::MayCreate => {
             let mut existing = lexical.as_path();
             let mut rest = Vec::new();
@@ -259,6 +268,21 @@ mod tests {
             assert!(!p.components().any(|c| c == std::path::Component::ParentDir), "{input:?}");
             assert_eq!(normalize(Path::new("/w"), text).unwrap(), p, "idempotent for {input:?}");
         }
+    }
+
+    #[test]
+    fn a_trailing_separator_must_name_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("f.txt"), "x").unwrap();
+        std::fs::create_dir(root.join("d")).unwrap();
+        let session = ToolSessionContext::local(&root, root.join(".data"), "s");
+        let policy = SandboxPolicy::workspace_write(&root);
+        let resolve = |input: &str| resolve_path(&session, input, Access::Read, Intent::MustExist, &policy);
+        let e = resolve("f.txt/").unwrap_err();
+        assert_eq!(e.message, "f.txt/ ends with a separator, but it is a file; pass it without the separator");
+        assert_eq!(resolve("d/").unwrap().display(), "d");
+        assert_eq!(resolve("f.txt").unwrap().display(), "f.txt");
     }
 
     #[test]
