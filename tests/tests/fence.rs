@@ -189,50 +189,74 @@ async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() 
     let home = Home::new();
     let dir = fx.root().join("d");
     std::fs::create_dir_all(&dir).unwrap();
-    let link = fx.root().join("d.link");
-    symlink(home.path().join(".ssh"), &link).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let swaps = Arc::new(AtomicU64::new(0));
-    let swapper = {
-        let (stop, swaps, dir, link) = (stop.clone(), swaps.clone(), dir.clone(), link.clone());
-        std::thread::spawn(move || {
-            // `d` is always there, a real directory or the symlink: renameat2(RENAME_EXCHANGE).
-            let (dir, link) = (c_path(&dir), c_path(&link));
-            while !stop.load(Ordering::Relaxed) {
-                // SAFETY: two valid NUL-terminated paths.
-                let rc = unsafe {
-                    libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
-                };
-                assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
-                swaps.fetch_add(1, Ordering::Relaxed);
-            }
-            // Leave the real directory at `d`.
-            if swaps.load(Ordering::Relaxed) % 2 == 1 {
-                // SAFETY: as above.
-                unsafe { libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE) };
-            }
-        })
-    };
+    let swapper = Exchanger::start(&dir, &home.path().join(".ssh"));
     let ts = toolset(&fx, &["write"]).await;
     let (mut calls, mut written) = (0, 0);
     // At least 1,000 writes and 500 swaps during them (the bound only stops a stuck swapper).
-    while (calls < 1000 || swaps.load(Ordering::Relaxed) < 500 || written == 0) && calls < 100_000 {
+    while (calls < 1000 || swapper.swaps() < 500 || written == 0) && calls < 100_000 {
         // Every other write also makes a new parent directory inside `d`.
         let path = if calls % 2 == 0 { format!("d/w{calls}.txt") } else { format!("d/n{calls}/w.txt") };
         let r = ts.call("write", json!({"path": path, "content": "x"}), call_with_home(&fx, &home)).await;
         written += usize::from(r.succeeded());
         calls += 1;
     }
-    stop.store(true, Ordering::Relaxed);
-    swapper.join().unwrap();
+    let swaps = swapper.stop();
     let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write or directory landed in the credential dir");
-    assert!(swaps.load(Ordering::Relaxed) >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
+    assert!(swaps >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
+}
+
+/// The attacker of the swap tests: a thread that keeps exchanging the real directory `dir`
+/// with a symlink to `target` (made beside it as `<dir>.link`) by
+/// `renameat2(RENAME_EXCHANGE)`, so the name is always there, a directory or the symlink.
+#[cfg(target_os = "linux")]
+struct Exchanger {
+    stop: Arc<AtomicBool>,
+    swaps: Arc<AtomicU64>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 #[cfg(target_os = "linux")]
-fn c_path(p: &std::path::Path) -> std::ffi::CString {
-    std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap()
+impl Exchanger {
+    fn start(dir: &std::path::Path, target: &std::path::Path) -> Self {
+        let link = dir.with_extension("link");
+        symlink(target, &link).unwrap();
+        let c = |p: &std::path::Path| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap();
+        let (dir, link) = (c(dir), c(&link));
+        let (stop, swaps) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+        let thread = {
+            let (stop, swaps) = (stop.clone(), swaps.clone());
+            std::thread::spawn(move || {
+                let exchange = || {
+                    // SAFETY: two valid NUL-terminated paths.
+                    let rc = unsafe {
+                        libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
+                    };
+                    assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
+                };
+                while !stop.load(Ordering::Relaxed) {
+                    exchange();
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+                // Leave the real directory at its name.
+                if swaps.load(Ordering::Relaxed) % 2 == 1 {
+                    exchange();
+                }
+            })
+        };
+        Exchanger { stop, swaps, thread }
+    }
+
+    fn swaps(&self) -> u64 {
+        self.swaps.load(Ordering::Relaxed)
+    }
+
+    /// Stop, and say how many exchanges were made.
+    fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap();
+        self.swaps.load(Ordering::Relaxed)
+    }
 }
 
 #[cfg(target_os = "linux")] // renameat2(RENAME_EXCHANGE)
@@ -249,26 +273,10 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
     }
     fx.write("d/id_rsa", "BEGIN decoy\n");
     std::fs::write(home.path().join(".ssh/id_ed25519_only_here"), "BEGIN SECRET\n").unwrap();
-    let link = fx.root().join("d.link");
-    symlink(home.path().join(".ssh"), &link).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let swaps = Arc::new(AtomicU64::new(0));
-    let swapper = {
-        let (stop, swaps, dir, link) = (stop.clone(), swaps.clone(), c_path(&dir), c_path(&link));
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                // SAFETY: two valid NUL-terminated paths.
-                let rc = unsafe {
-                    libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
-                };
-                assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
-                swaps.fetch_add(1, Ordering::Relaxed);
-            }
-        })
-    };
+    let swapper = Exchanger::start(&dir, &home.path().join(".ssh"));
     let ts = toolset(&fx, &["grep", "read", "list", "glob"]).await;
     let mut calls = 0;
-    while (calls < 300 || swaps.load(Ordering::Relaxed) < 500) && calls < 100_000 {
+    while (calls < 300 || swapper.swaps() < 500) && calls < 100_000 {
         for (tool, input) in [
             ("grep", json!({"pattern": "BEGIN", "path": "."})),
             ("read", json!({"path": "d/id_rsa"})),
@@ -281,7 +289,5 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
         }
         calls += 1;
     }
-    stop.store(true, Ordering::Relaxed);
-    swapper.join().unwrap();
-    assert!(swaps.load(Ordering::Relaxed) >= 500, "the race ran");
+    assert!(swapper.stop() >= 500, "the race ran");
 }
