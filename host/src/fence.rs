@@ -132,6 +132,21 @@ pub fn resolve_lexically(session: &ToolSessionContext, input: &str) -> Result<Pa
     normalize(&session.working_directory, input)
 }
 
+/// Why [`resolve_path`] refused a path: the error the model reads, and whether the policy
+/// denial is one the call's result marks `sandbox_denied` (§6.2: the sensitive, credential
+/// and outside tiers; not the hard-protected one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenceError {
+    pub error: ToolError,
+    pub sandbox_denied: bool,
+}
+
+impl From<ToolError> for FenceError {
+    fn from(error: ToolError) -> Self {
+        FenceError { error, sandbox_denied: false }
+    }
+}
+
 /// Resolve `input` for `access` under `policy` (seed 000 §6.2).
 pub fn resolve_path(
     session: &ToolSessionContext,
@@ -139,7 +154,7 @@ pub fn resolve_path(
     access: Access,
     intent: Intent,
     policy: &SandboxPolicy,
-) -> Result<CheckedPath, ToolError> {
+) -> Result<CheckedPath, FenceError> {
     let lexical = normalize(&session.working_directory, input)
         .map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
     let real = match intent {
@@ -154,7 +169,8 @@ pub fn resolve_path(
             if input.ends_with(['/', '\\']) && !real.is_dir() {
                 return Err(ToolError::invalid_arguments(format!(
                     "{input} ends with a separator, but it is a file; pass it without the separator"
-                )));
+                ))
+                .into());
             }
             real
         }
@@ -182,10 +198,9 @@ pub fn resolve_path(
             real
         }
     };
-    policy.check(&real, access, Actor::FileTool).map_err(|d| ToolError {
-        code: ErrorCode::PermissionDenied,
-        message: d.message,
-        retryable: false,
+    policy.check(&real, access, Actor::FileTool).map_err(|d| FenceError {
+        error: ToolError { code: ErrorCode::PermissionDenied, message: d.message, retryable: false },
+        sandbox_denied: d.sandbox_denied,
     })?;
     let display = display_path(&session.working_directory, &real);
     Ok(CheckedPath { real, display })
@@ -280,7 +295,7 @@ mod tests {
         let policy = SandboxPolicy::workspace_write(&root);
         let resolve = |input: &str| resolve_path(&session, input, Access::Read, Intent::MustExist, &policy);
         let e = resolve("f.txt/").unwrap_err();
-        assert_eq!(e.message, "f.txt/ ends with a separator, but it is a file; pass it without the separator");
+        assert_eq!(e.error.message, "f.txt/ ends with a separator, but it is a file; pass it without the separator");
         assert_eq!(resolve("d/").unwrap().display(), "d");
         assert_eq!(resolve("f.txt").unwrap().display(), "f.txt");
     }

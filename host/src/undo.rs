@@ -194,13 +194,13 @@ async fn apply(
     let mut grants = Vec::new();
     for change in &ordered {
         let probe = resolve_path(session, &change.path, Access::Read, Intent::MayCreate, policy)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.message })?;
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
         grants.push(Grant { path: probe.as_path().to_path_buf(), access: Access::Write, scope: Scope::Exact });
     }
     let policy = policy.with_grants(grants);
     for change in &ordered {
         let checked = resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.message })?;
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
         resolved.push((checked.as_path().to_path_buf(), checked.display().to_string()));
     }
 

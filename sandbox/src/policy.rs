@@ -9,7 +9,8 @@
 //! * **hard-protected** — never writable, not even with a grant: toolhost's data directory
 //!   (spill files, component cache, session store) and `.git/hooks` of every writable root.
 //! * **credential** — neither readable nor writable without a grant: [`CREDENTIAL_HOME_ENTRIES`]
-//!   under HOME, plus configured entries.
+//!   under HOME, plus configured entries, plus every process's environment
+//!   (`/proc/<pid>/environ`: the host's own holds the agent's API keys).
 //! * **sensitive** — readable; writable only with a grant: [`SENSITIVE_NAMES`] anywhere in a
 //!   writable root or under HOME, plus configured names.
 //! * **outside** — readable; writable only with a grant: everything not in a writable root.
@@ -20,6 +21,12 @@
 use std::path::{Component, Path, PathBuf};
 
 use toolhost_limits::MAX_ESCALATION_PATHS;
+
+/// Whether `path` is a process's environment (`/proc/<pid>/environ`, also per task). Values
+/// with newlines (PEM keys, say) would otherwise be readable line by line past the NULs.
+fn is_process_environment(path: &Path) -> bool {
+    path.starts_with("/proc") && path.file_name().is_some_and(|n| n == "environ")
+}
 
 /// Credential locations under HOME: neither readable nor writable without a grant.
 pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
@@ -513,7 +520,7 @@ impl SandboxPolicy {
     }
 
     fn is_credential(&self, path: &Path) -> bool {
-        self.credential.iter().any(|c| path.starts_with(c))
+        self.credential.iter().any(|c| path.starts_with(c)) || is_process_environment(path)
     }
 
     fn is_sensitive_name(&self, path: &Path) -> bool {
@@ -1035,6 +1042,13 @@ mod tests {
             .check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
             .unwrap_err();
         assert!(r.message.contains("credential location"));
+        for environ in ["/proc/1/environ", "/proc/self/environ", "/proc/12/task/13/environ"] {
+            let r = f.policy.check(Path::new(environ), Access::Read, Actor::FileTool).unwrap_err();
+            assert!(r.message.contains("credential location") && r.sandbox_denied, "{environ}");
+        }
+        for fine in ["/proc/1/status", "/proc/cpuinfo", "/srv/environ"] {
+            assert!(f.policy.check(Path::new(fine), Access::Read, Actor::FileTool).is_ok(), "{fine}");
+        }
         assert_eq!(
             w("out/x"),
             format!(

@@ -160,3 +160,30 @@ fn spill_dirs_older_than_seven_days_are_removed_at_start() {
     assert!(spill.join("almost/c.txt").exists() && spill.join("new/c.txt").exists(), "newer ones stay");
     assert!(fx.data.path().join("beside.txt").exists());
 }
+
+#[test]
+fn the_hosts_environment_is_a_credential_location() {
+    // A multi-line value (a PEM key) in the host's environment was readable line by line
+    // past the NUL-separated first line: `read /proc/self/environ` with offset 2.
+    let fx = Fixture::new();
+    let pem = "-----BEGIN KEY-----\nMIIEsecretkeymaterial\n-----END KEY-----";
+    for input in [
+        r#"{"path":"/proc/self/environ","offset":2,"limit":1}"#.to_string(),
+        r#"{"path":"/proc/self/task/../environ"}"#.to_string(),
+        format!(r#"{{"path":"/proc/{}/environ"}}"#, std::process::id()),
+    ] {
+        let out = toolhost(&fx).env("TOOLHOST_TEST_PEM", pem).args(["call", "read", &input, "--json"]).output().unwrap();
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let text = r["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        assert!(!text.contains("secretkeymaterial"), "{input}: {text}");
+        assert_eq!(r["error"]["code"], "permission_denied", "{input}: {r}");
+        assert_eq!(r["sandbox_denied"], true, "{input}");
+    }
+    let out = toolhost(&fx)
+        .env("TOOLHOST_TEST_PEM", pem)
+        .args(["call", "grep", r#"{"pattern":"secretkeymaterial","path":"/proc/self/environ"}"#])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("secretkeymaterial"));
+    assert_eq!(out.status.code(), Some(1), "refused, not 'no matches'");
+}

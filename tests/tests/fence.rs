@@ -291,3 +291,30 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
     }
     assert!(swapper.stop() >= 500, "the race ran");
 }
+
+#[tokio::test]
+async fn fence_denials_are_marked_sandbox_denied_except_the_hard_protected_tier() {
+    // §6.2: the sensitive, credential and outside tiers are permission_denied and marked
+    // sandbox_denied; the hard-protected tier is permission_denied only.
+    let fx = Fixture::new();
+    let home = Home::new();
+    fx.write(".env", "KEY=1\n");
+    std::fs::create_dir_all(fx.root().join(".git/hooks")).unwrap();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let ts = toolset(&fx, &["read", "write", "grep"]).await;
+    let ssh = home.path().join(".ssh/id_rsa");
+    for (tool, input, marked) in [
+        ("read", json!({"path": ssh.to_str().unwrap()}), true),
+        ("grep", json!({"pattern": "x", "path": home.path().join(".ssh").to_str().unwrap()}), true),
+        ("write", json!({"path": outside.path().join("x.txt").to_str().unwrap(), "content": "x"}), true),
+        ("write", json!({"path": ".env", "content": "KEY=2\n"}), true),
+        ("write", json!({"path": ".git/hooks/pre-commit", "content": "x"}), false),
+    ] {
+        let r = ts.call(tool, input.clone(), call_with_home(&fx, &home)).await;
+        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{tool} {input}: {}", r.text());
+        assert_eq!(r.sandbox_denied, marked, "{tool} {input}: {}", r.text());
+    }
+    // Not a denial: no mark.
+    let r = ts.call("read", json!({"path": "missing.txt"}), call_with_home(&fx, &home)).await;
+    assert!(!r.succeeded() && !r.sandbox_denied);
+}

@@ -258,6 +258,7 @@ impl DynTool for ComponentTool {
         };
         let mut artifacts = Vec::new();
         let mut observed = Vec::new();
+        let fence_denied = states.iter().any(CallState::sandbox_denied);
         for state in states {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
@@ -283,6 +284,9 @@ impl DynTool for ComponentTool {
         };
         // What the host committed happened, whatever the component did afterwards.
         result.artifacts = artifacts;
+        // A refusal that is the fence's sensitive, credential or outside denial is marked
+        // like the OS sandbox's (§6.2); a component that went on and succeeded is not.
+        result.sandbox_denied = fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
         result
     }
 }

@@ -330,6 +330,8 @@ pub struct CallState {
     pub(super) artifacts: Vec<ToolResultArtifact>,
     /// How many spills this instance opened (the n-th is the call's n-th spill file).
     spills: usize,
+    /// The fence refused a path with a `sandbox_denied` denial (§6.2).
+    sandbox_denied: std::sync::atomic::AtomicBool,
     /// What this instance shares with the call's other instances.
     share: Arc<CallShare>,
     /// Keeps the epoch advancing (deadline and cancellation checks) while this store lives.
@@ -356,13 +358,24 @@ impl CallState {
             observed: Vec::new(),
             artifacts: Vec::new(),
             spills: 0,
+            sandbox_denied: std::sync::atomic::AtomicBool::new(false),
             share,
             _ticking: ticking,
         }
     }
 
     fn check(&self, path: &str, access: Access, intent: Intent) -> Result<CheckedPath, types::ToolError> {
-        resolve_path(&self.session, path, access, intent, &self.call.sandbox_policy).map_err(to_wit)
+        resolve_path(&self.session, path, access, intent, &self.call.sandbox_policy).map_err(|e| {
+            if e.sandbox_denied {
+                self.sandbox_denied.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            to_wit(e.error)
+        })
+    }
+
+    /// Whether the fence refused a path of this call with a denial marked `sandbox_denied`.
+    pub(super) fn sandbox_denied(&self) -> bool {
+        self.sandbox_denied.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
