@@ -161,10 +161,16 @@ async fn acc_25_long_output_keeps_head_and_tail_and_spills_the_rest() {
 async fn cancellation_preserves_partial_output_and_kills_the_group() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["bash"]).await;
-    let ctx = fx.call("c");
+    // Cancel once "started" has come out (a loaded machine can take a while to start bwrap).
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let ctx = fx.call("c").with_progress(tx);
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        while let Some(progress) = rx.recv().await {
+            if matches!(&progress, toolhost::ToolProgress::Stdout { chunk } if chunk.contains("started")) {
+                break;
+            }
+        }
         cancel.cancel();
     });
     let r = ts.call("bash", json!({"command": "echo started; sleep 1000 & wait"}), ctx).await;
@@ -177,10 +183,11 @@ async fn cancellation_preserves_partial_output_and_kills_the_group() {
 async fn timeout_preserves_partial_output() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["bash"]).await;
-    let r = call(&ts, &fx, "bash", json!({"command": "echo begun; sleep 1000", "timeoutMs": 500})).await;
+    // 3 s: room for bwrap and bash to start and echo on a loaded machine.
+    let r = call(&ts, &fx, "bash", json!({"command": "echo begun; sleep 1000", "timeoutMs": 3000})).await;
     assert_eq!(r.status, ToolResultStatus::Failed);
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::Timeout);
-    assert!(r.text().starts_with("begun\n[timed out after 500 ms; duration "), "{}", r.text());
+    assert!(r.text().starts_with("begun\n[timed out after 3000 ms; duration "), "{}", r.text());
 }
 
 #[tokio::test]

@@ -88,7 +88,7 @@ import json, sys, anyio
 from mcp import Client
 async def main():
     async with Client(sys.argv[1], mode="legacy") as c:
-        r = await c.call_tool("bash", {"command": "sleep 60"})
+        r = await c.call_tool("bash", {"command": "touch started.flag && sleep 60"})
         text = "".join(x.text for x in r.content if getattr(x, "type", None) == "text")
         print(json.dumps({"isError": bool(r.is_error), "text": text}), flush=True)
 anyio.run(main)
@@ -99,8 +99,14 @@ anyio.run(main)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Let the call start (the sleep runs in the sandbox), then stop the server.
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    // Wait until the call runs (bash in the sandbox made its flag; a loaded machine can take
+    // seconds to get there), then stop the server.
+    let flag = fx.root().join("started.flag");
+    let waiting = std::time::Instant::now();
+    while !flag.exists() && waiting.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(flag.exists(), "the bash call never started");
     let started = std::time::Instant::now();
     let status = server.terminate();
     assert!(status.success(), "exit status {status:?}");
