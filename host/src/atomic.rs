@@ -9,7 +9,7 @@
 //! symlink after the check therefore cannot take the write elsewhere: either the open sees the
 //! swap and refuses, or the write lands in the directory that was checked.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::observations::sha256_hex;
+use crate::open::c_path;
 
 /// Why an atomic write did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -86,31 +87,22 @@ pub struct PinnedDir {
 }
 
 impl PinnedDir {
-    /// Open `dir` (its last component not followed) and require the opened directory to be
-    /// `dir` itself, so that no symlink anywhere on the path redirected the open.
+    /// Open `dir` with no symlink followed anywhere on the path ([`crate::open::open_with`]),
+    /// so the directory opened is `dir` itself; a symlink met is the race, refused.
     pub fn open(dir: &Path) -> Result<Self, AtomicWriteError> {
-        let c = c_path(dir.as_os_str())?;
-        // SAFETY: `c` is a valid NUL-terminated string; the returned fd is checked below.
-        let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-        if fd < 0 {
-            let e = std::io::Error::last_os_error();
-            // A symlink as the last component fails with ELOOP, or with ENOTDIR next to O_DIRECTORY.
-            let symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
-            return Err(match e.raw_os_error() {
-                Some(libc::ELOOP) => AtomicWriteError::Moved(dir.to_path_buf()),
-                Some(libc::ENOTDIR) if symlink => AtomicWriteError::Moved(dir.to_path_buf()),
-                _ => e.into(),
-            });
+        match crate::open::open_with(dir, libc::O_RDONLY | libc::O_DIRECTORY) {
+            Ok(file) => Ok(PinnedDir { fd: file.into(), path: dir.to_path_buf() }),
+            Err(e) => {
+                // A symlink fails with ELOOP, or (last component, without openat2) with ENOTDIR
+                // next to O_DIRECTORY.
+                let symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+                Err(match e.raw_os_error() {
+                    Some(libc::ELOOP) => AtomicWriteError::Moved(dir.to_path_buf()),
+                    Some(libc::ENOTDIR) if symlink => AtomicWriteError::Moved(dir.to_path_buf()),
+                    _ => e.into(),
+                })
+            }
         }
-        // SAFETY: `fd` is a freshly opened descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        match std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) {
-            Ok(real) if real == dir => {}
-            // Without /proc we cannot tell; the O_NOFOLLOW open still holds.
-            Err(_) if !Path::new("/proc/self/fd").exists() => {}
-            _ => return Err(AtomicWriteError::Moved(dir.to_path_buf())),
-        }
-        Ok(PinnedDir { fd, path: dir.to_path_buf() })
     }
 
     /// Open `dir`, creating it and its missing parents first: the nearest existing ancestor
@@ -157,11 +149,6 @@ impl PinnedDir {
             pinned = PinnedDir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, path };
         }
         Ok(pinned)
-    }
-
-    /// The directory as it was checked.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Replace `name` with `bytes`, provided its current content still hashes to `expected`.
@@ -292,9 +279,6 @@ struct Current {
     links: u64,
 }
 
-fn c_path(s: &OsStr) -> std::io::Result<CString> {
-    CString::new(s.as_bytes()).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //!
 //! Here: lexical normalisation, canonicalisation and the policy check. Opening the real
 //! objects so that a swap after the check cannot redirect them is elsewhere: reads in
-//! `runtime::host` (`O_NOFOLLOW` plus an identity check of the opened file), writes in
+//! `crate::open` (no symlink followed anywhere in the real path), writes in
 //! [`crate::atomic`] (a pinned directory descriptor). `docs/architecture.md` has the whole story.
 
 use std::path::{Path, PathBuf};

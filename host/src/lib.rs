@@ -37,6 +37,7 @@ pub mod changes;
 pub mod context;
 pub mod fence;
 pub mod observations;
+mod open;
 pub use toolhost_sandbox::policy;
 pub mod registry;
 pub mod result;

@@ -23,7 +23,7 @@ use crate::result::{ErrorCode, ToolResultArtifact};
 use crate::spill::{SpillWriter, spill_path};
 use toolhost_limits::{MAX_EDIT_FILE_BYTES, SCAN_TIMEOUT_MS};
 
-use super::open::{open_no_symlinks, open_regular, opened_as, stat_no_symlinks};
+use crate::open::{open_no_symlinks, open_regular, stat_no_symlinks};
 use super::v0_1::toolhost::tool::{call, types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
@@ -430,15 +430,14 @@ type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
 impl types::Host for CallState {}
 
 /// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
-/// check cannot redirect or hang it ([`open_regular`]), and the object actually opened (as
-/// the kernel names it in `/proc/self/fd`) must be the checked path itself before a byte is
-/// read (seed 003: compare identity after open).
+/// check cannot redirect or hang it: [`open_regular`] reaches the checked (real) path with no
+/// symlink followed, so the object opened is the one at that path (seed 003: identity after
+/// open); a symlink met on the way is the race, refused.
 fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
     let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
         Some(libc::ELOOP) => raced(checked.display()),
         _ => io_err(&format!("cannot open {}", checked.display()), e),
     })?;
-    verify_identity(&file, checked)?;
     Ok(file)
 }
 
@@ -454,14 +453,6 @@ fn write_error(what: &str, display: &str, e: crate::atomic::AtomicWriteError) ->
         e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
         AtomicWriteError::Io(e) => io_err(what, e),
     }
-}
-
-/// Refuse an opened file that is not the object the fence checked.
-fn verify_identity(file: &std::fs::File, checked: &CheckedPath) -> Result<(), types::ToolError> {
-    if opened_as(file, checked.as_path()) {
-        return Ok(());
-    }
-    Err(raced(checked.display()))
 }
 
 /// The model-facing error for a checked path swapped while it was opened.

@@ -8,7 +8,6 @@
 pub mod cache;
 pub mod component_tool;
 mod host;
-mod open;
 mod v0_1;
 
 use std::path::{Path, PathBuf};

@@ -45,7 +45,9 @@ pub fn stat_no_symlinks(path: &Path) -> std::io::Result<std::fs::Metadata> {
     open_with(path, PATH_ONLY)?.metadata()
 }
 
-fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
+/// Open the real path `path` with `flags`, no symlink followed anywhere in it (as
+/// [`open_no_symlinks`]; `ELOOP` when one is met).
+pub fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
     if OPENAT2.load(Ordering::Relaxed) != 2
         && let Some(opened) = open_by_openat2(path, flags)
     {
@@ -118,7 +120,7 @@ fn open_by_name_check(path: &Path, flags: i32) -> std::io::Result<File> {
 
 /// Whether the kernel names the open `file` `path` (or `path (deleted)`: replaced by a rename
 /// after the open, still the object that was there); true when `/proc` is not mounted.
-pub fn opened_as(file: &File, path: &Path) -> bool {
+fn opened_as(file: &File, path: &Path) -> bool {
     use std::os::fd::AsRawFd;
     match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
         Ok(real) => {
@@ -130,9 +132,10 @@ pub fn opened_as(file: &File, path: &Path) -> bool {
     }
 }
 
-fn c_path(path: &Path) -> std::io::Result<std::ffi::CString> {
+/// `path` (a path or a name) as a C string; a NUL in it is an `InvalidInput` error.
+pub fn c_path(path: impl AsRef<std::ffi::OsStr>) -> std::io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
-    std::ffi::CString::new(path.as_os_str().as_bytes())
+    std::ffi::CString::new(path.as_ref().as_bytes())
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"))
 }
 
