@@ -64,6 +64,7 @@ pub fn remove_checked(path: &Path, expected: Option<&str>) -> Result<(), AtomicW
         }
         other => other?,
     };
+    let _lock = pinned.lock()?;
     let current = pinned.current(name)?;
     if current.as_ref().map(|c| sha256_hex(&c.bytes)).as_deref() != expected {
         return Err(AtomicWriteError::Stale);
@@ -78,6 +79,16 @@ fn split(path: &Path) -> Result<(&Path, &OsStr), AtomicWriteError> {
     let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
     let name = path.file_name().ok_or_else(|| std::io::Error::other("path has no file name"))?;
     Ok((dir, name))
+}
+
+/// The `flock` of a [`PinnedDir`], released on drop.
+struct DirLock<'a>(&'a PinnedDir);
+
+impl Drop for DirLock<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the pinned directory's descriptor is open while the guard borrows it.
+        unsafe { libc::flock(self.0.fd.as_raw_fd(), libc::LOCK_UN) };
+    }
 }
 
 /// A directory opened once and proved to be the checked one; files are reached relative to it.
@@ -156,7 +167,10 @@ impl PinnedDir {
         let (mut staged, temp) = self.create_temp(name)?;
         let result = (|| {
             staged.write_all(bytes)?;
-            // Compare right before publishing: a change made while we prepared wins.
+            // Compare right before publishing: a change made while we prepared wins. The
+            // directory lock spans compare and rename, so no other toolhost process can
+            // publish between them on the same base.
+            let _lock = self.lock()?;
             let current = self.current(name)?;
             if current.as_ref().map(|c| sha256_hex(&c.bytes)).as_deref() != expected {
                 return Err(AtomicWriteError::Stale);
@@ -179,6 +193,22 @@ impl PinnedDir {
         // SAFETY: `self.fd` is an open descriptor.
         unsafe { libc::fsync(self.fd.as_raw_fd()) };
         Ok(())
+    }
+
+    /// An exclusive `flock` on the pinned directory, released when the guard drops: held by
+    /// every toolhost process (sessions, MCP servers, `call`) across the compare and the
+    /// rename of a publish in this directory, so two of them never both succeed on one base.
+    fn lock(&self) -> std::io::Result<DirLock<'_>> {
+        loop {
+            // SAFETY: `self.fd` is an open descriptor.
+            if unsafe { libc::flock(self.fd.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(DirLock(self));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
     }
 
     /// What is at `name`, if anything; a symlink or anything but a regular file there is an

@@ -69,6 +69,10 @@ pub enum PathError {
     Empty,
     #[error("path contains a NUL or control character; pass a plain path")]
     ControlCharacter,
+    #[error(
+        "path {0:?} starts with ~, which is not expanded here; pass the absolute path (e.g. /home/user/notes.txt), or ./{0} for a file named so in the working directory"
+    )]
+    Tilde(String),
     #[error("path {0:?} uses a Windows drive, UNC or device form; pass a path of this machine, e.g. src/lib.rs")]
     WindowsForm(String),
     #[error("path component {0:?} is a Windows device name; choose another name")]
@@ -93,6 +97,9 @@ pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
     }
     if input.chars().any(|c| c.is_control()) {
         return Err(PathError::ControlCharacter);
+    }
+    if input.starts_with('~') {
+        return Err(PathError::Tilde(input.to_string()));
     }
     let bytes = input.as_bytes();
     let is_sep = |b: u8| b == b'/' || b == b'\\';

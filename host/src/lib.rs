@@ -38,6 +38,7 @@ pub mod context;
 pub mod fence;
 pub mod observations;
 mod open;
+pub mod privileges;
 pub use toolhost_sandbox::policy;
 pub mod registry;
 pub mod result;

@@ -115,6 +115,11 @@ fn main() -> ExitCode {
         toolhost_sandbox::bwrap::sandbox_exec_main(args.collect());
     }
     keep_freed_memory();
+    // As root, the file tools are refused what bash is refused: before any thread starts.
+    if let toolhost::privileges::Dropped::Failed(e) = toolhost::privileges::drop_file_access_overrides() {
+        eprintln!("toolhost: cannot drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH ({e}); refusing to run as root with them");
+        return ExitCode::FAILURE;
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLHOST_LOG"))
         .with_writer(std::io::stderr)
@@ -193,7 +198,16 @@ fn new_session_id() -> String {
     format!("s{nanos:x}-{}", std::process::id())
 }
 
-async fn run(cli: Cli) -> Result<ExitCode> {
+/// What every entry point works with, built once from the options: the workspace, the data
+/// dir, and the one policy (mode, HOME, the data dir, `policy.json`) that `call`, `session`,
+/// `mcp`, `undo`, `reapply`, `changes` and `doctor` all use.
+struct Setup {
+    workspace: PathBuf,
+    data_dir: PathBuf,
+    policy: SandboxPolicy,
+}
+
+fn setup(cli: &Cli) -> Result<Setup> {
     let workspace = match &cli.workspace {
         Some(w) => w.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -201,8 +215,28 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let workspace = workspace
         .canonicalize()
         .with_context(|| format!("workspace {} is not accessible", workspace.display()))?;
-    let data_dir = data_dir(&cli)?;
-    if let Some(code) = store_command(&cli, &data_dir).await? {
+    let data_dir = data_dir(cli)?;
+    // The data dir must exist before the policy is built: bash's sandbox pins and hides it.
+    create_private_dir(&data_dir)?;
+    let mut builder = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).config(policy_config(&data_dir)?);
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        builder = builder.home(home);
+    }
+    Ok(Setup { workspace, data_dir, policy: builder.build() })
+}
+
+/// Create the data dir (mode 0700: it holds every call's arguments and results) if missing.
+fn create_private_dir(dir: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot create the data dir {}", dir.display())),
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    let Setup { workspace, data_dir, policy } = setup(&cli)?;
+    if let Some(code) = store_command(&cli, &workspace, &data_dir, &policy).await? {
         return Ok(code);
     }
     toolhost::spill::remove_expired(&data_dir);
@@ -234,10 +268,6 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     } {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::TerminalApprover));
     }
-    let policy = SandboxPolicy::builder(cli.mode, &workspace)
-        .data_dir(&data_dir)
-        .config(policy_config(&data_dir)?)
-        .build();
     // One call: skip setting up the pooling allocator (milliseconds of mmap/mprotect at start
     // and exit); sessions and servers make many calls and use it.
     let allocation = match cli.command {
@@ -362,7 +392,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// `changes`, `undo` and `reapply` work from the session store alone (no toolset needed).
-async fn store_command(cli: &Cli, data_dir: &std::path::Path) -> Result<Option<ExitCode>> {
+async fn store_command(
+    cli: &Cli,
+    workspace: &std::path::Path,
+    data_dir: &std::path::Path,
+    policy: &SandboxPolicy,
+) -> Result<Option<ExitCode>> {
     use toolhost::session::{apply_recorded, render_changes, stdout_wants_color};
     use toolhost::undo::Direction;
     let (ids, direction) = match &cli.command {
@@ -383,7 +418,8 @@ async fn store_command(cli: &Cli, data_dir: &std::path::Path) -> Result<Option<E
         _ => return Ok(None),
     };
     let store = toolhost::store::Store::open(data_dir)?;
-    match apply_recorded(&store, data_dir, cli.mode, ids, direction).await {
+    let session = ToolSessionContext::local(workspace, data_dir, cli.session.clone().unwrap_or_else(new_session_id));
+    match apply_recorded(&store, &session, policy, ids, direction).await {
         Ok(()) => {
             let verb = if direction == Direction::Undo { "Undid" } else { "Reapplied" };
             println!("{verb} {}", ids.join(", "));

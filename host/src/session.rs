@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -40,6 +40,11 @@ pub enum SessionError {
     Undo(#[from] UndoError),
     #[error("changes {0} were made in different workspaces; undo or reapply them one at a time")]
     MixedWorkspaces(String),
+    /// The change was made in another workspace than the one this command or session runs in.
+    #[error(
+        "change {change_id} was made in workspace {recorded}, not in this one ({current}); nothing was written. To {direction} it, run toolhost --workspace {recorded} {direction} {change_id}"
+    )]
+    OtherWorkspace { change_id: String, recorded: String, current: String, direction: Direction },
     #[error("the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state")]
     NotRecorded(StoreError),
 }
@@ -141,16 +146,9 @@ impl SessionRuntime {
             recorded_batch(&store, &ids)?
         };
         let session = self.session();
-        let workspace = &batch[0].workspace;
-        let (ctx, policy) = if paths_equal(workspace, &session.working_directory) {
-            (session.clone(), self.policy.clone())
-        } else {
-            let ctx = ToolSessionContext::local(workspace, &session.data_dir, &batch[0].session_id);
-            let policy = SandboxPolicy::new(self.policy.mode(), workspace);
-            (ctx, policy)
-        };
+        same_workspace(&batch, &session.working_directory, direction)?;
         let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
-        apply_changes(&changes, &ctx, &policy, direction).await?;
+        apply_changes(&changes, session, &self.policy, direction).await?;
         let store = store.lock().unwrap_or_else(|e| e.into_inner());
         mark(&store, &changes, direction)
     }
@@ -177,6 +175,20 @@ impl SessionRuntime {
 
 fn paths_equal(a: &Path, b: &Path) -> bool {
     a == b || a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(x, y)| x == y)
+}
+
+/// Changes are undone and reapplied only in the workspace they were made in, under that
+/// workspace's own policy: never another workspace's files under this one's grants.
+fn same_workspace(batch: &[RecordedChange], current: &Path, direction: Direction) -> Result<(), SessionError> {
+    match batch.iter().find(|r| !paths_equal(&r.workspace, current)) {
+        None => Ok(()),
+        Some(r) => Err(SessionError::OtherWorkspace {
+            change_id: r.change.change_id.clone(),
+            recorded: r.workspace.display().to_string(),
+            current: current.display().to_string(),
+            direction,
+        }),
+    }
 }
 
 /// The recorded changes `ids`, in the order they were made.
@@ -212,21 +224,19 @@ fn mark(store: &Store, changes: &[crate::result::FileChange], direction: Directi
 }
 
 /// Undo or reapply recorded changes from the store, outside any session (the CLI's
-/// `toolhost undo|reapply`): each change is resolved against the workspace it was made in,
-/// under `mode` plus exact write grants for its files.
+/// `toolhost undo|reapply`): only changes made in `session`'s workspace, under `policy` (the
+/// one every entry point builds) plus exact write grants for the recorded paths.
 pub async fn apply_recorded(
     store: &Store,
-    data_dir: &Path,
-    mode: crate::policy::SandboxMode,
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
     ids: &[String],
     direction: Direction,
 ) -> Result<(), SessionError> {
     let batch = recorded_batch(store, ids)?;
-    let workspace: PathBuf = batch[0].workspace.clone();
-    let ctx = ToolSessionContext::local(&workspace, data_dir, &batch[0].session_id);
-    let policy = SandboxPolicy::new(mode, &workspace);
+    same_workspace(&batch, &session.working_directory, direction)?;
     let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
-    apply_changes(&changes, &ctx, &policy, direction).await?;
+    apply_changes(&changes, session, policy, direction).await?;
     mark(store, &changes, direction)
 }
 

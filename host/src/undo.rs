@@ -12,8 +12,9 @@
 //!   [`UndoError::Conflict`] and nothing is written: a change made by someone else is never
 //!   overwritten.
 //! * Every write goes through the path fence ([`resolve_path`] with [`Access::Write`]) under the
-//!   caller's policy plus an exact write grant for each file involved (the user asked for
-//!   exactly these files; a grant never unlocks a hard-protected path), under the session's
+//!   caller's policy plus an exact write grant for each recorded path as written (the user
+//!   asked for exactly these files; a grant never unlocks a hard-protected path). A path that
+//!   now goes through a symlink is refused: the grant never follows a link. Under the session's
 //!   write lock of that path, and through [`write_atomic`] with the expected hash, so a write
 //!   that raced us is refused rather than overwritten.
 //! * A failure half-way rolls back the steps already done (newest first); if the rollback
@@ -34,7 +35,7 @@ use toolhost_limits::MAX_EDIT_FILE_BYTES;
 
 use crate::atomic::{AtomicWriteError, remove_checked, write_atomic};
 use crate::context::ToolSessionContext;
-use crate::fence::{Intent, resolve_path};
+use crate::fence::{Intent, resolve_lexically, resolve_path};
 use crate::observations::sha256_hex;
 use crate::policy::{Access, Grant, SandboxPolicy, Scope};
 use crate::result::{FileChange, FileChangeKind};
@@ -141,9 +142,17 @@ fn too_large(len: usize) -> String {
     format!("it is {len} bytes; undo and reapply handle files of at most 1 MiB (1048576 bytes)")
 }
 
-/// The current state of `real`, refusing files that are not UTF-8 text of at most 1 MiB.
+/// The current state of `real`, refusing files that are not UTF-8 text of at most 1 MiB; no
+/// symlink is followed anywhere on the path.
 fn current_state(real: &std::path::Path, display: &str, direction: Direction) -> Result<State, UndoError> {
-    let bytes = match std::fs::read(real) {
+    let read = || -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let (mut file, meta) = crate::open::open_regular(real)?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    let bytes = match read() {
         Ok(b) => b,
         Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
             return Ok(None);
@@ -189,18 +198,29 @@ async fn apply(
         Direction::Reapply => changes.iter().collect(),
     };
 
-    // Resolve every path once, under the policy widened by exact grants for these files.
+    // Resolve every path once, under the policy widened by an exact grant for each recorded
+    // path as written (never for what a symlink there resolves to): a path that no longer
+    // resolves to itself goes through a symlink someone planted, and is refused.
     let mut resolved: Vec<(PathBuf, String)> = Vec::with_capacity(ordered.len());
     let mut grants = Vec::new();
     for change in &ordered {
-        let probe = resolve_path(session, &change.path, Access::Read, Intent::MayCreate, policy)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
-        grants.push(Grant { path: probe.as_path().to_path_buf(), access: Access::Write, scope: Scope::Exact });
+        let lexical = resolve_lexically(session, &change.path)
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })?;
+        grants.push(Grant { path: lexical, access: Access::Write, scope: Scope::Exact });
     }
     let policy = policy.with_grants(grants);
     for change in &ordered {
+        let lexical = resolve_lexically(session, &change.path)
+            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })?;
         let checked = resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
             .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
+        if checked.as_path() != lexical || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(UndoError::Denied {
+                path: change.path.clone(),
+                direction,
+                message: "it (or a directory on its path) is now a symbolic link; undo and reapply never follow links, so nothing was written".into(),
+            });
+        }
         resolved.push((checked.as_path().to_path_buf(), checked.display().to_string()));
     }
 

@@ -81,3 +81,15 @@ pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
 /// `sandboxPermissions.paths` has 1 to this many entries (§7.5).
 pub const MAX_ESCALATION_PATHS: usize = 16;
+
+/// Most directory entries bash's protected-entry scan visits per call, over all writable roots
+/// (§7.9; `toolhost_sandbox::scan`). The scan finds every git dir and sensitive file the OS
+/// sandbox must pin read-only and, after the call, every protected entry bash created. When a
+/// tree is larger, bash refuses to run and says so (failing closed: an unscanned part could
+/// hold a writable `.git/config`). 200,000 entries take ~0.1 s to list on a warm cache.
+pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
+
+/// Deepest directory level bash's protected-entry scan descends to; a deeper tree fails closed
+/// like [`PROTECTED_SCAN_ENTRIES`]. No real source tree is this deep; a tree this deep is made
+/// to hide from the scan.
+pub const PROTECTED_SCAN_DEPTH: usize = 64;

@@ -106,6 +106,13 @@ pub mod texts {
         format!("[sandbox denied: {denial_message}]")
     }
 
+    /// Protected entries bash created were removed after the call.
+    pub fn swept(paths: &str) -> String {
+        format!(
+            "[sandbox denied: bash created {paths}, which it may not create (sensitive files and git metadata need the user's approval: sandboxPermissions with a justification); removed]"
+        )
+    }
+
     /// The sandbox cannot be used at all.
     pub fn unavailable(reason: &str) -> String {
         format!("sandbox unavailable: {reason}. The command did not run.")
@@ -171,8 +178,13 @@ pub async fn run_bash(
     if let crate::bwrap::Availability::Unavailable { reason } = sandbox.available() {
         return fail(BashStatus::SandboxUnavailable, texts::unavailable(&reason));
     }
+    // What the sandbox must pin, and what bash must not create (fails closed past its budget).
+    let protected = match crate::scan::scan(&req.policy) {
+        Ok(p) => p,
+        Err(e) => return fail(BashStatus::SandboxUnavailable, e.to_string()),
+    };
     let argv = vec!["/bin/bash".into(), "-c".into(), req.command.clone().into()];
-    let argv = match sandbox.wrap(&req.policy, argv, &req.workspace) {
+    let argv = match sandbox.wrap(&req.policy, argv, &req.workspace, &protected) {
         Ok(a) => a,
         Err(e) => {
             return fail(
@@ -194,6 +206,11 @@ pub async fn run_bash(
         .await;
     let mut output = outcome.output;
     let duration = outcome.duration;
+    // Every process of the sandbox is gone with it: remove what bash created that it may not.
+    let swept = match crate::scan::sweep(&req.policy, &protected) {
+        Ok(removed) => removed,
+        Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
+    };
     let with_status = |body: String, status: String| {
         let mut t = body;
         if !t.is_empty() && !t.ends_with('\n') {
@@ -246,6 +263,12 @@ pub async fn run_bash(
             with_status(output.render(), texts::outcome_unknown(&e)),
             false,
         ),
+    };
+    let (text, denied) = if swept.is_empty() {
+        (text, denied)
+    } else {
+        let names: Vec<String> = swept.iter().map(|p| p.display().to_string()).collect();
+        (format!("{text}\n{}", texts::swept(&names.join(", "))), true)
     };
     BashOutcome {
         status,

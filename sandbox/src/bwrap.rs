@@ -9,11 +9,12 @@
 //! `no_new_privs` before it execs the command. [`seatbelt_profile`] renders the same policy as
 //! a macOS Seatbelt profile.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::policy::SandboxPolicy;
+use crate::policy::{NetworkAccess, SandboxPolicy};
+use crate::scan::Protected;
 
 /// The argument that selects the Landlock helper mode of the host binary
 /// (`toolhost __sandbox-exec --writable P … -- argv…`).
@@ -57,12 +58,14 @@ impl Availability {
 
 /// Wraps argv so that it runs inside the OS sandbox; never starts processes (seed §4).
 pub trait SandboxBackend: Send + Sync {
-    /// The argv that runs `argv` in `cwd` under `policy`.
+    /// The argv that runs `argv` in `cwd` under `policy`, pinning what `protected` (the scan
+    /// of the policy's writable roots, [`crate::scan::scan`]) found.
     fn wrap(
         &self,
         policy: &SandboxPolicy,
         argv: Vec<OsString>,
         cwd: &Path,
+        protected: &Protected,
     ) -> Result<Vec<OsString>, SandboxError>;
 
     /// The self-check verdict (computed once).
@@ -169,63 +172,19 @@ impl Bubblewrap {
         self
     }
 
-    /// The bwrap options for `policy` (everything before `--`).
-    pub fn bwrap_args(&self, policy: &SandboxPolicy, cwd: &Path) -> Vec<OsString> {
-        let mut a: Vec<OsString> = Vec::new();
-        let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
-        push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
-        push(&["--dev".as_ref(), "/dev".as_ref()]);
-        push(&["--proc".as_ref(), "/proc".as_ref()]);
-        let mut roots = policy.writable_roots();
-        roots.retain(|r| r.exists());
-        roots.sort_by_key(|r| r.components().count());
-        for r in &roots {
-            push(&["--bind".as_ref(), r.as_os_str(), r.as_os_str()]);
+    /// The bwrap options for `policy` (everything before `--`): the mount plan of
+    /// [`crate::mounts`], then a new PID namespace, a new network namespace unless the policy
+    /// allows the network, a new session and no capabilities.
+    pub fn bwrap_args(&self, policy: &SandboxPolicy, cwd: &Path, protected: &Protected) -> Vec<OsString> {
+        let mut a = crate::mounts::mount_args(policy, protected);
+        a.push("--unshare-pid".into());
+        if policy.network() == NetworkAccess::Deny {
+            a.push("--unshare-net".into());
         }
-        let mut carve = policy.read_only_carveouts();
-        carve.retain(|p| p.exists());
-        carve.sort_by_key(|r| r.components().count());
-        // `-try`: a carve-out that vanishes before bwrap mounts it (another process's temp
-        // repo, say) has nothing left to protect and must not fail the launch.
-        for c in &carve {
-            push(&["--ro-bind-try".as_ref(), c.as_os_str(), c.as_os_str()]);
+        for x in ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir"] {
+            a.push(x.into());
         }
-        for u in policy.unreadable_paths() {
-            let Ok(meta) = u.symlink_metadata() else {
-                continue;
-            };
-            if meta.file_type().is_symlink() {
-                // A symlinked credential entry: mask what it points to if that exists.
-                match std::fs::canonicalize(&u) {
-                    Ok(t) if t.is_dir() => push(&[
-                        "--perms".as_ref(),
-                        "0000".as_ref(),
-                        "--tmpfs".as_ref(),
-                        t.as_os_str(),
-                    ]),
-                    Ok(t) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), t.as_os_str()]),
-                    Err(_) => {}
-                }
-            } else if meta.is_dir() {
-                push(&[
-                    "--perms".as_ref(),
-                    "0000".as_ref(),
-                    "--tmpfs".as_ref(),
-                    u.as_os_str(),
-                ]);
-            } else {
-                push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), u.as_os_str()]);
-            }
-        }
-        push(&[
-            "--unshare-pid".as_ref(),
-            "--die-with-parent".as_ref(),
-            "--new-session".as_ref(),
-            "--cap-drop".as_ref(),
-            "ALL".as_ref(),
-            "--chdir".as_ref(),
-            cwd.as_os_str(),
-        ]);
+        a.push(cwd.as_os_str().to_os_string());
         a
     }
 
@@ -312,12 +271,13 @@ impl SandboxBackend for Bubblewrap {
         policy: &SandboxPolicy,
         argv: Vec<OsString>,
         cwd: &Path,
+        protected: &Protected,
     ) -> Result<Vec<OsString>, SandboxError> {
         let Some(bwrap) = &self.bwrap else {
             return Err(SandboxError::Unavailable(reasons::BWRAP_MISSING.into()));
         };
         let mut out = vec![bwrap.clone().into_os_string()];
-        out.extend(self.bwrap_args(policy, cwd));
+        out.extend(self.bwrap_args(policy, cwd, protected));
         out.push("--".into());
         if let Some(h) = &self.helper {
             out.push(h.clone().into_os_string());
@@ -500,8 +460,11 @@ pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
         )
     };
     let mut s = String::from(
-        "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n(allow network*)\n",
+        "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n",
     );
+    if policy.network() == crate::policy::NetworkAccess::Allow {
+        s.push_str("(allow network*)\n");
+    }
     let creds: Vec<String> = policy
         .credential_paths()
         .iter()
@@ -513,9 +476,13 @@ pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
         })
         .map(|p| format!("(subpath {})", lit(p)))
         .collect();
-    if creds.is_empty() {
-        s.push_str("(allow file-read*)\n");
-    } else {
+    let mut creds = creds;
+    creds.push("(regex #\"^/etc/ssh/[^/]+_key$\")".to_string());
+    // The data dir's store, policy and cache are read by no one but the host.
+    if let Some(d) = policy.data_dir() {
+        creds.extend(crate::policy::DATA_DIR_PRIVATE.iter().map(|e| format!("(subpath {})", lit(&d.join(e)))));
+    }
+    {
         s.push_str(&format!(
             "(allow file-read* (require-not (require-any\n    {})))\n",
             creds.join("\n    ")
@@ -532,8 +499,10 @@ pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
             .iter()
             .map(|p| format!("(subpath {})", lit(p)))
             .collect();
-        // Every `.git/hooks`, nested repositories too (the policy's GitHooks tier).
-        deny.push("(regex #\"/\\.git/hooks(/|$)\")".to_string());
+        // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
+        for name in crate::git::PROTECTED_GIT_ENTRIES {
+            deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
+        }
         for name in policy.sensitive_names() {
             deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
         }
@@ -604,8 +573,14 @@ mod tests {
 (allow sysctl-read)
 (allow mach-lookup)
 (allow ipc-posix-shm)
-(allow network*)
 (allow file-read* (require-not (require-any
+    (subpath "/etc/shadow")
+    (subpath "/etc/shadow-")
+    (subpath "/etc/gshadow")
+    (subpath "/etc/gshadow-")
+    (subpath "/etc/sudoers")
+    (subpath "/etc/sudoers.d")
+    (subpath "/etc/security/opasswd")
     (subpath "/golden/home/.ssh")
     (subpath "/golden/home/.gnupg")
     (subpath "/golden/home/.aws")
@@ -618,7 +593,18 @@ mod tests {
     (subpath "/golden/home/.cargo/credentials.toml")
     (subpath "/golden/home/.npmrc")
     (subpath "/golden/home/.pypirc")
-    (subpath "/golden/home/.config/secret"))))
+    (subpath "/golden/home/.config/secret")
+    (regex #"^/etc/ssh/[^/]+_key$")
+    (subpath "/golden/home/.toolhost/toolhost.db")
+    (subpath "/golden/home/.toolhost/toolhost.db-wal")
+    (subpath "/golden/home/.toolhost/toolhost.db-shm")
+    (subpath "/golden/home/.toolhost/toolhost.db-journal")
+    (subpath "/golden/home/.toolhost/policy.json")
+    (subpath "/golden/home/.toolhost/cache")
+    (subpath "/golden/home/.toolhost/mcp-token")
+    (subpath "/golden/home/.toolhost/tools")
+    (subpath "/golden/home/.toolhost/tools.json")
+    (subpath "/golden/home/.toolhost/locks"))))
 (allow file-write*
   (require-all
     (require-any
@@ -630,7 +616,12 @@ mod tests {
       (subpath "/golden/ws/.git/hooks")
       (subpath "/golden/extra/.git/hooks")
       (subpath "/golden/tmp/.git/hooks")
-      (regex #"/\.git/hooks(/|$)")
+      (regex #"/\.git/(.*/)?config(/|$)")
+      (regex #"/\.git/(.*/)?config\.worktree(/|$)")
+      (regex #"/\.git/(.*/)?hooks(/|$)")
+      (regex #"/\.git/(.*/)?info(/|$)")
+      (regex #"/\.git/(.*/)?commondir(/|$)")
+      (regex #"/\.git/(.*/)?gitdir(/|$)")
       (regex #"/\.git/config$")
       (regex #"/\.gitmodules$")
       (regex #"/\.env$")
@@ -640,6 +631,13 @@ mod tests {
       (regex #"/\.profile$")
       (regex #"/\.bash_profile$")
       (regex #"/\.gitconfig$")
+      (subpath "/etc/shadow")
+      (subpath "/etc/shadow-")
+      (subpath "/etc/gshadow")
+      (subpath "/etc/gshadow-")
+      (subpath "/etc/sudoers")
+      (subpath "/etc/sudoers.d")
+      (subpath "/etc/security/opasswd")
       (subpath "/golden/home/.ssh")
       (subpath "/golden/home/.gnupg")
       (subpath "/golden/home/.aws")
@@ -652,7 +650,18 @@ mod tests {
       (subpath "/golden/home/.cargo/credentials.toml")
       (subpath "/golden/home/.npmrc")
       (subpath "/golden/home/.pypirc")
-      (subpath "/golden/home/.config/secret")))))
+      (subpath "/golden/home/.config/secret")
+      (regex #"^/etc/ssh/[^/]+_key$")
+      (subpath "/golden/home/.toolhost/toolhost.db")
+      (subpath "/golden/home/.toolhost/toolhost.db-wal")
+      (subpath "/golden/home/.toolhost/toolhost.db-shm")
+      (subpath "/golden/home/.toolhost/toolhost.db-journal")
+      (subpath "/golden/home/.toolhost/policy.json")
+      (subpath "/golden/home/.toolhost/cache")
+      (subpath "/golden/home/.toolhost/mcp-token")
+      (subpath "/golden/home/.toolhost/tools")
+      (subpath "/golden/home/.toolhost/tools.json")
+      (subpath "/golden/home/.toolhost/locks")))))
 (allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))
 "#;
 
@@ -665,7 +674,8 @@ mod tests {
     fn read_only_seatbelt_profile_has_no_writable_roots() {
         let p = SandboxPolicy::builder(SandboxMode::ReadOnly, "/golden/ws").build();
         let s = seatbelt_profile(&p);
-        assert!(s.contains("(allow file-read*)\n"));
+        assert!(s.contains("(allow file-read* (require-not"));
+        assert!(!s.contains("(allow network"));
         assert!(!s.contains("(allow file-write*\n"));
     }
 
@@ -699,11 +709,13 @@ mod tests {
         let b = Bubblewrap::new()
             .with_bwrap("/usr/bin/bwrap")
             .with_landlock_helper("/opt/helper");
+        let protected = crate::scan::scan(&policy).unwrap();
         let argv = b
             .wrap(
                 &policy,
                 vec!["/bin/bash".into(), "-c".into(), "true".into()],
                 &base.join("ws"),
+                &protected,
             )
             .unwrap();
         let s: Vec<String> = argv
@@ -715,11 +727,12 @@ mod tests {
         for needle in [
             "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc".to_string(),
             format!("--bind {ws} {ws}"),
+            format!("--bind-try {ws}/.git {ws}/.git"),
             format!("--ro-bind-try {ws}/.git/hooks {ws}/.git/hooks"),
             format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
             format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
             format!(
-                "--unshare-pid --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"
+                "--unshare-pid --unshare-net --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"
             ),
         ] {
             assert!(joined.contains(&needle), "{needle}\nnot in\n{joined}");

@@ -5,15 +5,20 @@
 //! turns the same policy into an OS sandbox around an argv (bubblewrap + Landlock on Linux,
 //! a Seatbelt profile on macOS) without starting anything; a [`process::ProcessBackend`]
 //! starts the wrapped argv and bounds its output with a [`capture::Capture`];
-//! [`bash::run_bash`] ties them together for one bash call; [`danger::detect_danger`] names
-//! dangerous commands for the approval step.
+//! [`bash::run_bash`] ties them together for one bash call: [`scan::scan`] finds the git dirs
+//! and sensitive files of the writable roots, [`mounts::mount_args`] pins and hides them, and
+//! [`scan::sweep`] removes what bash created that it may not. [`git`] says what git metadata
+//! is; [`danger::detect_danger`] names dangerous commands for the approval step.
 
 pub mod bash;
 pub mod bwrap;
 pub mod capture;
 pub mod danger;
+pub mod git;
+pub mod mounts;
 pub mod policy;
 pub mod process;
+pub mod scan;
 
 pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 pub use bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};

@@ -1,18 +1,23 @@
 //! The sandbox policy stamped on each call (seed 000 §5, permissions tiers): which paths a
 //! call may read and write. The file-tool fence judges real paths with
 //! [`SandboxPolicy::check`]; the OS sandboxes (bubblewrap + Landlock, Seatbelt) are generated
-//! from [`SandboxPolicy::writable_roots`], [`SandboxPolicy::read_only_carveouts`] and
+//! from [`SandboxPolicy::writable_roots`], the protected-entry scan ([`crate::scan`]) and
 //! [`SandboxPolicy::unreadable_paths`], so both read the same rules.
 //!
 //! Tiers, strongest first:
 //!
 //! * **hard-protected** — never writable, not even with a grant: toolhost's data directory
-//!   (spill files, component cache, session store) and `.git/hooks` of every writable root.
+//!   (spill files, component cache, session store), and the git metadata of every repository
+//!   ([`crate::git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
+//!   Of the data dir, the [`DATA_DIR_PRIVATE`] entries (the store, the policy, the cache) are
+//!   not readable either; the spill dir is.
 //! * **credential** — neither readable nor writable without a grant: [`CREDENTIAL_HOME_ENTRIES`]
-//!   under HOME, plus configured entries, plus every process's environment
-//!   (`/proc/<pid>/environ`: the host's own holds the agent's API keys).
+//!   under HOME, [`SYSTEM_CREDENTIAL_PATHS`] and `/etc/ssh/*_key`, plus configured entries,
+//!   plus every process's environment (`/proc/<pid>/environ`: the host's own holds the agent's
+//!   API keys).
 //! * **sensitive** — readable; writable only with a grant: [`SENSITIVE_NAMES`] anywhere in a
-//!   writable root or under HOME, plus configured names.
+//!   writable root or under HOME, [`HOME_SENSITIVE_ENTRIES`] under HOME (files that run code
+//!   at the user's next login, shell, editor or git command), plus configured names.
 //! * **outside** — readable; writable only with a grant: everything not in a writable root.
 //!
 //! Everything else inside a writable root (including the rest of `.git/`) is writable in
@@ -45,6 +50,63 @@ pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
     ".pypirc",
 ];
 
+/// System files that hold credentials: neither readable nor writable (a host running as root
+/// could otherwise read them; bash's sandbox masks them). `/etc/ssh/*_key` is matched too.
+pub const SYSTEM_CREDENTIAL_PATHS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/security/opasswd",
+];
+
+/// Entries of toolhost's data dir that no tool and no bash may read or write, not even with a
+/// grant: the session store (every call's arguments and text), the policy config, the
+/// component cache (native code the host loads) and the MCP bearer token. The spill dir stays
+/// readable (seed 000 §8.2).
+pub const DATA_DIR_PRIVATE: &[&str] = &[
+    "toolhost.db",
+    "toolhost.db-wal",
+    "toolhost.db-shm",
+    "toolhost.db-journal",
+    "policy.json",
+    "cache",
+    "mcp-token",
+    "tools",
+    "tools.json",
+    "locks",
+];
+
+/// Entries under HOME that run code at the user's next login, shell, editor or git command:
+/// sensitive (writable only with a grant), matched as HOME-relative prefixes.
+pub const HOME_SENSITIVE_ENTRIES: &[&str] = &[
+    ".bash_login",
+    ".bash_logout",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".xprofile",
+    ".xsession",
+    ".xsessionrc",
+    ".xinitrc",
+    ".pam_environment",
+    ".vimrc",
+    ".exrc",
+    ".inputrc",
+    ".config/git",
+    ".config/autostart",
+    ".config/systemd",
+    ".config/fish",
+    ".config/environment.d",
+    ".config/nvim",
+    ".local/bin",
+    ".ssh/authorized_keys",
+    ".ssh/rc",
+];
+
 /// Sensitive file names (a `/` names trailing components, a trailing `*` a prefix): readable,
 /// writable only with a grant, matched anywhere in a writable root or under HOME.
 pub const SENSITIVE_NAMES: &[&str] = &[
@@ -58,17 +120,6 @@ pub const SENSITIVE_NAMES: &[&str] = &[
     ".bash_profile",
     ".gitconfig",
 ];
-
-/// How far [`SandboxPolicy::read_only_carveouts`] looks for existing sensitive files below a
-/// writable root (the fence matches at any depth; the OS sandbox can only pin existing files).
-pub const CARVEOUT_SCAN_DEPTH: usize = 4;
-
-/// How many directory entries [`SandboxPolicy::read_only_carveouts`] visits per writable root
-/// before it stops looking, so a huge tree does not slow every bash call.
-pub const CARVEOUT_SCAN_ENTRIES: usize = 20_000;
-
-/// Directories the carve-out scan does not descend into (dependency and build trees).
-const CARVEOUT_SCAN_SKIP: &[&str] = &["node_modules", "target", ".venv", "venv", "__pycache__"];
 
 /// The session's sandbox mode.
 #[derive(
@@ -142,8 +193,8 @@ pub struct Denial {
 pub enum Tier {
     /// Never writable: toolhost's data directory.
     DataDir,
-    /// Never writable: a writable root's `.git/hooks`.
-    GitHooks,
+    /// Never writable: git metadata ([`crate::git::is_git_metadata`]).
+    GitMetadata,
     /// A configured hard-protected entry.
     HardProtected,
     /// Neither readable nor writable without a grant.
@@ -173,6 +224,19 @@ impl Grant {
     }
 }
 
+/// Whether bash may reach the network (its own network namespace otherwise: no interface but
+/// loopback, no abstract socket of the host). The user decides, never the model: in
+/// `policy.json`, or per call through an approved escalation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkAccess {
+    /// No network (the default).
+    #[default]
+    Deny,
+    /// The host's network.
+    Allow,
+}
+
 /// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
 /// the CLI (field names as below; unknown fields refused), e.g.
 /// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
@@ -190,6 +254,8 @@ pub struct PolicyConfig {
     /// The system temp dir made writable in workspace-write mode; `None` is
     /// [`std::env::temp_dir`].
     pub temp_dir: Option<PathBuf>,
+    /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
+    pub network: NetworkAccess,
 }
 
 /// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
@@ -203,7 +269,7 @@ pub struct PolicyBuilder {
 }
 
 impl PolicyBuilder {
-    /// HOME for the credential and sensitive tiers (default: `$HOME`).
+    /// HOME for the credential and sensitive tiers (default: `$HOME`; an empty `$HOME` is none).
     pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
         self.home = Some(home.into());
         self
@@ -251,7 +317,7 @@ impl PolicyBuilder {
                 .iter()
                 .map(|p| (real_path(p), Tier::HardProtected)),
         );
-        let mut credential: Vec<PathBuf> = Vec::new();
+        let mut credential: Vec<PathBuf> = SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
         if let Some(h) = &home {
             credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
         }
@@ -269,6 +335,8 @@ impl PolicyBuilder {
             workspace,
             writable_roots: roots,
             home,
+            data_dir: self.data_dir.as_deref().map(real_path),
+            network: self.config.network,
             hard_protected: hard,
             credential,
             sensitive,
@@ -285,6 +353,8 @@ pub struct SandboxPolicy {
     /// Configured writable roots (workspace first); only in effect in workspace-write mode.
     writable_roots: Vec<PathBuf>,
     home: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+    network: NetworkAccess,
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
@@ -295,11 +365,7 @@ impl SandboxPolicy {
     /// `mode` over `workspace` (the first writable root) with `$HOME`, no data dir and the
     /// default tiers. Use [`SandboxPolicy::builder`] to pass HOME, the data dir and a config.
     pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
-        let mut b = Self::builder(mode, workspace);
-        if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-            b = b.home(h);
-        }
-        b.build()
+        Self::builder(mode, workspace).build()
     }
 
     /// Workspace-write over `workspace`.
@@ -307,12 +373,13 @@ impl SandboxPolicy {
         Self::new(SandboxMode::WorkspaceWrite, workspace)
     }
 
-    /// A builder for `mode` over `workspace`; HOME is unset until [`PolicyBuilder::home`].
+    /// A builder for `mode` over `workspace`, with HOME from `$HOME` until
+    /// [`PolicyBuilder::home`] says otherwise.
     pub fn builder(mode: SandboxMode, workspace: impl Into<PathBuf>) -> PolicyBuilder {
         PolicyBuilder {
             mode,
             workspace: workspace.into(),
-            home: None,
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
             data_dir: None,
             config: PolicyConfig::default(),
         }
@@ -349,6 +416,32 @@ impl SandboxPolicy {
         self.home.as_deref()
     }
 
+    /// Whether bash may use the network.
+    pub fn network(&self) -> NetworkAccess {
+        self.network
+    }
+
+    /// This policy with bash's network access set (an approved per-call escalation).
+    pub fn with_network(&self, network: NetworkAccess) -> Self {
+        SandboxPolicy { network, ..self.clone() }
+    }
+
+    /// toolhost's data dir (real path), if this policy protects one.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
+    }
+
+    /// Whether `path` is one of the data dir's [`DATA_DIR_PRIVATE`] entries (or below one):
+    /// neither readable nor writable by any tool or bash, whatever a grant says.
+    pub fn is_private_data(&self, path: &Path) -> bool {
+        self.data_dir.as_ref().is_some_and(|d| {
+            path.strip_prefix(d)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .is_some_and(|first| DATA_DIR_PRIVATE.iter().any(|e| first.as_os_str() == *e))
+        })
+    }
+
     /// The grants this policy carries.
     pub fn grants(&self) -> &[Grant] {
         &self.grants
@@ -364,7 +457,7 @@ impl SandboxPolicy {
         }
         let in_root = self.mode_roots().iter().any(|r| path.starts_with(r));
         let under_home = self.home.as_ref().is_some_and(|h| path.starts_with(h));
-        if (in_root || under_home) && self.is_sensitive_name(path) {
+        if (in_root || under_home) && self.is_sensitive_name(path) || self.is_home_sensitive(path) {
             return Tier::Sensitive;
         }
         if in_root {
@@ -380,6 +473,12 @@ impl SandboxPolicy {
         let tier = self.tier(path);
         match access {
             Access::Read => {
+                if self.is_private_data(path) {
+                    return Err(Denial {
+                        message: messages::private_data(path),
+                        sandbox_denied: false,
+                    });
+                }
                 if tier == Tier::Credential && !self.granted(path, Access::Read) {
                     return Err(Denial {
                         message: messages::credential(path),
@@ -389,7 +488,7 @@ impl SandboxPolicy {
                 Ok(())
             }
             Access::Write => match tier {
-                Tier::DataDir | Tier::GitHooks | Tier::HardProtected => Err(Denial {
+                Tier::DataDir | Tier::GitMetadata | Tier::HardProtected => Err(Denial {
                     message: messages::hard_protected(path, tier),
                     sandbox_denied: false,
                 }),
@@ -428,38 +527,6 @@ impl SandboxPolicy {
         roots
     }
 
-    /// Existing paths inside writable roots that must stay read-only for the OS sandbox:
-    /// hard-protected paths and sensitive files not covered by a write grant.
-    pub fn read_only_carveouts(&self) -> Vec<PathBuf> {
-        let roots = self.writable_roots();
-        let mut out: Vec<PathBuf> = Vec::new();
-        let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
-        for (p, _) in &self.hard_protected {
-            if p.exists() && inside(p) {
-                out.push(p.clone());
-            }
-        }
-        for r in &roots {
-            let hooks = r.join(".git/hooks");
-            if hooks.exists() {
-                out.push(hooks);
-            }
-        }
-        for r in &roots {
-            let mut budget = CARVEOUT_SCAN_ENTRIES;
-            self.scan_sensitive(r, 0, &mut budget, &mut out);
-        }
-        if let Some(h) = &self.home
-            && roots.iter().any(|r| h.starts_with(r))
-        {
-            let mut budget = CARVEOUT_SCAN_ENTRIES;
-            self.scan_sensitive(h, 0, &mut budget, &mut out);
-        }
-        out.retain(|p| !self.granted(p, Access::Write) || self.hard_tier(p).is_some());
-        dedup(&mut out);
-        out
-    }
-
     /// Existing credential locations the OS sandbox must hide (not covered by a grant).
     pub fn unreadable_paths(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
@@ -468,6 +535,9 @@ impl SandboxPolicy {
             .filter(|p| p.symlink_metadata().is_ok() && !self.granted(p, Access::Read))
             .cloned()
             .collect();
+        if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
+            out.extend(entries.flatten().map(|e| e.path()).filter(|p| is_ssh_host_key(p)));
+        }
         dedup(&mut out);
         out
     }
@@ -478,7 +548,7 @@ impl SandboxPolicy {
     }
 
     /// Every hard-protected location: configured entries and each writable root's
-    /// `.git/hooks` (existing or not).
+    /// `.git/hooks` (existing or not; git metadata elsewhere is matched by name).
     pub fn hard_protected_paths(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self.hard_protected.iter().map(|(p, _)| p.clone()).collect();
         out.extend(self.writable_roots().iter().map(|r| r.join(".git/hooks")));
@@ -506,21 +576,36 @@ impl SandboxPolicy {
         {
             return Some(*t);
         }
-        // Hooks run as code outside the sandbox: every `.git/hooks` is protected, in any
-        // repository (nested ones too) and in every mode, whatever a grant says.
-        let mut parts = path.components().map(|c| c.as_os_str());
-        let mut previous_was_git = false;
-        for part in parts.by_ref() {
-            if previous_was_git && part == "hooks" {
-                return Some(Tier::GitHooks);
-            }
-            previous_was_git = part == ".git";
+        // Git metadata runs code outside the sandbox at the user's next git command: it is
+        // protected in any repository (nested ones too) and in every mode, whatever a grant says.
+        if crate::git::is_git_metadata(path) {
+            return Some(Tier::GitMetadata);
         }
         None
     }
 
     fn is_credential(&self, path: &Path) -> bool {
-        self.credential.iter().any(|c| path.starts_with(c)) || is_process_environment(path)
+        self.credential.iter().any(|c| path.starts_with(c))
+            || is_process_environment(path)
+            || is_ssh_host_key(path)
+    }
+
+    /// Whether `path` is under one of HOME's [`HOME_SENSITIVE_ENTRIES`].
+    fn is_home_sensitive(&self, path: &Path) -> bool {
+        self.home.as_ref().is_some_and(|h| {
+            path.strip_prefix(h).is_ok_and(|rest| HOME_SENSITIVE_ENTRIES.iter().any(|e| rest.starts_with(e)))
+        })
+    }
+
+    /// Whether bash may not create `path` without a grant: a sensitive name, a HOME entry of
+    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata. Used by [`crate::scan`].
+    pub fn is_protected_name(&self, path: &Path) -> bool {
+        self.is_sensitive_name(path) || self.is_home_sensitive(path) || crate::git::is_git_metadata(path)
+    }
+
+    /// Whether a write grant of this policy covers `path`.
+    pub fn write_granted(&self, path: &Path) -> bool {
+        self.grants.iter().any(|g| g.access == Access::Write && g.covers(path))
     }
 
     fn is_sensitive_name(&self, path: &Path) -> bool {
@@ -540,44 +625,11 @@ impl SandboxPolicy {
             .iter()
             .any(|g| (g.access == access || g.access == Access::Write) && g.covers(path))
     }
+}
 
-    fn scan_sensitive(&self, dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            if *budget == 0 {
-                return;
-            }
-            *budget -= 1;
-            let path = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if self.is_sensitive_name(&path) && !ft.is_symlink() {
-                out.push(path.clone());
-            }
-            if ft.is_dir() && depth + 1 < CARVEOUT_SCAN_DEPTH {
-                let name = e.file_name();
-                if name == ".git" {
-                    // Only `.git/config` matters inside; it is matched as a name above when
-                    // scanning `.git` itself, so look one level in without recursing further.
-                    let cfg = path.join("config");
-                    if cfg.is_file() && self.is_sensitive_name(&cfg) {
-                        out.push(cfg);
-                    }
-                    // Nested repositories' hooks are hard-protected like the root's.
-                    let hooks = path.join("hooks");
-                    if hooks.is_dir() {
-                        out.push(hooks);
-                    }
-                    continue;
-                }
-                if CARVEOUT_SCAN_SKIP.iter().any(|s| name == *s) {
-                    continue;
-                }
-                self.scan_sensitive(&path, depth + 1, budget, out);
-            }
-        }
-    }
+/// `/etc/ssh/*_key`: the SSH host private keys.
+pub fn is_ssh_host_key(path: &Path) -> bool {
+    path.parent() == Some(Path::new("/etc/ssh")) && path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("_key"))
 }
 
 fn name_matches(pattern: &str, name: &std::ffi::OsStr) -> bool {
@@ -662,11 +714,19 @@ pub mod messages {
             Tier::DataDir => {
                 "is inside toolhost's data directory (spill files, component cache, session store)"
             }
-            Tier::GitHooks => "is a git hooks directory (hooks run as code outside the sandbox)",
+            Tier::GitMetadata => "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox)",
             _ => "is protected by toolhost",
         };
         format!(
             "{} {what}: it can be read but never written, not even with sandboxPermissions. Do not retry this write; change something else or ask the user.",
+            path.display()
+        )
+    }
+
+    /// One of the data dir's private entries: neither readable nor writable.
+    pub fn private_data(path: &Path) -> String {
+        format!(
+            "{} is toolhost's own store, policy or cache: no tool may read or write it, not even with sandboxPermissions. Do not retry; the spill files under the data dir's spill/ are readable.",
             path.display()
         )
     }
@@ -829,7 +889,7 @@ mod tests {
                 scope: Scope::Subtree,
             }]);
             for p in [ws.join(".git/hooks/pre-commit"), ws.join("vendor/lib/.git/hooks/post-merge")] {
-                assert_eq!(granted.tier(&p), Tier::GitHooks, "{}", p.display());
+                assert_eq!(granted.tier(&p), Tier::GitMetadata, "{}", p.display());
                 let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
                 assert!(!denial.sandbox_denied, "hard-protected: no escalation hint");
             }
@@ -882,7 +942,7 @@ mod tests {
         ("ws/.git/HEAD", true, true, false),
         ("ws/.git/objects/ab", true, true, false),
         ("ws/.git/hooks/pre-commit", true, false, false),
-        ("ws/.git/config", true, false, true),
+        ("ws/.git/config", true, false, false),
         ("ws/.gitmodules", true, false, true),
         ("ws/.env", true, false, true),
         ("ws/sub/.env.local", true, false, true),
@@ -891,7 +951,7 @@ mod tests {
         ("extra/x", true, true, false),
         ("tmp/x", true, true, false),
         ("data/spill/s1/c1.txt", true, false, false),
-        ("data/cache", true, false, false),
+        ("data/cache", false, false, false),
         ("home/.ssh/id_ed25519", false, false, true),
         ("home/.netrc", false, false, true),
         ("home/.config/gh/hosts.yml", false, false, true),
@@ -1002,10 +1062,11 @@ mod tests {
             roots,
             vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]
         );
-        let mut carve = f.policy.read_only_carveouts();
+        let mut carve = crate::scan::scan(&f.policy).unwrap().entries;
         carve.sort();
         let mut want: Vec<PathBuf> = [
             "ws/.env",
+            "ws/.git",
             "ws/.git/config",
             "ws/.git/hooks",
             "ws/sub/.env.local",
@@ -1016,6 +1077,7 @@ mod tests {
         want.sort();
         assert_eq!(carve, want);
         let mut unreadable = f.policy.unreadable_paths();
+        unreadable.retain(|p| p.starts_with(&f.base));
         unreadable.sort();
         assert_eq!(
             unreadable,
@@ -1036,7 +1098,7 @@ mod tests {
         assert!(w("out/x").contains("justification"));
         assert!(w("ws/.env").contains("retry with sandboxPermissions"));
         assert!(w("data/spill/x").contains("never written, not even with sandboxPermissions"));
-        assert!(w("ws/.git/hooks/x").contains("git hooks"));
+        assert!(w("ws/.git/hooks/x").contains("git metadata"));
         let r = f
             .policy
             .check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)

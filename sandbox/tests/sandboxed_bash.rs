@@ -198,7 +198,7 @@ async fn acc_10e_writing_git_hooks_is_denied_and_marked() {
     assert!(o.sandbox_denied);
     let marker = o.text.lines().last().unwrap();
     assert!(
-        marker.starts_with("[sandbox denied: ") && marker.contains("git hooks"),
+        marker.starts_with("[sandbox denied: ") && marker.contains("git metadata"),
         "{}",
         o.text
     );
@@ -504,6 +504,7 @@ impl SandboxBackend for BrokenRunner {
         _p: &SandboxPolicy,
         argv: Vec<OsString>,
         _cwd: &Path,
+        _protected: &toolhost_sandbox::scan::Protected,
     ) -> Result<Vec<OsString>, SandboxError> {
         let mut a: Vec<OsString> = [
             "bwrap",

@@ -1,0 +1,69 @@
+//! Running as root: the file tools read and write only what bash could.
+//!
+//! bash runs with every capability dropped, so as root it is refused other users' `0600`
+//! files. The host process itself has `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH`, with
+//! which the file tools would read them anyway. [`drop_file_access_overrides`] removes both
+//! from this process (effective, permitted and inheritable sets) at start, before any thread
+//! exists, so every later open is judged by the file's mode bits as bash's would be. The
+//! system credential files root owns itself (`/etc/shadow`, …) are the policy's credential
+//! tier instead (`toolhost_sandbox::policy::SYSTEM_CREDENTIAL_PATHS`).
+
+/// `CAP_DAC_OVERRIDE`: bypass file read, write and execute permission checks.
+const CAP_DAC_OVERRIDE: u32 = 1;
+/// `CAP_DAC_READ_SEARCH`: bypass file read and directory search permission checks.
+const CAP_DAC_READ_SEARCH: u32 = 2;
+
+/// What [`drop_file_access_overrides`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dropped {
+    /// The process had neither capability (not root, or already without them).
+    NotHeld,
+    /// Both were removed.
+    Removed,
+    /// The kernel refused; the reason.
+    Failed(String),
+}
+
+/// Removes `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH` from the calling thread, which must be
+/// the only thread (call it first in `main`; threads started later inherit the sets).
+#[cfg(target_os = "linux")]
+pub fn drop_file_access_overrides() -> Dropped {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let mut header = Header { version: VERSION_3, pid: 0 };
+    let mut data = [Data::default(); 2];
+    // SAFETY: capget with a v3 header and room for two data structs, as the ABI requires.
+    if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
+        return Dropped::Failed(std::io::Error::last_os_error().to_string());
+    }
+    let mask = (1u32 << CAP_DAC_OVERRIDE) | (1u32 << CAP_DAC_READ_SEARCH);
+    if (data[0].effective | data[0].permitted) & mask == 0 {
+        return Dropped::NotHeld;
+    }
+    for set in [&mut data[0].effective, &mut data[0].permitted, &mut data[0].inheritable] {
+        *set &= !mask;
+    }
+    let mut header = Header { version: VERSION_3, pid: 0 };
+    // SAFETY: capset with the sets just read, minus two bits; only ever lowers privileges.
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+        return Dropped::Failed(std::io::Error::last_os_error().to_string());
+    }
+    Dropped::Removed
+}
+
+/// Not Linux: nothing to drop here (macOS has no such capabilities; root stays root).
+#[cfg(not(target_os = "linux"))]
+pub fn drop_file_access_overrides() -> Dropped {
+    Dropped::NotHeld
+}

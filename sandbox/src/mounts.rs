@@ -1,0 +1,157 @@
+//! The mount plan of bash's bubblewrap sandbox for one call: what is writable, what is pinned
+//! in place, what is read-only inside the writable roots, and what is hidden.
+//!
+//! In order (bubblewrap applies mounts in argv order, a later one over an earlier one):
+//!
+//! 1. the whole file system read-only, a fresh `/dev` and `/proc`;
+//! 2. the writable roots, bound writable;
+//! 3. **pins**: every git dir inside a writable root, and every directory between a writable
+//!    root and the data dir, bound over itself. A mount point cannot be renamed, replaced or
+//!    removed (`EBUSY`), so bash cannot `mv .git .git-old` and rebuild it, nor swap the data
+//!    dir by renaming its parent;
+//! 4. **carve-outs**: every existing protected entry of the scan ([`crate::scan`]: sensitive
+//!    files, git metadata) and configured hard-protected path, bound read-only over itself;
+//! 5. **hidden**: the data dir (an empty tmpfs, with its `spill/` bound back read-only),
+//!    credential locations (`--perms 0000 --tmpfs` for directories, `/dev/null` for files),
+//!    and the sockets of the user's session ([`session_sockets`]).
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use crate::policy::SandboxPolicy;
+use crate::scan::Protected;
+
+/// Directories that hold the sockets of the user's session (agents, buses, terminal
+/// multiplexers, container engines): hidden from bash whole.
+pub const SOCKET_DIRS: &[&str] = &[
+    "/run/user",
+    "/var/run/user",
+    "/run/dbus",
+    "/var/run/dbus",
+    "/run/docker",
+    "/run/containerd",
+    "/run/podman",
+    "/run/screen",
+    "/var/run/screen",
+    "/tmp/.X11-unix",
+    "/tmp/.ICE-unix",
+];
+
+/// Directories whose sockets (and those of their subdirectories, e.g. `/tmp/tmux-0/default`,
+/// `/tmp/ssh-XXXX/agent.1`) are each hidden behind `/dev/null`.
+pub const SOCKET_SCAN_DIRS: &[&str] = &["/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm"];
+
+/// The mount options for `policy` (after `bwrap`, before `--unshare-*`).
+pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
+    push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    push(&["--dev".as_ref(), "/dev".as_ref()]);
+    push(&["--proc".as_ref(), "/proc".as_ref()]);
+    let mut roots = policy.writable_roots();
+    roots.retain(|r| r.exists());
+    roots.sort_by_key(|r| r.components().count());
+    for r in &roots {
+        push(&["--bind".as_ref(), r.as_os_str(), r.as_os_str()]);
+    }
+    let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r) && p != r);
+
+    let mut pins: Vec<PathBuf> = protected.git_dirs.iter().filter(|g| inside(g)).cloned().collect();
+    let data = policy.data_dir().filter(|d| d.is_dir());
+    if let Some(d) = data {
+        pins.extend(d.ancestors().skip(1).filter(|a| inside(a)).map(Path::to_path_buf));
+    }
+    sort_dedup(&mut pins);
+    for p in &pins {
+        push(&["--bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+    }
+
+    // A git dir itself is pinned, not made read-only: git in bash still commits.
+    let mut carve: Vec<PathBuf> = protected
+        .entries
+        .iter()
+        .filter(|e| inside(e) && !(e.file_name() == Some(OsStr::new(".git")) && e.is_dir()))
+        .filter(|e| !policy.write_granted(e) || crate::git::is_git_metadata(e))
+        .cloned()
+        .collect();
+    carve.extend(policy.hard_protected_paths().into_iter().filter(|p| p.exists() && inside(p)));
+    if let Some(d) = data {
+        carve.retain(|c| !c.starts_with(d));
+    }
+    sort_dedup(&mut carve);
+    // `-try`: an entry that vanishes before bwrap mounts it has nothing left to protect.
+    for c in &carve {
+        push(&["--ro-bind-try".as_ref(), c.as_os_str(), c.as_os_str()]);
+    }
+
+    if let Some(d) = data {
+        push(&["--tmpfs".as_ref(), d.as_os_str()]);
+        let spill = d.join("spill");
+        push(&["--ro-bind-try".as_ref(), spill.as_os_str(), spill.as_os_str()]);
+    }
+    for u in policy.unreadable_paths() {
+        let Ok(meta) = u.symlink_metadata() else { continue };
+        // A symlinked credential entry: mask what it points to if that exists.
+        let target = if meta.file_type().is_symlink() { std::fs::canonicalize(&u).ok() } else { Some(u.clone()) };
+        match target {
+            Some(t) if t.is_dir() => push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), t.as_os_str()]),
+            Some(t) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), t.as_os_str()]),
+            None => {}
+        }
+    }
+    for (path, is_dir) in session_sockets() {
+        if is_dir {
+            push(&["--tmpfs".as_ref(), path.as_os_str()]);
+        } else {
+            push(&["--ro-bind-try".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
+        }
+    }
+    a
+}
+
+/// The sockets of the user's session to hide: existing [`SOCKET_DIRS`] and
+/// `$XDG_RUNTIME_DIR` (`true`: a directory), and every socket in [`SOCKET_SCAN_DIRS`] and
+/// their direct subdirectories (`false`). The abstract socket namespace is left behind with
+/// the network namespace (and scoped by Landlock where the kernel has it).
+pub fn session_sockets() -> Vec<(PathBuf, bool)> {
+    use std::os::unix::fs::FileTypeExt;
+    let mut out: Vec<(PathBuf, bool)> = Vec::new();
+    let mut dirs: Vec<PathBuf> = SOCKET_DIRS.iter().map(PathBuf::from).collect();
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").filter(|x| !x.is_empty()) {
+        dirs.push(PathBuf::from(x));
+    }
+    for d in dirs {
+        // Real paths: bubblewrap cannot mount through a symlink (`/var/run` is one to `/run`).
+        let Ok(d) = std::fs::canonicalize(&d) else { continue };
+        if d.is_dir() && !out.iter().any(|(o, _)| d.starts_with(o)) {
+            out.push((d, true));
+        }
+    }
+    let mut sockets = Vec::new();
+    let mut bases: Vec<PathBuf> = SOCKET_SCAN_DIRS.iter().filter_map(|b| std::fs::canonicalize(b).ok()).collect();
+    bases.sort();
+    bases.dedup();
+    for base in bases {
+        let Ok(entries) = std::fs::read_dir(&base) else { continue };
+        for e in entries.flatten().take(10_000) {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_socket() {
+                sockets.push(e.path());
+            } else if ft.is_dir() {
+                let Ok(inner) = std::fs::read_dir(e.path()) else { continue };
+                sockets.extend(inner.flatten().take(1_000).filter(|i| i.file_type().is_ok_and(|t| t.is_socket())).map(|i| i.path()));
+            }
+        }
+    }
+    for s in sockets {
+        if !out.iter().any(|(o, _)| s.starts_with(o)) {
+            out.push((s, false));
+        }
+    }
+    out
+}
+
+fn sort_dedup(v: &mut Vec<PathBuf>) {
+    v.sort_by(|a, b| a.components().count().cmp(&b.components().count()).then(a.cmp(b)));
+    v.dedup();
+}

@@ -1,0 +1,233 @@
+//! The protected-entry scan of bash's writable roots (seed 000 §7.9, issue: git metadata and
+//! sensitive files for bash as for the file tools).
+//!
+//! Before a bash call, [`scan`] walks every writable root (and HOME when a root holds it) and
+//! returns what the OS sandbox must pin: every existing sensitive file and git metadata entry
+//! (bound read-only over itself) and every git dir (bound over itself, so it cannot be
+//! renamed, replaced or removed). After the call, [`sweep`] scans again and removes every
+//! protected entry that did not exist before and no write grant covers: bash cannot create
+//! a `.env`, `.gitmodules`, `.git/config` or `.git/hooks/x` that the write tool could not.
+//!
+//! The scan has a budget ([`PROTECTED_SCAN_ENTRIES`] entries, [`PROTECTED_SCAN_DEPTH`] levels)
+//! and fails closed: a tree past it is a [`ScanError`], and bash does not run.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use toolhost_limits::{PROTECTED_SCAN_DEPTH, PROTECTED_SCAN_ENTRIES};
+
+use crate::git;
+use crate::policy::SandboxPolicy;
+
+/// What the OS sandbox must pin in the writable roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Protected {
+    /// Existing sensitive files and git metadata entries: read-only for bash.
+    pub entries: Vec<PathBuf>,
+    /// Git dirs (directories named `.git`, and those `.git` files and `commondir`s name):
+    /// pinned in place.
+    pub git_dirs: Vec<PathBuf>,
+}
+
+/// Why the scan could not cover the writable roots; bash does not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScanError {
+    #[error(
+        "bash did not run: {root} holds more than {PROTECTED_SCAN_ENTRIES} files and directories, more than toolhost scans for git metadata and sensitive files before each bash call, and an unscanned part could hold a writable .git/config; use the file tools (read, grep, glob, list, edit) here, or ask the user to run bash in a smaller workspace"
+    )]
+    TooManyEntries { root: String },
+    #[error(
+        "bash did not run: {path} is more than {PROTECTED_SCAN_DEPTH} directories deep, deeper than toolhost scans for git metadata and sensitive files before each bash call; ask the user to remove or flatten it"
+    )]
+    TooDeep { path: String },
+}
+
+/// Scan the writable roots of `policy` (and HOME when a writable root holds it).
+pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
+    let mut roots: Vec<PathBuf> = policy.writable_roots().into_iter().filter(|r| r.is_dir()).collect();
+    if let Some(h) = policy.home()
+        && roots.iter().any(|r| h.starts_with(r))
+        && !roots.iter().any(|r| r == h)
+    {
+        roots.push(h.to_path_buf());
+    }
+    // A root inside another is scanned as part of it.
+    let all = roots.clone();
+    roots.retain(|r| !all.iter().any(|o| o != r && r.starts_with(o)));
+    let mut walk = Walk { policy, budget: PROTECTED_SCAN_ENTRIES, out: Protected::default(), seen_git: HashSet::new() };
+    for root in &roots {
+        walk.dir(root, root, 0)?;
+    }
+    dedup(&mut walk.out.entries);
+    dedup(&mut walk.out.git_dirs);
+    Ok(walk.out)
+}
+
+/// After a bash call: remove every protected entry that `before` did not have and no write
+/// grant of `policy` covers. Returns the entries removed (empty when bash created none).
+pub fn sweep(policy: &SandboxPolicy, before: &Protected) -> Result<Vec<PathBuf>, ScanError> {
+    let after = scan(policy)?;
+    let known: HashSet<&PathBuf> = before.entries.iter().collect();
+    let mut removed = Vec::new();
+    for p in after.entries.iter().filter(|p| !known.contains(p)) {
+        let Ok(meta) = p.symlink_metadata() else { continue };
+        // A new git dir is not removed, only what in it could run code (`git init` works).
+        let new_git_dir = meta.is_dir() && p.file_name().is_some_and(|n| n == ".git");
+        if new_git_dir || (policy.write_granted(p) && !git::is_git_metadata(p)) || git::is_inert_new_entry(p) {
+            continue;
+        }
+        let gone = if meta.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+        if gone.is_ok() {
+            removed.push(p.clone());
+        }
+    }
+    Ok(removed)
+}
+
+struct Walk<'a> {
+    policy: &'a SandboxPolicy,
+    budget: usize,
+    out: Protected,
+    seen_git: HashSet<PathBuf>,
+}
+
+impl Walk<'_> {
+    fn dir(&mut self, root: &Path, dir: &Path, depth: usize) -> Result<(), ScanError> {
+        if depth > PROTECTED_SCAN_DEPTH {
+            return Err(ScanError::TooDeep { path: dir.display().to_string() });
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+        for e in entries.flatten() {
+            self.spend(root)?;
+            let path = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            if e.file_name() == ".git" {
+                self.out.entries.push(path.clone());
+                if ft.is_dir() {
+                    self.git_dir(root, &path)?;
+                } else if ft.is_file()
+                    && let Some(target) = git::gitdir_of_file(&path)
+                {
+                    self.git_dir(root, &target)?;
+                }
+                continue;
+            }
+            if self.policy.is_protected_name(&path) {
+                self.out.entries.push(path.clone());
+                continue;
+            }
+            if ft.is_dir() {
+                self.dir(root, &path, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn git_dir(&mut self, root: &Path, dir: &Path) -> Result<(), ScanError> {
+        let Ok(real) = std::fs::canonicalize(dir) else { return Ok(()) };
+        if !real.is_dir() || !self.seen_git.insert(real.clone()) {
+            return Ok(());
+        }
+        self.out.git_dirs.push(real.clone());
+        for name in git::PROTECTED_GIT_ENTRIES {
+            let p = real.join(name);
+            if p.symlink_metadata().is_ok() {
+                self.out.entries.push(p);
+            }
+        }
+        if let Some(common) = git::commondir_of(&real) {
+            self.git_dir(root, &common)?;
+        }
+        let mut budget = self.budget;
+        let nested = git::nested_git_dirs(&real, &mut budget);
+        self.budget = budget;
+        if self.budget == 0 {
+            return Err(ScanError::TooManyEntries { root: root.display().to_string() });
+        }
+        for n in nested {
+            self.git_dir(root, &n)?;
+        }
+        Ok(())
+    }
+
+    fn spend(&mut self, root: &Path) -> Result<(), ScanError> {
+        if self.budget == 0 {
+            return Err(ScanError::TooManyEntries { root: root.display().to_string() });
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+}
+
+fn dedup(v: &mut Vec<PathBuf>) {
+    let mut seen = HashSet::new();
+    v.retain(|p| seen.insert(p.clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::SandboxMode;
+
+    fn policy(ws: &Path, home: &Path) -> SandboxPolicy {
+        SandboxPolicy::builder(SandboxMode::WorkspaceWrite, ws)
+            .home(home)
+            .config(crate::policy::PolicyConfig { temp_dir: Some(ws.to_path_buf()), ..Default::default() })
+            .build()
+    }
+
+    #[test]
+    fn finds_git_dirs_at_any_depth_and_what_their_pointers_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let ws = base.join("ws");
+        for d in [".git/hooks", "node_modules/p/.git/hooks", "a/b/c/d/e/f/.git/info", "evil", "wt"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        std::fs::write(ws.join(".git/config"), "").unwrap();
+        std::fs::write(ws.join(".git/commondir"), "../evil\n").unwrap();
+        std::fs::write(ws.join("evil/config"), "").unwrap();
+        std::fs::write(ws.join("wt/.git"), "gitdir: ../evil\n").unwrap();
+        std::fs::write(ws.join("a/.env"), "").unwrap();
+        let p = scan(&policy(&ws, &base.join("home"))).unwrap();
+        for g in [".git", "node_modules/p/.git", "a/b/c/d/e/f/.git", "evil"] {
+            assert!(p.git_dirs.contains(&ws.join(g)), "{g}: {:?}", p.git_dirs);
+        }
+        for e in [".git", ".git/config", ".git/hooks", ".git/commondir", "evil/config", "wt/.git", "a/.env", "node_modules/p/.git/hooks", "a/b/c/d/e/f/.git/info"] {
+            assert!(p.entries.contains(&ws.join(e)), "{e}: {:?}", p.entries);
+        }
+    }
+
+    #[test]
+    fn a_tree_past_the_budget_fails_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let mut deep = ws.clone();
+        for _ in 0..=PROTECTED_SCAN_DEPTH + 1 {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        assert!(matches!(scan(&policy(&ws, &ws.join("nohome"))), Err(ScanError::TooDeep { .. })));
+    }
+
+    #[test]
+    fn the_sweep_removes_only_new_protected_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::write(ws.join(".env"), "old").unwrap();
+        let pol = policy(&ws, &ws.join("nohome"));
+        let before = scan(&pol).unwrap();
+        std::fs::write(ws.join("sub.env"), "fine").unwrap();
+        std::fs::create_dir_all(ws.join("x")).unwrap();
+        std::fs::write(ws.join("x/.env"), "new").unwrap();
+        std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+        std::fs::write(ws.join(".git/hooks/pre-commit"), "new").unwrap();
+        std::fs::write(ws.join(".gitmodules"), "new").unwrap();
+        let mut removed = sweep(&pol, &before).unwrap();
+        removed.sort();
+        assert_eq!(removed, vec![ws.join(".git/hooks"), ws.join(".gitmodules"), ws.join("x/.env")]);
+        assert_eq!(std::fs::read_to_string(ws.join(".env")).unwrap(), "old");
+        assert!(ws.join("sub.env").exists());
+    }
+}
