@@ -49,15 +49,18 @@ pub struct TerminalApprover;
 #[async_trait]
 impl Approver for TerminalApprover {
     async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
+        use crate::display::terminal_line;
+        // Every field the model wrote is one escaped line: it cannot redraw the prompt.
         let grants: Vec<String> = escalation
             .grants
             .iter()
-            .map(|g| format!("  {:?} {:?} {}", g.access, g.scope, g.path.display()))
+            .map(|g| format!("  {:?} {:?} {}", g.access, g.scope, terminal_line(&g.path.to_string_lossy())))
             .collect();
         let prompt = format!(
-            "toolhost: the {tool} call asks for extra access:\n{}\n  reason: {}\nAllow this one call? [y/N] ",
+            "toolhost: the {} call asks for extra access:\n{}\n  reason: {}\nAllow this one call? [y/N] ",
+            terminal_line(tool),
             grants.join("\n"),
-            escalation.justification
+            terminal_line(&escalation.justification)
         );
         tokio::task::spawn_blocking(move || {
             use std::io::{BufRead, Write};

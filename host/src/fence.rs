@@ -41,13 +41,15 @@ impl CheckedPath {
 }
 
 /// How `path` is shown to the model: relative to `workspace` when inside it ("." for the
-/// root itself), absolute otherwise.
+/// root itself), absolute otherwise; a path with a control character as a JSON string
+/// literal ([`crate::display::quote_path`]), which [`normalize`] accepts back.
 pub fn display_path(workspace: &Path, path: &Path) -> String {
-    match path.strip_prefix(workspace) {
+    let text = match path.strip_prefix(workspace) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.to_string_lossy().into_owned(),
         Err(_) => path.to_string_lossy().into_owned(),
-    }
+    };
+    crate::display::quote_path(&text).into_owned()
 }
 
 /// Longest accepted path, in bytes (seed 003: hard limits before any I/O).
@@ -87,15 +89,25 @@ pub enum PathError {
 
 /// Normalise `input` against `base` without touching the filesystem (seed 003): `/` and `\`
 /// both separate, `.` and `..` are removed lexically (never above `/`), and the result is
-/// absolute and printed with `/`.
+/// absolute and printed with `/`. A JSON string literal (`"a\nb"`, the form results show a
+/// path with a control character in) is decoded first; only there may such characters appear.
 pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
+    let decoded: String;
+    let quoted = input.len() >= 2 && input.starts_with('"') && input.ends_with('"');
+    let input = match quoted.then(|| serde_json::from_str::<String>(input)) {
+        Some(Ok(text)) => {
+            decoded = text;
+            decoded.as_str()
+        }
+        _ => input,
+    };
     if input.is_empty() {
         return Err(PathError::Empty);
     }
     if input.len() > MAX_PATH_BYTES {
         return Err(PathError::TooLong(input.len()));
     }
-    if input.chars().any(|c| c.is_control()) {
+    if input.contains('\0') || (!quoted && input.chars().any(|c| c.is_control())) {
         return Err(PathError::ControlCharacter);
     }
     if input.starts_with('~') {

@@ -135,7 +135,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("toolhost: {e:#}");
+            eprintln!("toolhost: {}", toolhost::display::terminal_text(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -183,7 +183,7 @@ fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap) -> ExitCode {
             ExitCode::SUCCESS
         }
         Availability::Unavailable { reason } => {
-            println!("sandbox: UNAVAILABLE — {reason}.");
+            println!("sandbox: UNAVAILABLE — {}.", toolhost::display::terminal_text(&reason));
             println!("Until this is fixed, bash returns sandbox_unavailable and never runs; the file tools still work.");
             ExitCode::FAILURE
         }
@@ -324,6 +324,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let result = session.call(&session.next_call_id(), &tool, input, cancel, None).await;
             if json {
                 println!("{}", serde_json::to_string(&result)?);
+            } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                // What a file or a command printed is shown, not run, on a terminal.
+                println!("{}", toolhost::display::terminal_text(&result.text()));
             } else {
                 println!("{}", result.text());
             }
@@ -426,7 +429,7 @@ async fn store_command(
             Ok(Some(ExitCode::SUCCESS))
         }
         Err(e) => {
-            eprintln!("toolhost: {e}");
+            eprintln!("toolhost: {}", toolhost::display::terminal_text(&e.to_string()));
             Ok(Some(ExitCode::FAILURE))
         }
     }

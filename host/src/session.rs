@@ -253,9 +253,14 @@ pub fn render_changes(changes: &[RecordedChange], color: bool) -> String {
             FileChangeKind::Modified => "modified",
         };
         let undone = if c.undone { " [undone]" } else { "" };
+        use crate::display::terminal_line;
         out.push_str(&format!(
             "{bold}{} {} ({kind}, +{} -{}){undone}{reset}  session {}\n",
-            c.change_id, c.path, c.additions, c.deletions, r.session_id
+            terminal_line(&c.change_id),
+            crate::display::quote_path(&c.path),
+            c.additions,
+            c.deletions,
+            terminal_line(&r.session_id)
         ));
         for h in &c.hunks {
             out.push_str(&format!(
@@ -268,7 +273,8 @@ pub fn render_changes(changes: &[RecordedChange], color: bool) -> String {
                     Some(b'-') => (red, reset),
                     _ => ("", ""),
                 };
-                out.push_str(&format!("{pre}{line}{post}\n"));
+                // A diff line is one line of a file: every control character in it escaped.
+                out.push_str(&format!("{pre}{}{post}\n", terminal_line(line)));
             }
         }
         out.push('\n');

@@ -93,3 +93,17 @@ pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
 /// like [`PROTECTED_SCAN_ENTRIES`]. No real source tree is this deep; a tree this deep is made
 /// to hide from the scan.
 pub const PROTECTED_SCAN_DEPTH: usize = 64;
+
+/// Longest the bubblewrap self-check may take, in milliseconds (§7.9): it launches `true` in
+/// a sandbox (~6 ms); a `bwrap` that hangs would otherwise hang every command that needs it.
+pub const SANDBOX_SELF_CHECK_TIMEOUT_MS: u64 = 10_000;
+
+/// Most processes and threads one bash call may have at once (§7.9; a cgroup `pids.max`):
+/// a fork bomb ends at this many instead of exhausting the machine (root ignores
+/// `RLIMIT_NPROC`). Builds with many parallel jobs stay far below it (threads count too).
+pub const BASH_MAX_PIDS: u64 = 1024;
+
+/// Most memory one bash call may use, in MiB (§7.9; a cgroup memory limit): past it the
+/// kernel kills a process of the call, not of the host. 3 GiB holds a large compile; a 4 GiB
+/// allocation does not fit. `policy.json` may raise or lower both (`"limits"`).
+pub const BASH_MAX_MEMORY_MIB: u64 = 3 * 1024;

@@ -193,6 +193,8 @@ pub async fn run_bash(
             );
         }
     };
+    // Its own cgroup: a fork bomb or a runaway allocation ends this call, not the host.
+    let cgroup = crate::cgroup::CallCgroup::create(req.policy.limits()).ok();
     let outcome = processes
         .run(ProcessRequest {
             argv,
@@ -202,8 +204,11 @@ pub async fn run_bash(
             cancel: req.cancel.clone(),
             spill_path: req.spill_path.clone(),
             progress: req.progress.clone(),
+            cgroup_procs: cgroup.as_ref().map(|c| c.procs_files().to_vec()).unwrap_or_default(),
         })
         .await;
+    let limit_hit = cgroup.as_ref().and_then(|c| c.limit_hit());
+    drop(cgroup);
     let mut output = outcome.output;
     let duration = outcome.duration;
     // Every process of the sandbox is gone with it: remove what bash created that it may not.
@@ -263,6 +268,10 @@ pub async fn run_bash(
             with_status(output.render(), texts::outcome_unknown(&e)),
             false,
         ),
+    };
+    let text = match limit_hit {
+        Some(line) => format!("{text}\n{line}"),
+        None => text,
     };
     let (text, denied) = if swept.is_empty() {
         (text, denied)

@@ -98,6 +98,8 @@ pub mod reasons {
 pub struct Bubblewrap {
     bwrap: Option<PathBuf>,
     helper: Option<PathBuf>,
+    /// Why the named bubblewrap or helper binary is not trusted ([`crate::trust`]).
+    untrusted: Option<String>,
     availability: OnceLock<Availability>,
     check_cache: Option<PathBuf>,
 }
@@ -109,20 +111,40 @@ impl Default for Bubblewrap {
 }
 
 impl Bubblewrap {
-    /// Finds `bwrap` on PATH (or `/usr/bin/bwrap`); no Landlock helper.
+    /// The first trusted bubblewrap of [`crate::trust::BWRAP_CANDIDATES`] (PATH is never
+    /// searched: a `bwrap` planted on it would run bash unsandboxed); no Landlock helper.
     pub fn new() -> Self {
-        Bubblewrap {
-            bwrap: find_bwrap(),
-            helper: None,
-            availability: OnceLock::new(),
-            check_cache: None,
-        }
+        let (bwrap, untrusted) = match crate::trust::find_bwrap() {
+            Ok(p) => (Some(p), None),
+            Err(e) => (None, e.map(|e| e.to_string())),
+        };
+        Bubblewrap { bwrap, helper: None, untrusted, availability: OnceLock::new(), check_cache: None }
     }
 
-    /// Uses `bwrap` at this path.
+    /// Uses `bwrap` at this absolute path (`TOOLHOST_BWRAP`), if it is trusted
+    /// ([`crate::trust::check_binary`]); otherwise bash is unavailable and says why.
     pub fn with_bwrap(mut self, path: impl Into<PathBuf>) -> Self {
-        self.bwrap = Some(path.into());
+        let path = path.into();
+        match crate::trust::check_binary(&path) {
+            Ok(real) => {
+                self.bwrap = Some(real);
+                self.untrusted = None;
+            }
+            Err(crate::trust::TrustError::Missing(_)) => {
+                self.bwrap = None;
+                self.untrusted = None;
+            }
+            Err(e) => {
+                self.bwrap = None;
+                self.untrusted = Some(e.to_string());
+            }
+        }
         self
+    }
+
+    /// The bubblewrap binary in use, if one was found and trusted.
+    pub fn bwrap_path(&self) -> Option<&Path> {
+        self.bwrap.as_deref()
     }
 
     /// Remember a passed self-check in `file`, keyed by the bwrap and helper binaries (path,
@@ -166,9 +188,17 @@ impl Bubblewrap {
     }
 
     /// Runs commands through `helper __sandbox-exec --writable … -- argv` inside bwrap, which
-    /// applies Landlock before exec. `helper` is normally the host binary itself.
+    /// applies Landlock before exec. `helper` is normally the host binary itself; it must be
+    /// trusted like bubblewrap ([`crate::trust::check_binary`]), or bash is unavailable.
     pub fn with_landlock_helper(mut self, helper: impl Into<PathBuf>) -> Self {
-        self.helper = Some(helper.into());
+        let helper = helper.into();
+        match crate::trust::check_binary(&helper) {
+            Ok(real) => self.helper = Some(real),
+            Err(e) => {
+                self.helper = Some(helper);
+                self.untrusted.get_or_insert(format!("the Landlock helper {e}"));
+            }
+        }
         self
     }
 
@@ -193,6 +223,9 @@ impl Bubblewrap {
             return Availability::Unavailable {
                 reason: reasons::NOT_LINUX.into(),
             };
+        }
+        if let Some(why) = &self.untrusted {
+            return Availability::Unavailable { reason: why.clone() };
         }
         let Some(bwrap) = &self.bwrap else {
             return Availability::Unavailable {
@@ -229,7 +262,7 @@ impl Bubblewrap {
         if let Some(p) = std::env::var_os("PATH") {
             cmd.env("PATH", p);
         }
-        match cmd.output() {
+        match output_within(&mut cmd, std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS)) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Availability::Unavailable {
                 reason: reasons::BWRAP_MISSING.into(),
             },
@@ -276,6 +309,10 @@ impl SandboxBackend for Bubblewrap {
         let Some(bwrap) = &self.bwrap else {
             return Err(SandboxError::Unavailable(reasons::BWRAP_MISSING.into()));
         };
+        let roots = policy.writable_roots();
+        for binary in std::iter::once(bwrap).chain(&self.helper) {
+            crate::trust::check_outside_roots(binary, &roots).map_err(|e| SandboxError::Unavailable(e.to_string()))?;
+        }
         let mut out = vec![bwrap.clone().into_os_string()];
         out.extend(self.bwrap_args(policy, cwd, protected));
         out.push("--".into());
@@ -320,13 +357,34 @@ impl SandboxBackend for Bubblewrap {
     }
 }
 
-fn find_bwrap() -> Option<PathBuf> {
-    let from_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join("bwrap"))
-        .find(|p| p.is_file());
-    from_path.or_else(|| Some(PathBuf::from("/usr/bin/bwrap")).filter(|p| p.is_file()))
+/// Runs `cmd` to completion like [`std::process::Command::output`], but kills it once
+/// `limit` has passed (a hanging `bwrap` must not hang toolhost): a timeout is an error.
+fn output_within(cmd: &mut std::process::Command, limit: std::time::Duration) -> std::io::Result<std::process::Output> {
+    use std::io::Read;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn()?;
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let mut stdout = Vec::new();
+            let mut stderr = Vec::new();
+            if let Some(mut o) = child.stdout.take() {
+                let _ = o.read_to_end(&mut stdout);
+            }
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_end(&mut stderr);
+            }
+            return Ok(std::process::Output { status, stdout, stderr });
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("it did not finish within {} ms", limit.as_millis()),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
@@ -374,12 +432,13 @@ pub enum LandlockStatus {
 }
 
 /// Restricts the calling thread (and what it execs) with Landlock: read and execute
-/// everywhere, write only under `writable` and `/dev`; sets `no_new_privs`.
+/// everywhere, write only under `writable` and `/dev`, abstract unix sockets and signals
+/// scoped to the sandbox (ABI ≥ 6); sets `no_new_privs`.
 #[cfg(target_os = "linux")]
 pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
     use landlock::{
         ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, path_beneath_rules,
+        RulesetStatus, Scope, path_beneath_rules,
     };
     let abi = ABI::V5;
     let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
@@ -390,6 +449,10 @@ pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxErr
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
+        .map_err(|e| err(&e))?
+        // ABI 6: no abstract unix socket and no signal reaches a process outside the sandbox
+        // (best effort: older kernels leave this to the network and PID namespaces).
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
         .map_err(|e| err(&e))?
         .create()
         .map_err(|e| err(&e))?
@@ -404,6 +467,23 @@ pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxErr
         RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
         RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
     })
+}
+
+/// The Landlock ABI version the kernel offers (0: none), for `doctor`.
+#[cfg(target_os = "linux")]
+pub fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
+    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the ABI version.
+    let v = unsafe {
+        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+    };
+    v.max(0)
+}
+
+/// Landlock exists only on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn landlock_abi() -> i64 {
+    0
 }
 
 /// Landlock exists only on Linux.

@@ -13,12 +13,15 @@
 pub mod bash;
 pub mod bwrap;
 pub mod capture;
+pub mod cgroup;
 pub mod danger;
 pub mod git;
 pub mod mounts;
 pub mod policy;
+pub mod privileges;
 pub mod process;
 pub mod scan;
+pub mod trust;
 
 pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 pub use bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};

@@ -256,6 +256,8 @@ pub struct PolicyConfig {
     pub temp_dir: Option<PathBuf>,
     /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
     pub network: NetworkAccess,
+    /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
+    pub limits: crate::cgroup::CallLimits,
 }
 
 /// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
@@ -337,6 +339,7 @@ impl PolicyBuilder {
             home,
             data_dir: self.data_dir.as_deref().map(real_path),
             network: self.config.network,
+            limits: self.config.limits,
             hard_protected: hard,
             credential,
             sensitive,
@@ -355,6 +358,7 @@ pub struct SandboxPolicy {
     home: Option<PathBuf>,
     data_dir: Option<PathBuf>,
     network: NetworkAccess,
+    limits: crate::cgroup::CallLimits,
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
@@ -419,6 +423,11 @@ impl SandboxPolicy {
     /// Whether bash may use the network.
     pub fn network(&self) -> NetworkAccess {
         self.network
+    }
+
+    /// bash's per-call limits.
+    pub fn limits(&self) -> crate::cgroup::CallLimits {
+        self.limits
     }
 
     /// This policy with bash's network access set (an approved per-call escalation).

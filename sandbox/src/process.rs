@@ -47,6 +47,8 @@ pub struct ProcessRequest {
     /// Where output past 16 KiB is saved; the file is created only then.
     pub spill_path: Option<PathBuf>,
     pub progress: Option<ProgressFn>,
+    /// `cgroup.procs` files the child joins between fork and exec (its per-call cgroup).
+    pub cgroup_procs: Vec<PathBuf>,
 }
 
 /// How the process ended.
@@ -228,6 +230,32 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    if !req.cgroup_procs.is_empty() {
+        let files: Vec<std::ffi::CString> = req
+            .cgroup_procs
+            .iter()
+            .filter_map(|p| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok())
+            .collect();
+        // SAFETY: between fork and exec only open/write/close run (async-signal-safe), on
+        // strings made before the fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                for f in &files {
+                    let fd = libc::open(f.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                    let err = io::Error::last_os_error();
+                    libc::close(fd);
+                    if !ok {
+                        return Err(err);
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {

@@ -435,6 +435,7 @@ async fn unbounded_output_stays_bounded_in_memory_and_on_disk() {
             cancel: CancellationToken::new(),
             spill_path: Some(spill.clone()),
             progress: None,
+            cgroup_procs: Vec::new(),
         })
         .await;
     assert_eq!(out.end, ProcessEnd::TimedOut);

@@ -650,7 +650,8 @@ impl workspace::HostDir for CallState {
             if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
                 continue;
             }
-            out.push(workspace::DirEntry { name: entry.file_name().to_string_lossy().into_owned(), kind });
+            let name = crate::display::quote_path(&entry.file_name().to_string_lossy()).into_owned();
+            out.push(workspace::DirEntry { name, kind });
         }
         Ok(Ok(out))
     }

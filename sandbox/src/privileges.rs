@@ -3,8 +3,11 @@
 //! bash runs with every capability dropped, so as root it is refused other users' `0600`
 //! files. The host process itself has `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH`, with
 //! which the file tools would read them anyway. [`drop_file_access_overrides`] removes both
-//! from this process (effective, permitted and inheritable sets) at start, before any thread
-//! exists, so every later open is judged by the file's mode bits as bash's would be. The
+//! from the effective and inheritable sets at start, before any thread exists, so every later
+//! open is judged by the file's mode bits as bash's would be. They stay permitted for one
+//! use: [`with_file_access_overrides`] raises them on the calling thread alone (capabilities
+//! are per thread) around the host's own cgroup bookkeeping (`/sys/fs/cgroup` directories
+//! are mode 0555), and lowers them again. The
 //! system credential files root owns itself (`/etc/shadow`, …) are the policy's credential
 //! tier instead (`toolhost_sandbox::policy::SYSTEM_CREDENTIAL_PATHS`).
 
@@ -51,7 +54,7 @@ pub fn drop_file_access_overrides() -> Dropped {
     if (data[0].effective | data[0].permitted) & mask == 0 {
         return Dropped::NotHeld;
     }
-    for set in [&mut data[0].effective, &mut data[0].permitted, &mut data[0].inheritable] {
+    for set in [&mut data[0].effective, &mut data[0].inheritable] {
         *set &= !mask;
     }
     let mut header = Header { version: VERSION_3, pid: 0 };
@@ -60,6 +63,58 @@ pub fn drop_file_access_overrides() -> Dropped {
         return Dropped::Failed(std::io::Error::last_os_error().to_string());
     }
     Dropped::Removed
+}
+
+/// Runs `f` with `CAP_DAC_OVERRIDE` raised on this thread if it is permitted, then lowers
+/// it. `f` must not await or hand work to other threads (it runs on this one alone).
+#[cfg(target_os = "linux")]
+pub fn with_file_access_overrides<R>(f: impl FnOnce() -> R) -> R {
+    let raised = set_effective(true);
+    let out = f();
+    if raised {
+        set_effective(false);
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+fn set_effective(on: bool) -> bool {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut header = Header { version: 0x2008_0522, pid: 0 };
+    let mut data = [Data::default(); 2];
+    // SAFETY: capget with a v3 header and room for two data structs.
+    if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    let bit = 1u32 << CAP_DAC_OVERRIDE;
+    if data[0].permitted & bit == 0 || (data[0].effective & bit != 0) == on {
+        return false;
+    }
+    if on {
+        data[0].effective |= bit;
+    } else {
+        data[0].effective &= !bit;
+    }
+    let mut header = Header { version: 0x2008_0522, pid: 0 };
+    // SAFETY: capset of this thread's own sets with one effective bit changed within permitted.
+    unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) == 0 }
+}
+
+/// Not Linux: `f` as it is.
+#[cfg(not(target_os = "linux"))]
+pub fn with_file_access_overrides<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// Not Linux: nothing to drop here (macOS has no such capabilities; root stays root).
