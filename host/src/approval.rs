@@ -33,7 +33,10 @@ impl Approver for AllowEscalations {
 
 /// The text of a refused escalation (status `denied`).
 pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
-    let paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+    let mut paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+    if escalation.network {
+        paths.push("the network".into());
+    }
     format!(
         "The {tool} call asked for extra access to {} and nobody approved it, so it did not run. \
          Do the task inside the workspace, or ask the user to grant it (for example by running \
@@ -55,6 +58,7 @@ impl Approver for TerminalApprover {
             .grants
             .iter()
             .map(|g| format!("  {:?} {:?} {}", g.access, g.scope, terminal_line(&g.path.to_string_lossy())))
+            .chain(escalation.network.then(|| "  Network: bash may reach any host".to_string()))
             .collect();
         let prompt = format!(
             "toolhost: the {} call asks for extra access:\n{}\n  reason: {}\nAllow this one call? [y/N] ",

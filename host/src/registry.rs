@@ -324,6 +324,9 @@ impl FinalizedToolset {
             return Err(denied);
         }
         call.sandbox_policy = call.sandbox_policy.with_grants(escalation.grants);
+        if escalation.network {
+            call.sandbox_policy = call.sandbox_policy.with_network(toolhost_sandbox::policy::NetworkAccess::Allow);
+        }
         Ok((input, call))
     }
 

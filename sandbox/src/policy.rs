@@ -785,8 +785,13 @@ pub mod messages {
 )]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SandboxPermissionsInput {
-    /// Paths this one call needs beyond the sandbox (1–16 entries).
+    /// Paths this one call needs beyond the sandbox (up to 16 entries; at least one unless
+    /// `network` is asked for).
+    #[serde(default)]
     pub paths: Vec<PathPermission>,
+    /// bash only: this one call needs the network (the sandbox has none by default).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
 }
 
 /// One requested path.
@@ -821,7 +826,7 @@ pub struct EscalationRequest {
 /// Why an escalation request is malformed (model-facing text).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EscalationError {
-    #[error("sandboxPermissions.paths must list 1 to {max} paths; got {0}", max = MAX_ESCALATION_PATHS)]
+    #[error("sandboxPermissions.paths must list 1 to {max} paths (or none with \"network\": true); got {0}", max = MAX_ESCALATION_PATHS)]
     PathCount(usize),
     #[error(
         "sandboxPermissions.paths[{0}].path is empty; give an absolute path or one relative to the working directory"
@@ -835,6 +840,8 @@ pub enum EscalationError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
     pub grants: Vec<Grant>,
+    /// The call asks for the network.
+    pub network: bool,
     pub justification: String,
 }
 
@@ -846,7 +853,7 @@ impl EscalationRequest {
             return Ok(None);
         };
         let n = perms.paths.len();
-        if n == 0 || n > MAX_ESCALATION_PATHS {
+        if (n == 0 && !perms.network) || n > MAX_ESCALATION_PATHS {
             return Err(EscalationError::PathCount(n));
         }
         let justification = self.justification.as_deref().map(str::trim).unwrap_or("");
@@ -872,6 +879,7 @@ impl EscalationRequest {
         }
         Ok(Some(Escalation {
             grants,
+            network: perms.network,
             justification: justification.to_string(),
         }))
     }
@@ -1211,7 +1219,7 @@ mod tests {
         }
         assert_eq!(
             EscalationError::PathCount(17).to_string(),
-            "sandboxPermissions.paths must list 1 to 16 paths; got 17"
+            "sandboxPermissions.paths must list 1 to 16 paths (or none with \"network\": true); got 17"
         );
         let schema = serde_json::to_value(schemars::schema_for!(EscalationRequest)).unwrap();
         assert!(schema.to_string().contains("sandboxPermissions"));

@@ -104,7 +104,10 @@ impl Approver for ElicitEscalations {
         if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
             return false;
         }
-        let paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+        let mut paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+        if escalation.network {
+            paths.push("the network (bash may reach any host)".into());
+        }
         let mut message = format!("The {tool} call asks for extra access to {}.", paths.join(", "));
         if !escalation.justification.trim().is_empty() {
             let reason = escalation.justification.trim().trim_end_matches('.');
