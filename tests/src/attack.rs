@@ -320,6 +320,15 @@ impl Attack {
         d
     }
 
+    /// Moves the data dir (with its warm component cache) to `to` and uses it from now on.
+    pub fn move_data_dir(&mut self, to: &Path) {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        if std::fs::rename(&self.data, to).is_err() {
+            copy_dir(&self.data, to).unwrap();
+        }
+        self.data = to.to_path_buf();
+    }
+
     /// The secret at `rel` under HOME.
     pub fn secret(&self, rel: &str) -> &Secret {
         self.secrets.iter().find(|s| s.rel == rel).unwrap_or_else(|| panic!("no secret {rel}"))
