@@ -483,6 +483,22 @@ impl LineProc {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Waits up to `limit` for the child to exit; then its exit status (if it did) and all
+    /// it wrote to stderr, for failure messages.
+    pub fn ending(&mut self, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        let mut status = None;
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        format!("exit: {status:?}; stderr:\n{}", self.stderr())
+    }
+
     /// The child's pid.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -520,7 +536,7 @@ impl Session {
             let line = self
                 .proc
                 .next_line(HANG_GUARD)
-                .unwrap_or_else(|| panic!("the session ended or hung; stderr:\n{}", self.proc.stderr()));
+                .unwrap_or_else(|| panic!("the session ended or hung; {}", self.proc.ending(Duration::from_secs(5))));
             let ev: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("event is not JSON ({e}): {line}"));
             if ev.get("progress").is_none() {
                 return ev;
@@ -577,7 +593,7 @@ impl McpStdio {
             let line = self
                 .proc
                 .next_line(HANG_GUARD)
-                .unwrap_or_else(|| panic!("mcp ended or hung; stderr:\n{}", self.proc.stderr()));
+                .unwrap_or_else(|| panic!("mcp ended or hung; {}", self.proc.ending(Duration::from_secs(5))));
             let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if v["id"] == json!(id) {
                 return v;
