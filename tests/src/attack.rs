@@ -498,11 +498,6 @@ impl LineProc {
         std::thread::sleep(Duration::from_millis(100));
         format!("exit: {status:?}; stderr:\n{}", self.stderr())
     }
-
-    /// The child's pid.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
 }
 
 impl Drop for LineProc {
@@ -605,9 +600,4 @@ impl McpStdio {
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": name, "arguments": arguments}))
     }
-}
-
-/// The lines of `text` that are not empty.
-pub fn lines(text: &str) -> Vec<&str> {
-    text.lines().filter(|l| !l.is_empty()).collect()
 }
