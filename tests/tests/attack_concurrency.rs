@@ -88,15 +88,18 @@ fn two_sessions_with_their_own_data_dirs_lose_no_edit() {
 fn sessions_started_at_once_on_a_fresh_data_dir_all_serve() {
     // Found while writing the race above: the store's schema is created without a guard
     // against another process doing the same ("table sessions already exists": exit 1).
-    for round in 0..3 {
+    for round in 0..8 {
         let a = Attack::new();
         a.put("f.txt", "x\n");
-        let mut sessions: Vec<Session> = (0..4).map(|_| a.session(&[])).collect();
+        let mut sessions: Vec<Session> = (0..6).map(|_| a.session(&[])).collect();
         for (i, s) in sessions.iter_mut().enumerate() {
             s.send(&json!({ "id": "r", "tool": "read", "arguments": { "path": "f.txt" } }));
             let line = s.proc.next_line(HANG_GUARD);
             let ok = line.as_deref().is_some_and(|l| l.contains("\"result\""));
-            promise(ok, || format!("round {round}: session {i} of 4 did not serve: {line:?}; {}", s.proc.ending(std::time::Duration::from_secs(5))));
+            promise(ok, || {
+                let ending = s.proc.ending(std::time::Duration::from_secs(5));
+                format!("round {round}: session {i} of 6 did not serve: {line:?}; {ending}")
+            });
         }
     }
 }
