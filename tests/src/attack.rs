@@ -308,14 +308,9 @@ impl Attack {
         }
     }
 
-    /// The base dir holding home/, ws/ and data/ (real path); a place outside every root.
-    pub fn base(&self) -> PathBuf {
-        self.base.path().canonicalize().unwrap()
-    }
-
-    /// A new directory under the base dir (outside HOME, the workspace and the data dir).
+    /// A new directory beside HOME, the workspace and the data dir (outside every root).
     pub fn outside_dir(&self, name: &str) -> PathBuf {
-        let d = self.base().join(name);
+        let d = self.base.path().canonicalize().unwrap().join(name);
         std::fs::create_dir_all(&d).unwrap();
         d
     }
@@ -361,7 +356,7 @@ impl Attack {
         run_limited(&mut cmd, None, HANG_GUARD).unwrap_or_else(|| panic!("toolhost {args:?} hung"))
     }
 
-    /// `toolhost call TOOL INPUT --json`.
+    /// `toolhost call TOOL INPUT --json`; [`Attack::call_with`] with no global options.
     pub fn call(&self, tool: &str, input: Value) -> Out {
         self.call_with(&[], tool, input)
     }
@@ -545,6 +540,19 @@ impl Session {
         self.next_final()
     }
 
+    /// A tool call; its final event, or None if the session ended first (it may refuse to
+    /// start, e.g. over a data dir it will not use).
+    pub fn try_call(&mut self, id: &str, tool: &str, arguments: Value) -> Option<Value> {
+        let request = json!({"id": id, "tool": tool, "arguments": arguments});
+        self.proc.send_raw(format!("{request}\n").as_bytes()).ok()?;
+        loop {
+            let ev: Value = serde_json::from_str(&self.proc.next_line(HANG_GUARD)?).ok()?;
+            if ev.get("progress").is_none() {
+                return Some(ev);
+            }
+        }
+    }
+
     /// A tool call; returns the ToolResult (panics if the event is not a result).
     pub fn call(&mut self, id: &str, tool: &str, arguments: Value) -> Value {
         let ev = self.request(json!({"id": id, "tool": tool, "arguments": arguments}));
@@ -568,14 +576,9 @@ impl McpStdio {
             json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "attack", "version": "0"}}),
         );
         assert!(init.get("result").is_some(), "initialize failed: {init}");
-        m.notify("notifications/initialized", json!({}));
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}});
+        m.proc.send_raw(format!("{note}\n").as_bytes()).expect("write to mcp");
         m
-    }
-
-    /// Sends a notification.
-    pub fn notify(&mut self, method: &str, params: Value) {
-        let msg = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.proc.send_raw(format!("{msg}\n").as_bytes()).expect("write to mcp");
     }
 
     /// Sends a request and returns the response with its id (notifications are skipped).

@@ -97,9 +97,9 @@ fn data_dir_is_not_writable(a: &Attack) {
         promise(!cache.join(planted).exists(), || format!("bash created cache/{planted}: {}", out.all()));
     }
     let mut s = a.session(&[]);
-    s.call("r", "read", json!({ "path": policy.display().to_string() }));
-    s.call("w", "write", json!({ "path": policy.display().to_string(), "content": payload }));
-    s.call("c", "write", json!({ "path": cache.join("planted2").display().to_string(), "content": "x" }));
+    s.try_call("r", "read", json!({ "path": policy.display().to_string() }));
+    s.try_call("w", "write", json!({ "path": policy.display().to_string(), "content": payload }));
+    s.try_call("c", "write", json!({ "path": cache.join("planted2").display().to_string(), "content": "x" }));
     drop(s);
     let now = std::fs::read_to_string(&policy).unwrap();
     promise(now == "{}", || format!("the write tool rewrote policy.json: {now}"));
@@ -120,10 +120,10 @@ fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir() {
     // `TOOLHOST_HOME=/tmp/…`: the system temp dir is a writable root of bash's sandbox.
     let mut a = Attack::new();
     let tmp = tempfile::Builder::new().prefix("toolhost-attack-data-").tempdir_in("/tmp").unwrap();
-    a.move_data_dir(&tmp.path().canonicalize().unwrap().join("data"));
     if !a.sandbox_or_skip("bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir") {
         return;
     }
+    a.move_data_dir(&tmp.path().canonicalize().unwrap().join("data"));
     data_dir_is_not_writable(&a);
 }
 
@@ -131,11 +131,12 @@ fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir() {
 /// planted `policy.json` take effect: a later bash call still cannot write outside.
 fn swapped_data_dir_does_not_widen_the_sandbox(rel: &str) {
     let mut a = Attack::new();
-    let to = a.ws.join(rel);
-    a.move_data_dir(&to);
+    // Asked before the move: a toolhost that refuses such a data dir must not read as a skip.
     if !a.sandbox_or_skip(&format!("swapped data dir {rel}")) {
         return;
     }
+    let to = a.ws.join(rel);
+    a.move_data_dir(&to);
     let outside = a.outside_dir("outside");
     let payload = json!({ "extra_writable_roots": [outside] }).to_string();
     let parent = Path::new(rel).parent().filter(|p| !p.as_os_str().is_empty());
