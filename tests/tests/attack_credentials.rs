@@ -249,3 +249,34 @@ fn an_exact_read_grant_on_known_hosts_opens_that_file_only() {
     out.assert_hidden(&key.marker, "bash cat id_rsa beside an exact grant on known_hosts");
     assert!(out.text().contains(&known.marker), "the granted known_hosts is not readable by bash: {}", out.all());
 }
+
+/// Files under HOME that run code at the user's next login, shell, git or desktop session.
+const PERSISTENCE: &[&str] = &[
+    ".bash_login",
+    ".zshenv",
+    ".zprofile",
+    ".config/git/config",
+    ".config/autostart/evil.desktop",
+    ".config/systemd/user/evil.service",
+    ".config/fish/config.fish",
+    ".local/bin/ls",
+];
+
+#[test]
+fn persistence_files_of_a_home_workspace_are_not_writable_without_a_grant() {
+    let mut a = Attack::new();
+    a.ws = a.home.clone();
+    for rel in PERSISTENCE {
+        let out = a.call("write", json!({ "path": rel, "content": "touch /tmp/pwned\n" }));
+        promise(!a.home.join(rel).exists(), || format!("the write tool created ~/{rel}: {}", out.all()));
+    }
+    if !a.sandbox_or_skip("persistence_files_of_a_home_workspace_are_not_writable (bash)") {
+        return;
+    }
+    let script: Vec<String> =
+        PERSISTENCE.iter().map(|r| format!("mkdir -p \"$(dirname '{r}')\"; echo 'touch /tmp/pwned' > '{r}'")).collect();
+    let out = a.bash(&script.join("; "));
+    for rel in PERSISTENCE {
+        promise(!a.home.join(rel).exists(), || format!("bash created ~/{rel}: {}", out.all()));
+    }
+}
