@@ -3,6 +3,7 @@
 //!
 //! Run the suites with `cargo xtask test`, which builds the components first.
 
+pub mod attack;
 pub mod jsonl;
 pub mod mcp;
 
@@ -24,14 +25,24 @@ pub fn profile_dir() -> PathBuf {
     if dir.ends_with("deps") { dir.parent().unwrap_or(dir).to_path_buf() } else { dir.to_path_buf() }
 }
 
-/// The `toolhost` binary built by `cargo xtask build`.
-pub fn toolhost_bin() -> PathBuf {
-    profile_dir().join("toolhost")
+/// Where the binaries under test are: `$TOOLHOST_TEST_BIN_DIR` (a dir holding `toolhost`,
+/// `toolhost-sandbox-exec` and `components/`, e.g. an older build to run the suites
+/// against), else [`profile_dir`].
+pub fn bin_dir() -> PathBuf {
+    match std::env::var_os("TOOLHOST_TEST_BIN_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => profile_dir(),
+    }
 }
 
-/// The built-in components.
+/// The `toolhost` binary built by `cargo xtask build` (or the one in [`bin_dir`]).
+pub fn toolhost_bin() -> PathBuf {
+    bin_dir().join("toolhost")
+}
+
+/// The built-in components (beside [`toolhost_bin`]).
 pub fn components_dir() -> PathBuf {
-    profile_dir().join("components")
+    bin_dir().join("components")
 }
 
 /// The test-only components (misbehave).

@@ -1,0 +1,268 @@
+//! Attacks on bash's isolation beyond files, through the built binary (issue 15): the
+//! network (a TCP listener on loopback, in both modes), unix sockets (abstract, and a
+//! tmux-like pathname socket under /tmp), a `bwrap` planted on PATH inside the workspace,
+//! a fork bomb and a 4 GiB allocation. Plus two smaller items of issue 14: a command's own
+//! `bwrap: ` text on stderr, and a bubblewrap that hangs in the self-check.
+//!
+//! Every listener is the test's own: the attack sends a marker, and the listener must never
+//! receive it. A listener stops at a final `END` connection the test makes after the call
+//! (connections are accepted in order, so anything bash got through arrives first).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::json;
+use toolhost_tests::attack::*;
+
+/// What a listener received, and its thread.
+struct Catcher {
+    got: Arc<Mutex<Vec<u8>>>,
+    thread: JoinHandle<()>,
+}
+
+impl Catcher {
+    /// Starts a thread that reads every accepted connection to its end, until one says END.
+    fn start<S: Read + Send + 'static>(mut accept: impl FnMut() -> Option<S> + Send + 'static) -> Catcher {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = got.clone();
+        let thread = std::thread::spawn(move || {
+            while let Some(mut conn) = accept() {
+                let mut buf = Vec::new();
+                let _ = conn.read_to_end(&mut buf);
+                if buf == b"END" {
+                    return;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf);
+                sink.lock().unwrap().push(b'\n');
+            }
+        });
+        Catcher { got, thread }
+    }
+
+    /// After `end` (the test's END connection) has been made: everything received before it.
+    fn finish(self, end: impl FnOnce()) -> String {
+        end();
+        self.thread.join().unwrap();
+        String::from_utf8_lossy(&self.got.lock().unwrap()).into_owned()
+    }
+}
+
+/// A TCP listener on 127.0.0.1 and its port.
+fn tcp_catcher() -> (u16, Catcher) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let c = Catcher::start(move || {
+        let (s, _) = l.accept().ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+        Some(s)
+    });
+    (port, c)
+}
+
+fn tcp_end(port: u16) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(b"END").unwrap();
+}
+
+/// bash must not reach a TCP listener on the host's loopback in `mode`.
+fn loopback_unreachable(mode: &str) {
+    let a = Attack::new();
+    if !a.sandbox_or_skip(&format!("loopback_unreachable {mode}")) {
+        return;
+    }
+    let (port, catcher) = tcp_catcher();
+    let m = marker("TCP");
+    let command = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
+    let out = a.call_with(&["--mode", mode], "bash", json!({ "command": command }));
+    let got = catcher.finish(|| tcp_end(port));
+    promise(!got.contains(&m), || format!("--mode {mode}: bash reached 127.0.0.1:{port}; the listener got {got:?}\n{}", out.all()));
+}
+
+#[test]
+fn bash_cannot_reach_a_loopback_tcp_listener() {
+    loopback_unreachable("workspace-write");
+}
+
+#[test]
+fn bash_cannot_reach_a_loopback_tcp_listener_in_read_only_mode() {
+    loopback_unreachable("read-only");
+}
+
+/// A python3 client that connects to a unix socket (`@name`: abstract) and sends a marker.
+const PROBE: &str = r#"import socket, sys
+addr = sys.argv[1]
+if addr.startswith("@"):
+    addr = "\0" + addr[1:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(addr)
+s.sendall(sys.argv[2].encode())
+s.close()
+print("sent")
+"#;
+
+/// bash (via python3) must not get `marker` through the unix socket `addr`.
+fn unix_socket_unreachable(a: &Attack, addr: &str, listener: UnixListener, end: impl FnOnce()) {
+    let c = Catcher::start(move || listener.accept().ok().map(|(s, _)| s));
+    a.put("probe.py", PROBE);
+    let m = marker("UNIX");
+    let py = python3().unwrap();
+    let out = a.bash(&format!("{py} probe.py '{addr}' '{m}' 2>&1 | tail -1"));
+    let got = c.finish(end);
+    promise(!got.contains(&m), || format!("bash reached the unix socket {addr}: {got:?}\n{}", out.all()));
+}
+
+#[test]
+fn bash_cannot_reach_an_abstract_unix_socket() {
+    let a = Attack::new();
+    if python3().is_none() || !a.sandbox_or_skip("bash_cannot_reach_an_abstract_unix_socket") {
+        eprintln!("skipped if python3 is missing");
+        return;
+    }
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("toolhost-attack-{}", rand_hex());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = UnixListener::bind_addr(&addr).unwrap();
+    unix_socket_unreachable(&a, &format!("@{name}"), listener, || {
+        let mut s = UnixStream::connect_addr(&addr).unwrap();
+        s.write_all(b"END").unwrap();
+    });
+}
+
+/// Removes a directory when dropped.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn bash_cannot_reach_a_tmux_like_socket_under_tmp() {
+    let a = Attack::new();
+    if python3().is_none() || !a.sandbox_or_skip("bash_cannot_reach_a_tmux_like_socket_under_tmp") {
+        eprintln!("skipped if python3 is missing");
+        return;
+    }
+    let dir = PathBuf::from(format!("/tmp/tmux-0-test-{}", rand_hex()));
+    std::fs::create_dir(&dir).unwrap();
+    let _cleanup = RemoveOnDrop(dir.clone());
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let path = dir.join("default");
+    let listener = UnixListener::bind(&path).unwrap();
+    let p = path.clone();
+    unix_socket_unreachable(&a, &path.display().to_string(), listener, move || {
+        let mut s = UnixStream::connect(&p).unwrap();
+        s.write_all(b"END").unwrap();
+    });
+}
+
+/// Writes an executable shell script.
+fn script(path: &Path, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_bwrap_planted_on_path_in_the_workspace_never_runs() {
+    let mut a = Attack::new();
+    if !a.sandbox_or_skip("a_bwrap_planted_on_path_in_the_workspace_never_runs") {
+        return;
+    }
+    let flag = a.outside_dir("outside").join("planted-bwrap-ran");
+    let real = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().find(|p| Path::new(p).exists());
+    let pass_on = real.map(|r| format!("exec {r} \"$@\"")).unwrap_or_else(|| "exit 1".into());
+    // What one sandboxed call can write: a project virtualenv's bin/, first on PATH.
+    script(&a.ws.join(".venv/bin/bwrap"), &format!("touch '{}'\n{pass_on}", flag.display()));
+    a.path_var = format!("{}:{}", a.ws.join(".venv/bin").display(), a.path_var.to_string_lossy()).into();
+    let out = a.bash("echo hi");
+    let doctor = a.run(&[], &["doctor"]);
+    promise(!flag.exists(), || format!("the planted bwrap ran (outside the sandbox):\n{}\n{}", out.all(), doctor.all()));
+}
+
+#[test]
+fn a_fork_bomb_ends_and_the_next_call_works() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_fork_bomb_ends_and_the_next_call_works") {
+        return;
+    }
+    let command = "for i in $(seq 5000); do sleep 30 & done; wait";
+    let out = a.call("bash", json!({ "command": command, "timeoutMs": 20000 }));
+    assert_ne!(out.status(), "succeeded", "the call cannot have waited for 5000 sleeps of 30 s: {}", out.all());
+    let next = a.bash("echo ok");
+    assert_eq!(next.status(), "succeeded", "the next call works: {}", next.all());
+    assert!(next.text().contains("ok"), "{}", next.all());
+}
+
+#[test]
+fn a_fork_bomb_cannot_run_5000_processes_at_once() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_fork_bomb_cannot_run_5000_processes_at_once") {
+        return;
+    }
+    // dash, not bash: it does not retry a failed fork for half a minute, so the loop ends
+    // quickly either way, and the timeout is long enough for an unbounded loop to finish on
+    // a loaded machine. The count is of the sandbox's own pid namespace.
+    let command = "sh -c 'i=0; while [ $i -lt 5000 ]; do sleep 60 & i=$((i+1)); done 2>/dev/null; \
+                   echo live=$(ls -d /proc/[0-9]* | wc -l)'";
+    let out = a.call("bash", json!({ "command": command, "timeoutMs": 120000 }));
+    let live: Option<u64> = out.text().lines().find_map(|l| l.strip_prefix("live=")).and_then(|n| n.trim().parse().ok());
+    promise(live.is_none_or(|n| n < 5000), || format!("5000 processes ran at once in one call (live={live:?}): {}", out.all()));
+    let next = a.bash("echo ok");
+    assert_eq!(next.status(), "succeeded", "the next call works: {}", next.all());
+}
+
+#[test]
+fn a_4_gib_allocation_is_refused() {
+    let a = Attack::new();
+    let Some(py) = python3() else {
+        eprintln!("skipped: no python3");
+        return;
+    };
+    if !a.sandbox_or_skip("a_4_gib_allocation_is_refused") {
+        return;
+    }
+    // Zeroing 4 GiB takes a while on a loaded machine: the longest timeout, so only a limit
+    // (not the clock) can stop it.
+    let command = format!("{py} -c 'b=bytearray(4<<30); print(len(b))' 2>&1 | tail -3");
+    let out = a.call("bash", json!({ "command": command, "timeoutMs": 120000 }));
+    promise(!out.text().contains("4294967296"), || format!("a 4 GiB allocation succeeded inside one call: {}", out.all()));
+    let next = a.bash("echo ok");
+    assert_eq!(next.status(), "succeeded", "the next call works: {}", next.all());
+}
+
+#[test]
+fn a_commands_own_bwrap_text_on_stderr_does_not_hide_its_output() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_commands_own_bwrap_text_on_stderr_does_not_hide_its_output") {
+        return;
+    }
+    let out = a.bash("echo OUT; echo 'bwrap: fake' >&2; exit 1");
+    let code = out.json()["error"]["code"].as_str().unwrap_or_default().to_string();
+    promise(code != "sandbox_unavailable", || format!("a command that ran is reported as not run: {}", out.all()));
+    promise(out.text().contains("OUT"), || format!("the command's stdout was dropped: {}", out.all()));
+}
+
+#[test]
+fn a_hanging_bwrap_does_not_hang_the_call() {
+    let mut a = Attack::new();
+    let fake = a.outside_dir("fake-bwrap").join("bwrap");
+    script(&fake, "exec sleep 1000");
+    a.env.push(("TOOLHOST_BWRAP".into(), fake.clone().into()));
+    let mut cmd = a.command(&[]);
+    cmd.args(["call", "bash", r#"{"command":"true"}"#, "--json"]);
+    // The hang guard kills the process group (the stand-in's sleep too) when it runs out.
+    match run_limited(&mut cmd, None, Duration::from_secs(90)) {
+        None => promise(false, || "`toolhost call bash` hung on a bwrap that never answers its self-check".into()),
+        Some(out) => {
+            promise(out.status() != "succeeded", || format!("a hanging bwrap cannot have run bash: {}", out.all()))
+        }
+    }
+}
