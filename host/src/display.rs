@@ -50,6 +50,24 @@ pub fn quote_path(path: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text for a terminal or a pipe: C1 controls and bidi controls (which JSON allows raw
+/// inside strings) written as `\u` escapes, so the document means the same and shows safely.
+/// Only valid on JSON text: those characters can only occur inside its strings.
+pub fn json_text(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| is_unsafe(c) && !c.is_ascii()) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_unsafe(c) && !c.is_ascii() {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Multi-line text for a terminal: newlines and tabs kept, every other unsafe character
 /// escaped (an ANSI sequence is shown as `\u001b[2K`, not run).
 pub fn terminal_text(text: &str) -> Cow<'_, str> {
@@ -94,6 +112,15 @@ mod tests {
             assert!(!q.chars().any(is_unsafe), "{q:?}");
             assert_eq!(serde_json::from_str::<String>(&q).unwrap(), p);
         }
+    }
+
+    #[test]
+    fn json_keeps_its_meaning_without_raw_c1() {
+        let v = serde_json::json!({"t": "a\u{9b}b\u{202e}c\u{1b}"});
+        let text = serde_json::to_string(&v).unwrap();
+        let safe = json_text(&text);
+        assert!(!safe.chars().any(is_unsafe), "{safe}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&safe).unwrap(), v);
     }
 
     #[test]

@@ -122,6 +122,7 @@ fn main() -> ExitCode {
     }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLHOST_LOG"))
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
@@ -174,10 +175,43 @@ fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy:
 /// The policy config file inside the data dir (hard-protected: tools cannot change it).
 const POLICY_FILE: &str = "policy.json";
 
-/// `toolhost doctor`: whether bash can run sandboxed here, in plain words.
-fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap) -> ExitCode {
+/// `toolhost doctor`: whether bash can run sandboxed here, and each isolation it gets, on or
+/// off with the reason, in plain words.
+fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap, policy: &SandboxPolicy) -> ExitCode {
+    use toolhost::display::terminal_line;
     use toolhost_sandbox::bwrap::{Availability, SandboxBackend};
-    match sandbox.available() {
+    use toolhost_sandbox::cgroup::Support;
+    use toolhost_sandbox::policy::NetworkAccess;
+    let available = sandbox.available();
+    if let Some(b) = sandbox.bwrap_path() {
+        println!("bubblewrap: {} (trusted: only root or you can write it)", terminal_line(&b.to_string_lossy()));
+    }
+    match policy.network() {
+        NetworkAccess::Deny => println!(
+            "network: off (bash gets a network namespace of its own; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)"
+        ),
+        NetworkAccess::Allow => println!("network: ON for every bash call (policy.json says \"network\": \"allow\")"),
+    }
+    let abi = toolhost_sandbox::bwrap::landlock_abi();
+    println!(
+        "sockets: the session's pathname sockets hidden (/run/user, $XDG_RUNTIME_DIR, sockets under /tmp, /run, /dev/shm); abstract sockets {}",
+        match (policy.network(), abi >= 6) {
+            (NetworkAccess::Deny, _) => "left behind with the network namespace",
+            (NetworkAccess::Allow, true) => "scoped away by Landlock",
+            (NetworkAccess::Allow, false) => "REACHABLE: the network is allowed and Landlock here is older than ABI 6",
+        }
+    );
+    println!(
+        "landlock: {}",
+        if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
+    );
+    let limits = policy.limits();
+    match toolhost_sandbox::cgroup::detect() {
+        Support::V2(_) => println!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+        Support::V1 { .. } => println!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+        Support::Unavailable(why) => println!("limits: OFF — {}; a fork bomb or a runaway allocation in bash is bounded only by the machine", terminal_line(why)),
+    }
+    match available {
         Availability::Available => {
             println!("sandbox: available (bubblewrap with --cap-drop ALL, Landlock inside); bash runs sandboxed.");
             ExitCode::SUCCESS
@@ -253,7 +287,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         sandbox = sandbox.with_landlock_helper(helper);
     }
     if matches!(cli.command, Command::Doctor) {
-        return Ok(doctor(&sandbox));
+        return Ok(doctor(&sandbox, &policy));
     }
     let mut session = ToolSessionContext::local(&workspace, &data_dir, session_id)
         .with_sandbox(std::sync::Arc::new(sandbox));
@@ -282,7 +316,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Tools { json } => {
             if json {
-                println!("{}", serde_json::to_string_pretty(toolset.definitions())?);
+                println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(toolset.definitions())?));
             } else {
                 for def in toolset.definitions() {
                     let summary = def.description.lines().next().unwrap_or("");
@@ -323,7 +357,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             });
             let result = session.call(&session.next_call_id(), &tool, input, cancel, None).await;
             if json {
-                println!("{}", serde_json::to_string(&result)?);
+                println!("{}", toolhost::display::json_text(&serde_json::to_string(&result)?));
             } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 // What a file or a command printed is shown, not run, on a terminal.
                 println!("{}", toolhost::display::terminal_text(&result.text()));
@@ -410,7 +444,7 @@ async fn store_command(
             if *json {
                 let list: Vec<_> =
                     changes.into_iter().map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change)).collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
+                println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&list)?));
             } else {
                 print!("{}", render_changes(&changes, stdout_wants_color()));
             }

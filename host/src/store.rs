@@ -243,19 +243,25 @@ impl Store {
     }
 }
 
+/// Runs the migrations not yet run. Each step reads the version inside an immediate (write)
+/// transaction, so processes opening a fresh store at once run each migration exactly once:
+/// the others wait for the lock and then see it done.
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let known = MIGRATIONS.len() as i64;
-    if version > known {
-        return Err(StoreError::TooNew { found: version, known });
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let tx = conn.transaction()?;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > known {
+            return Err(StoreError::TooNew { found: version, known });
+        }
+        let Some(sql) = MIGRATIONS.get(version as usize) else {
+            tx.commit()?;
+            return Ok(());
+        };
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+        tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -205,6 +205,7 @@ pub async fn run_bash(
             spill_path: req.spill_path.clone(),
             progress: req.progress.clone(),
             cgroup_procs: cgroup.as_ref().map(|c| c.procs_files().to_vec()).unwrap_or_default(),
+            started_fd: sandbox.started_fd(),
         })
         .await;
     let limit_hit = cgroup.as_ref().and_then(|c| c.limit_hit());
@@ -226,7 +227,7 @@ pub async fn run_bash(
     };
     let (status, text, denied) = match outcome.end {
         ProcessEnd::Exited { code, signal } => {
-            if let Some(msg) = sandbox.runner_failure(code, output.stderr_start()) {
+            if let Some(msg) = sandbox.runner_failure(code, output.stderr_start(), outcome.started) {
                 output.discard_spill();
                 return fail(BashStatus::SandboxUnavailable, texts::runner_failed(&msg));
             }

@@ -26,6 +26,10 @@ pub const SANDBOX_EXEC_FAILURE_EXIT: i32 = 125;
 /// Prefix of the helper's own error messages on stderr.
 pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "toolhost-sandbox-exec: ";
 
+/// The descriptor the helper writes one byte to once Landlock is applied, right before it
+/// execs the command: the host then knows any later `bwrap: ` text is the command's own.
+pub const STARTED_FD: i32 = 3;
+
 /// Prefix of bubblewrap's own error messages on stderr.
 pub const BWRAP_ERROR_PREFIX: &str = "bwrap: ";
 
@@ -73,8 +77,15 @@ pub trait SandboxBackend: Send + Sync {
 
     /// When a wrapped run ended with `exit_code` and its stderr began with `stderr_start`,
     /// did the sandbox runner fail itself before the command started? Returns its message.
-    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {
-        let _ = (exit_code, stderr_start);
+    /// `started`: the runner said, through [`SandboxBackend::started_fd`], that the command
+    /// was about to start (so its own `bwrap: ` text is never taken for the runner's).
+    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], started: bool) -> Option<String> {
+        let _ = (exit_code, stderr_start, started);
+        None
+    }
+
+    /// The descriptor number the runner writes to once the sandbox is set up, if it does.
+    fn started_fd(&self) -> Option<i32> {
         None
     }
 }
@@ -319,6 +330,8 @@ impl SandboxBackend for Bubblewrap {
         if let Some(h) = &self.helper {
             out.push(h.clone().into_os_string());
             out.push(SANDBOX_EXEC_ARG.into());
+            out.push("--started-fd".into());
+            out.push(STARTED_FD.to_string().into());
             let mut roots = policy.writable_roots();
             roots.retain(|r| r.exists());
             for r in roots {
@@ -335,7 +348,11 @@ impl SandboxBackend for Bubblewrap {
         self.availability.get_or_init(|| self.cached_or_checked()).clone()
     }
 
-    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8]) -> Option<String> {
+    fn started_fd(&self) -> Option<i32> {
+        self.helper.as_ref().map(|_| STARTED_FD)
+    }
+
+    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], started: bool) -> Option<String> {
         let first_line = |b: &[u8]| {
             String::from_utf8_lossy(b)
                 .lines()
@@ -344,7 +361,7 @@ impl SandboxBackend for Bubblewrap {
                 .to_string()
         };
         match exit_code {
-            Some(1) if stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
+            Some(1) if !started && stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
                 Some(first_line(stderr_start))
             }
             Some(SANDBOX_EXEC_FAILURE_EXIT)
@@ -389,10 +406,9 @@ fn output_within(cmd: &mut std::process::Command, limit: std::time::Duration) ->
 
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
 /// `--writable PATH`… `--` `argv…`.
-pub fn parse_sandbox_exec_args(
-    args: &[OsString],
-) -> Result<(Vec<PathBuf>, Vec<OsString>), SandboxError> {
+pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxError> {
     let mut writable = Vec::new();
+    let mut started_fd = None;
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -401,7 +417,11 @@ pub fn parse_sandbox_exec_args(
             if argv.is_empty() {
                 return Err(SandboxError::HelperArgs("no command after `--`".into()));
             }
-            return Ok((writable, argv));
+            return Ok(HelperArgs { writable, argv, started_fd });
+        } else if a == "--started-fd" {
+            let fd = args.get(i + 1).and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok()).filter(|f| *f > 2);
+            started_fd = Some(fd.ok_or_else(|| SandboxError::HelperArgs("`--started-fd` needs a descriptor number above 2".into()))?);
+            i += 2;
         } else if a == "--writable" {
             let p = args
                 .get(i + 1)
@@ -418,6 +438,17 @@ pub fn parse_sandbox_exec_args(
     Err(SandboxError::HelperArgs(
         "missing `--` before the command".into(),
     ))
+}
+
+/// The helper's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelperArgs {
+    /// Roots Landlock keeps writable.
+    pub writable: Vec<PathBuf>,
+    /// The command.
+    pub argv: Vec<OsString>,
+    /// Where to write one byte once Landlock is applied, right before exec ([`STARTED_FD`]).
+    pub started_fd: Option<i32>,
 }
 
 /// What [`apply_landlock`] achieved.
@@ -499,7 +530,7 @@ pub fn apply_landlock_for(policy: &SandboxPolicy) -> Result<LandlockStatus, Sand
 
 /// Applies Landlock for `writable`, then execs `argv`. On failure prints
 /// `toolhost-sandbox-exec: …` to stderr and exits with [`SANDBOX_EXEC_FAILURE_EXIT`].
-pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString]) -> ! {
+pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
     use std::os::unix::process::CommandExt;
     let fail = |msg: String| -> ! {
         eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{msg}");
@@ -511,6 +542,14 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString]) -> ! {
     if let Err(e) = apply_landlock(writable) {
         fail(e.to_string());
     }
+    if let Some(fd) = started_fd {
+        // SAFETY: writing one byte to, then closing, a descriptor the host handed down for
+        // exactly this; the command never sees it.
+        unsafe {
+            libc::write(fd, b"1".as_ptr().cast(), 1);
+            libc::close(fd);
+        }
+    }
     let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
     fail(format!("cannot run {}: {e}", argv[0].to_string_lossy()))
 }
@@ -519,7 +558,7 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString]) -> ! {
 /// thing in `main`, before any runtime or thread starts.
 pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
     match parse_sandbox_exec_args(&args) {
-        Ok((writable, argv)) => landlock_exec(&writable, &argv),
+        Ok(h) => landlock_exec(&h.writable, &h.argv, h.started_fd),
         Err(e) => {
             eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{e}");
             std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
@@ -765,8 +804,10 @@ mod tests {
         assert_eq!(
             parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"]))
                 .unwrap(),
-            (vec![PathBuf::from("/w")], a(&["/bin/bash", "-c", "x"]))
+            HelperArgs { writable: vec![PathBuf::from("/w")], argv: a(&["/bin/bash", "-c", "x"]), started_fd: None }
         );
+        assert_eq!(parse_sandbox_exec_args(&a(&["--started-fd", "3", "--", "x"])).unwrap().started_fd, Some(3));
+        assert!(parse_sandbox_exec_args(&a(&["--started-fd", "1", "--", "x"])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--", ""][..1])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--bogus", "--", "x"])).is_err());
@@ -823,18 +864,19 @@ mod tests {
     fn runner_failures_are_recognized_only_from_the_runner() {
         let b = Bubblewrap::new();
         assert!(
-            b.runner_failure(Some(1), b"bwrap: Can't mkdir /x: Read-only file system\n")
+            b.runner_failure(Some(1), b"bwrap: Can't mkdir /x: Read-only file system\n", false)
                 .is_some()
         );
         assert!(
-            b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n")
+            b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n", false)
                 .is_some()
         );
         assert!(
-            b.runner_failure(Some(1), b"grep: x: No such file\n")
+            b.runner_failure(Some(1), b"grep: x: No such file\n", false)
                 .is_none()
         );
-        assert!(b.runner_failure(Some(0), b"bwrap: hi\n").is_none());
-        assert!(b.runner_failure(Some(2), b"bwrap: x\n").is_none());
+        assert!(b.runner_failure(Some(0), b"bwrap: hi\n", false).is_none());
+        assert!(b.runner_failure(Some(1), b"bwrap: the command's own\n", true).is_none());
+        assert!(b.runner_failure(Some(2), b"bwrap: x\n", false).is_none());
     }
 }

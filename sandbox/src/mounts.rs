@@ -94,7 +94,18 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
         // A symlinked credential entry: mask what it points to if that exists.
         let target = if meta.file_type().is_symlink() { std::fs::canonicalize(&u).ok() } else { Some(u.clone()) };
         match target {
-            Some(t) if t.is_dir() => push(&["--perms".as_ref(), "0000".as_ref(), "--tmpfs".as_ref(), t.as_os_str()]),
+            Some(t) if t.is_dir() => {
+                // A grant on something inside (an exact read of ~/.ssh/known_hosts) is bound
+                // back over the mask; the mask then lets bash through (0111), never list it.
+                let inside: Vec<&crate::policy::Grant> =
+                    policy.grants().iter().filter(|g| g.path.starts_with(&t) && g.path != t && g.path.exists()).collect();
+                let perms = if inside.is_empty() { "0000" } else { "0111" };
+                push(&["--perms".as_ref(), perms.as_ref(), "--tmpfs".as_ref(), t.as_os_str()]);
+                for g in inside {
+                    let bind = if g.access == crate::policy::Access::Write { "--bind" } else { "--ro-bind" };
+                    push(&[bind.as_ref(), g.path.as_os_str(), g.path.as_os_str()]);
+                }
+            }
             Some(t) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), t.as_os_str()]),
             None => {}
         }

@@ -49,6 +49,10 @@ pub struct ProcessRequest {
     pub progress: Option<ProgressFn>,
     /// `cgroup.procs` files the child joins between fork and exec (its per-call cgroup).
     pub cgroup_procs: Vec<PathBuf>,
+    /// A descriptor number the child gets the write end of a pipe at; whatever the process
+    /// tree writes there before the pipe closes sets [`ProcessOutcome::started`] (the sandbox
+    /// helper writes once the sandbox is set up, just before it execs the command).
+    pub started_fd: Option<i32>,
 }
 
 /// How the process ended.
@@ -77,6 +81,8 @@ pub struct ProcessOutcome {
     pub end: ProcessEnd,
     pub output: Capture,
     pub duration: Duration,
+    /// Something was written to [`ProcessRequest::started_fd`].
+    pub started: bool,
 }
 
 /// Starts processes (seed §4); the only way bash's argv is run.
@@ -213,6 +219,7 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             end,
             output,
             duration: start.elapsed(),
+            started: false,
         }
     };
 
@@ -230,16 +237,32 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    if !req.cgroup_procs.is_empty() {
+    let marker = match req.started_fd {
+        Some(_) => match marker_pipe() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                drop(tx);
+                return finish(ProcessEnd::SpawnFailed(format!("cannot make the start marker pipe: {e}")), consumer.await);
+            }
+        },
+        None => None,
+    };
+    let marker_dup = req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
+    if !req.cgroup_procs.is_empty() || marker_dup.is_some() {
         let files: Vec<std::ffi::CString> = req
             .cgroup_procs
             .iter()
             .filter_map(|p| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok())
             .collect();
-        // SAFETY: between fork and exec only open/write/close run (async-signal-safe), on
-        // strings made before the fork.
+        // SAFETY: between fork and exec only dup2/open/write/close run (async-signal-safe),
+        // on values made before the fork.
         unsafe {
             cmd.pre_exec(move || {
+                if let Some((target, write_end)) = marker_dup
+                    && libc::dup2(write_end, target) < 0
+                {
+                    return Err(io::Error::last_os_error());
+                }
                 for f in &files {
                     let fd = libc::open(f.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                     if fd < 0 {
@@ -266,6 +289,11 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             );
         }
     };
+    // Only the child's copy of the marker's write end may remain.
+    let marker_read = marker.map(|(read, write)| {
+        drop(write);
+        read
+    });
     let pgid = child.id().unwrap_or(0);
     let mut readers = Vec::new();
     if let Some(out) = child.stdout.take() {
@@ -314,5 +342,26 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
         }
     }
-    finish(end, consumer.await)
+    let mut outcome = finish(end, consumer.await);
+    outcome.started = marker_read.is_some_and(|fd| marker_written(&fd));
+    outcome
+}
+
+/// A pipe (read end, write end), both close-on-exec; the child's `dup2` copy is not.
+fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 writes two descriptors into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: two fresh descriptors owned by nothing else.
+    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Whether anything was written to the marker pipe (non-blocking read).
+fn marker_written(read: &std::os::fd::OwnedFd) -> bool {
+    let mut byte = [0u8; 1];
+    // SAFETY: reading one byte into a local buffer from an open descriptor.
+    unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), byte.as_mut_ptr().cast(), 1) == 1 }
 }

@@ -436,6 +436,7 @@ async fn unbounded_output_stays_bounded_in_memory_and_on_disk() {
             spill_path: Some(spill.clone()),
             progress: None,
             cgroup_procs: Vec::new(),
+            started_fd: None,
         })
         .await;
     assert_eq!(out.end, ProcessEnd::TimedOut);
@@ -525,8 +526,8 @@ impl SandboxBackend for BrokenRunner {
     fn available(&self) -> Availability {
         Availability::Available
     }
-    fn runner_failure(&self, code: Option<i32>, stderr: &[u8]) -> Option<String> {
-        self.0.runner_failure(code, stderr)
+    fn runner_failure(&self, code: Option<i32>, stderr: &[u8], started: bool) -> Option<String> {
+        self.0.runner_failure(code, stderr, started)
     }
 }
 
