@@ -853,7 +853,7 @@ mod tests {
             format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
             format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
             format!(
-                "--unshare-pid --unshare-net --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --writable {ws} -- /bin/bash -c true"
+                "--unshare-pid --unshare-net --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --started-fd 3 --writable {ws} -- /bin/bash -c true"
             ),
         ] {
             assert!(joined.contains(&needle), "{needle}\nnot in\n{joined}");
