@@ -107,3 +107,11 @@ pub const BASH_MAX_PIDS: u64 = 1024;
 /// kernel kills a process of the call, not of the host. 3 GiB holds a large compile; a 4 GiB
 /// allocation does not fit. `policy.json` may raise or lower both (`"limits"`).
 pub const BASH_MAX_MEMORY_MIB: u64 = 3 * 1024;
+
+/// Longest request accepted on the line-based transports: one `toolhost session` JSON Lines
+/// line or one MCP stdio line (neither counting its newline). A longer one is
+/// discarded as it streams by, so memory stays bounded whatever a client sends, and answered
+/// with an error naming this limit; the session or server goes on. 16 MiB holds the largest
+/// legitimate request with room to spare: a `write` of `MAX_EDIT_FILE_BYTES` whose every byte
+/// is JSON-escaped as `\u00XX` (6 MiB).
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
