@@ -20,10 +20,14 @@
 //! from the first request. Nothing but protocol messages is written to stdout.
 //!
 //! Transports: [`stdio`] (request lines capped and answered when refused) and [`http`]
-//! (`--listen`).
+//! (`--listen`: bearer token [`auth`], Host/Origin checks, per-connection timeouts, a bound on
+//! live MCP sessions).
 
+pub mod auth;
 pub mod http;
+mod sessions;
 pub mod stdio;
+mod watch;
 
 use std::sync::Arc;
 
