@@ -25,6 +25,8 @@
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`store`] — the SQLite session store (`<data-dir>/toolhost.db`).
 //! * [`session`] — the session runtime and the `toolhost session` JSON Lines protocol.
+//! * `bounded_lines`, `request_id` — request lines with a size cap for the line-based
+//!   transports, and the id of a line too long to parse.
 //! * [`mcp`] — `toolhost mcp`: the Model Context Protocol server over a session runtime.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
@@ -49,6 +51,8 @@ pub mod tool;
 pub mod undo;
 pub mod store;
 pub mod session;
+mod bounded_lines;
+mod request_id;
 pub mod mcp;
 
 pub use builtins::{Agent, builtin_registry};

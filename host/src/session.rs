@@ -6,7 +6,9 @@
 //! [`SessionRuntime::serve_jsonl`] speaks the JSON Lines protocol of DESIGN.md. A reader task
 //! reads requests while a call runs (so `cancel` reaches it and `undo` can be refused with
 //! `SessionActive`), a runner executes calls and undo/reapply in order, and a writer task
-//! writes one event per line.
+//! writes one event per line. A request line longer than `MAX_REQUEST_BYTES` is discarded as it
+//! is read (memory stays bounded) and answered with an error event naming its line and the
+//! limit, under its id when one is found in it; the session goes on.
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -15,10 +17,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
+use toolhost_limits::MAX_REQUEST_BYTES;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::bounded_lines::{BoundedLines, Line, too_long_message};
 use crate::context::{PROGRESS_CHANNEL_CAPACITY, ToolCallContext, ToolProgress, ToolSessionContext};
 use crate::policy::SandboxPolicy;
 use crate::registry::FinalizedToolset;
@@ -361,20 +365,22 @@ fn key(id: &Value) -> String {
 
 async fn read_requests<R: AsyncBufRead + Unpin>(
     runtime: Arc<SessionRuntime>,
-    mut input: R,
+    input: R,
     jobs: mpsc::UnboundedSender<Job>,
     out: mpsc::UnboundedSender<String>,
     pending: Pending,
 ) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf).await? == 0 {
-            return Ok(());
-        }
-        line_no += 1;
-        let Ok(line) = std::str::from_utf8(&buf) else {
+    let mut lines = BoundedLines::new(input, MAX_REQUEST_BYTES);
+    while let Some((line_no, line)) = lines.next_line().await? {
+        let buf = match line {
+            Line::Fits(bytes) => bytes,
+            Line::TooLong { bytes, id } => {
+                let msg = too_long_message(line_no, bytes, MAX_REQUEST_BYTES);
+                let _ = out.send(event(&id.unwrap_or(Value::Null), "error", &msg));
+                continue;
+            }
+        };
+        let Ok(line) = std::str::from_utf8(buf) else {
             let _ = out.send(event(&Value::Null, "error", &format!("line {line_no}: not UTF-8")));
             continue;
         };
@@ -427,6 +433,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
             }
         }
     }
+    Ok(())
 }
 
 async fn run_jobs(

@@ -107,3 +107,31 @@ pub const BASH_MAX_PIDS: u64 = 1024;
 /// kernel kills a process of the call, not of the host. 3 GiB holds a large compile; a 4 GiB
 /// allocation does not fit. `policy.json` may raise or lower both (`"limits"`).
 pub const BASH_MAX_MEMORY_MIB: u64 = 3 * 1024;
+
+/// Longest request accepted on any transport: one `toolhost session` JSON Lines line, one MCP
+/// stdio line (neither counting its newline) and one MCP HTTP request body. A longer one is
+/// discarded as it streams by, so memory stays bounded whatever a client sends, and answered
+/// with an error naming this limit; the session or server goes on. 16 MiB holds the largest
+/// legitimate request with room to spare: a `write` of `MAX_EDIT_FILE_BYTES` whose every byte
+/// is JSON-escaped as `\u00XX` (6 MiB).
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// `toolhost mcp --listen`: a request head (request line and headers) must arrive whole within
+/// this many seconds of its first byte, or the connection is closed. This stops a client that
+/// opens connections and sends half a header (slowloris) from holding sockets and tasks; 10 s
+/// is far beyond any real client's head, which arrives in one packet.
+pub const MCP_HEADER_READ_TIMEOUT_SECS: u64 = 10;
+
+/// `toolhost mcp --listen`: a connection with no request in flight is closed after this many
+/// seconds without a new request, so idle keep-alive connections do not pile up. An SSE
+/// response still streaming (a call running, a standalone GET stream) is a request in flight:
+/// never idle. 60 s outlives the keep-alive pools of common clients (httpx 5 s, undici 4 s),
+/// so the client, not the server, ends an idle connection and no request races a close.
+pub const MCP_IDLE_TIMEOUT_SECS: u64 = 60;
+
+/// `toolhost mcp --listen`: at most this many live MCP sessions (2025-11-25 revision, one per
+/// `initialize`); the next `initialize` is refused with 503 until one ends (HTTP DELETE, or
+/// rmcp's idle expiry). Each session holds a worker task and buffers; the bound keeps a
+/// client that initializes in a loop from exhausting memory. 64 is far more than the clients
+/// of one workspace open at once.
+pub const MCP_MAX_SESSIONS: usize = 64;

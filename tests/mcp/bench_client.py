@@ -2,7 +2,7 @@
 MCP Python SDK (`mcp` 2.3.0), to `toolhost mcp` over stdio or to a `--listen` URL.
 
 Usage: bench_client.py N stdio TOOLHOST WORKSPACE DATA_DIR
-       bench_client.py N http URL
+       bench_client.py N http URL TOKEN
 
 Prints one JSON object: calls, seconds, p50_ms, p99_ms.
 """
@@ -13,6 +13,7 @@ import sys
 import time
 
 import anyio
+import httpx2
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -48,9 +49,11 @@ async def main() -> None:
             async with ClientSession(read, write) as session:
                 out = await measure(session)
     else:
-        async with streamable_http_client(sys.argv[3]) as (read, write, *_):
-            async with ClientSession(read, write) as session:
-                out = await measure(session)
+        auth = {"authorization": f"Bearer {sys.argv[4]}"}
+        async with httpx2.AsyncClient(headers=auth, timeout=httpx2.Timeout(30.0, read=300.0)) as http:
+            async with streamable_http_client(sys.argv[3], http_client=http) as (read, write, *_):
+                async with ClientSession(read, write) as session:
+                    out = await measure(session)
     print(json.dumps(out))
 
 

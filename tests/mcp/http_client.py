@@ -1,8 +1,9 @@
 """A real MCP client (the official Python SDK, `mcp` 2.3.0) driving `toolhost mcp --listen`
 over Streamable HTTP.
 
-Usage: http_client.py URL
+Usage: http_client.py URL TOKEN
 
+TOKEN is the server's bearer token (sent as `Authorization: Bearer TOKEN` on every request).
 The server's workspace holds `a.txt` ("alpha\\nbeta\\n"), `b.txt` ("bee\\n") and `c.txt`
 ("sea\\n"). Prints one JSON object with what the client saw; `tests/tests/mcp_http.rs`
 asserts on it.
@@ -16,13 +17,25 @@ import anyio
 from report import result, run_parts
 import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
-URL = sys.argv[1]
+URL, TOKEN = sys.argv[1:3]
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+
+
+def http() -> httpx2.AsyncClient:
+    """An HTTP client that sends the bearer token, with the SDK's timeouts."""
+    return httpx2.AsyncClient(headers=AUTH, timeout=httpx2.Timeout(30.0, read=300.0))
+
+
+def connect(client: httpx2.AsyncClient, mode: str) -> Client:
+    """An MCP client over `client` (so every request carries the token)."""
+    return Client(streamable_http_client(URL, http_client=client), mode=mode)
 
 
 async def legacy(out: dict) -> None:
     """The 2025-11-25 revision over HTTP: an MCP session (Mcp-Session-Id) per client."""
-    async with Client(URL, mode="legacy") as client:
+    async with http() as h, connect(h, "legacy") as client:
         listed = await client.list_tools()
         out["legacy_tools"] = [t.name for t in listed.tools]
         calls = out["legacy"] = {}
@@ -57,7 +70,7 @@ async def legacy(out: dict) -> None:
 async def stateless(out: dict) -> None:
     """The stateless 2026-07-28 revision over HTTP: every request stands alone, yet the read
     recorded by one request lets the next request's edit through (one server = one session)."""
-    async with Client(URL, mode="2026-07-28") as client:
+    async with http() as h, connect(h, "2026-07-28") as client:
         calls = out["stateless"] = {}
         calls["read"] = result(await client.call_tool("read", {"path": "c.txt"}))
         calls["edit"] = result(
@@ -74,7 +87,7 @@ async def rebinding(out: dict) -> None:
         "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
     }
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", **AUTH}
     parts = urlsplit(URL)
     async with httpx2.AsyncClient() as http:
         statuses = out["http"] = {}

@@ -43,6 +43,18 @@ impl SessionProc {
         stdin.flush().unwrap();
     }
 
+    /// Write raw bytes (no newline added).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The process id of the session.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Write one request line.
     pub fn send(&mut self, request: &Value) {
         self.send_raw(&format!("{request}\n"));

@@ -109,14 +109,27 @@ pub fn conformance_runner() -> (PathBuf, PathBuf) {
 pub struct HttpServer {
     child: Child,
     url: String,
+    token: Option<String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
+/// What the server's stderr said at start.
+enum StartLine {
+    Url(String),
+    Token(String),
+}
+
 impl HttpServer {
-    /// Starts the server (with `extra` global options) and waits for its "listening at" line.
+    /// Starts the server (with `extra` global options) and waits for its "listening at" and
+    /// "bearer token" lines.
     pub fn start(fx: &Fixture, extra: &[&str]) -> HttpServer {
+        Self::start_with(fx, extra, &[], &[])
+    }
+
+    /// Like [`HttpServer::start`], with `mcp_args` after `--listen 127.0.0.1:0` and `env` set.
+    pub fn start_with(fx: &Fixture, extra: &[&str], mcp_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut cmd = toolhost_command(fx);
-        cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]);
+        cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]).args(mcp_args).envs(env.iter().copied());
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -129,19 +142,51 @@ impl HttpServer {
         let log = seen.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.split("listening at ").nth(1) {
-                    let _ = tx.send(url.trim().to_string());
+                // Logged before it is reported, so `stderr()` already holds what `start` saw.
+                {
+                    let mut log = log.lock().unwrap();
+                    log.push_str(&line);
+                    log.push('\n');
                 }
-                let mut log = log.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
+                if let Some(url) = line.split("listening at ").nth(1) {
+                    let _ = tx.send(StartLine::Url(url.trim().to_string()));
+                }
+                if let Some(token) = line.strip_prefix("toolhost: MCP bearer token: ") {
+                    let _ = tx.send(StartLine::Token(token.trim().to_string()));
+                }
             }
         });
-        let url = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("toolhost mcp --listen printed no URL; stderr:\n{}", seen.lock().unwrap())
-        });
-        HttpServer { child, url, stderr: seen }
+        let url = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(StartLine::Url(url)) => url,
+            _ => {
+                let _ = child.kill();
+                panic!("toolhost mcp --listen printed no URL; stderr:\n{}", seen.lock().unwrap())
+            }
+        };
+        // The token line follows the URL line at once (none with --no-auth, or from a toolhost
+        // that predates the token).
+        let token = match rx.recv_timeout(Duration::from_secs(3)) {
+            Ok(StartLine::Token(token)) => Some(token),
+            _ => None,
+        };
+        HttpServer { child, url, token, stderr: seen }
+    }
+
+    /// The bearer token the server printed.
+    pub fn token(&self) -> &str {
+        self.token.as_deref().unwrap_or_else(|| panic!("the server printed no bearer token; stderr:\n{}", self.stderr()))
+    }
+
+    /// The bearer token the server printed, if any.
+    pub fn token_if_any(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// The `Authorization` header value for this server's token (a placeholder token when it
+    /// printed none, so the attack suites also run against a toolhost without tokens and show
+    /// each attack's own effect there).
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.token.as_deref().unwrap_or("no-token-was-printed"))
     }
 
     /// The endpoint, `http://127.0.0.1:PORT/mcp`.

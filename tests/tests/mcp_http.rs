@@ -1,12 +1,15 @@
 //! `toolhost mcp --listen`: Streamable HTTP driven by the official MCP Python SDK
-//! (`tests/mcp/http_client.py`), the DNS-rebinding guard attacked with foreign `Host` and
-//! `Origin` headers, and the official conformance suite's server scenarios.
+//! (`tests/mcp/http_client.py`, sending the server's bearer token), the DNS-rebinding guard
+//! attacked with foreign `Host` and `Origin` headers, and the official conformance suite's
+//! server scenarios (through a proxy that adds the token). The token itself, the timeouts and
+//! the session bound are attacked in `mcp_auth.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+use toolhost_tests::http::AuthProxy;
 use toolhost_tests::mcp::{HttpServer, conformance_runner, python_with_sdk};
 use toolhost_tests::*;
 
@@ -24,7 +27,7 @@ fn a_real_client_over_streamable_http_reads_edits_gets_progress_cancels_and_fore
     let server = HttpServer::start(&fx, &[]);
     assert!(server.url().starts_with("http://127.0.0.1:") && server.url().ends_with("/mcp"), "{}", server.url());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("http_client.py");
-    let out = Command::new(&python).arg(script).arg(server.url()).output().expect("run the HTTP client");
+    let out = Command::new(&python).arg(script).arg(server.url()).arg(server.token()).output().expect("run the HTTP client");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "client failed\nstdout: {stdout}\nstderr: {stderr}\nserver: {}", server.stderr());
@@ -84,17 +87,20 @@ fn sigterm_cancels_the_call_in_flight_and_exits_cleanly() {
     let fx = Fixture::new();
     let server = HttpServer::start(&fx, &[]);
     let script = r#"
-import json, sys, anyio
+import json, sys, anyio, httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 async def main():
-    async with Client(sys.argv[1], mode="legacy") as c:
+    auth = {"authorization": f"Bearer {sys.argv[2]}"}
+    async with httpx2.AsyncClient(headers=auth, timeout=httpx2.Timeout(30.0, read=300.0)) as http, \
+            Client(streamable_http_client(sys.argv[1], http_client=http), mode="legacy") as c:
         r = await c.call_tool("bash", {"command": "touch started.flag && sleep 60"})
         text = "".join(x.text for x in r.content if getattr(x, "type", None) == "text")
         print(json.dumps({"isError": bool(r.is_error), "text": text}), flush=True)
 anyio.run(main)
 "#;
     let client = Command::new(&python)
-        .args(["-c", script, server.url()])
+        .args(["-c", script, server.url(), server.token()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -181,10 +187,12 @@ fn the_official_conformance_suite_passes_every_server_scenario_that_applies() {
     let fx = Fixture::new();
     fx.write("a.txt", "alpha\n");
     let server = HttpServer::start(&fx, &[]);
+    // The suite sends no custom headers: a proxy on 127.0.0.1 adds the bearer token.
+    let proxy = AuthProxy::start(server.url(), server.token());
     let results = tempfile::tempdir().unwrap();
     let out = Command::new(&node)
         .arg(&entry)
-        .args(["server", "--suite", "all", "--url", server.url(), "--output-dir"])
+        .args(["server", "--suite", "all", "--url", proxy.url(), "--output-dir"])
         .arg(results.path())
         .output()
         .expect("run the conformance suite");

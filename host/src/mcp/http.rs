@@ -2,14 +2,23 @@
 //!
 //! * Bound to loopback unless the address names another interface: `--listen 8080` means
 //!   `127.0.0.1:8080`.
+//! * Every request must carry the server's bearer token ([`super::auth`]): checked first, so
+//!   a refused request learns nothing but 401 (`--no-auth`, loopback only, turns it off).
 //! * DNS rebinding: a request whose `Host` is not a loopback name (`localhost`, `127.0.0.1`,
 //!   `::1`) or one of the `--allow-host` names is refused with 403 before any MCP handling, and
-//!   so is one whose `Origin` is neither a loopback origin nor an allowed host's.
+//!   so is one whose `Origin` is neither a loopback origin nor an allowed host's. An `Origin`
+//!   whose port is not a number is refused here first ([`origin_is_well_formed`]): rmcp reads
+//!   `http://localhost:80.evil.com` as host `localhost` with no port, which its
+//!   `http://localhost:*` pattern accepts.
+//! * Bounds: a request body of at most `MAX_REQUEST_BYTES` (413 beyond), a request head
+//!   within `MCP_HEADER_READ_TIMEOUT_SECS` of its first byte, `MCP_IDLE_TIMEOUT_SECS` for a
+//!   connection with no request in flight ([`super::watch`]), and at most `MCP_MAX_SESSIONS`
+//!   live MCP sessions (503 for the next `initialize`: [`super::sessions`]).
 //! * One server process is one toolhost session (one observation table, spill dir and store
 //!   record): every client of it shares them, and calls run one after another in arrival
 //!   order, as on stdio. Both the 2025-11-25 revision (an MCP session per `initialize`, with
 //!   its `Mcp-Session-Id`) and the stateless 2026-07-28 revision are served.
-//! * Any path but `/mcp` is 404.
+//! * Any path but `/mcp` is 404 (once the token has passed).
 //! * Shutdown: stop accepting, cancel the calls in flight (they end as `cancelled` and are
 //!   recorded), and give open connections [`SHUTDOWN_GRACE`] to deliver their last responses.
 
@@ -18,15 +27,22 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use toolhost_limits::{MAX_REQUEST_BYTES, MCP_HEADER_READ_TIMEOUT_SECS, MCP_IDLE_TIMEOUT_SECS, MCP_MAX_SESSIONS};
 
 use super::McpServer;
+use super::auth::Authenticator;
+use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};
+use super::watch::{ConnWatch, InFlightBody, WatchedIo};
+
+/// A response as rmcp builds them.
+type Response = hyper::Response<BoxBody<Bytes, Infallible>>;
 
 /// How long shutdown waits for open connections after cancelling the calls in flight.
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
@@ -63,13 +79,80 @@ pub fn parse_listen_addr(text: &str) -> Result<SocketAddr, ListenAddrError> {
     Err(ListenAddrError::Malformed(text.to_string()))
 }
 
-/// How the HTTP endpoint is exposed: where it listens and which extra host names it answers to.
+/// Whether an `Origin` header value is `scheme://host[:port]` with a numeric port (or `null`),
+/// as browsers send it; anything else is refused before rmcp's allow-list sees it.
+pub fn origin_is_well_formed(origin: &str) -> bool {
+    if origin == "null" {
+        return true;
+    }
+    let Some((scheme, authority)) = origin.split_once("://") else { return false };
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok || authority.contains(['/', '?', '#', '@', '\\', ' ']) {
+        return false;
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let Some((addr, rest)) = v6.split_once(']') else { return false };
+        if !rest.is_empty() && !rest.starts_with(':') {
+            return false;
+        }
+        (addr, rest.strip_prefix(':'))
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port_ok = port.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
+    !host.is_empty() && port_ok
+}
+
+fn forbidden_origin() -> Response {
+    let body = Full::new(Bytes::from("Forbidden: Origin header is not allowed\n")).map_err(|never: Infallible| match never {}).boxed();
+    let mut res = hyper::Response::new(body);
+    *res.status_mut() = hyper::StatusCode::FORBIDDEN;
+    res
+}
+
+fn not_found() -> Response {
+    let body = Full::new(Bytes::from(format!("Not Found: the MCP endpoint is {MCP_PATH}\n")))
+        .map_err(|never: Infallible| match never {})
+        .boxed();
+    let mut res = hyper::Response::new(body);
+    *res.status_mut() = hyper::StatusCode::NOT_FOUND;
+    res
+}
+
+/// How the HTTP endpoint is exposed: where it listens, which extra host names it answers to,
+/// and the token every request must carry.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     /// The socket address to bind.
     pub addr: SocketAddr,
     /// Host names accepted in `Host`/`Origin` besides the loopback ones (`--allow-host`).
     pub allowed_hosts: Vec<String>,
+    /// The bearer token check; `None` only with `--no-auth` on a loopback address.
+    pub auth: Option<Authenticator>,
+}
+
+impl HttpOptions {
+    /// What answers `req` before rmcp sees it, if anything: 401 without the token, 404 off
+    /// [`MCP_PATH`], 403 for a malformed `Origin`.
+    fn refuse(&self, req: &hyper::Request<hyper::body::Incoming>) -> Option<Response> {
+        if let Some(auth) = &self.auth
+            && let Err(refusal) = auth.check(req.headers())
+        {
+            return Some(auth.unauthorized(refusal));
+        }
+        if req.uri().path() != MCP_PATH {
+            return Some(not_found());
+        }
+        let origin = req.headers().get(hyper::header::ORIGIN);
+        if origin.is_some_and(|o| !o.to_str().is_ok_and(origin_is_well_formed)) {
+            return Some(forbidden_origin());
+        }
+        None
+    }
 }
 
 impl HttpOptions {
@@ -85,6 +168,7 @@ impl HttpOptions {
             })
             .collect();
         StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(MAX_REQUEST_BYTES)
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
             .enforce_origin_validation()
@@ -105,6 +189,12 @@ impl HttpEndpoint {
         Ok(HttpEndpoint { listener, options })
     }
 
+    /// The same endpoint checking requests with `auth` (set once the token is known).
+    pub fn with_auth(mut self, auth: Option<Authenticator>) -> Self {
+        self.options.auth = auth;
+        self
+    }
+
     /// The address actually bound (port 0 becomes the port the OS picked).
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
@@ -121,11 +211,8 @@ impl HttpEndpoint {
         let sessions = CancellationToken::new();
         let config = self.options.config(sessions.clone());
         let calls = server.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), BoundedSessions::new(MCP_MAX_SESSIONS), config);
         // Open connections, and a signal when the last one closes.
         let open = Arc::new((std::sync::atomic::AtomicUsize::new(0), tokio::sync::Notify::new()));
         let result = self.accept_loop(service, &open, &shutdown, &sessions).await;
@@ -152,11 +239,12 @@ impl HttpEndpoint {
 
     async fn accept_loop(
         &self,
-        service: StreamableHttpService<McpServer, LocalSessionManager>,
+        service: StreamableHttpService<McpServer, BoundedSessions>,
         open: &Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
         shutdown: &CancellationToken,
         sessions: &CancellationToken,
     ) -> std::io::Result<()> {
+        let options = Arc::new(self.options.clone());
         loop {
             let (stream, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
@@ -173,26 +261,40 @@ impl HttpEndpoint {
             let service = service.clone();
             let closing = sessions.clone();
             let open = open.clone();
+            let options = options.clone();
             open.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             tokio::spawn(async move {
+                let watch = ConnWatch::new(
+                    std::time::Duration::from_secs(MCP_HEADER_READ_TIMEOUT_SECS),
+                    std::time::Duration::from_secs(MCP_IDLE_TIMEOUT_SECS),
+                );
+                let io = TokioIo::new(WatchedIo::new(stream, watch.clone()));
+                let requests = watch.clone();
                 let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let in_flight = requests.request_started();
                     let mut service = service.clone();
+                    let options = options.clone();
                     async move {
-                        if req.uri().path() != MCP_PATH {
-                            let body = Full::new(Bytes::from(format!("Not Found: the MCP endpoint is {MCP_PATH}\n")))
-                                .map_err(|never: Infallible| match never {})
-                                .boxed();
-                            let mut res = hyper::Response::new(body);
-                            *res.status_mut() = hyper::StatusCode::NOT_FOUND;
-                            return Ok::<_, Infallible>(res);
-                        }
-                        tower_service::Service::call(&mut service, req).await
+                        let res = match options.refuse(&req) {
+                            Some(res) => res,
+                            None => match watch_refusal(tower_service::Service::call(&mut service, req)).await {
+                                (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
+                                (Ok(res), false) => res,
+                                (Err(never), false) => match never {},
+                            },
+                        };
+                        Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
                     }
                 });
-                let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+                let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, handler);
                 tokio::pin!(conn);
                 let result = tokio::select! {
                     r = conn.as_mut() => r,
+                    why = watch.expired() => {
+                        // Dropping the connection closes it.
+                        tracing::debug!("connection from {peer} closed: {why:?} timeout");
+                        Ok(())
+                    }
                     _ = closing.cancelled() => {
                         // Finish the response in progress, then close.
                         conn.as_mut().graceful_shutdown();
@@ -226,11 +328,34 @@ mod tests {
 
     #[test]
     fn only_loopback_and_allowed_hosts_pass() {
-        let options = HttpOptions { addr: "127.0.0.1:0".parse().unwrap(), allowed_hosts: vec!["box.lan".into()] };
+        let options =
+            HttpOptions { addr: "127.0.0.1:0".parse().unwrap(), allowed_hosts: vec!["box.lan".into()], auth: None };
         let config = options.config(CancellationToken::new());
         assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1", "box.lan"]);
         assert!(config.allowed_origins.contains(&"http://[::1]:*".to_string()));
         assert!(config.allowed_origins.contains(&"https://box.lan:*".to_string()));
         assert!(!config.allowed_origins.iter().any(|o| o.contains("evil")));
+    }
+
+    #[test]
+    fn an_origin_port_must_be_a_number() {
+        for ok in ["http://localhost:8765", "http://localhost", "https://box.lan:443", "http://[::1]:9", "http://[::1]", "null"] {
+            assert!(origin_is_well_formed(ok), "{ok}");
+        }
+        for bad in [
+            "http://localhost:80.evil.com",
+            "http://localhost:80@evil.com",
+            "http://localhost:",
+            "http://localhost:99999",
+            "http://localhost:8/x",
+            "http://[::1]:80.evil.com",
+            "http://[::1]x",
+            "http://a:b:80",
+            "localhost:80",
+            "http://",
+            "",
+        ] {
+            assert!(!origin_is_well_formed(bad), "{bad}");
+        }
     }
 }

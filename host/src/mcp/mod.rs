@@ -18,8 +18,16 @@
 //! Both the 2025-11-25 revision (`initialize` handshake) and the stateless 2026-07-28
 //! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle
 //! from the first request. Nothing but protocol messages is written to stdout.
+//!
+//! Transports: [`stdio`] (request lines capped and answered when refused) and [`http`]
+//! (`--listen`: bearer token [`auth`], Host/Origin checks, per-connection timeouts, a bound on
+//! live MCP sessions).
 
+pub mod auth;
 pub mod http;
+mod sessions;
+pub mod stdio;
+mod watch;
 
 use std::sync::Arc;
 
@@ -30,7 +38,7 @@ use rmcp::model::{
     ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData as McpError, Peer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, Peer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -157,11 +165,10 @@ impl McpServer {
         drop(self.turn.lock().await);
     }
 
-    /// Serve MCP on this process's stdin/stdout until the client closes stdin.
+    /// Serve MCP on this process's stdin/stdout until the client closes stdin (request lines
+    /// over the cap are answered with an error: [`stdio`]).
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
-        let running = self.serve(rmcp::transport::stdio_pipes()).await?;
-        running.waiting().await?;
-        Ok(())
+        stdio::serve(self).await
     }
 
     async fn run_call(

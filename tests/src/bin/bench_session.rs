@@ -91,6 +91,7 @@ fn main() {
         .arg(calls.to_string())
         .arg("http")
         .arg(server.url())
+        .arg(server.token())
         .output()
         .expect("run the MCP bench client");
     report("toolhost mcp --listen (HTTP)", out);
