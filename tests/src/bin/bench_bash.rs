@@ -2,6 +2,12 @@
 //! `bash -c true` and against bare `bwrap … bash -c true` (target: ≤ 10 ms added over bare
 //! bwrap), and `yes | head -c 2G` through the tool: host peak RSS vs an idle call (target:
 //! < 32 MB more) and the spill file size (stops at 64 MiB).
+//!
+//! With `TOOLHOST_BENCH_BASELINE_DIR` (a directory holding an older build's `toolhost`,
+//! `toolhost-sandbox-exec` and `components/`), the same call through that build is measured in
+//! the same run, interleaved, and the difference is printed: what the isolation added since
+//! (network namespace, socket masks, git pins and sweep, per-call cgroup, start marker;
+//! target ≤ 3 ms). Bare bwrap is also measured with `--unshare-net`, the namespace bash now has.
 
 use std::process::Command;
 
@@ -20,6 +26,24 @@ fn main() {
     let mut bwrap = Command::new("bwrap");
     bwrap.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "bash", "-c", "true"]);
     let bwrap_cost = median_cost(&mut bwrap, runs);
+    let mut bwrap_net = Command::new("bwrap");
+    bwrap_net.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "bash", "-c", "true"]);
+    let bwrap_net_cost = median_cost(&mut bwrap_net, runs);
+    println!("bare bwrap with --unshare-net {:.1} ms (+{:.1} ms for the network namespace)", ms(bwrap_net_cost.wall), ms(bwrap_net_cost.wall) - ms(bwrap_cost.wall));
+    if let Some(dir) = std::env::var_os("TOOLHOST_BENCH_BASELINE_DIR") {
+        let baseline_data = tempfile::tempdir().unwrap();
+        let mut old = Command::new(std::path::Path::new(&dir).join("toolhost"));
+        old.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(baseline_data.path());
+        old.args(["call", "bash", r#"{"command":"true"}"#]);
+        measure(&mut old);
+        let (new_cost, old_cost) = median_pair(&mut tool, &mut old, runs, || {});
+        println!(
+            "isolation added over the baseline build: {:.1} ms (toolhost call {:.1} ms vs baseline {:.1} ms, interleaved; target ≤ 3 ms)",
+            ms(new_cost.wall) - ms(old_cost.wall),
+            ms(new_cost.wall),
+            ms(old_cost.wall)
+        );
+    }
     println!(
         "bash true: toolhost call {:.1} ms, bash -c {:.1} ms, bare bwrap {:.1} ms; added over bare bwrap {:.1} ms (target ≤ 10 ms)",
         ms(tool_cost.wall),
