@@ -214,10 +214,14 @@ fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap, policy: &SandboxPolicy)
         if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
     );
     let limits = policy.limits();
-    match toolhost_sandbox::cgroup::detect() {
-        Support::V2(_) => println!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-        Support::V1 { .. } => println!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-        Support::Unavailable(why) => println!("limits: OFF — {}; a fork bomb or a runaway allocation in bash is bounded only by the machine", terminal_line(why)),
+    let off = |why: &str| {
+        println!("limits: OFF — {}; a fork bomb or a runaway allocation in bash is bounded only by the machine", terminal_line(why))
+    };
+    match (toolhost_sandbox::cgroup::detect(), toolhost_sandbox::cgroup::verify()) {
+        (Support::Unavailable(why), _) => off(why),
+        (_, Err(why)) => off(&format!("cannot make a call cgroup ({why})")),
+        (Support::V2(_), Ok(())) => println!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+        (Support::V1 { .. }, Ok(())) => println!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
     }
     match available {
         Availability::Available => {

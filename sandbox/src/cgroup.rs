@@ -82,13 +82,27 @@ fn probe() -> Support {
             }
         }
     };
-    match crate::privileges::with_file_access_overrides(|| CallCgroup::create_in(&candidate, CallLimits::default())) {
-        Ok(probe) => {
-            drop(probe);
-            candidate
-        }
-        Err(e) => Support::Unavailable(format!("cannot make a child cgroup ({e}); run toolhost as root or in a delegated cgroup")),
+    // Probed by looking, not by making one: a mkdir + rmdir of a memory cgroup costs
+    // milliseconds on every `toolhost call`. A call whose cgroup cannot be made runs without
+    // limits; `doctor` makes one to be sure ([`verify`]).
+    let dirs: Vec<&PathBuf> = match &candidate {
+        Support::V2(base) => vec![base],
+        Support::V1 { pids, memory } => vec![pids, memory],
+        Support::Unavailable(_) => vec![],
+    };
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let ours = |d: &PathBuf| std::fs::metadata(d).is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() });
+    if root || dirs.iter().all(|d| ours(d)) {
+        candidate
+    } else {
+        Support::Unavailable("this process's cgroup is neither delegated to this user nor is toolhost root".into())
     }
+}
+
+/// Makes and removes one call cgroup, to prove [`detect`]'s answer (for `doctor`).
+pub fn verify() -> Result<(), String> {
+    CallCgroup::create(CallLimits::default()).map(drop)
 }
 
 /// The directory of this process's cgroup `path` under the hierarchy mounted at `mount`. In a
@@ -195,7 +209,7 @@ impl CallCgroup {
     fn remove(&self) {
         for dir in &self.dirs {
             // Whatever is left (the sandbox normally took it all with it) is killed first.
-            for _ in 0..100 {
+            for _ in 0..1000 {
                 let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
                 let pids: Vec<i32> = procs.lines().filter_map(|l| l.trim().parse().ok()).collect();
                 if pids.is_empty() {
@@ -205,7 +219,7 @@ impl CallCgroup {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(pid, libc::SIGKILL) };
                 }
-                std::thread::sleep(std::time::Duration::from_millis(10));
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
             let _ = std::fs::remove_dir(dir);
         }
