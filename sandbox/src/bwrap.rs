@@ -222,9 +222,15 @@ impl Bubblewrap {
         if policy.network() == NetworkAccess::Deny {
             a.push("--unshare-net".into());
         }
-        for x in ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir"] {
+        for x in ["--die-with-parent", "--new-session", "--cap-drop", "ALL"] {
             a.push(x.into());
         }
+        if self.helper.is_some() {
+            // The helper alone holds it, to empty the bounding set before the command runs.
+            a.push("--cap-add".into());
+            a.push("CAP_SETPCAP".into());
+        }
+        a.push("--chdir".into());
         a.push(cwd.as_os_str().to_os_string());
         a
     }
@@ -542,6 +548,9 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option
     if let Err(e) = apply_landlock(writable) {
         fail(e.to_string());
     }
+    if let Err(e) = crate::privileges::drop_every_capability() {
+        fail(e);
+    }
     if let Some(fd) = started_fd {
         // SAFETY: writing one byte to, then closing, a descriptor the host handed down for
         // exactly this; the command never sees it.
@@ -853,7 +862,7 @@ mod tests {
             format!("--perms 0000 --tmpfs {}/home/.ssh", base.display()),
             format!("--ro-bind /dev/null {}/home/.netrc", base.display()),
             format!(
-                "--unshare-pid --unshare-net --die-with-parent --new-session --cap-drop ALL --chdir {ws} -- /opt/helper __sandbox-exec --started-fd 3 --writable {ws} -- /bin/bash -c true"
+                "--unshare-pid --unshare-net --die-with-parent --new-session --cap-drop ALL --cap-add CAP_SETPCAP --chdir {ws} -- /opt/helper __sandbox-exec --started-fd 3 --writable {ws} -- /bin/bash -c true"
             ),
         ] {
             assert!(joined.contains(&needle), "{needle}\nnot in\n{joined}");

@@ -117,6 +117,49 @@ pub fn with_file_access_overrides<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Inside bash's sandbox, right before the command: empties the capability bounding set
+/// (this needs `CAP_SETPCAP`, which bubblewrap keeps for the helper alone) and then clears
+/// every capability set, so nothing the command execs can ever hold a capability. Without
+/// `CAP_SETPCAP` (a helper run without it) the bounding set is left as it is.
+#[cfg(target_os = "linux")]
+pub fn drop_every_capability() -> Result<(), String> {
+    const CAP_SETPCAP: u32 = 8;
+    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|t| t.trim().parse::<u32>().ok()).unwrap_or(40);
+    for cap in 0..=last {
+        if cap == CAP_SETPCAP {
+            continue;
+        }
+        // SAFETY: prctl(PR_CAPBSET_DROP) only lowers this thread's bounding set.
+        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EPERM) {
+                break;
+            }
+            return Err(format!("dropping capability {cap} from the bounding set: {e}"));
+        }
+    }
+    // SAFETY: as above; SETPCAP last, since dropping it ends our right to drop.
+    unsafe { libc::prctl(libc::PR_CAPBSET_DROP, CAP_SETPCAP as libc::c_ulong, 0, 0, 0) };
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    let mut header = Header { version: 0x2008_0522, pid: 0 };
+    let data = [0u32; 6];
+    // SAFETY: capset with all-zero sets only lowers privileges.
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+        return Err(format!("clearing the capability sets: {}", std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// Not Linux: no capabilities to drop.
+#[cfg(not(target_os = "linux"))]
+pub fn drop_every_capability() -> Result<(), String> {
+    Ok(())
+}
+
 /// Not Linux: nothing to drop here (macOS has no such capabilities; root stays root).
 #[cfg(not(target_os = "linux"))]
 pub fn drop_file_access_overrides() -> Dropped {

@@ -272,3 +272,63 @@ fn a_hanging_bwrap_does_not_hang_the_call() {
         }
     }
 }
+
+/// With the network allowed by the user, bash reaches the same listener: the isolation is
+/// the network namespace, not a broken sandbox. Through `policy.json`, and for one call
+/// through an approved `sandboxPermissions.network`.
+#[test]
+fn the_user_can_allow_the_network_in_policy_json_or_for_one_call() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("the_user_can_allow_the_network_in_policy_json_or_for_one_call") {
+        return;
+    }
+    let reach = |global: &[&str], input: serde_json::Value, m: &str| {
+        let (port, catcher) = tcp_catcher();
+        let command = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
+        let mut input = input;
+        input["command"] = json!(command);
+        let out = a.call_with(global, "bash", input);
+        (catcher.finish(|| tcp_end(port)), out)
+    };
+    let m = marker("NETCALL");
+    let (got, out) = reach(
+        &["--allow-escalation"],
+        json!({"sandboxPermissions": {"network": true}, "justification": "fetch a dependency"}),
+        &m,
+    );
+    assert!(got.contains(&m), "an approved network escalation did not reach the listener: {got:?}\n{}", out.all());
+    let m = marker("NETDENIED");
+    let (got, out) = reach(&[], json!({}), &m);
+    assert!(!got.contains(&m), "without approval the next call reached it: {}", out.all());
+    std::fs::write(a.data.join("policy.json"), r#"{"network": "allow"}"#).unwrap();
+    let m = marker("NETPOLICY");
+    let (got, out) = reach(&[], json!({}), &m);
+    assert!(got.contains(&m), "policy.json allows the network, yet the listener got {got:?}\n{}", out.all());
+}
+
+/// bash holds no capability and can never gain one: every set, the bounding set included, is
+/// empty, and no_new_privs is set.
+#[test]
+fn bash_has_no_capability_not_even_in_its_bounding_set() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("bash_has_no_capability_not_even_in_its_bounding_set") {
+        return;
+    }
+    let out = a.bash("grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status");
+    for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+        let line = out.text().lines().find(|l| l.starts_with(set)).map(str::to_string).unwrap_or_default();
+        promise(line.ends_with("0000000000000000"), || format!("{set} is not empty inside bash: {line:?}\n{}", out.all()));
+    }
+    promise(out.text().contains("NoNewPrivs:\t1"), || format!("no_new_privs is not set: {}", out.all()));
+}
+
+/// `toolhost doctor` reports each isolation as on or off with the reason.
+#[test]
+fn doctor_reports_every_isolation() {
+    let a = Attack::new();
+    let out = a.run(&[], &["doctor"]);
+    let text = out.all();
+    for line in ["network: off", "sockets: ", "landlock: ", "limits: "] {
+        assert!(text.contains(line), "doctor does not report {line:?}: {text}");
+    }
+}
