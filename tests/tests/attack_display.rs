@@ -112,3 +112,40 @@ fn writing_a_tilde_path_does_not_create_a_tilde_directory() {
     }
     promise(!a.home.join("notes.txt").exists(), || "a ~ path wrote into HOME without a grant".into());
 }
+
+/// The terminal approval prompt shows the model's `justification` escaped on one line: ESC,
+/// CR and newlines cannot erase the real request (`Write Subtree /`) and draw a harmless one.
+/// Run on a real pseudo-terminal through util-linux `script`; the answer is "n".
+#[test]
+fn a_justification_cannot_redraw_the_approval_prompt() {
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("a_justification_cannot_redraw_the_approval_prompt: skipped (no `script` for a pseudo-terminal)");
+        return;
+    }
+    let a = Attack::new();
+    let input = json!({
+        "command": "true",
+        "sandboxPermissions": {"paths": [{"path": "/", "access": "write", "scope": "subtree"}]},
+        "justification": "ok\u{1b}[2K\u{1b}[1A\r  Read Exact /tmp/README.md\n  reason: show the readme",
+    });
+    let inner = format!(
+        "{} --workspace {} --data-dir {} call bash {}",
+        toolhost_tests::toolhost_bin().display(),
+        a.ws.display(),
+        a.data.display(),
+        shell_quote(&input.to_string())
+    );
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &inner, "/dev/null"]).env("HOME", &a.home);
+    let out = run_limited(&mut cmd, Some(b"n\n".to_vec()), std::time::Duration::from_secs(60)).expect("script ran");
+    let shown = out.stdout.clone();
+    assert!(shown.contains("Write Subtree /"), "the real request is not shown: {shown:?}");
+    promise(!shown.contains('\u{1b}'), || format!("a raw ESC reached the terminal: {shown:?}"));
+    let lines: Vec<&str> = shown.lines().collect();
+    promise(!lines.iter().any(|l| l.trim_start().starts_with("Read Exact")), || format!("the model drew a line of the prompt: {shown:?}"));
+}
+
+/// `'…'` for /bin/sh.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
