@@ -179,6 +179,7 @@ pub async fn run_bash(
         return fail(BashStatus::SandboxUnavailable, texts::unavailable(&reason));
     }
     // What the sandbox must pin, and what bash must not create (fails closed past its budget).
+    let since = std::time::SystemTime::now();
     let protected = match crate::scan::scan(&req.policy) {
         Ok(p) => p,
         Err(e) => return fail(BashStatus::SandboxUnavailable, e.to_string()),
@@ -213,7 +214,7 @@ pub async fn run_bash(
     let mut output = outcome.output;
     let duration = outcome.duration;
     // Every process of the sandbox is gone with it: remove what bash created that it may not.
-    let swept = match crate::scan::sweep(&req.policy, &protected) {
+    let swept = match crate::scan::sweep(&req.policy, &protected, since) {
         Ok(removed) => removed,
         Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
     };

@@ -307,7 +307,7 @@ impl PolicyBuilder {
                 .iter()
                 .map(|p| real_path(p)),
         );
-        roots.push(temp_dir);
+        roots.push(temp_dir.clone());
         dedup(&mut roots);
         let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
         if let Some(d) = &self.data_dir {
@@ -338,6 +338,7 @@ impl PolicyBuilder {
             writable_roots: roots,
             home,
             data_dir: self.data_dir.as_deref().map(real_path),
+            temp_dir,
             network: self.config.network,
             limits: self.config.limits,
             hard_protected: hard,
@@ -357,6 +358,8 @@ pub struct SandboxPolicy {
     writable_roots: Vec<PathBuf>,
     home: Option<PathBuf>,
     data_dir: Option<PathBuf>,
+    /// The system temp dir (a writable root in workspace-write mode, shared with everything).
+    temp_dir: PathBuf,
     network: NetworkAccess,
     limits: crate::cgroup::CallLimits,
     hard_protected: Vec<(PathBuf, Tier)>,
@@ -423,6 +426,15 @@ impl SandboxPolicy {
     /// Whether bash may use the network.
     pub fn network(&self) -> NetworkAccess {
         self.network
+    }
+
+    /// Whether `path` lies only in the shared system temp dir: under it, and under no other
+    /// writable root and not under HOME.
+    pub fn only_in_temp_dir(&self, path: &Path) -> bool {
+        path.starts_with(&self.temp_dir)
+            && !path.starts_with(&self.workspace)
+            && !self.writable_roots.iter().any(|r| r != &self.temp_dir && path.starts_with(r))
+            && !self.home.as_ref().is_some_and(|h| path.starts_with(h))
     }
 
     /// bash's per-call limits.

@@ -63,14 +63,23 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     Ok(walk.out)
 }
 
-/// After a bash call: remove every protected entry that `before` did not have and no write
-/// grant of `policy` covers. Returns the entries removed (empty when bash created none).
-pub fn sweep(policy: &SandboxPolicy, before: &Protected) -> Result<Vec<PathBuf>, ScanError> {
+/// After a bash call that started at `since`: remove every protected entry that `before` did
+/// not have, that changed since the call started, and that no write grant of `policy` covers.
+/// Returns the entries removed (empty when bash created none). The shared system temp dir is
+/// not swept (other programs create files there while bash runs; see docs/security.md).
+pub fn sweep(policy: &SandboxPolicy, before: &Protected, since: std::time::SystemTime) -> Result<Vec<PathBuf>, ScanError> {
+    use std::os::unix::fs::MetadataExt;
     let after = scan(policy)?;
     let known: HashSet<&PathBuf> = before.entries.iter().collect();
+    let since_secs = since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
-    for p in after.entries.iter().filter(|p| !known.contains(p)) {
+    for p in after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_temp_dir(p)) {
         let Ok(meta) = p.symlink_metadata() else { continue };
+        // An entry the scan before the call missed but that is older than the call is not
+        // bash's doing (the 1 s slack covers coarse timestamps).
+        if meta.ctime() < since_secs - 1 {
+            continue;
+        }
         // A new git dir is not removed, only what in it could run code (`git init` works).
         let new_git_dir = meta.is_dir() && p.file_name().is_some_and(|n| n == ".git");
         if new_git_dir || (policy.write_granted(p) && !git::is_git_metadata(p)) || git::is_inert_new_entry(p) {
@@ -218,13 +227,14 @@ mod tests {
         std::fs::write(ws.join(".env"), "old").unwrap();
         let pol = policy(&ws, &ws.join("nohome"));
         let before = scan(&pol).unwrap();
+        let since = std::time::SystemTime::now();
         std::fs::write(ws.join("sub.env"), "fine").unwrap();
         std::fs::create_dir_all(ws.join("x")).unwrap();
         std::fs::write(ws.join("x/.env"), "new").unwrap();
         std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         std::fs::write(ws.join(".git/hooks/pre-commit"), "new").unwrap();
         std::fs::write(ws.join(".gitmodules"), "new").unwrap();
-        let mut removed = sweep(&pol, &before).unwrap();
+        let mut removed = sweep(&pol, &before, since).unwrap();
         removed.sort();
         assert_eq!(removed, vec![ws.join(".git/hooks"), ws.join(".gitmodules"), ws.join("x/.env")]);
         assert_eq!(std::fs::read_to_string(ws.join(".env")).unwrap(), "old");
