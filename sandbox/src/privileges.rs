@@ -31,25 +31,10 @@ pub enum Dropped {
 /// the only thread (call it first in `main`; threads started later inherit the sets).
 #[cfg(target_os = "linux")]
 pub fn drop_file_access_overrides() -> Dropped {
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: i32,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    const VERSION_3: u32 = 0x2008_0522;
-    let mut header = Header { version: VERSION_3, pid: 0 };
-    let mut data = [Data::default(); 2];
-    // SAFETY: capget with a v3 header and room for two data structs, as the ABI requires.
-    if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
-        return Dropped::Failed(std::io::Error::last_os_error().to_string());
-    }
+    let mut data = match caps::get() {
+        Ok(d) => d,
+        Err(e) => return Dropped::Failed(e.to_string()),
+    };
     let mask = (1u32 << CAP_DAC_OVERRIDE) | (1u32 << CAP_DAC_READ_SEARCH);
     if (data[0].effective | data[0].permitted) & mask == 0 {
         return Dropped::NotHeld;
@@ -57,12 +42,10 @@ pub fn drop_file_access_overrides() -> Dropped {
     for set in [&mut data[0].effective, &mut data[0].inheritable] {
         *set &= !mask;
     }
-    let mut header = Header { version: VERSION_3, pid: 0 };
-    // SAFETY: capset with the sets just read, minus two bits; only ever lowers privileges.
-    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
-        return Dropped::Failed(std::io::Error::last_os_error().to_string());
+    match caps::set(&data) {
+        Ok(()) => Dropped::Removed,
+        Err(e) => Dropped::Failed(e.to_string()),
     }
-    Dropped::Removed
 }
 
 /// Runs `f` with `CAP_DAC_OVERRIDE` raised on this thread if it is permitted, then lowers
@@ -79,24 +62,7 @@ pub fn with_file_access_overrides<R>(f: impl FnOnce() -> R) -> R {
 
 #[cfg(target_os = "linux")]
 fn set_effective(on: bool) -> bool {
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: i32,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    let mut header = Header { version: 0x2008_0522, pid: 0 };
-    let mut data = [Data::default(); 2];
-    // SAFETY: capget with a v3 header and room for two data structs.
-    if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
-        return false;
-    }
+    let Ok(mut data) = caps::get() else { return false };
     let bit = 1u32 << CAP_DAC_OVERRIDE;
     if data[0].permitted & bit == 0 || (data[0].effective & bit != 0) == on {
         return false;
@@ -106,9 +72,7 @@ fn set_effective(on: bool) -> bool {
     } else {
         data[0].effective &= !bit;
     }
-    let mut header = Header { version: 0x2008_0522, pid: 0 };
-    // SAFETY: capset of this thread's own sets with one effective bit changed within permitted.
-    unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) == 0 }
+    caps::set(&data).is_ok()
 }
 
 /// Not Linux: `f` as it is.
@@ -140,17 +104,7 @@ pub fn drop_every_capability() -> Result<(), String> {
     }
     // SAFETY: as above; SETPCAP last, since dropping it ends our right to drop.
     unsafe { libc::prctl(libc::PR_CAPBSET_DROP, CAP_SETPCAP as libc::c_ulong, 0, 0, 0) };
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: i32,
-    }
-    let mut header = Header { version: 0x2008_0522, pid: 0 };
-    let data = [0u32; 6];
-    // SAFETY: capset with all-zero sets only lowers privileges.
-    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
-        return Err(format!("clearing the capability sets: {}", std::io::Error::last_os_error()));
-    }
+    caps::set(&[caps::Data::default(); 2]).map_err(|e| format!("clearing the capability sets: {e}"))?;
     Ok(())
 }
 
@@ -164,4 +118,46 @@ pub fn drop_every_capability() -> Result<(), String> {
 #[cfg(not(target_os = "linux"))]
 pub fn drop_file_access_overrides() -> Dropped {
     Dropped::NotHeld
+}
+
+/// `capget`/`capset` of the calling thread (ABI version 3: two 32-bit words per set).
+#[cfg(target_os = "linux")]
+mod caps {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+
+    /// One 32-bit word of each set.
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    pub struct Data {
+        pub effective: u32,
+        pub permitted: u32,
+        pub inheritable: u32,
+    }
+
+    const VERSION_3: u32 = 0x2008_0522;
+
+    /// This thread's sets.
+    pub fn get() -> std::io::Result<[Data; 2]> {
+        let mut header = Header { version: VERSION_3, pid: 0 };
+        let mut data = [Data::default(); 2];
+        // SAFETY: capget with a v3 header and room for two data structs, as the ABI requires.
+        if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(data)
+    }
+
+    /// Sets this thread's sets (the kernel refuses any raise beyond what is permitted).
+    pub fn set(data: &[Data; 2]) -> std::io::Result<()> {
+        let mut header = Header { version: VERSION_3, pid: 0 };
+        // SAFETY: capset with a v3 header and two data structs.
+        if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
 }
