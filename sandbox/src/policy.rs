@@ -258,6 +258,10 @@ pub struct PolicyConfig {
     pub network: NetworkAccess,
     /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
     pub limits: crate::cgroup::CallLimits,
+    /// How many entries bash's protected-entry scan may visit before bash refuses to run;
+    /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
+    /// may need more).
+    pub scan_entries: Option<usize>,
 }
 
 /// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
@@ -341,6 +345,7 @@ impl PolicyBuilder {
             temp_dir,
             network: self.config.network,
             limits: self.config.limits,
+            scan_entries: self.config.scan_entries.unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
             hard_protected: hard,
             credential,
             sensitive,
@@ -362,6 +367,7 @@ pub struct SandboxPolicy {
     temp_dir: PathBuf,
     network: NetworkAccess,
     limits: crate::cgroup::CallLimits,
+    scan_entries: usize,
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
@@ -435,6 +441,11 @@ impl SandboxPolicy {
             && !path.starts_with(&self.workspace)
             && !self.writable_roots.iter().any(|r| r != &self.temp_dir && path.starts_with(r))
             && !self.home.as_ref().is_some_and(|h| path.starts_with(h))
+    }
+
+    /// How many entries bash's protected-entry scan may visit ([`crate::scan`]).
+    pub fn scan_entries(&self) -> usize {
+        self.scan_entries
     }
 
     /// bash's per-call limits.

@@ -8,13 +8,14 @@
 //! protected entry that did not exist before and no write grant covers: bash cannot create
 //! a `.env`, `.gitmodules`, `.git/config` or `.git/hooks/x` that the write tool could not.
 //!
-//! The scan has a budget ([`PROTECTED_SCAN_ENTRIES`] entries, [`PROTECTED_SCAN_DEPTH`] levels)
+//! The scan has a budget (`toolhost_limits::PROTECTED_SCAN_ENTRIES` entries unless
+//! `policy.json` sets `"scan_entries"`, [`PROTECTED_SCAN_DEPTH`] levels)
 //! and fails closed: a tree past it is a [`ScanError`], and bash does not run.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use toolhost_limits::{PROTECTED_SCAN_DEPTH, PROTECTED_SCAN_ENTRIES};
+use toolhost_limits::PROTECTED_SCAN_DEPTH;
 
 use crate::git;
 use crate::policy::SandboxPolicy;
@@ -33,9 +34,9 @@ pub struct Protected {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScanError {
     #[error(
-        "bash did not run: {root} holds more than {PROTECTED_SCAN_ENTRIES} files and directories, more than toolhost scans for git metadata and sensitive files before each bash call, and an unscanned part could hold a writable .git/config; use the file tools (read, grep, glob, list, edit) here, or ask the user to run bash in a smaller workspace"
+        "bash did not run: {root} holds more than {limit} files and directories, more than toolhost scans for git metadata and sensitive files before each bash call, and an unscanned part could hold a writable .git/config; use the file tools (read, grep, glob, list, edit) here, or ask the user to run bash in a smaller workspace (or to raise \"scan_entries\" in policy.json)"
     )]
-    TooManyEntries { root: String },
+    TooManyEntries { root: String, limit: usize },
     #[error(
         "bash did not run: {path} is more than {PROTECTED_SCAN_DEPTH} directories deep, deeper than toolhost scans for git metadata and sensitive files before each bash call; ask the user to remove or flatten it"
     )]
@@ -54,7 +55,8 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     // A root inside another is scanned as part of it.
     let all = roots.clone();
     roots.retain(|r| !all.iter().any(|o| o != r && r.starts_with(o)));
-    let mut walk = Walk { policy, budget: PROTECTED_SCAN_ENTRIES, out: Protected::default(), seen_git: HashSet::new() };
+    let limit = policy.scan_entries();
+    let mut walk = Walk { policy, budget: limit, limit, out: Protected::default(), seen_git: HashSet::new() };
     for root in &roots {
         walk.dir(root, root, 0)?;
     }
@@ -96,6 +98,7 @@ pub fn sweep(policy: &SandboxPolicy, before: &Protected, since: std::time::Syste
 struct Walk<'a> {
     policy: &'a SandboxPolicy,
     budget: usize,
+    limit: usize,
     out: Protected,
     seen_git: HashSet<PathBuf>,
 }
@@ -151,7 +154,7 @@ impl Walk<'_> {
         let nested = git::nested_git_dirs(&real, &mut budget);
         self.budget = budget;
         if self.budget == 0 {
-            return Err(ScanError::TooManyEntries { root: root.display().to_string() });
+            return Err(ScanError::TooManyEntries { root: root.display().to_string(), limit: self.limit });
         }
         for n in nested {
             self.git_dir(root, &n)?;
@@ -161,7 +164,7 @@ impl Walk<'_> {
 
     fn spend(&mut self, root: &Path) -> Result<(), ScanError> {
         if self.budget == 0 {
-            return Err(ScanError::TooManyEntries { root: root.display().to_string() });
+            return Err(ScanError::TooManyEntries { root: root.display().to_string(), limit: self.limit });
         }
         self.budget -= 1;
         Ok(())
