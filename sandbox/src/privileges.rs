@@ -12,8 +12,10 @@
 //! tier instead (`toolhost_sandbox::policy::SYSTEM_CREDENTIAL_PATHS`).
 
 /// `CAP_DAC_OVERRIDE`: bypass file read, write and execute permission checks.
+#[cfg(target_os = "linux")]
 const CAP_DAC_OVERRIDE: u32 = 1;
 /// `CAP_DAC_READ_SEARCH`: bypass file read and directory search permission checks.
+#[cfg(target_os = "linux")]
 const CAP_DAC_READ_SEARCH: u32 = 2;
 
 /// What [`drop_file_access_overrides`] did.

@@ -347,16 +347,36 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
     outcome
 }
 
-/// A pipe (read end, write end), both close-on-exec; the child's `dup2` copy is not.
+/// A pipe (read end, write end), both close-on-exec and non-blocking; the child's `dup2`
+/// copy is not close-on-exec.
 fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use std::os::fd::FromRawFd;
     let mut fds = [0i32; 2];
-    // SAFETY: pipe2 writes two descriptors into the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+    // SAFETY: pipe2/pipe write two descriptors into the array.
+    #[cfg(target_os = "linux")]
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
+    #[cfg(not(target_os = "linux"))]
+    let made = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    if made != 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: two fresh descriptors owned by nothing else.
-    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
+    let pipe = unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
+    // macOS has no pipe2: set the flags after the fact (a child spawned by another thread in
+    // between could inherit the marker pipe; it carries one byte and nothing else).
+    #[cfg(not(target_os = "linux"))]
+    for fd in [&pipe.0, &pipe.1] {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(fd);
+        // SAFETY: fcntl on a descriptor this function owns.
+        let ok = unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) == 0
+                && libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK) == 0
+        };
+        if !ok {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(pipe)
 }
 
 /// Whether anything was written to the marker pipe (non-blocking read).
