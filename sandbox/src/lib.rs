@@ -1,7 +1,7 @@
 //! The sandbox policy and everything derived from it, plus the process backend bash runs on.
 //!
 //! A [`policy::SandboxPolicy`] says what one call may read and write. The host's file-tool
-//! fence judges real paths with [`policy::SandboxPolicy::check`]; a [`bwrap::SandboxBackend`]
+//! fence judges real paths with [`policy::SandboxPolicy::check`]; a [`backend::SandboxBackend`]
 //! turns the same policy into an OS sandbox around an argv (bubblewrap + Landlock on Linux,
 //! a Seatbelt profile on macOS) without starting anything; a [`process::ProcessBackend`]
 //! starts the wrapped argv and bounds its output with a [`capture::Capture`];
@@ -10,6 +10,7 @@
 //! [`scan::sweep`] removes what bash created that it may not. [`git`] says what git metadata
 //! is; [`danger::detect_danger`] names dangerous commands for the approval step.
 
+pub mod backend;
 pub mod bash;
 pub mod bwrap;
 pub mod capture;
@@ -21,6 +22,7 @@ pub mod policy;
 pub mod privileges;
 pub mod process;
 pub mod scan;
+pub mod seatbelt;
 pub mod trust;
 
 pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
