@@ -593,7 +593,8 @@ impl SandboxPolicy {
         &self.sensitive
     }
 
-    fn mode_roots(&self) -> &[PathBuf] {
+    /// The writable roots of the session's mode (none in read-only mode), before any grant.
+    pub fn mode_roots(&self) -> &[PathBuf] {
         match self.mode {
             SandboxMode::ReadOnly => &[],
             SandboxMode::WorkspaceWrite => &self.writable_roots,
@@ -659,9 +660,11 @@ impl SandboxPolicy {
     }
 }
 
-/// `/etc/ssh/*_key`: the SSH host private keys.
+/// `/etc/ssh/*_key`: the SSH host private keys (a name of at least one character before
+/// `_key`, as the Seatbelt profile's `^/etc/ssh/[^/]+_key$` matches).
 pub fn is_ssh_host_key(path: &Path) -> bool {
-    path.parent() == Some(Path::new("/etc/ssh")) && path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("_key"))
+    path.parent() == Some(Path::new("/etc/ssh"))
+        && path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.len() > "_key".len() && n.ends_with("_key"))
 }
 
 fn name_matches(pattern: &str, name: &std::ffi::OsStr) -> bool {
