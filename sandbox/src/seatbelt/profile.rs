@@ -1,61 +1,165 @@
-//! The macOS Seatbelt profile (SBPL) for a [`SandboxPolicy`].
+//! The macOS Seatbelt profile (SBPL) for a [`SandboxPolicy`] and one call's scan.
+//!
+//! The profile is `(deny default)` and allow rules only. A rule may exclude paths within
+//! itself (`require-not`), but no deny rule overrides an allow, so the verdict does not depend
+//! on how Seatbelt settles two matching rules (sources disagree: the last one, or the most
+//! specific). In order:
+//!
+//! 1. process, signal (within the sandbox), sysctl, mach and shared-memory operations; the
+//!    network only when the policy allows it;
+//! 2. reading everywhere except credential locations no subtree grant covers, `/etc/ssh/*_key`
+//!    and the data dir's private entries; then one rule per grant the first one does not
+//!    already cover;
+//! 3. writing under the mode's writable roots (grants are not roots here), except
+//!    hard-protected paths, git metadata by name, sensitive names, credentials, HOME's
+//!    persistence files; then one rule per write grant, never over a hard-protected path;
+//! 4. writing `/dev/null`, `/dev/zero`, `/dev/tty` and `/dev/fd/*`.
+//!
+//! [`seatbelt_profile`] holds what follows from the policy alone. [`call_profile`], the
+//! profile bash runs under, adds what the file system holds at the call: the scan's protected
+//! entries (denied literally, like bubblewrap's read-only carve-outs), the existing
+//! directories inside a writable root above a protected location (pinned: renaming one would
+//! move what it holds out from under its rules, as a bind mount cannot be renamed on Linux),
+//! and the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches
+//! resolved paths, and on macOS those three are symlinks into `/private`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::policy::SandboxPolicy;
+use crate::backend::SandboxError;
+use crate::policy::{Access, DATA_DIR_PRIVATE, Grant, HOME_SENSITIVE_ENTRIES, SandboxPolicy, Scope, is_ssh_host_key};
+use crate::scan::Protected;
 
-/// The macOS Seatbelt profile for `policy` (a pure function: no file system access beyond
-/// what the policy already holds). Reads everywhere except credential locations; writes under
-/// the writable roots except hard-protected paths and sensitive names; `/dev` nodes writable.
+/// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
+/// reads, mach lookups and POSIX shared memory.
+const HEADER: &str = "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n";
+
+/// The SSH host private keys, `/etc/ssh/*_key` (and their macOS spelling).
+const SSH_HOST_KEYS: &str = r#"(regex #"^/etc/ssh/[^/]+_key$")"#;
+const SSH_HOST_KEYS_PRIVATE: &str = r#"(regex #"^/private/etc/ssh/[^/]+_key$")"#;
+
+/// An entry named `.git` (a git dir or a `.git` file): git metadata itself.
+const DOT_GIT: &str = r#"(regex #"/\.git$")"#;
+
+/// The device nodes every command writes.
+const DEV_WRITES: &str = "(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\"))\n";
+
+/// Top-level directories that are symlinks into `/private` on macOS.
+const PRIVATE_ALIASES: &[&str] = &["/etc", "/var", "/tmp"];
+
+/// The Seatbelt profile that follows from `policy` alone (a pure function: no file system
+/// access beyond what the policy already holds). bash runs under [`call_profile`].
 pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
-    let lit = |p: &Path| {
-        format!(
-            "\"{}\"",
-            p.to_string_lossy()
-                .replace('\\', "\\\\")
-                .replace('"', "\\\"")
-        )
-    };
-    let mut s = String::from(
-        "(version 1)\n(deny default)\n(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n",
-    );
+    render(policy, None)
+}
+
+/// The profile of one bash call: [`seatbelt_profile`] plus what `protected` (the scan of
+/// the call's writable roots) and the file system hold. Fails when a path cannot be written
+/// into SBPL (not UTF-8, or a sensitive name with a `"`).
+pub fn call_profile(policy: &SandboxPolicy, protected: &Protected) -> Result<String, SandboxError> {
+    check_expressible(policy, protected)?;
+    Ok(render(policy, Some(protected)))
+}
+
+fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<(), SandboxError> {
+    let unsupported = |p: &Path| SandboxError::UnsupportedPath(format!("{} is not UTF-8", p.display()));
+    let paths = policy
+        .writable_roots()
+        .into_iter()
+        .chain(policy.hard_protected_paths())
+        .chain(policy.credential_paths().iter().cloned())
+        .chain(policy.grants().iter().map(|g| g.path.clone()))
+        .chain(policy.home().map(Path::to_path_buf))
+        .chain(policy.data_dir().map(Path::to_path_buf))
+        .chain(protected.entries.iter().chain(&protected.git_dirs).cloned());
+    for p in paths {
+        if p.to_str().is_none() {
+            return Err(unsupported(&p));
+        }
+    }
+    if let Some(name) = policy.sensitive_names().iter().find(|n| n.contains('"')) {
+        return Err(SandboxError::UnsupportedPath(format!("the sensitive name {name:?} holds a '\"'")));
+    }
+    Ok(())
+}
+
+fn quoted(p: &Path) -> String {
+    format!("\"{}\"", p.to_string_lossy().replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn subpath(p: &Path) -> String {
+    format!("(subpath {})", quoted(p))
+}
+
+fn literal(p: &Path) -> String {
+    format!("(literal {})", quoted(p))
+}
+
+/// What `g` covers, as a filter.
+fn covered_by(g: &Grant) -> String {
+    match g.scope {
+        Scope::Exact => literal(&g.path),
+        Scope::Subtree => subpath(&g.path),
+    }
+}
+
+/// `/private/etc/x` for `/etc/x` (and `/var`, `/tmp`).
+fn private_alias(p: &Path) -> Option<PathBuf> {
+    if !PRIVATE_ALIASES.iter().any(|a| p.starts_with(a)) {
+        return None;
+    }
+    Some(Path::new("/private").join(p.strip_prefix("/").ok()?))
+}
+
+/// `op` allowed on `filter`, except on `excluded`.
+fn allow_except(op: &str, filter: &str, excluded: &[String]) -> String {
+    if excluded.is_empty() {
+        return format!("(allow {op} {filter})\n");
+    }
+    format!("(allow {op}\n  (require-all\n    {filter}\n    (require-not (require-any\n      {}))))\n", excluded.join("\n      "))
+}
+
+fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
+    let mut s = String::from(HEADER);
     if policy.network() == crate::policy::NetworkAccess::Allow {
         s.push_str("(allow network*)\n");
     }
-    let creds: Vec<String> = policy
-        .credential_paths()
-        .iter()
-        .filter(|p| {
-            !policy
-                .grants()
-                .iter()
-                .any(|g| g.path == **p || p.starts_with(&g.path))
-        })
-        .map(|p| format!("(subpath {})", lit(p)))
-        .collect();
-    let mut creds = creds;
-    creds.push("(regex #\"^/etc/ssh/[^/]+_key$\")".to_string());
-    // The data dir's store, policy and cache are read by no one but the host.
-    if let Some(d) = policy.data_dir() {
-        creds.extend(crate::policy::DATA_DIR_PRIVATE.iter().map(|e| format!("(subpath {})", lit(&d.join(e)))));
+    let roots = policy.mode_roots();
+    let touches_root = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
+    let subtree_granted = |c: &Path| policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path));
+    let private: Vec<String> = policy
+        .data_dir()
+        .map(|d| DATA_DIR_PRIVATE.iter().map(|e| subpath(&d.join(e))).collect())
+        .unwrap_or_default();
+    let aliased = |ps: &[PathBuf]| -> Vec<PathBuf> {
+        if call.is_none() {
+            return Vec::new();
+        }
+        ps.iter().filter_map(|p| private_alias(p)).collect()
+    };
+
+    // Reading: everywhere but credentials no subtree grant covers, host keys, private data.
+    let mut unreadable: Vec<PathBuf> = policy.credential_paths().iter().filter(|c| !subtree_granted(c)).cloned().collect();
+    let mut read_deny: Vec<String> = unreadable.iter().map(|c| subpath(c)).collect();
+    read_deny.push(SSH_HOST_KEYS.into());
+    read_deny.extend(private.iter().cloned());
+    let aliases = aliased(&unreadable);
+    if call.is_some() {
+        read_deny.extend(aliases.iter().map(|a| subpath(a)));
+        read_deny.push(SSH_HOST_KEYS_PRIVATE.into());
     }
-    {
-        s.push_str(&format!(
-            "(allow file-read* (require-not (require-any\n    {})))\n",
-            creds.join("\n    ")
-        ));
+    unreadable.extend(aliases);
+    s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", read_deny.join("\n    ")));
+    for g in policy.grants() {
+        if read_rule_needed(g, &unreadable) {
+            s.push_str(&allow_except("file-read*", &covered_by(g), &private));
+        }
     }
-    let roots = policy.writable_roots();
+
+    // Writing: the mode's roots, less everything the policy keeps from bash there.
+    let pins = if call.is_some() { pins(policy) } else { Vec::new() };
     if !roots.is_empty() {
-        let allow: Vec<String> = roots
-            .iter()
-            .map(|r| format!("(subpath {})", lit(r)))
-            .collect();
-        let mut deny: Vec<String> = policy
-            .hard_protected_paths()
-            .iter()
-            .map(|p| format!("(subpath {})", lit(p)))
-            .collect();
+        let allow: Vec<String> = roots.iter().map(|r| subpath(r)).collect();
+        let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
         // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
         for name in crate::git::PROTECTED_GIT_ENTRIES {
             deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
@@ -63,15 +167,107 @@ pub fn seatbelt_profile(policy: &SandboxPolicy) -> String {
         for name in policy.sensitive_names() {
             deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
         }
-        deny.extend(creds.iter().cloned());
+        // Credentials: those a subtree grant covers only if they touch a root (a read grant
+        // does not make one writable; outside the roots nothing is writable anyway).
+        let creds: Vec<&PathBuf> = policy.credential_paths().iter().filter(|c| !subtree_granted(c) || touches_root(c)).collect();
+        deny.extend(creds.iter().map(|c| subpath(c)));
+        deny.push(SSH_HOST_KEYS.into());
+        deny.extend(private.iter().cloned());
+        // HOME's persistence files, where a root reaches them (workspace = HOME, say).
+        if let Some(h) = policy.home() {
+            deny.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)).filter(|e| touches_root(e)).map(|e| subpath(&e)));
+        }
+        if let Some(p) = call {
+            let creds: Vec<PathBuf> = creds.into_iter().cloned().collect();
+            deny.extend(aliased(&creds).iter().map(|a| subpath(a)));
+            deny.push(SSH_HOST_KEYS_PRIVATE.into());
+            deny.extend(scan_entries(p));
+            deny.extend(pins.iter().map(|d| literal(d)));
+        }
+        dedup(&mut deny);
         s.push_str(&format!(
             "(allow file-write*\n  (require-all\n    (require-any\n      {})\n    (require-not (require-any\n      {}))))\n",
             allow.join("\n      "),
             deny.join("\n      ")
         ));
     }
-    s.push_str("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\"))\n");
+    // Write grants: what they name, never a hard-protected path, git metadata or a pin.
+    let write_grants: Vec<&Grant> = policy.grants().iter().filter(|g| g.access == Access::Write).collect();
+    if !write_grants.is_empty() {
+        let mut hard: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
+        for name in crate::git::PROTECTED_GIT_ENTRIES {
+            hard.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
+        }
+        hard.push(DOT_GIT.into());
+        hard.extend(pins.iter().map(|d| literal(d)));
+        for g in write_grants {
+            s.push_str(&allow_except("file-write*", &covered_by(g), &hard));
+        }
+    }
+    s.push_str(DEV_WRITES);
     s
+}
+
+/// Whether the read rule leaves part of what `g` covers unreadable (`unreadable`: the
+/// credential locations it excludes), so `g` needs a rule of its own.
+fn read_rule_needed(g: &Grant, unreadable: &[PathBuf]) -> bool {
+    let key = |p: &Path| is_ssh_host_key(p) || p.strip_prefix("/private").is_ok_and(|q| is_ssh_host_key(&Path::new("/").join(q)));
+    let inside = unreadable.iter().any(|c| g.path.starts_with(c)) || key(&g.path);
+    match g.scope {
+        Scope::Exact => inside,
+        Scope::Subtree => {
+            inside
+                || unreadable.iter().any(|c| c.starts_with(&g.path))
+                || ["/etc/ssh", "/private/etc/ssh"].iter().any(|d| Path::new(d).starts_with(&g.path))
+        }
+    }
+}
+
+/// The scan's protected entries as exclusions: a `.git` directory and every file literally
+/// (the directory pinned, its contents git's own), other directories with all they hold;
+/// through a symlink, its target too.
+fn scan_entries(protected: &Protected) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in &protected.entries {
+        let real = std::fs::canonicalize(e).ok();
+        for p in std::iter::once(e.clone()).chain(real.filter(|r| r != e)) {
+            let is_dir = p.symlink_metadata().is_ok_and(|m| m.is_dir());
+            let dot_git = p.file_name().is_some_and(|n| n == ".git");
+            out.push(if is_dir && !dot_git { subpath(&p) } else { literal(&p) });
+        }
+    }
+    for g in protected.git_dirs.iter().filter(|g| g.file_name().is_none_or(|n| n != ".git")) {
+        out.push(literal(g));
+    }
+    dedup(&mut out);
+    out
+}
+
+/// Existing directories strictly inside a writable root above a protected location: the
+/// data dir, configured hard-protected paths and each root's `.git/hooks`, credentials and
+/// HOME's persistence files.
+fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
+    let roots = policy.mode_roots();
+    let mut guarded: Vec<PathBuf> = policy.hard_protected_paths();
+    guarded.extend(policy.credential_paths().iter().cloned());
+    if let Some(h) = policy.home() {
+        guarded.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for g in &guarded {
+        for a in g.ancestors().skip(1) {
+            if roots.iter().any(|r| a.starts_with(r) && a != r) && a.is_dir() && !out.iter().any(|o| o == a) {
+                out.push(a.to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn dedup(v: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|x| seen.insert(x.clone()));
 }
 
 fn sensitive_regex(pattern: &str) -> String {
