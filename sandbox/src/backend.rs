@@ -65,6 +65,18 @@ pub trait SandboxBackend: Send + Sync {
     fn started_fd(&self) -> Option<i32> {
         None
     }
+
+    /// What this sandbox is, in a few words for `doctor` ("bubblewrap with …").
+    fn describe(&self) -> &'static str {
+        "an OS sandbox"
+    }
+
+    /// `doctor`'s lines for `policy`: the runner binary, then each isolation (network,
+    /// sockets, limits, …) on or off with the reason.
+    fn report(&self, policy: &SandboxPolicy) -> Vec<String> {
+        let _ = policy;
+        Vec::new()
+    }
 }
 
 

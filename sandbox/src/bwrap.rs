@@ -301,6 +301,42 @@ impl SandboxBackend for Bubblewrap {
         self.helper.as_ref().map(|_| STARTED_FD)
     }
 
+    fn describe(&self) -> &'static str {
+        "bubblewrap with --cap-drop ALL, Landlock inside"
+    }
+
+    fn report(&self, policy: &SandboxPolicy) -> Vec<String> {
+        use crate::cgroup::Support;
+        let mut out = Vec::new();
+        if let Some(b) = &self.bwrap {
+            out.push(format!("bubblewrap: {} (trusted: only root or you can write it)", b.display()));
+        }
+        out.push(match policy.network() {
+            NetworkAccess::Deny => "network: off (bash gets a network namespace of its own; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into(),
+            NetworkAccess::Allow => "network: ON for every bash call (policy.json says \"network\": \"allow\")".into(),
+        });
+        let abi = landlock_abi();
+        out.push(format!(
+            "sockets: the session's pathname sockets hidden (/run/user, $XDG_RUNTIME_DIR, sockets under /tmp, /run, /dev/shm); abstract sockets {}",
+            match (policy.network(), abi >= 6) {
+                (NetworkAccess::Deny, _) => "left behind with the network namespace",
+                (NetworkAccess::Allow, true) => "scoped away by Landlock",
+                (NetworkAccess::Allow, false) => "REACHABLE: the network is allowed and Landlock here is older than ABI 6",
+            }
+        ));
+        out.push(format!(
+            "landlock: {}",
+            if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
+        ));
+        let limits = policy.limits();
+        out.push(match crate::cgroup::detect() {
+            Support::V2(_) => format!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+            Support::V1 { .. } => format!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+            Support::Unavailable(why) => format!("limits: OFF — {why}; a fork bomb or a runaway allocation in bash is bounded only by the machine"),
+        });
+        out
+    }
+
     fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], started: bool) -> Option<String> {
         let first_line = |b: &[u8]| {
             String::from_utf8_lossy(b)

@@ -2,9 +2,9 @@
 //!
 //! A [`policy::SandboxPolicy`] says what one call may read and write. The host's file-tool
 //! fence judges real paths with [`policy::SandboxPolicy::check`]; a [`backend::SandboxBackend`]
-//! turns the same policy into an OS sandbox around an argv (bubblewrap + Landlock on Linux,
-//! a Seatbelt profile on macOS) without starting anything; a [`process::ProcessBackend`]
-//! starts the wrapped argv and bounds its output with a [`capture::Capture`];
+//! turns the same policy into an OS sandbox around an argv (on Linux [`bwrap::Bubblewrap`],
+//! bubblewrap and Landlock; on macOS [`seatbelt::Seatbelt`], `sandbox-exec` with a Seatbelt
+//! profile) without starting anything; a [`process::ProcessBackend`] starts the wrapped argv and bounds its output with a [`capture::Capture`];
 //! [`bash::run_bash`] ties them together for one bash call: [`scan::scan`] finds the git dirs
 //! and sensitive files of the writable roots, [`mounts::mount_args`] pins and hides them, and
 //! [`scan::sweep`] removes what bash created that it may not. [`git`] says what git metadata
@@ -26,5 +26,7 @@ pub mod seatbelt;
 pub mod trust;
 
 pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
-pub use bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};
+pub use backend::{Availability, SandboxBackend, SandboxError};
+pub use bwrap::Bubblewrap;
 pub use process::{ProcessBackend, TokioProcessBackend};
+pub use seatbelt::Seatbelt;

@@ -1,5 +1,411 @@
-//! bash's macOS sandbox: Seatbelt, through `sandbox-exec`.
+//! bash's macOS sandbox (seed 000 §7.9), a [`SandboxBackend`]: Seatbelt, through
+//! `sandbox-exec`.
+//!
+//! [`Seatbelt::wrap`] turns `/bin/bash -c <command>` into
+//! `/usr/bin/sandbox-exec -p <profile> -D WORKSPACE=<workspace> -- /bin/bash -c <command>`:
+//! the profile is [`profile::call_profile`] of the call's policy and its protected-entry scan,
+//! with every path written into it as a literal (so `WORKSPACE` names the workspace for
+//! whoever reads the argv; no rule depends on it). `sandbox-exec` is always the system's, at
+//! [`SANDBOX_EXEC`] on the sealed system volume, never one found on PATH. The working
+//! directory is inherited from the process backend, which starts bash in the workspace.
+//!
+//! The self-check ([`SandboxBackend::available`]) runs `sandbox-exec` twice with a timeout:
+//! with `(version 1)(allow default)` (does Seatbelt work here at all: it does not nest, so
+//! toolhost inside another Seatbelt sandbox fails here), and with a generated profile (does
+//! macOS accept what toolhost writes). A refused access under the profile is `EPERM`, which
+//! tools print as "Operation not permitted", one of [`crate::bash::DENIAL_SIGNS`]: such a
+//! call is marked `sandbox_denied` like a bubblewrap one.
+//!
+//! `sandbox-exec` reports its own failures on stderr as `sandbox-exec: …` with exit 65 (the
+//! profile was rejected) or 71 (`sandbox_apply` or the exec of bash failed): those are
+//! runner failures ([`SandboxBackend::runner_failure`]), `sandbox_unavailable`. Unlike the
+//! bubblewrap helper, nothing inside tells the host the command started, so a command that
+//! itself prints `sandbox-exec: …` first on stderr and exits 65 or 71 (a nested
+//! `sandbox-exec`) is taken for one too: it is reported as not run.
 
 pub mod profile;
 
-pub use profile::seatbelt_profile;
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::OnceLock;
+
+pub use profile::{call_profile, seatbelt_profile};
+
+use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
+use crate::policy::{NetworkAccess, SandboxMode, SandboxPolicy};
+use crate::scan::Protected;
+
+/// The one `sandbox-exec` toolhost runs (macOS's own, on the read-only system volume).
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// Prefix of `sandbox-exec`'s own error messages on stderr
+/// (`sandbox-exec: sandbox_apply: Operation not permitted`).
+pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "sandbox-exec: ";
+
+/// `sandbox-exec`'s exit codes for its own failures: 65 (`EX_DATAERR`: the profile was
+/// rejected, e.g. `unbound variable`) and 71 (`EX_OSERR`: `sandbox_apply` failed, or the
+/// exec of the command did).
+pub const SANDBOX_EXEC_FAILURE_EXITS: &[i32] = &[65, 71];
+
+/// The `-D` parameter that carries the workspace.
+pub const WORKSPACE_PARAM: &str = "WORKSPACE";
+
+/// The profile of the first self-check: Seatbelt applies at all.
+const TRIVIAL_PROFILE: &str = "(version 1)(allow default)";
+
+/// The command both self-checks run.
+const CHECK_COMMAND: &str = "/usr/bin/true";
+
+/// Model-facing reasons for an unavailable Seatbelt sandbox.
+pub mod reasons {
+    /// Not macOS.
+    pub const NOT_MACOS: &str = "the Seatbelt sandbox (sandbox-exec) exists only on macOS, so bash cannot run sandboxed here";
+    /// `/usr/bin/sandbox-exec` is missing.
+    pub const MISSING: &str = "/usr/bin/sandbox-exec is missing, so bash cannot run sandboxed; it ships with macOS: ask the user to check the system installation";
+    /// Seatbelt cannot be applied (usually: toolhost already runs inside a sandbox).
+    pub const REFUSED: &str = "sandbox-exec cannot apply a sandbox here, so bash cannot run sandboxed; macOS does not nest Seatbelt sandboxes: ask the user to run toolhost outside any other sandbox (an app's, or another agent's)";
+    /// macOS rejected or mis-ran the profile toolhost generated.
+    pub const PROFILE_REJECTED: &str = "sandbox-exec does not run a trivial command under the profile toolhost generated, so bash cannot run sandboxed; this is a toolhost bug: ask the user to report it with `toolhost doctor`'s output";
+}
+
+/// The macOS Seatbelt backend.
+#[derive(Debug, Default)]
+pub struct Seatbelt {
+    availability: OnceLock<Availability>,
+}
+
+impl Seatbelt {
+    /// The backend over [`SANDBOX_EXEC`]; nothing is checked until [`SandboxBackend::available`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The `sandbox-exec` argv for `profile` around `argv` (everything but the profile is
+    /// fixed: the absolute binary, the workspace parameter, `--`).
+    pub fn argv(profile: String, workspace: &str, argv: Vec<OsString>) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![SANDBOX_EXEC.into(), "-p".into(), profile.into(), "-D".into()];
+        out.push(format!("{WORKSPACE_PARAM}={workspace}").into());
+        out.push("--".into());
+        out.extend(argv);
+        out
+    }
+
+    fn self_check(&self) -> Availability {
+        if !cfg!(target_os = "macos") {
+            return Availability::Unavailable { reason: reasons::NOT_MACOS.into() };
+        }
+        if !Path::new(SANDBOX_EXEC).is_file() {
+            return Availability::Unavailable { reason: reasons::MISSING.into() };
+        }
+        let run = |profile: &str| {
+            let mut cmd = std::process::Command::new(SANDBOX_EXEC);
+            cmd.args(["-p", profile, "-D", &format!("{WORKSPACE_PARAM}=/"), "--", CHECK_COMMAND]);
+            cmd.stdin(std::process::Stdio::null()).env_clear();
+            let limit = std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS);
+            match output_within(&mut cmd, limit) {
+                Ok(out) if out.status.success() => Ok(()),
+                Ok(out) => Err(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim())),
+                Err(e) => Err(format!("sandbox-exec could not be run: {e}")),
+            }
+        };
+        if let Err(e) = run(TRIVIAL_PROFILE) {
+            return Availability::Unavailable { reason: format!("{} ({e})", reasons::REFUSED) };
+        }
+        // A read-only policy over the root: every rule kind the generator writes, no grant.
+        let probe = SandboxPolicy::builder(SandboxMode::ReadOnly, "/").build();
+        let profile = match call_profile(&probe, &Protected::default()) {
+            Ok(p) => p,
+            Err(e) => return Availability::Unavailable { reason: format!("{} ({e})", reasons::PROFILE_REJECTED) },
+        };
+        match run(&profile) {
+            Ok(()) => Availability::Available,
+            Err(e) => Availability::Unavailable { reason: format!("{} ({e})", reasons::PROFILE_REJECTED) },
+        }
+    }
+}
+
+impl SandboxBackend for Seatbelt {
+    fn wrap(
+        &self,
+        policy: &SandboxPolicy,
+        argv: Vec<OsString>,
+        _cwd: &Path,
+        protected: &Protected,
+    ) -> Result<Vec<OsString>, SandboxError> {
+        crate::trust::check_outside_roots(Path::new(SANDBOX_EXEC), &policy.writable_roots())
+            .map_err(|e| SandboxError::Unavailable(e.to_string()))?;
+        let workspace = policy
+            .workspace()
+            .to_str()
+            .ok_or_else(|| SandboxError::UnsupportedPath(policy.workspace().display().to_string()))?;
+        Ok(Self::argv(call_profile(policy, protected)?, workspace, argv))
+    }
+
+    fn available(&self) -> Availability {
+        self.availability.get_or_init(|| self.self_check()).clone()
+    }
+
+    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], _started: bool) -> Option<String> {
+        let code = exit_code?;
+        if !SANDBOX_EXEC_FAILURE_EXITS.contains(&code) || !stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) {
+            return None;
+        }
+        Some(String::from_utf8_lossy(stderr_start).lines().next().unwrap_or("").to_string())
+    }
+
+    fn describe(&self) -> &'static str {
+        "Seatbelt: /usr/bin/sandbox-exec with a deny-default profile from each call's policy"
+    }
+
+    fn report(&self, policy: &SandboxPolicy) -> Vec<String> {
+        let mut out = vec![format!("sandbox-exec: {SANDBOX_EXEC} (macOS's own; PATH is never searched)")];
+        match policy.network() {
+            NetworkAccess::Deny => {
+                out.push("network: off (the Seatbelt profile allows no network operation; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into());
+                out.push("sockets: unreachable (connecting to a unix socket is a network operation, denied with the network)".into());
+            }
+            NetworkAccess::Allow => {
+                out.push("network: ON for every bash call (policy.json says \"network\": \"allow\")".into());
+                out.push("sockets: REACHABLE: with the network allowed, bash can connect to every unix socket the user can (agents, multiplexers)".into());
+            }
+        }
+        out.push("mach services: all reachable (the profile allows mach-lookup; see docs/security.md)".into());
+        out.push("limits: OFF — Seatbelt has no per-call process or memory limit; a fork bomb or a runaway allocation in bash is bounded only by the machine".into());
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::policy::{Access, Grant, PolicyConfig, SandboxMode, Scope};
+
+    #[test]
+    fn wrap_builds_the_golden_argv() {
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")
+            .home("/golden/home")
+            .data_dir("/golden/ws/.toolhost")
+            .config(PolicyConfig { temp_dir: Some("/golden/tmp".into()), ..Default::default() })
+            .build()
+            .with_grants([
+                Grant { path: "/golden/ws/.env".into(), access: Access::Write, scope: Scope::Exact },
+                Grant { path: "/golden/home/.ssh/known_hosts".into(), access: Access::Read, scope: Scope::Exact },
+            ]);
+        let protected = Protected {
+            entries: ["/golden/ws/.env", "/golden/ws/.git", "/golden/ws/.git/config"].map(PathBuf::from).to_vec(),
+            git_dirs: ["/golden/ws/.git", "/golden/ws/modules-git"].map(PathBuf::from).to_vec(),
+        };
+        let argv = Seatbelt::new()
+            .wrap(&policy, vec!["/bin/bash".into(), "-c".into(), "echo hi".into()], Path::new("/golden/ws"), &protected)
+            .unwrap();
+        let argv: Vec<String> = argv.iter().map(|a| a.to_str().unwrap().to_string()).collect();
+        assert_eq!(argv[..2], ["/usr/bin/sandbox-exec", "-p"]);
+        assert_eq!(argv[3..], ["-D", "WORKSPACE=/golden/ws", "--", "/bin/bash", "-c", "echo hi"]);
+        assert_eq!(argv[2], GOLDEN_CALL_PROFILE);
+    }
+
+    const GOLDEN_CALL_PROFILE: &str = r#"(version 1)
+(deny default)
+(allow process-exec)
+(allow process-fork)
+(allow signal (target same-sandbox))
+(allow sysctl-read)
+(allow mach-lookup)
+(allow ipc-posix-shm)
+(allow file-read* (require-not (require-any
+    (subpath "/etc/shadow")
+    (subpath "/etc/shadow-")
+    (subpath "/etc/gshadow")
+    (subpath "/etc/gshadow-")
+    (subpath "/etc/sudoers")
+    (subpath "/etc/sudoers.d")
+    (subpath "/etc/security/opasswd")
+    (subpath "/golden/home/.ssh")
+    (subpath "/golden/home/.gnupg")
+    (subpath "/golden/home/.aws")
+    (subpath "/golden/home/.azure")
+    (subpath "/golden/home/.config/gcloud")
+    (subpath "/golden/home/.kube")
+    (subpath "/golden/home/.docker")
+    (subpath "/golden/home/.netrc")
+    (subpath "/golden/home/.git-credentials")
+    (subpath "/golden/home/.config/gh")
+    (subpath "/golden/home/.cargo/credentials.toml")
+    (subpath "/golden/home/.npmrc")
+    (subpath "/golden/home/.pypirc")
+    (regex #"^/etc/ssh/[^/]+_key$")
+    (subpath "/golden/ws/.toolhost/toolhost.db")
+    (subpath "/golden/ws/.toolhost/toolhost.db-wal")
+    (subpath "/golden/ws/.toolhost/toolhost.db-shm")
+    (subpath "/golden/ws/.toolhost/toolhost.db-journal")
+    (subpath "/golden/ws/.toolhost/policy.json")
+    (subpath "/golden/ws/.toolhost/cache")
+    (subpath "/golden/ws/.toolhost/mcp-token")
+    (subpath "/golden/ws/.toolhost/tools")
+    (subpath "/golden/ws/.toolhost/tools.json")
+    (subpath "/golden/ws/.toolhost/locks")
+    (subpath "/private/etc/shadow")
+    (subpath "/private/etc/shadow-")
+    (subpath "/private/etc/gshadow")
+    (subpath "/private/etc/gshadow-")
+    (subpath "/private/etc/sudoers")
+    (subpath "/private/etc/sudoers.d")
+    (subpath "/private/etc/security/opasswd")
+    (regex #"^/private/etc/ssh/[^/]+_key$"))))
+(allow file-read*
+  (require-all
+    (literal "/golden/home/.ssh/known_hosts")
+    (require-not (require-any
+      (subpath "/golden/ws/.toolhost/toolhost.db")
+      (subpath "/golden/ws/.toolhost/toolhost.db-wal")
+      (subpath "/golden/ws/.toolhost/toolhost.db-shm")
+      (subpath "/golden/ws/.toolhost/toolhost.db-journal")
+      (subpath "/golden/ws/.toolhost/policy.json")
+      (subpath "/golden/ws/.toolhost/cache")
+      (subpath "/golden/ws/.toolhost/mcp-token")
+      (subpath "/golden/ws/.toolhost/tools")
+      (subpath "/golden/ws/.toolhost/tools.json")
+      (subpath "/golden/ws/.toolhost/locks")))))
+(allow file-write*
+  (require-all
+    (require-any
+      (subpath "/golden/ws")
+      (subpath "/golden/tmp"))
+    (require-not (require-any
+      (subpath "/golden/ws/.toolhost")
+      (subpath "/golden/ws/.git/hooks")
+      (subpath "/golden/tmp/.git/hooks")
+      (regex #"/\.git/(.*/)?config(/|$)")
+      (regex #"/\.git/(.*/)?config\.worktree(/|$)")
+      (regex #"/\.git/(.*/)?hooks(/|$)")
+      (regex #"/\.git/(.*/)?info(/|$)")
+      (regex #"/\.git/(.*/)?commondir(/|$)")
+      (regex #"/\.git/(.*/)?gitdir(/|$)")
+      (regex #"/\.git/config$")
+      (regex #"/\.gitmodules$")
+      (regex #"/\.env$")
+      (regex #"/\.env\.[^/]+$")
+      (regex #"/\.bashrc$")
+      (regex #"/\.zshrc$")
+      (regex #"/\.profile$")
+      (regex #"/\.bash_profile$")
+      (regex #"/\.gitconfig$")
+      (subpath "/etc/shadow")
+      (subpath "/etc/shadow-")
+      (subpath "/etc/gshadow")
+      (subpath "/etc/gshadow-")
+      (subpath "/etc/sudoers")
+      (subpath "/etc/sudoers.d")
+      (subpath "/etc/security/opasswd")
+      (subpath "/golden/home/.ssh")
+      (subpath "/golden/home/.gnupg")
+      (subpath "/golden/home/.aws")
+      (subpath "/golden/home/.azure")
+      (subpath "/golden/home/.config/gcloud")
+      (subpath "/golden/home/.kube")
+      (subpath "/golden/home/.docker")
+      (subpath "/golden/home/.netrc")
+      (subpath "/golden/home/.git-credentials")
+      (subpath "/golden/home/.config/gh")
+      (subpath "/golden/home/.cargo/credentials.toml")
+      (subpath "/golden/home/.npmrc")
+      (subpath "/golden/home/.pypirc")
+      (regex #"^/etc/ssh/[^/]+_key$")
+      (subpath "/golden/ws/.toolhost/toolhost.db")
+      (subpath "/golden/ws/.toolhost/toolhost.db-wal")
+      (subpath "/golden/ws/.toolhost/toolhost.db-shm")
+      (subpath "/golden/ws/.toolhost/toolhost.db-journal")
+      (subpath "/golden/ws/.toolhost/policy.json")
+      (subpath "/golden/ws/.toolhost/cache")
+      (subpath "/golden/ws/.toolhost/mcp-token")
+      (subpath "/golden/ws/.toolhost/tools")
+      (subpath "/golden/ws/.toolhost/tools.json")
+      (subpath "/golden/ws/.toolhost/locks")
+      (subpath "/private/etc/shadow")
+      (subpath "/private/etc/shadow-")
+      (subpath "/private/etc/gshadow")
+      (subpath "/private/etc/gshadow-")
+      (subpath "/private/etc/sudoers")
+      (subpath "/private/etc/sudoers.d")
+      (subpath "/private/etc/security/opasswd")
+      (regex #"^/private/etc/ssh/[^/]+_key$")
+      (literal "/golden/ws/.env")
+      (literal "/golden/ws/.git")
+      (literal "/golden/ws/.git/config")
+      (literal "/golden/ws/modules-git")))))
+(allow file-write*
+  (require-all
+    (literal "/golden/ws/.env")
+    (require-not (require-any
+      (subpath "/golden/ws/.toolhost")
+      (subpath "/golden/ws/.git/hooks")
+      (subpath "/golden/tmp/.git/hooks")
+      (regex #"/\.git/(.*/)?config(/|$)")
+      (regex #"/\.git/(.*/)?config\.worktree(/|$)")
+      (regex #"/\.git/(.*/)?hooks(/|$)")
+      (regex #"/\.git/(.*/)?info(/|$)")
+      (regex #"/\.git/(.*/)?commondir(/|$)")
+      (regex #"/\.git/(.*/)?gitdir(/|$)")
+      (regex #"/\.git$")))))
+(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))
+"#;
+
+    #[test]
+    fn off_macos_the_backend_is_unavailable_and_says_why() {
+        if cfg!(target_os = "macos") {
+            return;
+        }
+        match Seatbelt::new().available() {
+            Availability::Unavailable { reason } => assert_eq!(reason, reasons::NOT_MACOS),
+            a => panic!("{a:?}"),
+        }
+    }
+
+    #[test]
+    fn runner_failures_are_sandbox_execs_own() {
+        let s = Seatbelt::new();
+        for (code, stderr) in [
+            (71, "sandbox-exec: sandbox_apply: Operation not permitted\n"),
+            (65, "sandbox-exec: unbound variable: setenv at <input string>, line 5\n"),
+            (71, "sandbox-exec: execvp() of '/bin/bash' failed: No such file or directory\n"),
+        ] {
+            assert_eq!(s.runner_failure(Some(code), stderr.as_bytes(), false).as_deref(), Some(stderr.trim_end()), "{stderr}");
+        }
+        for (code, stderr) in [
+            (Some(1), "sandbox-exec: sandbox_apply: Operation not permitted\n"),
+            (Some(71), "cat: x: Operation not permitted\n"),
+            (Some(0), "sandbox-exec: hi\n"),
+            (None, "sandbox-exec: sandbox_apply: Operation not permitted\n"),
+        ] {
+            assert_eq!(s.runner_failure(code, stderr.as_bytes(), false), None, "{code:?} {stderr}");
+        }
+    }
+
+    #[test]
+    fn seatbelt_denials_are_marked_from_the_kernels_words() {
+        // Seatbelt refuses with EPERM: BSD tools and bash print "Operation not permitted".
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws)
+            .home(base.join("home"))
+            .config(PolicyConfig { temp_dir: Some(base.join("tmp")), ..Default::default() })
+            .build();
+        let home = base.join("home").display().to_string();
+        for (line, want) in [
+            ("bash: line 1: .git/hooks/pre-commit: Operation not permitted".to_string(), ws.join(".git/hooks/pre-commit")),
+            (format!("cat: {home}/.ssh/id_ed25519: Operation not permitted"), base.join("home/.ssh/id_ed25519")),
+            (format!("ls: {home}/.aws: Operation not permitted"), base.join("home/.aws")),
+            ("touch: /usr/local/x: Operation not permitted".to_string(), "/usr/local/x".into()),
+            ("mkdir: /opt/x: Operation not permitted".to_string(), "/opt/x".into()),
+            ("cp: .env: Operation not permitted".to_string(), ws.join(".env")),
+        ] {
+            let got = crate::bash::detect_denial(&line, &policy, &ws).map(|(p, _)| p);
+            assert_eq!(got, Some(want), "{line}");
+        }
+        assert_eq!(crate::bash::detect_denial("cp: ws-file: Operation not permitted", &policy, &ws), None, "allowed by the policy: not a denial");
+    }
+}
