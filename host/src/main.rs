@@ -164,6 +164,7 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
 /// The Landlock helper bash's sandbox execs before bash: the small `toolhost-sandbox-exec`
 /// next to this binary when it is there (one exec of a 0.7 MB binary instead of this one),
 /// else this binary's own hidden `__sandbox-exec` mode.
+#[cfg(not(target_os = "macos"))]
 fn landlock_helper() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let small = exe.with_file_name("toolhost-sandbox-exec");
@@ -185,47 +186,16 @@ const POLICY_FILE: &str = "policy.json";
 
 /// `toolhost doctor`: whether bash can run sandboxed here, and each isolation it gets, on or
 /// off with the reason, in plain words.
-fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap, policy: &SandboxPolicy) -> ExitCode {
+fn doctor(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolicy) -> ExitCode {
     use toolhost::display::terminal_line;
-    use toolhost_sandbox::bwrap::{Availability, SandboxBackend};
-    use toolhost_sandbox::cgroup::Support;
-    use toolhost_sandbox::policy::NetworkAccess;
+    use toolhost_sandbox::bwrap::Availability;
     let available = sandbox.available();
-    if let Some(b) = sandbox.bwrap_path() {
-        println!("bubblewrap: {} (trusted: only root or you can write it)", terminal_line(&b.to_string_lossy()));
-    }
-    match policy.network() {
-        NetworkAccess::Deny => println!(
-            "network: off (bash gets a network namespace of its own; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)"
-        ),
-        NetworkAccess::Allow => println!("network: ON for every bash call (policy.json says \"network\": \"allow\")"),
-    }
-    let abi = toolhost_sandbox::bwrap::landlock_abi();
-    println!(
-        "sockets: the session's pathname sockets hidden (/run/user, $XDG_RUNTIME_DIR, sockets under /tmp, /run, /dev/shm); abstract sockets {}",
-        match (policy.network(), abi >= 6) {
-            (NetworkAccess::Deny, _) => "left behind with the network namespace",
-            (NetworkAccess::Allow, true) => "scoped away by Landlock",
-            (NetworkAccess::Allow, false) => "REACHABLE: the network is allowed and Landlock here is older than ABI 6",
-        }
-    );
-    println!(
-        "landlock: {}",
-        if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
-    );
-    let limits = policy.limits();
-    let off = |why: &str| {
-        println!("limits: OFF — {}; a fork bomb or a runaway allocation in bash is bounded only by the machine", terminal_line(why))
-    };
-    match (toolhost_sandbox::cgroup::detect(), toolhost_sandbox::cgroup::verify()) {
-        (Support::Unavailable(why), _) => off(why),
-        (_, Err(why)) => off(&format!("cannot make a call cgroup ({why})")),
-        (Support::V2(_), Ok(())) => println!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-        (Support::V1 { .. }, Ok(())) => println!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+    for line in sandbox.report(policy) {
+        println!("{}", terminal_line(&line));
     }
     match available {
         Availability::Available => {
-            println!("sandbox: available (bubblewrap with --cap-drop ALL, Landlock inside); bash runs sandboxed.");
+            println!("sandbox: available ({}); bash runs sandboxed.", sandbox.describe());
             ExitCode::SUCCESS
         }
         Availability::Unavailable { reason } => {
@@ -234,6 +204,29 @@ fn doctor(sandbox: &toolhost_sandbox::bwrap::Bubblewrap, policy: &SandboxPolicy)
             ExitCode::FAILURE
         }
     }
+}
+
+/// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).
+#[cfg(target_os = "macos")]
+fn sandbox_backend(_check_cache: Option<PathBuf>) -> std::sync::Arc<dyn toolhost_sandbox::SandboxBackend> {
+    std::sync::Arc::new(toolhost_sandbox::seatbelt::Seatbelt::new())
+}
+
+/// bash's sandbox elsewhere: bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the
+/// Landlock helper, its passed self-check remembered in `check_cache` when given.
+#[cfg(not(target_os = "macos"))]
+fn sandbox_backend(check_cache: Option<PathBuf>) -> std::sync::Arc<dyn toolhost_sandbox::SandboxBackend> {
+    let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
+    if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
+        sandbox = sandbox.with_bwrap(bwrap);
+    }
+    if let Some(file) = check_cache {
+        sandbox = sandbox.with_check_cache(file);
+    }
+    if let Some(helper) = landlock_helper() {
+        sandbox = sandbox.with_landlock_helper(helper);
+    }
+    std::sync::Arc::new(sandbox)
 }
 
 fn new_session_id() -> String {
@@ -287,22 +280,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
     toolhost::spill::remove_expired(&data_dir);
     let session_id = cli.session.clone().unwrap_or_else(new_session_id);
-    let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
-    if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
-        sandbox = sandbox.with_bwrap(bwrap);
-    }
-    if !matches!(cli.command, Command::Doctor) {
-        // doctor always runs the real check.
-        sandbox = sandbox.with_check_cache(data_dir.join("cache").join("sandbox-check"));
-    }
-    if let Some(helper) = landlock_helper() {
-        sandbox = sandbox.with_landlock_helper(helper);
-    }
+    // doctor always runs the real check.
+    let check_cache = (!matches!(cli.command, Command::Doctor)).then(|| data_dir.join("cache").join("sandbox-check"));
+    let sandbox = sandbox_backend(check_cache);
     if matches!(cli.command, Command::Doctor) {
-        return Ok(doctor(&sandbox, &policy));
+        return Ok(doctor(&*sandbox, &policy));
     }
-    let mut session = ToolSessionContext::local(&workspace, &data_dir, session_id)
-        .with_sandbox(std::sync::Arc::new(sandbox));
+    let mut session = ToolSessionContext::local(&workspace, &data_dir, session_id).with_sandbox(sandbox);
     if cli.allow_escalation {
         session = session.with_approver(std::sync::Arc::new(toolhost::approval::AllowEscalations));
     } else if matches!(cli.command, Command::Mcp { .. }) {

@@ -329,10 +329,12 @@ impl SandboxBackend for Bubblewrap {
             if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
         ));
         let limits = policy.limits();
-        out.push(match crate::cgroup::detect() {
-            Support::V2(_) => format!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-            Support::V1 { .. } => format!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-            Support::Unavailable(why) => format!("limits: OFF — {why}; a fork bomb or a runaway allocation in bash is bounded only by the machine"),
+        let off = |why: &str| format!("limits: OFF — {why}; a fork bomb or a runaway allocation in bash is bounded only by the machine");
+        out.push(match (crate::cgroup::detect(), crate::cgroup::verify()) {
+            (Support::Unavailable(why), _) => off(why),
+            (_, Err(why)) => off(&format!("cannot make a call cgroup ({why})")),
+            (Support::V2(_), Ok(())) => format!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+            (Support::V1 { .. }, Ok(())) => format!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
         });
         out
     }
