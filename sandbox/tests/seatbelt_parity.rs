@@ -321,6 +321,37 @@ fn protected_scan_entries_and_pins_are_denied_even_where_the_fence_would_allow()
 }
 
 #[test]
+fn case_variants_of_protected_paths_are_denied_too() {
+    // APFS is case-insensitive: `.GIT/config` is `.git/config` there, `~/.SSH` is `~/.ssh`.
+    let f = Fixture::new();
+    let policy = f.policy(SandboxMode::WorkspaceWrite, "home").with_grants([Grant {
+        path: f.path("outside/granted"),
+        access: Access::Write,
+        scope: Scope::Subtree,
+    }]);
+    let inv = invocation(&policy);
+    let allows = |op: &str, rel: &str| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()));
+    for rel in ["home/.SSH/id", "home/.Ssh/known_hosts", "home/.NETRC", "data/Policy.json", "data/CACHE/x"] {
+        assert!(!allows("file-read-data", rel), "{rel} is readable");
+    }
+    for rel in [
+        "home/sub/.GIT/config",
+        "home/sub/.Git/Hooks/pre-commit",
+        "home/sub/.git/CONFIG",
+        "home/.ENV",
+        "home/.Zshenv",
+        "home/.SSH/authorized_keys",
+        "outside/granted/.GIT/hooks/x",
+        "outside/granted/r/.Git",
+    ] {
+        assert!(!allows("file-write-create", rel), "{rel} is writable");
+    }
+    for rel in ["home/sub/.GIT/objects/x", "home/Env", "outside/granted/Config"] {
+        assert!(allows("file-write-create", rel), "{rel} is not writable");
+    }
+}
+
+#[test]
 fn network_is_denied_by_default_and_allowed_only_by_the_policy() {
     let f = Fixture::new();
     let denied = invocation(&f.policy(SandboxMode::WorkspaceWrite, "ws"));

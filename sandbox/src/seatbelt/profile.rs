@@ -20,8 +20,9 @@
 //! entries (denied literally, like bubblewrap's read-only carve-outs), the existing
 //! directories inside a writable root above a protected location (pinned: renaming one would
 //! move what it holds out from under its rules, as a bind mount cannot be renamed on Linux),
-//! and the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches
-//! resolved paths, and on macOS those three are symlinks into `/private`).
+//! the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches resolved
+//! paths, and on macOS those three are symlinks into `/private`), and a case-insensitive twin
+//! of every exclusion ([`any_case`]: APFS finds `.GIT/config` as `.git/config`).
 
 use std::path::{Path, PathBuf};
 
@@ -146,6 +147,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     if call.is_some() {
         read_deny.extend(aliases.iter().map(|a| subpath(a)));
         read_deny.push(SSH_HOST_KEYS_PRIVATE.into());
+        add_any_case(&mut read_deny);
     }
     unreadable.extend(aliases);
     s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", read_deny.join("\n    ")));
@@ -183,6 +185,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
             deny.push(SSH_HOST_KEYS_PRIVATE.into());
             deny.extend(scan_entries(p));
             deny.extend(pins.iter().map(|d| literal(d)));
+            add_any_case(&mut deny);
         }
         dedup(&mut deny);
         s.push_str(&format!(
@@ -200,6 +203,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         }
         hard.push(DOT_GIT.into());
         hard.extend(pins.iter().map(|d| literal(d)));
+        if call.is_some() {
+            add_any_case(&mut hard);
+        }
         for g in write_grants {
             s.push_str(&allow_except("file-write*", &covered_by(g), &hard));
         }
@@ -262,6 +268,75 @@ fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
         }
     }
     out.sort();
+    out
+}
+
+/// Appends to `filters` each one's case-insensitive twin ([`any_case`]).
+fn add_any_case(filters: &mut Vec<String>) {
+    let twins: Vec<String> = filters.iter().filter_map(|f| any_case(f)).collect();
+    filters.extend(twins);
+    dedup(filters);
+}
+
+/// `filter` (a `literal`, `subpath` or `regex` of this generator) as a regex that matches its
+/// paths whatever the case of their ASCII letters: APFS, macOS's default file system, finds
+/// `.GIT/config` or `~/.SSH/id_rsa` under those names, and the path Seatbelt matches may be
+/// spelled as the command spelled it. `None` for a path a regex literal cannot hold (`"`, `\`).
+fn any_case(filter: &str) -> Option<String> {
+    let inner = |prefix: &str| filter.strip_prefix(prefix)?.strip_suffix("\")")?.strip_prefix('"');
+    let (body, tail) = if let Some(p) = inner("(subpath ") {
+        (fold_literal(p)?, "(/|$)")
+    } else if let Some(p) = inner("(literal ") {
+        (fold_literal(p)?, "$")
+    } else {
+        let r = filter.strip_prefix("(regex #\"")?.strip_suffix("\")")?;
+        return Some(format!("(regex #\"{}\")", fold_regex(r)));
+    };
+    Some(format!("(regex #\"^{body}{tail}\")"))
+}
+
+/// A regex for the literal text `p` (as [`quoted`] wrote it), letters in either case.
+fn fold_literal(p: &str) -> Option<String> {
+    if p.contains(['"', '\\']) {
+        return None;
+    }
+    let mut out = String::new();
+    for c in p.chars() {
+        if c.is_ascii_alphabetic() {
+            out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']);
+        } else {
+            if "\\.^$|?*+()[]{}".contains(c) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// `r` with each ASCII letter outside escapes and bracket expressions matched in either case.
+fn fold_regex(r: &str) -> String {
+    let mut out = String::new();
+    let mut chars = r.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                out.extend(chars.next());
+            }
+            '[' => {
+                out.push(c);
+                for b in chars.by_ref() {
+                    out.push(b);
+                    if b == ']' {
+                        break;
+                    }
+                }
+            }
+            c if c.is_ascii_alphabetic() => out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']),
+            c => out.push(c),
+        }
+    }
     out
 }
 
