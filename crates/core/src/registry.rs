@@ -180,7 +180,7 @@ fn add_escalation_parameters(schema: &mut serde_json::Value) {
 /// added, removed or replaced. Definitions and dispatch come from the same selection.
 ///
 /// ```compile_fail
-/// # fn f(t: &mut toolhost::FinalizedToolset, r: toolhost::ToolRegistry) {
+/// # fn f(t: &mut toolhost_core::FinalizedToolset, r: toolhost_core::ToolRegistry) {
 /// t.tools.clear(); // private field: does not compile
 /// # }
 /// ```

@@ -9,15 +9,15 @@ use std::time::Instant;
 use async_trait::async_trait;
 use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
-use super::host::{CallShare, CallState, code_from_wit};
-use super::v0_1::ToolComponentPre;
-use super::v0_1::parallel::ParallelToolComponentPre;
-use super::v0_1::toolhost::tool::types;
-use super::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
-use crate::context::{ToolCallContext, ToolSessionContext};
-use crate::policy::SandboxPolicy;
-use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus};
-use crate::tool::{CallInspection, DynTool, ToolDefinition, ToolId, ToolRisk};
+use crate::host::{CallShare, CallState, code_from_wit};
+use crate::v0_1::ToolComponentPre;
+use crate::v0_1::parallel::ParallelToolComponentPre;
+use crate::v0_1::toolhost::tool::types;
+use crate::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
+use toolhost_core::context::{ToolCallContext, ToolSessionContext};
+use toolhost_core::policy::SandboxPolicy;
+use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus};
+use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolId, ToolRisk};
 
 /// Why the host stopped a running component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -63,7 +63,7 @@ impl Prepared {
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
     /// Where the component's bytes come from, prepared into `pre` on first use.
-    source: super::Source,
+    source: crate::Source,
     pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
     records_reads: bool,
@@ -81,11 +81,11 @@ impl ComponentTool {
     /// Ask a freshly loaded component for its definition.
     pub(super) async fn describe(
         runtime: Arc<ComponentRuntime>,
-        source: super::Source,
+        source: crate::Source,
         pre: ToolComponentPre<CallState>,
     ) -> Result<Self, String> {
         let session = ToolSessionContext::local("/", "/nonexistent", "describe");
-        let call = ToolCallContext::new("describe", SandboxPolicy::new(crate::policy::SandboxMode::ReadOnly, "/"))
+        let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
             .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
         let run = run(&runtime, &pre, session, call, |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_describe(store).await })
@@ -112,7 +112,7 @@ impl ComponentTool {
 
     /// A component whose definition is already known (from the cache); it is compiled or
     /// deserialised on its first call.
-    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: super::Source, definition: ToolDefinition) -> Self {
+    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: crate::Source, definition: ToolDefinition) -> Self {
         ComponentTool {
             runtime,
             source,
@@ -184,7 +184,7 @@ async fn run<R: Send + 'static>(
     pre: &ToolComponentPre<CallState>,
     session: ToolSessionContext,
     call: ToolCallContext,
-    export: impl for<'a> FnOnce(&'a super::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
+    export: impl for<'a> FnOnce(&'a crate::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
 ) -> Run<R> {
     let mut store = new_store(runtime, session, call, Arc::new(CallShare::default()));
     let value = match pre.instantiate_async(&mut store).await {

@@ -43,11 +43,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::Approver;
-use crate::context::{PROGRESS_CHANNEL_CAPACITY, ToolProgress};
-use crate::result::ToolResult;
-use crate::session::SessionRuntime;
-use crate::tool::{ToolDefinition, ToolRisk};
+use toolhost_core::approval::Approver;
+use toolhost_core::context::{PROGRESS_CHANNEL_CAPACITY, ToolProgress};
+use toolhost_core::result::ToolResult;
+use toolhost_session::SessionRuntime;
+use toolhost_core::tool::{ToolDefinition, ToolRisk};
 use toolhost_sandbox::policy::Escalation;
 
 /// `_meta` key: the call's status (`succeeded`, `failed`, `denied`, `cancelled`, `outcome_unknown`).
@@ -271,8 +271,8 @@ impl ServerHandler for McpServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::{ErrorCode, ToolError};
-    use crate::tool::ToolId;
+    use toolhost_core::result::{ErrorCode, ToolError};
+    use toolhost_core::tool::ToolId;
 
     #[test]
     fn annotations_follow_the_risk() {

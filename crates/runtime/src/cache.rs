@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use crate::observations::sha256_hex;
+use toolhost_core::observations::sha256_hex;
 
 /// The engine's compatibility hash as 16 hex digits: it changes with wasmtime's version and
 /// every setting that changes code generation.
@@ -38,13 +38,13 @@ pub fn definition_path(cache_dir: &Path, key: &str) -> PathBuf {
 }
 
 /// A remembered definition, if there is a readable one.
-pub fn load_definition(cache_dir: Option<&Path>, key: &str) -> Option<crate::tool::ToolDefinition> {
+pub fn load_definition(cache_dir: Option<&Path>, key: &str) -> Option<toolhost_core::tool::ToolDefinition> {
     let text = std::fs::read(definition_path(cache_dir?, key)).ok()?;
     serde_json::from_slice(&text).ok()
 }
 
 /// Remember a definition (best effort).
-pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &crate::tool::ToolDefinition) {
+pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &toolhost_core::tool::ToolDefinition) {
     let Some(dir) = cache_dir else { return };
     let Ok(json) = serde_json::to_vec(def) else { return };
     if let Err(e) = write_atomically(dir, &definition_path(dir, key), &json, false) {

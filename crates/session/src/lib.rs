@@ -9,6 +9,12 @@
 //! writes one event per line. A request line longer than `MAX_REQUEST_BYTES` is discarded as it
 //! is read (memory stays bounded) and answered with an error event naming its line and the
 //! limit, under its id when one is found in it; the session goes on.
+//!
+//! `bounded_lines` and `request_id` give the line-based transports (this one and MCP over
+//! stdio) request lines with a size cap, and the id of a line too long to parse.
+
+pub mod bounded_lines;
+mod request_id;
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -23,12 +29,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::bounded_lines::{BoundedLines, Line, too_long_message};
-use crate::context::{PROGRESS_CHANNEL_CAPACITY, ToolCallContext, ToolProgress, ToolSessionContext};
-use crate::policy::SandboxPolicy;
-use crate::registry::FinalizedToolset;
-use crate::result::{ErrorCode, FileChangeKind, ToolError, ToolResult};
-use crate::store::{RecordedChange, Store, StoreError};
-use crate::undo::{Direction, UndoError};
+use toolhost_core::context::{PROGRESS_CHANNEL_CAPACITY, ToolCallContext, ToolProgress, ToolSessionContext};
+use toolhost_core::policy::SandboxPolicy;
+use toolhost_core::registry::FinalizedToolset;
+use toolhost_core::result::{ErrorCode, FileChangeKind, ToolError, ToolResult};
+use toolhost_store::{RecordedChange, Store, StoreError};
+use toolhost_core::undo::{Direction, UndoError};
 
 /// The text of the error returned for undo/reapply while a call is running or queued.
 pub const SESSION_ACTIVE: &str = "SessionActive: a tool call is running in this session; undo or reapply once it has finished";
@@ -209,18 +215,18 @@ fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, 
 }
 
 async fn apply_changes(
-    changes: &[crate::result::FileChange],
+    changes: &[toolhost_core::result::FileChange],
     ctx: &ToolSessionContext,
     policy: &SandboxPolicy,
     direction: Direction,
 ) -> Result<(), UndoError> {
     match direction {
-        Direction::Undo => crate::undo::undo(changes, ctx, policy).await,
-        Direction::Reapply => crate::undo::reapply(changes, ctx, policy).await,
+        Direction::Undo => toolhost_core::undo::undo(changes, ctx, policy).await,
+        Direction::Reapply => toolhost_core::undo::reapply(changes, ctx, policy).await,
     }
 }
 
-fn mark(store: &Store, changes: &[crate::result::FileChange], direction: Direction) -> Result<(), SessionError> {
+fn mark(store: &Store, changes: &[toolhost_core::result::FileChange], direction: Direction) -> Result<(), SessionError> {
     for c in changes {
         store.set_undone(&c.change_id, direction == Direction::Undo).map_err(SessionError::NotRecorded)?;
     }
@@ -257,11 +263,11 @@ pub fn render_changes(changes: &[RecordedChange], color: bool) -> String {
             FileChangeKind::Modified => "modified",
         };
         let undone = if c.undone { " [undone]" } else { "" };
-        use crate::display::terminal_line;
+        use toolhost_core::display::terminal_line;
         out.push_str(&format!(
             "{bold}{} {} ({kind}, +{} -{}){undone}{reset}  session {}\n",
             terminal_line(&c.change_id),
-            crate::display::quote_path(&c.path),
+            toolhost_core::display::quote_path(&c.path),
             c.additions,
             c.deletions,
             terminal_line(&r.session_id)

@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::result::{FileChange, ToolResult, ToolResultArtifact};
+use toolhost_core::result::{FileChange, ToolResult, ToolResultArtifact};
 
 /// The database file name inside the data dir.
 pub const DB_FILE: &str = "toolhost.db";
@@ -267,7 +267,7 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::changes::file_change;
+    use toolhost_core::changes::file_change;
 
     fn result_with(change: FileChange) -> ToolResult {
         let mut r = ToolResult::success("Edited a.txt:1 (+1 -1)");

@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use toolhost_limits::MAX_REQUEST_BYTES;
 
-use crate::bounded_lines::{BoundedLines, Line, too_long_message};
+use toolhost_session::bounded_lines::{BoundedLines, Line, too_long_message};
 
 /// JSON-RPC's "Invalid Request" code, used for a request too large to be read.
 pub const REQUEST_TOO_LARGE_CODE: i64 = -32600;

@@ -14,17 +14,17 @@ use wasmtime::component::{Resource, ResourceTable};
 use wasmtime::StoreLimits;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::changes;
-use crate::context::{ToolCallContext, ToolProgress, ToolSessionContext};
-use crate::fence::{CheckedPath, Intent, display_path, resolve_path};
-use crate::observations::{self, sha256_hex};
-use crate::policy::{Access, Actor};
-use crate::result::{ErrorCode, ToolResultArtifact};
-use crate::spill::{SpillWriter, spill_path};
+use toolhost_core::changes;
+use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
+use toolhost_core::fence::{CheckedPath, Intent, display_path, resolve_path};
+use toolhost_core::observations::{self, sha256_hex};
+use toolhost_core::policy::{Access, Actor};
+use toolhost_core::result::{ErrorCode, ToolResultArtifact};
+use toolhost_core::spill::{SpillWriter, spill_path};
 use toolhost_limits::{MAX_EDIT_FILE_BYTES, SCAN_TIMEOUT_MS};
 
-use crate::open::{open_no_symlinks, open_regular, stat_no_symlinks};
-use super::v0_1::toolhost::tool::{call, types, workspace};
+use toolhost_core::open::{open_no_symlinks, open_regular, stat_no_symlinks};
+use crate::v0_1::toolhost::tool::{call, types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
 /// host caps it.
@@ -213,7 +213,7 @@ fn spawn_walk(
     matcher: Option<globset::GlobSet>,
     with_contents: bool,
     workspace: PathBuf,
-    policy: crate::policy::SandboxPolicy,
+    policy: toolhost_core::policy::SandboxPolicy,
 ) -> WalkQueue {
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
     let mut builder = builder;
@@ -335,7 +335,7 @@ pub struct CallState {
     /// What this instance shares with the call's other instances.
     share: Arc<CallShare>,
     /// Keeps the epoch advancing (deadline and cancellation checks) while this store lives.
-    _ticking: super::Ticking,
+    _ticking: crate::Ticking,
 }
 
 impl CallState {
@@ -344,7 +344,7 @@ impl CallState {
         call: ToolCallContext,
         limits: StoreLimits,
         share: Arc<CallShare>,
-        ticking: super::Ticking,
+        ticking: crate::Ticking,
     ) -> Self {
         CallState {
             // No preopens, no environment, no arguments, no sockets: `std::fs`, `std::env`
@@ -386,7 +386,7 @@ impl WasiView for CallState {
 }
 
 /// A host error as the contract's tool-error.
-pub(crate) fn to_wit(e: crate::result::ToolError) -> types::ToolError {
+pub(crate) fn to_wit(e: toolhost_core::result::ToolError) -> types::ToolError {
     types::ToolError { code: code_to_wit(e.code), message: e.message, retryable: e.retryable }
 }
 
@@ -442,8 +442,8 @@ fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError
 }
 
 /// The model-facing error for a failed write step (`what`: the step, for I/O errors).
-fn write_error(what: &str, display: &str, e: crate::atomic::AtomicWriteError) -> types::ToolError {
-    use crate::atomic::AtomicWriteError;
+fn write_error(what: &str, display: &str, e: toolhost_core::atomic::AtomicWriteError) -> types::ToolError {
+    use toolhost_core::atomic::AtomicWriteError;
     match e {
         AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
         AtomicWriteError::Moved(_) => err(
@@ -572,7 +572,7 @@ impl workspace::Host for CallState {
                 format!("{path} ends with a separator, which names a directory; pass a file path without it"),
             )));
         }
-        let lock = self.session.write_locks.lock(checked.as_path()).await;
+        let lock = self.session.write_locks().lock(checked.as_path()).await;
         let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
         Ok(Ok(self.table.push(handle)?))
     }
@@ -650,7 +650,7 @@ impl workspace::HostDir for CallState {
             if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
                 continue;
             }
-            let name = crate::display::quote_path(&entry.file_name().to_string_lossy()).into_owned();
+            let name = toolhost_core::display::quote_path(&entry.file_name().to_string_lossy()).into_owned();
             out.push(workspace::DirEntry { name, kind });
         }
         Ok(Ok(out))
@@ -804,7 +804,7 @@ impl CallState {
             // served a text, the file was deleted meanwhile.
         }
         let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-        if let Err(e) = crate::atomic::PinnedDir::create_all(&parent) {
+        if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
             return Err(write_error(&format!("cannot create the parent directory of {display}"), &display, e));
         }
         // Resolve again now that the parents exist (§6.2): a symlink planted in the new
@@ -814,7 +814,7 @@ impl CallState {
             return Err(err(types::ErrorCode::PermissionDenied, format!("{display} resolved to a different place while it was being written")));
         }
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
-        crate::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
+        toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
             .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
         let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);

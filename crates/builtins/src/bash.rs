@@ -11,10 +11,10 @@ use serde::Deserialize;
 use toolhost_sandbox::bash::{BashRequest, BashStatus, run_bash};
 use toolhost_sandbox::capture::Stream;
 
-use crate::context::{ToolCallContext, ToolProgress, ToolSessionContext};
-use crate::result::{ErrorCode, ToolError};
-use crate::spill::spill_path;
-use crate::tool::{CallInspection, Tool, ToolId, ToolOutput, ToolRisk};
+use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
+use toolhost_core::result::{ErrorCode, ToolError};
+use toolhost_core::spill::spill_path;
+use toolhost_core::tool::{CallInspection, Tool, ToolId, ToolOutput, ToolRisk};
 
 /// Input of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,21 +1,21 @@
 //! Bindings for `toolhost:tool@0.1.0` (`wit/tool.wit`). The host side of its imports is in
-//! `super::host`; the handle types are mapped to host structs with `with`.
+//! `crate::host`; the handle types are mapped to host structs with `with`.
 
 use wasmtime::component::{HasSelf, Linker};
 
-use super::host::CallState;
+use crate::host::CallState;
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "../../wit",
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
     with: {
-        "toolhost:tool/workspace.file": super::host::FileHandle,
-        "toolhost:tool/workspace.dir": super::host::DirHandle,
-        "toolhost:tool/workspace.walker": super::host::WalkerHandle,
-        "toolhost:tool/workspace.draft": super::host::DraftHandle,
-        "toolhost:tool/call.spill": super::host::SpillHandle,
+        "toolhost:tool/workspace.file": crate::host::FileHandle,
+        "toolhost:tool/workspace.dir": crate::host::DirHandle,
+        "toolhost:tool/workspace.walker": crate::host::WalkerHandle,
+        "toolhost:tool/workspace.draft": crate::host::DraftHandle,
+        "toolhost:tool/call.spill": crate::host::SpillHandle,
     },
 });
 
@@ -28,7 +28,7 @@ pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
 /// ones above (same host types and impls), so one linker serves both worlds.
 pub mod parallel {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../../wit",
         world: "parallel-tool-component",
         imports: { default: async | trappable },
         exports: { default: async },

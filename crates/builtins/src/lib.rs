@@ -4,11 +4,13 @@
 //! `components/` directory next to the `toolhost` binary; bash lives in the host.
 //! A tool joins these lists only once it has landed: no stubs are ever registered.
 
+pub mod bash;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::registry::{ToolRegistry, ToolRegistryBuilder, ToolsetConfig};
-use crate::runtime::{ComponentRuntime, RuntimeError};
+use toolhost_core::registry::{ToolRegistry, ToolRegistryBuilder, ToolsetConfig};
+use toolhost_runtime::{ComponentRuntime, RuntimeError};
 
 /// The built-in tools that are components, by id; each is `<components-dir>/<id>.wasm`.
 pub const BUILTIN_COMPONENTS: &[&str] = &["read", "write", "edit", "grep", "glob", "list"];

@@ -265,8 +265,8 @@ mod tests {
 
     #[test]
     fn the_token_file_is_a_private_entry_of_the_data_dir() {
-        assert!(crate::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
-        assert!(crate::policy::DATA_DIR_PRIVATE.contains(&"cache"), "the token is staged in cache/");
+        assert!(toolhost_core::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
+        assert!(toolhost_core::policy::DATA_DIR_PRIVATE.contains(&"cache"), "the token is staged in cache/");
     }
 
     #[test]

@@ -66,6 +66,12 @@ impl WriteLocks {
 }
 
 impl ToolSessionContext {
+    /// The session's per-real-path write locks: whoever publishes a write (the runtime's
+    /// drafts, undo) holds the path's lock from reading what is there to the rename.
+    pub fn write_locks(&self) -> &WriteLocks {
+        &self.write_locks
+    }
+
     /// A session over `working_directory` (made canonical here, once), with the six
     /// variables of §4 taken from this process's environment.
     pub fn local(

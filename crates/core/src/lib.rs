@@ -1,61 +1,53 @@
-//! toolhost: the host for the tools an AI coding agent calls.
+//! The tool-call core of toolhost: what every tool call goes through, whatever runs the tool
+//! (a WebAssembly component, host-native bash) and whoever asks (a one-shot command, a JSON
+//! Lines session, an MCP client). No wasmtime, no SQLite, no MCP: those crates build on this one.
 //!
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`];
 //! [`finalize`] binds them to a [`ToolSessionContext`] as a [`FinalizedToolset`]; each
 //! [`FinalizedToolset::call`] gets a fresh [`ToolCallContext`] (id, cancellation, deadline,
-//! this call's [`SandboxPolicy`]) and returns one [`ToolResult`].
+//! this call's [`SandboxPolicy`]), runs the tool and returns one [`ToolResult`], cut to the
+//! result bound with the rest in a spill file.
 //!
-//! The map of the host:
+//! A tool reaches the filesystem only through the host side of this crate: [`fence`] turns a
+//! path into a [`CheckedPath`], `open` opens it without following a symlink, [`atomic`]
+//! publishes a write by rename inside the pinned parent, [`observations`] holds what was read
+//! (read-before-edit), [`changes`] turns a write into a file-change artifact, and [`undo`]
+//! takes it back.
+//!
+//! The map:
 //!
 //! * [`tool`] — the contract: [`Tool`] (typed, host-native), [`DynTool`] (erased).
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
-//! * [`builtins`] — the built-in tools and the agents' toolsets.
 //! * [`context`] — session and call contexts, progress.
 //! * [`result`] — `ToolResult`, error codes, file-change artifacts.
-//! * [`policy`] — the sandbox policy judged per call.
+//! * [`policy`] — the sandbox policy judged per call (defined in `toolhost-sandbox`).
+//! * [`approval`] — who may grant an escalation ([`approval::Approver`]).
 //! * [`fence`] — path resolution into a [`CheckedPath`].
-//! * [`runtime`] — wasmtime: engine, component cache, one fresh store per call, and the
-//!   host side of the WIT imports (capability handles).
-//! * [`bash`] — the bash tool, run only inside the OS sandbox of `toolhost-sandbox`.
-//! * [`approval`] — who may grant an escalation.
+//! * [`open`] — opening checked paths and walked files with no symlink followed.
 //! * [`observations`] — the read-before-edit table.
 //! * [`atomic`] — staged writes published by rename.
 //! * [`changes`] — diffs and file-change artifacts.
-//! * [`spill`] — spill files for oversized results.
 //! * [`undo`] — undo and reapply of file changes.
-//! * [`store`] — the SQLite session store (`<data-dir>/toolhost.db`).
-//! * [`session`] — the session runtime and the `toolhost session` JSON Lines protocol.
-//! * `bounded_lines`, `request_id` — request lines with a size cap for the line-based
-//!   transports, and the id of a line too long to parse.
-//! * [`mcp`] — `toolhost mcp`: the Model Context Protocol server over a session runtime.
+//! * [`spill`] — spill files for oversized results.
+//! * [`display`] — paths and texts made safe to show on a terminal or in JSON.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
 
 pub mod approval;
 pub mod atomic;
-pub mod bash;
-pub mod builtins;
 pub mod changes;
 pub mod context;
 pub mod display;
 pub mod fence;
 pub mod observations;
-mod open;
-pub use toolhost_sandbox::privileges;
+pub mod open;
 pub use toolhost_sandbox::policy;
 pub mod registry;
 pub mod result;
-pub mod runtime;
 pub mod spill;
 pub mod tool;
 pub mod undo;
-pub mod store;
-pub mod session;
-mod bounded_lines;
-mod request_id;
-pub mod mcp;
 
-pub use builtins::{Agent, builtin_registry};
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};
 pub use fence::{CheckedPath, resolve_path};
 pub use policy::{SandboxMode, SandboxPolicy};
