@@ -1,9 +1,21 @@
-//! The WebAssembly runtime: one async [`wasmtime::Engine`] per process with epoch
-//! interruption and the pooling allocator, components compiled once and cached on disk
-//! ([`cache`]), and a fresh `Store` for every call ([`component_tool`]).
+//! The WebAssembly runtime of toolhost: a tool component becomes a [`ComponentTool`], a
+//! `DynTool` like any other, so the core's registry and finalize treat it as they treat bash.
 //!
-//! The WIT contract is linked per version (`v0_1` for `toolhost:tool@0.1.0`), the way Zed's
-//! extension host keeps one module per released WIT version.
+//! A [`ComponentRuntime`] holds the one async `wasmtime::Engine` of the process (epoch
+//! interruption, the pooling allocator for long-running servers — [`Allocation`]) and the
+//! component cache ([`cache`]: compiled once, keyed by SHA-256 and the engine's hash, with the
+//! definition each component described). A call flows: [`ComponentTool`]
+//! ([`component_tool`]) makes a fresh `Store` whose data is a `CallState` (the call's contexts,
+//! memory cap, deadline and cancellation checked in the epoch callback), instantiates the
+//! component against the linker of its WIT version, and calls `tool.execute` (or the parts of
+//! `parallel` and the merge); every import the component makes lands in `host/`, one file
+//! per WIT interface, which goes through the core's fence for every path.
+//!
+//! * `v0_1` — bindings of `toolhost:tool@0.1.0` (`wit/tool.wit`), one module per released WIT
+//!   version, the way Zed's extension host keeps `since_v0_x`; a new version gets a module
+//!   beside it and the linker links both.
+//! * `host/` — the host side of the imports: `types`, `workspace` (with `walk` and `draft`),
+//!   `call`.
 
 pub mod cache;
 pub mod component_tool;

@@ -1,0 +1,150 @@
+//! `workspace.draft`: a file about to be written. It holds its path's write lock from
+//! `open-for-write` to its drop; `current` serves the text (checked against the observation
+//! table, §7.4), `commit` publishes the new text atomically under the pinned parent and
+//! records the file-change artifact.
+
+use std::io::Read;
+
+use wasmtime::component::Resource;
+
+use toolhost_core::changes;
+use toolhost_core::fence::{CheckedPath, Intent};
+use toolhost_core::observations::{self, sha256_hex};
+use toolhost_core::policy::Access;
+use toolhost_core::result::ToolResultArtifact;
+use toolhost_limits::MAX_EDIT_FILE_BYTES;
+
+use super::types::{WitResult, err, io_err};
+use super::workspace::{open_checked, write_error};
+use super::CallState;
+use crate::v0_1::toolhost::tool::{types, workspace};
+
+/// A file about to be written, holding its path's write lock.
+pub struct DraftHandle {
+    pub(super) checked: CheckedPath,
+    /// The path as the model gave it (the artifact's `path`).
+    pub(super) input: String,
+    /// The hash of the text `current` served, when it served one.
+    pub(super) served: Option<String>,
+    pub(super) _lock: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// Read an existing file for a draft: UTF-8, at most [`MAX_EDIT_FILE_BYTES`].
+fn read_text(checked: &CheckedPath) -> Result<Option<String>, types::ToolError> {
+    let display = checked.display();
+    let mut file = match open_checked(checked) {
+        Ok(f) => f,
+        Err(_) if std::fs::symlink_metadata(checked.as_path()).is_err() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = (&mut file).take(MAX_EDIT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes) {
+        return Err(io_err(&format!("cannot read {display}"), e));
+    }
+    if bytes.len() > MAX_EDIT_FILE_BYTES {
+        return Err(err(
+            types::ErrorCode::InvalidArguments,
+            format!("{display} is larger than 1 MiB (1048576 bytes); it cannot be edited with this tool"),
+        ));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        err(types::ErrorCode::InvalidArguments, format!("{display} is not UTF-8 text; it cannot be edited with this tool"))
+    })
+}
+
+impl CallState {
+    /// The observation check of §7.4 for an existing file with content hash `hash`.
+    fn check_observed(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
+        match self.session.observations.get(draft.checked.as_path()) {
+            None => Err(err(types::ErrorCode::InvalidArguments, observations::not_read_message(draft.checked.display()))),
+            Some(seen) if seen != hash => {
+                Err(err(types::ErrorCode::InvalidArguments, observations::changed_message(draft.checked.display())))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn commit_draft(&mut self, this: &Resource<DraftHandle>, text: String) -> Result<workspace::Committed, types::ToolError> {
+        if text.len() > MAX_EDIT_FILE_BYTES {
+            return Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("the new content is {} bytes; the limit is 1 MiB (1048576 bytes)", text.len()),
+            ));
+        }
+        let draft = self.table.get(this).map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
+        let real = draft.checked.as_path().to_path_buf();
+        let display = draft.checked.display().to_string();
+        let input = draft.input.clone();
+        let before = read_text(&draft.checked)?;
+        if let Some(before) = &before {
+            let hash = sha256_hex(before.as_bytes());
+            match &draft.served {
+                Some(served) if *served != hash => {
+                    return Err(err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE));
+                }
+                Some(_) => {}
+                None => self.check_observed(draft, &hash)?,
+            }
+            if *before == text {
+                self.session.observations.record(&real, hash);
+                return Ok(workspace::Committed { kind: workspace::ChangeKind::Unchanged, additions: 0, deletions: 0 });
+            }
+        } else if draft.served.is_some() {
+            // `current` said the file did not exist and now it does not: fine. If it
+            // served a text, the file was deleted meanwhile.
+        }
+        let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
+            return Err(write_error(&format!("cannot create the parent directory of {display}"), &display, e));
+        }
+        // Resolve again now that the parents exist (§6.2): a symlink planted in the new
+        // chain must not take the write elsewhere.
+        let again = self.check(&input, Access::Write, Intent::MayCreate)?;
+        if again.as_path() != real {
+            return Err(err(types::ErrorCode::PermissionDenied, format!("{display} resolved to a different place while it was being written")));
+        }
+        let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
+        toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
+            .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
+        self.session.observations.record(&real, sha256_hex(text.as_bytes()));
+        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
+        let committed = workspace::Committed {
+            kind: if before.is_some() { workspace::ChangeKind::Modified } else { workspace::ChangeKind::Created },
+            additions: change.additions,
+            deletions: change.deletions,
+        };
+        self.artifacts.push(ToolResultArtifact::FileChange(change));
+        Ok(committed)
+    }
+}
+
+impl workspace::HostDraft for CallState {
+    async fn display_path(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.checked.display().to_string())
+    }
+
+    async fn current(&mut self, this: Resource<DraftHandle>) -> WitResult<Option<String>> {
+        let draft = self.table.get(&this)?;
+        let text = match read_text(&draft.checked) {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e)),
+        };
+        let Some(text) = text else { return Ok(Ok(None)) };
+        let hash = sha256_hex(text.as_bytes());
+        if let Err(e) = self.check_observed(draft, &hash) {
+            return Ok(Err(e));
+        }
+        self.table.get_mut(&this)?.served = Some(hash);
+        Ok(Ok(Some(text)))
+    }
+
+    async fn commit(&mut self, this: Resource<DraftHandle>, text: String) -> WitResult<workspace::Committed> {
+        Ok(self.commit_draft(&this, text))
+    }
+
+    async fn drop(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+

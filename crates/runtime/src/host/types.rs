@@ -1,0 +1,51 @@
+//! `types`: the contract's error type in the host's terms and back, and the helpers every
+//! interface builds its errors with.
+
+use toolhost_core::result::ErrorCode;
+
+use super::CallState;
+use crate::v0_1::toolhost::tool::types;
+
+/// A host error as the contract's tool-error.
+pub(crate) fn to_wit(e: toolhost_core::result::ToolError) -> types::ToolError {
+    types::ToolError { code: code_to_wit(e.code), message: e.message, retryable: e.retryable }
+}
+
+fn code_to_wit(code: ErrorCode) -> types::ErrorCode {
+    use types::ErrorCode as W;
+    match code {
+        ErrorCode::ToolNotFound | ErrorCode::ExecutionFailed => W::ExecutionFailed,
+        ErrorCode::InvalidArguments => W::InvalidArguments,
+        ErrorCode::PermissionDenied => W::PermissionDenied,
+        ErrorCode::Cancelled => W::Cancelled,
+        ErrorCode::Timeout => W::Timeout,
+        ErrorCode::OutcomeUnknown => W::OutcomeUnknown,
+        ErrorCode::SandboxUnavailable => W::SandboxUnavailable,
+    }
+}
+
+/// The contract's error code in the host's terms.
+pub(crate) fn code_from_wit(code: types::ErrorCode) -> ErrorCode {
+    use types::ErrorCode as W;
+    match code {
+        W::InvalidArguments => ErrorCode::InvalidArguments,
+        W::PermissionDenied => ErrorCode::PermissionDenied,
+        W::Cancelled => ErrorCode::Cancelled,
+        W::Timeout => ErrorCode::Timeout,
+        W::ExecutionFailed => ErrorCode::ExecutionFailed,
+        W::OutcomeUnknown => ErrorCode::OutcomeUnknown,
+        W::SandboxUnavailable => ErrorCode::SandboxUnavailable,
+    }
+}
+
+pub(super) fn err(code: types::ErrorCode, message: impl Into<String>) -> types::ToolError {
+    types::ToolError { code, message: message.into(), retryable: false }
+}
+
+pub(super) fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
+    err(types::ErrorCode::ExecutionFailed, format!("{what}: {e}"))
+}
+
+pub(super) type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
+
+impl types::Host for CallState {}

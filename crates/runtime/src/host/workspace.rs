@@ -1,0 +1,237 @@
+//! `workspace`: the capability handles. `open-file`, `open-dir` and `open-for-write` run the
+//! path through the fence into a [`CheckedPath`] before anything is opened; `file` reads (and
+//! hashes what it serves), `dir` lists one level and starts walks (`walk.rs`), a draft
+//! (`draft.rs`) commits a write.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use sha2::Digest;
+use wasmtime::component::Resource;
+
+use toolhost_core::fence::{CheckedPath, Intent};
+use toolhost_core::observations;
+use toolhost_core::open::{open_no_symlinks, open_regular};
+use toolhost_core::policy::{Access, Actor};
+
+use super::draft::DraftHandle;
+use super::types::{WitResult, err, io_err};
+use super::walk::WalkerHandle;
+use super::CallState;
+use crate::v0_1::toolhost::tool::{types, workspace};
+
+/// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
+/// host caps it.
+pub const MAX_READ_CHUNK: u32 = 1 << 20;
+/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
+/// check cannot redirect or hang it: [`open_regular`] reaches the checked (real) path with no
+/// symlink followed, so the object opened is the one at that path (seed 003: identity after
+/// open); a symlink met on the way is the race, refused.
+pub(super) fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
+    let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => raced(checked.display()),
+        _ => io_err(&format!("cannot open {}", checked.display()), e),
+    })?;
+    Ok(file)
+}
+
+/// The model-facing error for a failed write step (`what`: the step, for I/O errors).
+pub(super) fn write_error(what: &str, display: &str, e: toolhost_core::atomic::AtomicWriteError) -> types::ToolError {
+    use toolhost_core::atomic::AtomicWriteError;
+    match e {
+        AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+        AtomicWriteError::Moved(_) => err(
+            types::ErrorCode::PermissionDenied,
+            format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
+        ),
+        e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
+        AtomicWriteError::Io(e) => io_err(what, e),
+    }
+}
+
+/// The model-facing error for a checked path swapped while it was opened.
+pub(super) fn raced(display: &str) -> types::ToolError {
+    err(
+        types::ErrorCode::PermissionDenied,
+        format!("{display} changed while it was being opened (a symlink or rename raced the check); refusing it"),
+    )
+}
+
+/// A regular file opened for reading; hashes every byte it serves.
+pub struct FileHandle {
+    file: std::fs::File,
+    real: PathBuf,
+    display: String,
+    size: u64,
+    hasher: sha2::Sha256,
+    done: bool,
+}
+
+/// A directory opened for listing or walking.
+pub struct DirHandle {
+    real: PathBuf,
+    display: String,
+}
+
+impl workspace::Host for CallState {
+    async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
+        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        let meta = match std::fs::metadata(checked.as_path()) {
+            Ok(m) => m,
+            Err(e) => return Ok(Err(io_err(&format!("cannot open {path}"), e))),
+        };
+        if meta.is_dir() {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is a directory; use list to see its entries"),
+            )));
+        }
+        if !meta.is_file() {
+            return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is not a regular file"))));
+        }
+        let file = match open_checked(&checked) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(e)),
+        };
+        let handle = FileHandle {
+            file,
+            real: checked.as_path().to_path_buf(),
+            display: checked.display().to_string(),
+            size: meta.len(),
+            hasher: sha2::Sha256::new(),
+            done: false,
+        };
+        Ok(Ok(self.table.push(handle)?))
+    }
+
+    async fn open_dir(&mut self, path: String) -> WitResult<Resource<DirHandle>> {
+        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        if !checked.as_path().is_dir() {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is not a directory; use read to read a file"),
+            )));
+        }
+        let handle = DirHandle { real: checked.as_path().to_path_buf(), display: checked.display().to_string() };
+        Ok(Ok(self.table.push(handle)?))
+    }
+
+    async fn open_for_write(&mut self, path: String) -> WitResult<Resource<DraftHandle>> {
+        let checked = match self.check(&path, Access::Write, Intent::MayCreate) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        if checked.as_path().is_dir() {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is a directory; pass the path of a file in it (e.g. {}/name.txt)", path.trim_end_matches(['/', '\\'])),
+            )));
+        }
+        // A trailing separator names a directory; the fence's normalisation would drop it
+        // and the write would make a file of that name.
+        if path.ends_with(['/', '\\']) {
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} ends with a separator, which names a directory; pass a file path without it"),
+            )));
+        }
+        let lock = self.session.write_locks().lock(checked.as_path()).await;
+        let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
+        Ok(Ok(self.table.push(handle)?))
+    }
+}
+
+impl workspace::HostFile for CallState {
+    async fn display_path(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.display.clone())
+    }
+
+    async fn size(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<u64> {
+        Ok(self.table.get(&this)?.size)
+    }
+
+    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> WitResult<Vec<u8>> {
+        let handle = self.table.get_mut(&this)?;
+        let mut buf = vec![0u8; max.min(MAX_READ_CHUNK) as usize];
+        let n = loop {
+            match handle.file.read(&mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Ok(Err(io_err(&format!("cannot read {}", handle.display), e))),
+            }
+        };
+        buf.truncate(n);
+        handle.hasher.update(&buf);
+        if n == 0 && max > 0 && !handle.done {
+            handle.done = true;
+            let hash = hex::encode(std::mem::take(&mut handle.hasher).finalize());
+            let real = handle.real.clone();
+            self.observed.push((real, hash));
+        }
+        Ok(Ok(buf))
+    }
+
+    async fn drop(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
+
+impl workspace::HostDir for CallState {
+    async fn display_path(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<String> {
+        Ok(self.table.get(&this)?.display.clone())
+    }
+
+    async fn entries(&mut self, this: Resource<DirHandle>) -> WitResult<Vec<workspace::DirEntry>> {
+        let handle = self.table.get(&this)?;
+        // List the directory opened without a symlink on the way (through its descriptor's
+        // /proc name), not whatever is at the path by the time the listing starts.
+        let read = open_no_symlinks(&handle.real).and_then(|dir| {
+            use std::os::fd::AsRawFd;
+            let via = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+            std::fs::read_dir(if via.exists() { &via } else { &handle.real })
+        });
+        let read = match read {
+            Ok(r) => r,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(Err(raced(&handle.display))),
+            Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+        };
+        let mut out = Vec::new();
+        for entry in read {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+            };
+            // `file_type` does not follow symlinks.
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_dir() => workspace::EntryKind::Directory,
+                Ok(t) if t.is_file() => workspace::EntryKind::File,
+                Ok(t) if t.is_symlink() => workspace::EntryKind::Symlink,
+                _ => workspace::EntryKind::Other,
+            };
+            let path = handle.real.join(entry.file_name());
+            if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
+                continue;
+            }
+            let name = toolhost_core::display::quote_path(&entry.file_name().to_string_lossy()).into_owned();
+            out.push(workspace::DirEntry { name, kind });
+        }
+        Ok(Ok(out))
+    }
+
+    async fn walk(&mut self, this: Resource<DirHandle>, options: workspace::WalkOptions) -> WitResult<Resource<WalkerHandle>> {
+        let root = self.table.get(&this)?.real.clone();
+        self.start_walk(root, options)
+    }
+
+    async fn drop(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<()> {
+        self.table.delete(this)?;
+        Ok(())
+    }
+}
