@@ -1,0 +1,64 @@
+//! `toolhost call TOOL JSON`: one tool call; prints the model-visible text (or, with `--json`,
+//! the whole ToolResult). Exit 0 if it succeeded, 1 otherwise, 2 usage.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use toolhost::approval::Approver;
+
+use crate::commands::EXIT_USAGE;
+use crate::setup::Setup;
+use crate::Cli;
+
+/// Make the call `tool` with `input` (a JSON object).
+pub async fn run(setup: &Setup, cli: &Cli, tool: &str, input: &str, json: bool) -> Result<ExitCode> {
+    // On a terminal, an escalation is asked for there; otherwise it is refused.
+    let approver: Option<Arc<dyn Approver>> = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        Some(Arc::new(toolhost::approval::TerminalApprover))
+    } else {
+        None
+    };
+    let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::OnDemand).await?;
+    let input: serde_json::Value = match serde_json::from_str(input) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) => {
+            eprintln!("toolhost: the tool input must be a JSON object, e.g. '{{\"path\": \".\"}}'");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(e) => {
+            eprintln!("toolhost: the tool input is not valid JSON: {e}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    // Recorded like a session's calls, so `toolhost changes`/`undo` see what it did.
+    let store = match toolhost::store::Store::open(&setup.data_dir) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            eprintln!("toolhost: the session store is unavailable ({e}); this call will not be recorded");
+            None
+        }
+    };
+    let session = toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), store)?;
+    let cancel = session.cancel_token().child_token();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            // Ctrl-C cancels the call (bash's process group is killed) instead of
+            // abandoning it.
+            on_interrupt.cancel();
+        }
+    });
+    let result = session.call(&session.next_call_id(), tool, input, cancel, None).await;
+    if json {
+        println!("{}", toolhost::display::json_text(&serde_json::to_string(&result)?));
+    } else if std::io::stdout().is_terminal() {
+        // What a file or a command printed is shown, not run, on a terminal.
+        println!("{}", toolhost::display::terminal_text(&result.text()));
+    } else {
+        println!("{}", result.text());
+    }
+    Ok(if result.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

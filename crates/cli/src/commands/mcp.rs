@@ -1,0 +1,124 @@
+//! `toolhost mcp`: the Model Context Protocol server over one session, on stdio or, with
+//! `--listen`, Streamable HTTP with a bearer token.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use crate::commands::EXIT_USAGE;
+use crate::setup::Setup;
+use crate::Cli;
+
+/// Serve `--agent`'s toolset; the options are `mcp`'s own (see `Command::Mcp`).
+pub async fn run(
+    setup: &Setup,
+    cli: &Cli,
+    listen: Option<String>,
+    allow_hosts: Vec<String>,
+    token_file: Option<PathBuf>,
+    no_auth: bool,
+) -> Result<ExitCode> {
+    // Ask the MCP client's user (elicitation) when it can; deny otherwise.
+    let toolset = setup.toolset(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)), toolhost::runtime::Allocation::Pooling).await?;
+    let store = toolhost::store::Store::open(&setup.data_dir)?;
+    let definitions = toolset.definitions().to_vec();
+    let session = Arc::new(toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), Some(store))?);
+    let server = toolhost::mcp::McpServer::new(session, &definitions);
+    let Some(listen) = listen else {
+        server.serve_stdio().await?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let auth = if no_auth { Auth::Off } else { Auth::Token(token_file) };
+    serve_http(server, &listen, allow_hosts, auth, &setup.data_dir).await
+}
+
+/// How `mcp --listen` authenticates requests.
+enum Auth {
+    /// A bearer token: `--token-file`'s, `$TOOLHOST_MCP_TOKEN`, or a random one per start.
+    Token(Option<PathBuf>),
+    /// `--no-auth` (loopback only).
+    Off,
+}
+
+/// `toolhost mcp --listen ADDR`: bind, set up the bearer token, print the URL and the token,
+/// serve until SIGINT/SIGTERM.
+async fn serve_http(
+    server: toolhost::mcp::McpServer,
+    listen: &str,
+    allowed_hosts: Vec<String>,
+    auth: Auth,
+    data_dir: &std::path::Path,
+) -> Result<ExitCode> {
+    use toolhost::mcp::auth::{self, Authenticator};
+    use toolhost::mcp::http::{HttpEndpoint, HttpOptions, parse_listen_addr};
+    let usage = |message: String| {
+        eprintln!("toolhost: {message}");
+        Ok(ExitCode::from(EXIT_USAGE))
+    };
+    let addr = match parse_listen_addr(listen) {
+        Ok(addr) => addr,
+        Err(e) => return usage(e.to_string()),
+    };
+    // A fixed token is checked before binding; a random one is written only once the port is ours.
+    let fixed = match &auth {
+        Auth::Off if !addr.ip().is_loopback() => {
+            return usage(format!(
+                "--no-auth is refused on {addr}: it is not a loopback address, so anyone who can reach it could run these tools; drop --no-auth (clients then send the bearer token)"
+            ));
+        }
+        Auth::Off => None,
+        Auth::Token(file) => match auth::fixed(file.as_deref(), std::env::var_os(auth::TOKEN_ENV)) {
+            Ok(fixed) => fixed,
+            Err(e) => return usage(e.to_string()),
+        },
+    };
+    let endpoint = HttpEndpoint::bind(HttpOptions { addr, allowed_hosts, auth: None })
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let token = match (&auth, fixed) {
+        (Auth::Off, _) => None,
+        (Auth::Token(_), Some(fixed)) => Some(fixed),
+        (Auth::Token(_), None) => match auth::generated(data_dir) {
+            Ok(generated) => Some(generated),
+            Err(e) => {
+                eprintln!("toolhost: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+    };
+    let endpoint = endpoint.with_auth(token.as_ref().map(|(token, source)| Authenticator::new(token, source)));
+    if !addr.ip().is_loopback() {
+        eprintln!("toolhost: warning: {addr} is not a loopback address; anyone who can reach it and has the token can run these tools");
+    }
+    // The lines a supervisor (or a test) reads to find the endpoint and its token.
+    eprintln!("toolhost: MCP (Streamable HTTP) listening at {}", endpoint.url()?);
+    match &token {
+        Some((token, _)) => eprintln!("toolhost: MCP bearer token: {token}"),
+        None => eprintln!(
+            "toolhost: warning: --no-auth: requests need no bearer token; any local process (another user's, another workspace's bash) can run these tools"
+        ),
+    }
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let on_signal = shutdown.clone();
+    tokio::spawn(async move {
+        // SIGINT or SIGTERM: stop accepting, cancel calls in flight, let connections close, exit 0.
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let sigterm = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = sigterm => {}
+        }
+        on_signal.cancel();
+    });
+    endpoint.serve(server, shutdown).await?;
+    Ok(ExitCode::SUCCESS)
+}

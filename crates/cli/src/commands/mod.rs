@@ -1,0 +1,20 @@
+//! One module per command, each over the one [`crate::setup::Setup`]:
+//!
+//! * [`tools`] — the finalized toolset's definitions.
+//! * [`call`] — one tool call, recorded in the store.
+//! * [`session`] — JSON Lines on stdin/stdout.
+//! * [`mcp`] — the MCP server, stdio or Streamable HTTP.
+//! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
+//! * [`doctor`] — whether bash's sandbox works here.
+//!
+//! A new command is a module here and a variant of `Command` in `main.rs`.
+
+pub mod call;
+pub mod changes;
+pub mod doctor;
+pub mod mcp;
+pub mod session;
+pub mod tools;
+
+/// Exit code for a usage error (bad flags, malformed JSON arguments).
+pub const EXIT_USAGE: u8 = 2;

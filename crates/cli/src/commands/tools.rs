@@ -1,0 +1,22 @@
+//! `toolhost tools`: the finalized toolset's definitions, in toolset order.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::setup::Setup;
+use crate::Cli;
+
+/// Print each definition's id and first line (or, with `json`, the definitions as JSON).
+pub async fn run(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
+    let toolset = setup.toolset(cli, None, toolhost::runtime::Allocation::OnDemand).await?;
+    if json {
+        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(toolset.definitions())?));
+    } else {
+        for def in toolset.definitions() {
+            let summary = def.description.lines().next().unwrap_or("");
+            println!("{}\t{}", def.id, summary);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,145 @@
+//! What every command works with, built once from the global options: the workspace, the
+//! data dir and the one policy ([`Setup`]), bash's sandbox, and the session's finalized
+//! toolset ([`Setup::toolset`]: the built-in registry over the component runtime, bound to a
+//! session context with the approver the command asks for).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use toolhost::approval::Approver;
+use toolhost::runtime::{Allocation, ComponentRuntime};
+use toolhost::{FinalizedToolset, SandboxPolicy, ToolSessionContext, finalize};
+
+use crate::Cli;
+
+fn data_dir(cli: &Cli) -> Result<PathBuf> {
+    if let Some(dir) = &cli.data_dir {
+        return Ok(dir.clone());
+    }
+    if let Some(dir) = std::env::var_os("TOOLHOST_HOME") {
+        return Ok(PathBuf::from(dir));
+    }
+    let home = std::env::var_os("HOME").context("neither --data-dir, TOOLHOST_HOME nor HOME is set")?;
+    Ok(PathBuf::from(home).join(".toolhost"))
+}
+
+/// The Landlock helper bash's sandbox execs before bash: the small `toolhost-sandbox-exec`
+/// next to this binary when it is there (one exec of a 0.7 MB binary instead of this one),
+/// else this binary's own hidden `__sandbox-exec` mode.
+#[cfg(not(target_os = "macos"))]
+fn landlock_helper() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let small = exe.with_file_name("toolhost-sandbox-exec");
+    Some(if small.is_file() { small } else { exe })
+}
+
+/// The deployment's additions to the policy's tier lists: `<data-dir>/policy.json`, if any.
+fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy::PolicyConfig> {
+    let path = data_dir.join(POLICY_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("{} is not a valid policy config", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// The policy config file inside the data dir (hard-protected: tools cannot change it).
+const POLICY_FILE: &str = "policy.json";
+
+
+/// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).
+#[cfg(target_os = "macos")]
+fn sandbox_backend(_check_cache: Option<PathBuf>) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
+    Arc::new(toolhost_sandbox::seatbelt::Seatbelt::new())
+}
+
+/// bash's sandbox elsewhere: bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the
+/// Landlock helper, its passed self-check remembered in `check_cache` when given.
+#[cfg(not(target_os = "macos"))]
+fn sandbox_backend(check_cache: Option<PathBuf>) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
+    let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
+    if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
+        sandbox = sandbox.with_bwrap(bwrap);
+    }
+    if let Some(file) = check_cache {
+        sandbox = sandbox.with_check_cache(file);
+    }
+    if let Some(helper) = landlock_helper() {
+        sandbox = sandbox.with_landlock_helper(helper);
+    }
+    Arc::new(sandbox)
+}
+
+pub fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("s{nanos:x}-{}", std::process::id())
+}
+
+/// What every entry point works with, built once from the options: the workspace, the data
+/// dir, and the one policy (mode, HOME, the data dir, `policy.json`) that `call`, `session`,
+/// `mcp`, `undo`, `reapply`, `changes` and `doctor` all use.
+pub struct Setup {
+    pub workspace: PathBuf,
+    pub data_dir: PathBuf,
+    pub policy: SandboxPolicy,
+}
+
+pub fn setup(cli: &Cli) -> Result<Setup> {
+    let workspace = match &cli.workspace {
+        Some(w) => w.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let workspace = workspace
+        .canonicalize()
+        .with_context(|| format!("workspace {} is not accessible", workspace.display()))?;
+    let data_dir = data_dir(cli)?;
+    // The data dir must exist before the policy is built: bash's sandbox pins and hides it.
+    create_private_dir(&data_dir)?;
+    let mut builder = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).config(policy_config(&data_dir)?);
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        builder = builder.home(home);
+    }
+    Ok(Setup { workspace, data_dir, policy: builder.build() })
+}
+
+/// Create the data dir (mode 0700: it holds every call's arguments and results) if missing.
+fn create_private_dir(dir: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot create the data dir {}", dir.display())),
+    }
+}
+
+impl Setup {
+    /// bash's sandbox for this platform ([`sandbox_backend`]); unless `check_afresh`
+    /// (doctor), its passed self-check is remembered under the data dir.
+    pub fn sandbox(&self, check_afresh: bool) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
+        sandbox_backend((!check_afresh).then(|| self.data_dir.join("cache").join("sandbox-check")))
+    }
+
+    /// The finalized toolset of `--agent` for a session over `--workspace`: expired spill
+    /// files swept, the session context with bash's sandbox, `--allow-escalation`'s approver
+    /// or else `approver` (none: escalations are refused), the component runtime with
+    /// `allocation` (one-call commands allocate on demand; the pooling allocator's set-up and
+    /// tear-down cost more than the one call), and the built-in registry.
+    pub async fn toolset(&self, cli: &Cli, approver: Option<Arc<dyn Approver>>, allocation: Allocation) -> Result<FinalizedToolset> {
+        toolhost::spill::remove_expired(&self.data_dir);
+        let session_id = cli.session.clone().unwrap_or_else(new_session_id);
+        let mut session =
+            ToolSessionContext::local(&self.workspace, &self.data_dir, session_id).with_sandbox(self.sandbox(false));
+        if cli.allow_escalation {
+            session = session.with_approver(Arc::new(toolhost::approval::AllowEscalations));
+        } else if let Some(approver) = approver {
+            session = session.with_approver(approver);
+        }
+        let runtime = ComponentRuntime::with_allocation(Some(self.data_dir.join("cache").join("components")), allocation)?;
+        let registry = toolhost::builtin_registry(&runtime).await?;
+        Ok(finalize(&registry, &cli.agent.toolset(), session)?)
+    }
+}
