@@ -14,8 +14,8 @@ use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
 
-use super::types::{WitResult, err, io_err};
-use super::workspace::{open_checked, write_error};
+use super::types::{WitResult, err, io_err, write_error};
+use super::open_checked;
 use super::CallState;
 use crate::v0_1::toolhost::tool::{types, workspace};
 

@@ -31,6 +31,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::fence::{CheckedPath, Intent, resolve_path};
+use toolhost_core::open::open_regular;
 use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_core::spill::SpillWriter;
@@ -41,6 +42,7 @@ pub(crate) use types::{code_from_wit, to_wit};
 pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};
 
+use types::{io_err, raced};
 use walk::{SharedQueue, WalkKey};
 use crate::v0_1::toolhost::tool::types as wit_types;
 
@@ -152,4 +154,16 @@ impl WasiView for CallState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
     }
+}
+
+/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
+/// check cannot redirect or hang it: [`open_regular`] reaches the checked (real) path with no
+/// symlink followed, so the object opened is the one at that path (seed 003: identity after
+/// open); a symlink met on the way is the race, refused.
+fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, wit_types::ToolError> {
+    let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => raced(checked.display()),
+        _ => io_err(&format!("cannot open {}", checked.display()), e),
+    })?;
+    Ok(file)
 }

@@ -1,6 +1,7 @@
 //! `types`: the contract's error type in the host's terms and back, and the helpers every
 //! interface builds its errors with.
 
+use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
 use super::CallState;
@@ -49,3 +50,25 @@ pub(super) fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
 pub(super) type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
 
 impl types::Host for CallState {}
+
+/// The model-facing error for a failed write step (`what`: the step, for I/O errors).
+pub(super) fn write_error(what: &str, display: &str, e: toolhost_core::atomic::AtomicWriteError) -> types::ToolError {
+    use toolhost_core::atomic::AtomicWriteError;
+    match e {
+        AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+        AtomicWriteError::Moved(_) => err(
+            types::ErrorCode::PermissionDenied,
+            format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
+        ),
+        e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
+        AtomicWriteError::Io(e) => io_err(what, e),
+    }
+}
+
+/// The model-facing error for a checked path swapped while it was opened.
+pub(super) fn raced(display: &str) -> types::ToolError {
+    err(
+        types::ErrorCode::PermissionDenied,
+        format!("{display} changed while it was being opened (a symlink or rename raced the check); refusing it"),
+    )
+}

@@ -1,7 +1,7 @@
 //! `workspace`: the capability handles. `open-file`, `open-dir` and `open-for-write` run the
-//! path through the fence into a [`CheckedPath`] before anything is opened; `file` reads (and
-//! hashes what it serves), `dir` lists one level and starts walks (`walk.rs`), a draft
-//! (`draft.rs`) commits a write.
+//! path through the fence into a [`CheckedPath`](toolhost_core::fence::CheckedPath) before
+//! anything is opened; `file` reads (and hashes what it serves), `dir` lists one level and
+//! starts walks (`walk.rs`), a draft (`draft.rs`) commits a write.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use sha2::Digest;
 use wasmtime::component::Resource;
 
-use toolhost_core::fence::{CheckedPath, Intent};
-use toolhost_core::observations;
-use toolhost_core::open::{open_no_symlinks, open_regular};
+use toolhost_core::fence::Intent;
+use toolhost_core::open::open_no_symlinks;
 use toolhost_core::policy::{Access, Actor};
 
 use super::draft::DraftHandle;
-use super::types::{WitResult, err, io_err};
+use super::types::{WitResult, err, io_err, raced};
+use super::open_checked;
 use super::walk::WalkerHandle;
 use super::CallState;
 use crate::v0_1::toolhost::tool::{types, workspace};
@@ -23,40 +23,6 @@ use crate::v0_1::toolhost::tool::{types, workspace};
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
 /// host caps it.
 pub const MAX_READ_CHUNK: u32 = 1 << 20;
-/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
-/// check cannot redirect or hang it: [`open_regular`] reaches the checked (real) path with no
-/// symlink followed, so the object opened is the one at that path (seed 003: identity after
-/// open); a symlink met on the way is the race, refused.
-pub(super) fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
-    let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => raced(checked.display()),
-        _ => io_err(&format!("cannot open {}", checked.display()), e),
-    })?;
-    Ok(file)
-}
-
-/// The model-facing error for a failed write step (`what`: the step, for I/O errors).
-pub(super) fn write_error(what: &str, display: &str, e: toolhost_core::atomic::AtomicWriteError) -> types::ToolError {
-    use toolhost_core::atomic::AtomicWriteError;
-    match e {
-        AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
-        AtomicWriteError::Moved(_) => err(
-            types::ErrorCode::PermissionDenied,
-            format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
-        ),
-        e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
-        AtomicWriteError::Io(e) => io_err(what, e),
-    }
-}
-
-/// The model-facing error for a checked path swapped while it was opened.
-pub(super) fn raced(display: &str) -> types::ToolError {
-    err(
-        types::ErrorCode::PermissionDenied,
-        format!("{display} changed while it was being opened (a symlink or rename raced the check); refusing it"),
-    )
-}
-
 /// A regular file opened for reading; hashes every byte it serves.
 pub struct FileHandle {
     file: std::fs::File,
