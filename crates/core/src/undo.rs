@@ -202,16 +202,16 @@ async fn apply(
     // path as written (never for what a symlink there resolves to): a path that no longer
     // resolves to itself goes through a symlink someone planted, and is refused.
     let mut resolved: Vec<(PathBuf, String)> = Vec::with_capacity(ordered.len());
-    let mut grants = Vec::new();
-    for change in &ordered {
-        let lexical = resolve_lexically(session, &change.path)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })?;
-        grants.push(Grant { path: lexical, access: Access::Write, scope: Scope::Exact });
-    }
-    let policy = policy.with_grants(grants);
-    for change in &ordered {
-        let lexical = resolve_lexically(session, &change.path)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })?;
+    let lexicals = ordered
+        .iter()
+        .map(|change| {
+            resolve_lexically(session, &change.path)
+                .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })
+        })
+        .collect::<Result<Vec<PathBuf>, UndoError>>()?;
+    let policy =
+        policy.with_grants(lexicals.iter().map(|l| Grant { path: l.clone(), access: Access::Write, scope: Scope::Exact }));
+    for (change, lexical) in ordered.iter().zip(lexicals) {
         let checked = resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
             .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
         if checked.as_path() != lexical || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {

@@ -150,9 +150,7 @@ impl Walk<'_> {
         if let Some(common) = git::commondir_of(&real) {
             self.git_dir(root, &common)?;
         }
-        let mut budget = self.budget;
-        let nested = git::nested_git_dirs(&real, &mut budget);
-        self.budget = budget;
+        let nested = git::nested_git_dirs(&real, &mut self.budget);
         if self.budget == 0 {
             return Err(ScanError::TooManyEntries { root: root.display().to_string(), limit: self.limit });
         }
