@@ -227,3 +227,26 @@ fn bash_cannot_create_gitmodules() {
 fn bash_cannot_create_a_sensitive_file_in_a_subdirectory() {
     bash_cannot_create("sub/.env.local", "TOKEN=attacker\\n");
 }
+
+/// The scan budget fails closed, and only the user raises it: with `policy.json`
+/// `"scan_entries": 20`, bash refuses in a workspace of 50 files (and runs nothing); with the
+/// default budget it runs.
+#[test]
+fn a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it") {
+        return;
+    }
+    for i in 0..50 {
+        a.put(&format!("f{i}.txt"), "x");
+    }
+    std::fs::write(a.data.join("policy.json"), r#"{"scan_entries": 20}"#).unwrap();
+    let out = a.bash("touch ran.txt");
+    assert_ne!(out.status(), "succeeded", "bash ran past the scan budget: {}", out.all());
+    assert!(out.text().contains("scan_entries"), "the refusal does not say how to raise it: {}", out.all());
+    assert!(!a.ws.join("ran.txt").exists(), "the command ran");
+    std::fs::remove_file(a.data.join("policy.json")).unwrap();
+    let out = a.bash("touch ran.txt");
+    assert_eq!(out.status(), "succeeded", "{}", out.all());
+    assert!(a.ws.join("ran.txt").exists());
+}
