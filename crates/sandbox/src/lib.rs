@@ -7,7 +7,8 @@
 //! profile) without starting anything; a [`process::ProcessBackend`] starts the wrapped argv and bounds its output with a [`capture::Capture`];
 //! [`bash::run_bash`] ties them together for one bash call: [`scan::scan`] finds the git dirs
 //! and sensitive files of the writable roots, [`mounts::mount_args`] pins and hides them, and
-//! [`scan::sweep`] removes what bash created that it may not. [`git`] says what git metadata
+//! [`scan::sweep`] removes what bash created that it may not; [`landlock`] is the helper that
+//! applies Landlock inside bubblewrap. [`git`] says what git metadata
 //! is; [`danger::detect_danger`] names dangerous commands for the approval step.
 
 pub mod backend;
@@ -17,6 +18,7 @@ pub mod capture;
 pub mod cgroup;
 pub mod danger;
 pub mod git;
+pub mod landlock;
 pub mod mounts;
 pub mod policy;
 pub mod privileges;

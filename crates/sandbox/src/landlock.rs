@@ -1,0 +1,210 @@
+//! The Landlock helper bash's command runs under, inside bubblewrap: `toolhost __sandbox-exec
+//! --writable P … [--started-fd N] -- argv…` (or the small `toolhost-sandbox-exec` binary)
+//! applies a Landlock ruleset with the policy's writable roots, sets `no_new_privs`, drops every
+//! capability, tells the host it started, and execs the command.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::backend::SandboxError;
+use crate::policy::SandboxPolicy;
+
+
+/// The argument that selects the Landlock helper mode of the host binary
+/// (`toolhost __sandbox-exec --writable P … -- argv…`).
+pub const SANDBOX_EXEC_ARG: &str = "__sandbox-exec";
+
+/// Exit code of the helper when it fails before the command starts.
+pub const SANDBOX_EXEC_FAILURE_EXIT: i32 = 125;
+
+/// Prefix of the helper's own error messages on stderr.
+pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "toolhost-sandbox-exec: ";
+
+/// The descriptor the helper writes one byte to once Landlock is applied, right before it
+/// execs the command: the host then knows any later `bwrap: ` text is the command's own.
+pub const STARTED_FD: i32 = 3;
+
+/// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
+/// `--writable PATH`… `--` `argv…`.
+pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxError> {
+    let mut writable = Vec::new();
+    let mut started_fd = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            let argv = args[i + 1..].to_vec();
+            if argv.is_empty() {
+                return Err(SandboxError::HelperArgs("no command after `--`".into()));
+            }
+            return Ok(HelperArgs { writable, argv, started_fd });
+        } else if a == "--started-fd" {
+            let fd = args.get(i + 1).and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok()).filter(|f| *f > 2);
+            started_fd = Some(fd.ok_or_else(|| SandboxError::HelperArgs("`--started-fd` needs a descriptor number above 2".into()))?);
+            i += 2;
+        } else if a == "--writable" {
+            let p = args
+                .get(i + 1)
+                .ok_or_else(|| SandboxError::HelperArgs("`--writable` needs a path".into()))?;
+            writable.push(PathBuf::from(p));
+            i += 2;
+        } else {
+            return Err(SandboxError::HelperArgs(format!(
+                "unexpected argument {}",
+                a.to_string_lossy()
+            )));
+        }
+    }
+    Err(SandboxError::HelperArgs(
+        "missing `--` before the command".into(),
+    ))
+}
+
+/// The helper's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelperArgs {
+    /// Roots Landlock keeps writable.
+    pub writable: Vec<PathBuf>,
+    /// The command.
+    pub argv: Vec<OsString>,
+    /// Where to write one byte once Landlock is applied, right before exec ([`STARTED_FD`]).
+    pub started_fd: Option<i32>,
+}
+
+/// What [`apply_landlock`] achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LandlockStatus {
+    /// Every requested restriction is enforced.
+    FullyEnforced,
+    /// The kernel supports only part of the ruleset (older ABI).
+    PartiallyEnforced,
+    /// The kernel has no Landlock; bubblewrap alone protects.
+    NotEnforced,
+}
+
+/// Restricts the calling thread (and what it execs) with Landlock: read and execute
+/// everywhere, write only under `writable` and `/dev`, abstract unix sockets and signals
+/// scoped to the sandbox (ABI ≥ 6); sets `no_new_privs`.
+#[cfg(target_os = "linux")]
+pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
+    use landlock::{
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, Scope, path_beneath_rules,
+    };
+    let abi = ABI::V5;
+    let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
+    let all = AccessFs::from_all(abi);
+    let read = AccessFs::from_read(abi);
+    let mut rw_paths: Vec<&Path> = writable.iter().map(|p| p.as_path()).collect();
+    rw_paths.push(Path::new("/dev"));
+    let status = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(|e| err(&e))?
+        // ABI 6: no abstract unix socket and no signal reaches a process outside the sandbox
+        // (best effort: older kernels leave this to the network and PID namespaces).
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
+        .map_err(|e| err(&e))?
+        .create()
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(["/"], read))
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(rw_paths, all))
+        .map_err(|e| err(&e))?
+        .restrict_self()
+        .map_err(|e| err(&e))?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
+        RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
+        RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
+    })
+}
+
+/// The Landlock ABI version the kernel offers (0: none), for `doctor`.
+#[cfg(target_os = "linux")]
+pub fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
+    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the ABI version.
+    let v = unsafe {
+        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+    };
+    v.max(0)
+}
+
+/// Landlock exists only on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn landlock_abi() -> i64 {
+    0
+}
+
+/// Landlock exists only on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn apply_landlock(_writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
+    Ok(LandlockStatus::NotEnforced)
+}
+
+/// [`apply_landlock`] with the writable roots of `policy`.
+pub fn apply_landlock_for(policy: &SandboxPolicy) -> Result<LandlockStatus, SandboxError> {
+    apply_landlock(&policy.writable_roots())
+}
+
+/// Applies Landlock for `writable`, then execs `argv`. On failure prints
+/// `toolhost-sandbox-exec: …` to stderr and exits with [`SANDBOX_EXEC_FAILURE_EXIT`].
+pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
+    use std::os::unix::process::CommandExt;
+    let fail = |msg: String| -> ! {
+        eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{msg}");
+        std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
+    };
+    if argv.is_empty() {
+        fail("no command to run".into());
+    }
+    if let Err(e) = apply_landlock(writable) {
+        fail(e.to_string());
+    }
+    if let Err(e) = crate::privileges::drop_every_capability() {
+        fail(e);
+    }
+    if let Some(fd) = started_fd {
+        // SAFETY: writing one byte to, then closing, a descriptor the host handed down for
+        // exactly this; the command never sees it.
+        unsafe {
+            libc::write(fd, b"1".as_ptr().cast(), 1);
+            libc::close(fd);
+        }
+    }
+    let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    fail(format!("cannot run {}: {e}", argv[0].to_string_lossy()))
+}
+
+/// The helper mode's entry: `args` are everything after [`SANDBOX_EXEC_ARG`]. Call it first
+/// thing in `main`, before any runtime or thread starts.
+pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
+    match parse_sandbox_exec_args(&args) {
+        Ok(h) => landlock_exec(&h.writable, &h.argv, h.started_fd),
+        Err(e) => {
+            eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{e}");
+            std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helper_args_parse() {
+        let a = |xs: &[&str]| xs.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"]))
+                .unwrap(),
+            HelperArgs { writable: vec![PathBuf::from("/w")], argv: a(&["/bin/bash", "-c", "x"]), started_fd: None }
+        );
+        assert_eq!(parse_sandbox_exec_args(&a(&["--started-fd", "3", "--", "x"])).unwrap().started_fd, Some(3));
+        assert!(parse_sandbox_exec_args(&a(&["--started-fd", "1", "--", "x"])).is_err());
+        assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
+        assert!(parse_sandbox_exec_args(&a(&["--", ""][..1])).is_err());
+        assert!(parse_sandbox_exec_args(&a(&["--bogus", "--", "x"])).is_err());
+    }
+}

@@ -1,0 +1,73 @@
+//! The model-facing denial texts, one function per tier.
+
+use std::path::{Path, PathBuf};
+
+use super::Tier;
+
+fn grant_hint(path: &Path, access: &str) -> String {
+    format!(
+        "If the task needs it, retry with sandboxPermissions {{\"paths\": [{{\"path\": \"{}\", \"access\": \"{access}\", \"scope\": \"exact\"}}]}} and a justification (one sentence for the user, who decides).",
+        path.display()
+    )
+}
+
+/// A hard-protected path: never writable.
+pub fn hard_protected(path: &Path, tier: Tier) -> String {
+    let what = match tier {
+        Tier::DataDir => {
+            "is inside toolhost's data directory (spill files, component cache, session store)"
+        }
+        Tier::GitMetadata => "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox)",
+        _ => "is protected by toolhost",
+    };
+    format!(
+        "{} {what}: it can be read but never written, not even with sandboxPermissions. Do not retry this write; change something else or ask the user.",
+        path.display()
+    )
+}
+
+/// One of the data dir's private entries: neither readable nor writable.
+pub fn private_data(path: &Path) -> String {
+    format!(
+        "{} is toolhost's own store, policy or cache: no tool may read or write it, not even with sandboxPermissions. Do not retry; the spill files under the data dir's spill/ are readable.",
+        path.display()
+    )
+}
+
+/// A credential location: neither readable nor writable.
+pub fn credential(path: &Path) -> String {
+    format!(
+        "{} is a credential location (keys, tokens, cloud or registry logins): it is neither readable nor writable in this sandbox. {}",
+        path.display(),
+        grant_hint(path, "read")
+    )
+}
+
+/// A sensitive file: writable only with a grant.
+pub fn sensitive(path: &Path) -> String {
+    format!(
+        "{} is a sensitive file (git config, shell startup file or .env): writing it needs the user's approval. {}",
+        path.display(),
+        grant_hint(path, "write")
+    )
+}
+
+/// A path outside the writable roots.
+pub fn outside(path: &Path, roots: &[PathBuf]) -> String {
+    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    format!(
+        "{} is outside the writable roots of this session ({}). {}",
+        path.display(),
+        roots.join(", "),
+        grant_hint(path, "write")
+    )
+}
+
+/// Any write in a read-only session.
+pub fn read_only(path: &Path) -> String {
+    format!(
+        "{} is not writable: this session is read-only. {}",
+        path.display(),
+        grant_hint(path, "write")
+    )
+}

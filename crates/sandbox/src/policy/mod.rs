@@ -1,0 +1,581 @@
+//! The sandbox policy stamped on each call (seed 000 §5, permissions tiers): which paths a
+//! call may read and write. The file-tool fence judges real paths with
+//! [`SandboxPolicy::check`]; the OS sandboxes (bubblewrap + Landlock, Seatbelt) are generated
+//! from [`SandboxPolicy::writable_roots`], the protected-entry scan ([`crate::scan`]) and
+//! [`SandboxPolicy::unreadable_paths`], so both read the same rules.
+//!
+//! Tiers, strongest first:
+//!
+//! * **hard-protected** — never writable, not even with a grant: toolhost's data directory
+//!   (spill files, component cache, session store), and the git metadata of every repository
+//!   ([`crate::git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
+//!   Of the data dir, the [`DATA_DIR_PRIVATE`] entries (the store, the policy, the cache) are
+//!   not readable either; the spill dir is.
+//! * **credential** — neither readable nor writable without a grant: [`CREDENTIAL_HOME_ENTRIES`]
+//!   under HOME, [`SYSTEM_CREDENTIAL_PATHS`] and `/etc/ssh/*_key`, plus configured entries,
+//!   plus every process's environment (`/proc/<pid>/environ`: the host's own holds the agent's
+//!   API keys).
+//! * **sensitive** — readable; writable only with a grant: [`SENSITIVE_NAMES`] anywhere in a
+//!   writable root or under HOME, [`HOME_SENSITIVE_ENTRIES`] under HOME (files that run code
+//!   at the user's next login, shell, editor or git command), plus configured names.
+//! * **outside** — readable; writable only with a grant: everything not in a writable root.
+//!
+//! Everything else inside a writable root (including the rest of `.git/`) is writable in
+//! workspace-write mode.
+
+mod escalation;
+pub mod messages;
+mod paths;
+mod tiers;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub use escalation::{Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput};
+pub use paths::{normalize_lexically, real_path};
+use paths::dedup;
+pub use tiers::{
+    CREDENTIAL_HOME_ENTRIES, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, SENSITIVE_NAMES,
+    SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
+};
+use tiers::{is_process_environment, name_matches};
+
+/// The session's sandbox mode.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Nothing is writable.
+    ReadOnly,
+    /// The workspace (and configured extra roots, and the system temp dir) are writable.
+    WorkspaceWrite,
+}
+
+/// What a path is needed for.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// How much of the file system a grant covers.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Only the named path.
+    Exact,
+    /// The named path and everything below it.
+    Subtree,
+}
+
+/// Who is asking (file tools are judged in-process; bash by the OS sandbox, and its kernel
+/// denials are attributed with the same rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Actor {
+    FileTool,
+    Bash,
+}
+
+/// Why the policy refused a path; the text is the model-facing denial marker.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Denial {
+    pub message: String,
+    /// True when an escalation could unlock it (outside, sensitive, credential tiers).
+    pub sandbox_denied: bool,
+}
+
+/// The tier a path falls in for writing (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// Never writable: toolhost's data directory.
+    DataDir,
+    /// Never writable: git metadata ([`crate::git::is_git_metadata`]).
+    GitMetadata,
+    /// A configured hard-protected entry.
+    HardProtected,
+    /// Neither readable nor writable without a grant.
+    Credential,
+    /// Readable; writable only with a grant.
+    Sensitive,
+    /// Inside a writable root.
+    Writable,
+    /// Readable; writable only with a grant.
+    Outside,
+}
+
+/// One path the user approved for one call (`sandboxPermissions.paths[i]`, seed §7.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub path: PathBuf,
+    pub access: Access,
+    pub scope: Scope,
+}
+
+impl Grant {
+    fn covers(&self, path: &Path) -> bool {
+        match self.scope {
+            Scope::Exact => path == self.path,
+            Scope::Subtree => path.starts_with(&self.path),
+        }
+    }
+}
+
+/// Whether bash may reach the network (its own network namespace otherwise: no interface but
+/// loopback, no abstract socket of the host). The user decides, never the model: in
+/// `policy.json`, or per call through an approved escalation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkAccess {
+    /// No network (the default).
+    #[default]
+    Deny,
+    /// The host's network.
+    Allow,
+}
+
+/// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
+/// the CLI (field names as below; unknown fields refused), e.g.
+/// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Writable besides the workspace (workspace-write mode only).
+    pub extra_writable_roots: Vec<PathBuf>,
+    /// More credential locations; relative entries are taken under HOME.
+    pub extra_credential: Vec<PathBuf>,
+    /// More sensitive names, in the syntax of [`SENSITIVE_NAMES`].
+    pub extra_sensitive: Vec<String>,
+    /// More hard-protected paths (absolute).
+    pub extra_hard_protected: Vec<PathBuf>,
+    /// The system temp dir made writable in workspace-write mode; `None` is
+    /// [`std::env::temp_dir`].
+    pub temp_dir: Option<PathBuf>,
+    /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
+    pub network: NetworkAccess,
+    /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
+    pub limits: crate::cgroup::CallLimits,
+    /// How many entries bash's protected-entry scan may visit before bash refuses to run;
+    /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
+    /// may need more).
+    pub scan_entries: Option<usize>,
+}
+
+/// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    mode: SandboxMode,
+    workspace: PathBuf,
+    home: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+    config: PolicyConfig,
+}
+
+impl PolicyBuilder {
+    /// HOME for the credential and sensitive tiers (default: `$HOME`; an empty `$HOME` is none).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// toolhost's data dir (spill files, component cache, session store): hard-protected.
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = Some(dir.into());
+        self
+    }
+
+    /// Extra roots and tier entries.
+    pub fn config(mut self, config: PolicyConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The policy, with every path made real (canonical nearest existing ancestor).
+    pub fn build(self) -> SandboxPolicy {
+        let workspace = real_path(&self.workspace);
+        let home = self.home.as_deref().map(real_path);
+        let temp_dir = real_path(
+            &self
+                .config
+                .temp_dir
+                .clone()
+                .unwrap_or_else(std::env::temp_dir),
+        );
+        let mut roots = vec![workspace.clone()];
+        roots.extend(
+            self.config
+                .extra_writable_roots
+                .iter()
+                .map(|p| real_path(p)),
+        );
+        roots.push(temp_dir.clone());
+        dedup(&mut roots);
+        let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
+        if let Some(d) = &self.data_dir {
+            hard.push((real_path(d), Tier::DataDir));
+        }
+        hard.extend(
+            self.config
+                .extra_hard_protected
+                .iter()
+                .map(|p| (real_path(p), Tier::HardProtected)),
+        );
+        let mut credential: Vec<PathBuf> = SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
+        if let Some(h) = &home {
+            credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
+        }
+        for e in &self.config.extra_credential {
+            if e.is_absolute() {
+                credential.push(real_path(e));
+            } else if let Some(h) = &home {
+                credential.push(h.join(e));
+            }
+        }
+        let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
+        sensitive.extend(self.config.extra_sensitive.iter().cloned());
+        SandboxPolicy {
+            mode: self.mode,
+            workspace,
+            writable_roots: roots,
+            home,
+            data_dir: self.data_dir.as_deref().map(real_path),
+            temp_dir,
+            network: self.config.network,
+            limits: self.config.limits,
+            scan_entries: self.config.scan_entries.unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
+            hard_protected: hard,
+            credential,
+            sensitive,
+            grants: Vec::new(),
+        }
+    }
+}
+
+/// Read/write rules for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    mode: SandboxMode,
+    workspace: PathBuf,
+    /// Configured writable roots (workspace first); only in effect in workspace-write mode.
+    writable_roots: Vec<PathBuf>,
+    home: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+    /// The system temp dir (a writable root in workspace-write mode, shared with everything).
+    temp_dir: PathBuf,
+    network: NetworkAccess,
+    limits: crate::cgroup::CallLimits,
+    scan_entries: usize,
+    hard_protected: Vec<(PathBuf, Tier)>,
+    credential: Vec<PathBuf>,
+    sensitive: Vec<String>,
+    grants: Vec<Grant>,
+}
+
+impl SandboxPolicy {
+    /// `mode` over `workspace` (the first writable root) with `$HOME`, no data dir and the
+    /// default tiers. Use [`SandboxPolicy::builder`] to pass HOME, the data dir and a config.
+    pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
+        Self::builder(mode, workspace).build()
+    }
+
+    /// Workspace-write over `workspace`.
+    pub fn workspace_write(workspace: impl Into<PathBuf>) -> Self {
+        Self::new(SandboxMode::WorkspaceWrite, workspace)
+    }
+
+    /// A builder for `mode` over `workspace`, with HOME from `$HOME` until
+    /// [`PolicyBuilder::home`] says otherwise.
+    pub fn builder(mode: SandboxMode, workspace: impl Into<PathBuf>) -> PolicyBuilder {
+        PolicyBuilder {
+            mode,
+            workspace: workspace.into(),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            data_dir: None,
+            config: PolicyConfig::default(),
+        }
+    }
+
+    /// This policy widened by `grants` (one call's approved `sandboxPermissions`). Grants never
+    /// unlock hard-protected paths.
+    pub fn with_grants(&self, grants: impl IntoIterator<Item = Grant>) -> Self {
+        let mut p = self.clone();
+        for g in grants {
+            let g = Grant {
+                path: real_path(&g.path),
+                ..g
+            };
+            if !p.grants.contains(&g) {
+                p.grants.push(g);
+            }
+        }
+        p
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> SandboxMode {
+        self.mode
+    }
+
+    /// The workspace (real path).
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// HOME, if known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Whether bash may use the network.
+    pub fn network(&self) -> NetworkAccess {
+        self.network
+    }
+
+    /// Whether `path` lies only in the shared system temp dir: under it, and under no other
+    /// writable root and not under HOME.
+    pub fn only_in_temp_dir(&self, path: &Path) -> bool {
+        path.starts_with(&self.temp_dir)
+            && !path.starts_with(&self.workspace)
+            && !self.writable_roots.iter().any(|r| r != &self.temp_dir && path.starts_with(r))
+            && !self.home.as_ref().is_some_and(|h| path.starts_with(h))
+    }
+
+    /// How many entries bash's protected-entry scan may visit ([`crate::scan`]).
+    pub fn scan_entries(&self) -> usize {
+        self.scan_entries
+    }
+
+    /// bash's per-call limits.
+    pub fn limits(&self) -> crate::cgroup::CallLimits {
+        self.limits
+    }
+
+    /// This policy with bash's network access set (an approved per-call escalation).
+    pub fn with_network(&self, network: NetworkAccess) -> Self {
+        SandboxPolicy { network, ..self.clone() }
+    }
+
+    /// toolhost's data dir (real path), if this policy protects one.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
+    }
+
+    /// Whether `path` is one of the data dir's [`DATA_DIR_PRIVATE`] entries (or below one):
+    /// neither readable nor writable by any tool or bash, whatever a grant says.
+    pub fn is_private_data(&self, path: &Path) -> bool {
+        self.data_dir.as_ref().is_some_and(|d| {
+            path.strip_prefix(d)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .is_some_and(|first| DATA_DIR_PRIVATE.iter().any(|e| first.as_os_str() == *e))
+        })
+    }
+
+    /// The grants this policy carries.
+    pub fn grants(&self) -> &[Grant] {
+        &self.grants
+    }
+
+    /// The tier of a real path for writing, before grants.
+    pub fn tier(&self, path: &Path) -> Tier {
+        if let Some(t) = self.hard_tier(path) {
+            return t;
+        }
+        if self.is_credential(path) {
+            return Tier::Credential;
+        }
+        let in_root = self.mode_roots().iter().any(|r| path.starts_with(r));
+        let under_home = self.home.as_ref().is_some_and(|h| path.starts_with(h));
+        if (in_root || under_home) && self.is_sensitive_name(path) || self.is_home_sensitive(path) {
+            return Tier::Sensitive;
+        }
+        if in_root {
+            Tier::Writable
+        } else {
+            Tier::Outside
+        }
+    }
+
+    /// Judge a real (canonical) path. Reading is allowed everywhere except credential
+    /// locations; writing follows the tiers of the module doc.
+    pub fn check(&self, path: &Path, access: Access, _actor: Actor) -> Result<(), Denial> {
+        let tier = self.tier(path);
+        match access {
+            Access::Read => {
+                if self.is_private_data(path) {
+                    return Err(Denial {
+                        message: messages::private_data(path),
+                        sandbox_denied: false,
+                    });
+                }
+                if tier == Tier::Credential && !self.granted(path, Access::Read) {
+                    return Err(Denial {
+                        message: messages::credential(path),
+                        sandbox_denied: true,
+                    });
+                }
+                Ok(())
+            }
+            Access::Write => match tier {
+                Tier::DataDir | Tier::GitMetadata | Tier::HardProtected => Err(Denial {
+                    message: messages::hard_protected(path, tier),
+                    sandbox_denied: false,
+                }),
+                _ if self.granted(path, Access::Write) => Ok(()),
+                Tier::Credential => Err(Denial {
+                    message: messages::credential(path),
+                    sandbox_denied: true,
+                }),
+                Tier::Sensitive => Err(Denial {
+                    message: messages::sensitive(path),
+                    sandbox_denied: true,
+                }),
+                Tier::Writable => Ok(()),
+                Tier::Outside => Err(Denial {
+                    message: if self.mode == SandboxMode::ReadOnly {
+                        messages::read_only(path)
+                    } else {
+                        messages::outside(path, &self.writable_roots)
+                    },
+                    sandbox_denied: true,
+                }),
+            },
+        }
+    }
+
+    /// Roots the OS sandbox mounts writable: the mode's roots plus write grants that exist
+    /// (an exact grant on a missing file cannot be mounted and stays unwritable for bash).
+    pub fn writable_roots(&self) -> Vec<PathBuf> {
+        let mut roots = self.mode_roots().to_vec();
+        for g in &self.grants {
+            if g.access == Access::Write && self.hard_tier(&g.path).is_none() && g.path.exists() {
+                roots.push(g.path.clone());
+            }
+        }
+        dedup(&mut roots);
+        roots
+    }
+
+    /// Existing credential locations the OS sandbox must hide (not covered by a grant).
+    pub fn unreadable_paths(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .credential
+            .iter()
+            .filter(|p| p.symlink_metadata().is_ok() && !self.granted(p, Access::Read))
+            .cloned()
+            .collect();
+        if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
+            out.extend(entries.flatten().map(|e| e.path()).filter(|p| is_ssh_host_key(p)));
+        }
+        dedup(&mut out);
+        out
+    }
+
+    /// Every credential location (existing or not), for profiles that match by path.
+    pub fn credential_paths(&self) -> &[PathBuf] {
+        &self.credential
+    }
+
+    /// Every hard-protected location: configured entries and each writable root's
+    /// `.git/hooks` (existing or not; git metadata elsewhere is matched by name).
+    pub fn hard_protected_paths(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.hard_protected.iter().map(|(p, _)| p.clone()).collect();
+        out.extend(self.writable_roots().iter().map(|r| r.join(".git/hooks")));
+        dedup(&mut out);
+        out
+    }
+
+    /// The sensitive name patterns (defaults plus configured).
+    pub fn sensitive_names(&self) -> &[String] {
+        &self.sensitive
+    }
+
+    /// The writable roots of the session's mode (none in read-only mode), before any grant.
+    pub fn mode_roots(&self) -> &[PathBuf] {
+        match self.mode {
+            SandboxMode::ReadOnly => &[],
+            SandboxMode::WorkspaceWrite => &self.writable_roots,
+        }
+    }
+
+    fn hard_tier(&self, path: &Path) -> Option<Tier> {
+        if let Some((_, t)) = self
+            .hard_protected
+            .iter()
+            .find(|(p, _)| path.starts_with(p))
+        {
+            return Some(*t);
+        }
+        // Git metadata runs code outside the sandbox at the user's next git command: it is
+        // protected in any repository (nested ones too) and in every mode, whatever a grant says.
+        if crate::git::is_git_metadata(path) {
+            return Some(Tier::GitMetadata);
+        }
+        None
+    }
+
+    fn is_credential(&self, path: &Path) -> bool {
+        self.credential.iter().any(|c| path.starts_with(c))
+            || is_process_environment(path)
+            || is_ssh_host_key(path)
+    }
+
+    /// Whether `path` is under one of HOME's [`HOME_SENSITIVE_ENTRIES`].
+    fn is_home_sensitive(&self, path: &Path) -> bool {
+        self.home.as_ref().is_some_and(|h| {
+            path.strip_prefix(h).is_ok_and(|rest| HOME_SENSITIVE_ENTRIES.iter().any(|e| rest.starts_with(e)))
+        })
+    }
+
+    /// Whether bash may not create `path` without a grant: a sensitive name, a HOME entry of
+    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata. Used by [`crate::scan`].
+    pub fn is_protected_name(&self, path: &Path) -> bool {
+        self.is_sensitive_name(path) || self.is_home_sensitive(path) || crate::git::is_git_metadata(path)
+    }
+
+    /// Whether a write grant of this policy covers `path`.
+    pub fn write_granted(&self, path: &Path) -> bool {
+        self.grants.iter().any(|g| g.access == Access::Write && g.covers(path))
+    }
+
+    fn is_sensitive_name(&self, path: &Path) -> bool {
+        let comps: Vec<&std::ffi::OsStr> = path.iter().collect();
+        self.sensitive.iter().any(|pat| {
+            let parts: Vec<&str> = pat.split('/').filter(|s| !s.is_empty()).collect();
+            if parts.is_empty() || parts.len() > comps.len() {
+                return false;
+            }
+            let tail = &comps[comps.len() - parts.len()..];
+            parts.iter().zip(tail).all(|(p, c)| name_matches(p, c))
+        })
+    }
+
+    fn granted(&self, path: &Path, access: Access) -> bool {
+        self.grants
+            .iter()
+            .any(|g| (g.access == access || g.access == Access::Write) && g.covers(path))
+    }
+}

@@ -1,0 +1,353 @@
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    policy: SandboxPolicy,
+}
+
+#[test]
+fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
+    for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
+        let f = fixture(mode);
+        let ws = f.base.join("ws");
+        let granted = f.policy.with_grants([Grant {
+            path: ws.clone(),
+            access: Access::Write,
+            scope: Scope::Subtree,
+        }]);
+        for p in [ws.join(".git/hooks/pre-commit"), ws.join("vendor/lib/.git/hooks/post-merge")] {
+            assert_eq!(granted.tier(&p), Tier::GitMetadata, "{}", p.display());
+            let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
+            assert!(!denial.sandbox_denied, "hard-protected: no escalation hint");
+        }
+        assert!(granted.check(&ws.join(".git/HEAD"), Access::Write, Actor::FileTool).is_ok());
+    }
+}
+
+fn fixture(mode: SandboxMode) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    for d in [
+        "ws/.git/hooks",
+        "ws/sub",
+        "home/.ssh",
+        "extra",
+        "tmp",
+        "data/spill",
+        "out",
+    ] {
+        std::fs::create_dir_all(base.join(d)).unwrap();
+    }
+    for f in [
+        "ws/.env",
+        "ws/sub/.env.local",
+        "ws/.git/config",
+        "home/.netrc",
+        "home/.bashrc",
+    ] {
+        std::fs::write(base.join(f), "x").unwrap();
+    }
+    let policy = SandboxPolicy::builder(mode, base.join("ws"))
+        .home(base.join("home"))
+        .data_dir(base.join("data"))
+        .config(PolicyConfig {
+            extra_writable_roots: vec![base.join("extra")],
+            temp_dir: Some(base.join("tmp")),
+            ..Default::default()
+        })
+        .build();
+    Fixture {
+        _dir: dir,
+        base,
+        policy,
+    }
+}
+
+/// (path under the fixture base, read allowed, write allowed, write denial escalatable)
+const WORKSPACE_WRITE: &[(&str, bool, bool, bool)] = &[
+    ("ws/src/main.rs", true, true, false),
+    ("ws/.git/HEAD", true, true, false),
+    ("ws/.git/objects/ab", true, true, false),
+    ("ws/.git/hooks/pre-commit", true, false, false),
+    ("ws/.git/config", true, false, false),
+    ("ws/.gitmodules", true, false, true),
+    ("ws/.env", true, false, true),
+    ("ws/sub/.env.local", true, false, true),
+    ("ws/sub/.envrc", true, true, false),
+    ("ws/.bashrc", true, false, true),
+    ("extra/x", true, true, false),
+    ("tmp/x", true, true, false),
+    ("data/spill/s1/c1.txt", true, false, false),
+    ("data/cache", false, false, false),
+    ("home/.ssh/id_ed25519", false, false, true),
+    ("home/.netrc", false, false, true),
+    ("home/.config/gh/hosts.yml", false, false, true),
+    ("home/.cargo/credentials.toml", false, false, true),
+    ("home/.cargo/config.toml", true, false, true),
+    ("home/.bashrc", true, false, true),
+    ("out/file", true, false, true),
+];
+
+#[test]
+fn workspace_write_tiers() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    for (rel, read, write, escalatable) in WORKSPACE_WRITE {
+        let p = f.base.join(rel);
+        assert_eq!(
+            f.policy.check(&p, Access::Read, Actor::FileTool).is_ok(),
+            *read,
+            "read {rel}"
+        );
+        let w = f.policy.check(&p, Access::Write, Actor::FileTool);
+        assert_eq!(w.is_ok(), *write, "write {rel}: {w:?}");
+        if let Err(d) = w {
+            assert_eq!(d.sandbox_denied, *escalatable, "escalatable {rel}");
+        }
+    }
+    for abs in ["/etc/passwd", "/usr/bin/x"] {
+        assert!(
+            f.policy
+                .check(Path::new(abs), Access::Read, Actor::FileTool)
+                .is_ok()
+        );
+        assert!(
+            f.policy
+                .check(Path::new(abs), Access::Write, Actor::FileTool)
+                .is_err()
+        );
+    }
+}
+
+#[test]
+fn read_only_writes_nothing() {
+    let f = fixture(SandboxMode::ReadOnly);
+    for rel in ["ws/a", "extra/a", "tmp/a", "out/a"] {
+        let d = f
+            .policy
+            .check(&f.base.join(rel), Access::Write, Actor::FileTool)
+            .unwrap_err();
+        assert!(d.sandbox_denied);
+        assert!(d.message.contains("read-only"), "{}", d.message);
+    }
+    assert!(
+        f.policy
+            .check(&f.base.join("ws/a"), Access::Read, Actor::FileTool)
+            .is_ok()
+    );
+    assert!(f.policy.writable_roots().is_empty());
+}
+
+#[test]
+fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    let g = |rel: &str, access, scope| Grant {
+        path: f.base.join(rel),
+        access,
+        scope,
+    };
+    let p = f.policy.with_grants([
+        g("out", Access::Write, Scope::Subtree),
+        g("ws/.env", Access::Write, Scope::Exact),
+        g("home/.ssh", Access::Read, Scope::Subtree),
+        g("data", Access::Write, Scope::Subtree),
+        g("ws/.git/hooks", Access::Write, Scope::Subtree),
+    ]);
+    let w = |rel: &str| p.check(&f.base.join(rel), Access::Write, Actor::FileTool);
+    assert!(w("out/a/b").is_ok());
+    assert!(w("ws/.env").is_ok());
+    assert!(w("ws/sub/.env.local").is_err());
+    assert!(
+        w("home/.ssh/id").is_err(),
+        "a read grant does not allow writing"
+    );
+    assert!(
+        p.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
+            .is_ok()
+    );
+    assert!(!w("data/spill/x").unwrap_err().sandbox_denied);
+    assert!(!w("ws/.git/hooks/pre-commit").unwrap_err().sandbox_denied);
+    assert!(
+        !w("out/.git/hooks/x").unwrap_err().sandbox_denied,
+        "hooks of a granted root"
+    );
+    // Only this value is widened.
+    assert!(
+        f.policy
+            .check(&f.base.join("out/a"), Access::Write, Actor::FileTool)
+            .is_err()
+    );
+    assert!(p.writable_roots().contains(&f.base.join("out")));
+    assert!(!p.writable_roots().contains(&f.base.join("data")));
+    assert!(!p.unreadable_paths().contains(&f.base.join("home/.ssh")));
+}
+
+#[test]
+fn os_sandbox_lists() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    let roots = f.policy.writable_roots();
+    assert_eq!(
+        roots,
+        vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]
+    );
+    let mut carve = crate::scan::scan(&f.policy).unwrap().entries;
+    carve.sort();
+    let mut want: Vec<PathBuf> = [
+        "ws/.env",
+        "ws/.git",
+        "ws/.git/config",
+        "ws/.git/hooks",
+        "ws/sub/.env.local",
+    ]
+    .iter()
+    .map(|r| f.base.join(r))
+    .collect();
+    want.sort();
+    assert_eq!(carve, want);
+    let mut unreadable = f.policy.unreadable_paths();
+    unreadable.retain(|p| p.starts_with(&f.base));
+    unreadable.sort();
+    assert_eq!(
+        unreadable,
+        vec![f.base.join("home/.netrc"), f.base.join("home/.ssh")]
+    );
+}
+
+#[test]
+fn denial_texts_say_what_to_do() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    let w = |rel: &str| {
+        f.policy
+            .check(&f.base.join(rel), Access::Write, Actor::FileTool)
+            .unwrap_err()
+            .message
+    };
+    assert!(w("out/x").contains("retry with sandboxPermissions"));
+    assert!(w("out/x").contains("justification"));
+    assert!(w("ws/.env").contains("retry with sandboxPermissions"));
+    assert!(w("data/spill/x").contains("never written, not even with sandboxPermissions"));
+    assert!(w("ws/.git/hooks/x").contains("git metadata"));
+    let r = f
+        .policy
+        .check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
+        .unwrap_err();
+    assert!(r.message.contains("credential location"));
+    for environ in ["/proc/1/environ", "/proc/self/environ", "/proc/12/task/13/environ"] {
+        let r = f.policy.check(Path::new(environ), Access::Read, Actor::FileTool).unwrap_err();
+        assert!(r.message.contains("credential location") && r.sandbox_denied, "{environ}");
+    }
+    for fine in ["/proc/1/status", "/proc/cpuinfo", "/srv/environ"] {
+        assert!(f.policy.check(Path::new(fine), Access::Read, Actor::FileTool).is_ok(), "{fine}");
+    }
+    assert_eq!(
+        w("out/x"),
+        format!(
+            "{0}/out/x is outside the writable roots of this session ({0}/ws, {0}/extra, {0}/tmp). If the task needs it, retry with sandboxPermissions {{\"paths\": [{{\"path\": \"{0}/out/x\", \"access\": \"write\", \"scope\": \"exact\"}}]}} and a justification (one sentence for the user, who decides).",
+            f.base.display()
+        )
+    );
+}
+
+#[test]
+fn legacy_constructor_still_works() {
+    let p = SandboxPolicy::new(SandboxMode::ReadOnly, "/");
+    assert_eq!(p.mode(), SandboxMode::ReadOnly);
+    assert!(
+        p.check(Path::new("/etc/hosts"), Access::Read, Actor::FileTool)
+            .is_ok()
+    );
+    assert!(
+        p.check(Path::new("/etc/hosts"), Access::Write, Actor::FileTool)
+            .is_err()
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let p = SandboxPolicy::workspace_write(ws.path());
+    assert!(
+        p.check(
+            &real_path(&ws.path().join("a")),
+            Access::Write,
+            Actor::FileTool
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn escalation_requests_validate() {
+    let cwd = Path::new("/nonexistent-cwd");
+    let parse = |v: serde_json::Value| serde_json::from_value::<EscalationRequest>(v);
+    let ok = parse(serde_json::json!({
+        "sandboxPermissions": {"paths": [{"path": "out/x", "access": "write", "scope": "subtree"}]},
+        "justification": "build output goes there"
+    }))
+    .unwrap();
+    let e = ok.validate(cwd).unwrap().unwrap();
+    assert_eq!(
+        e.grants,
+        vec![Grant {
+            path: "/nonexistent-cwd/out/x".into(),
+            access: Access::Write,
+            scope: Scope::Subtree
+        }]
+    );
+    assert_eq!(
+        parse(serde_json::json!({})).unwrap().validate(cwd),
+        Ok(None)
+    );
+    assert!(
+        parse(serde_json::json!({"sandboxPermissions": {"paths": [], "extra": 1}})).is_err()
+    );
+    assert!(parse(serde_json::json!({"other": 1})).is_err());
+    assert!(parse(serde_json::json!({"sandboxPermissions": {"paths": [{"path": "a", "access": "exec", "scope": "exact"}]}})).is_err());
+    let cases: &[(serde_json::Value, EscalationError)] = &[
+        (
+            serde_json::json!({"sandboxPermissions": {"paths": []}, "justification": "j"}),
+            EscalationError::PathCount(0),
+        ),
+        (
+            serde_json::json!({"sandboxPermissions": {"paths": vec![serde_json::json!({"path": "a", "access": "read", "scope": "exact"}); 17]}, "justification": "j"}),
+            EscalationError::PathCount(17),
+        ),
+        (
+            serde_json::json!({"sandboxPermissions": {"paths": [{"path": "a", "access": "read", "scope": "exact"}]}, "justification": "  "}),
+            EscalationError::MissingJustification,
+        ),
+        (
+            serde_json::json!({"sandboxPermissions": {"paths": [{"path": "a", "access": "read", "scope": "exact"}]}}),
+            EscalationError::MissingJustification,
+        ),
+        (
+            serde_json::json!({"sandboxPermissions": {"paths": [{"path": "", "access": "read", "scope": "exact"}]}, "justification": "j"}),
+            EscalationError::EmptyPath(0),
+        ),
+    ];
+    for (v, err) in cases {
+        assert_eq!(
+            parse(v.clone()).unwrap().validate(cwd),
+            Err(err.clone()),
+            "{v}"
+        );
+    }
+    assert_eq!(
+        EscalationError::PathCount(17).to_string(),
+        "sandboxPermissions.paths must list 1 to 16 paths (or none with \"network\": true); got 17"
+    );
+    let schema = serde_json::to_value(schemars::schema_for!(EscalationRequest)).unwrap();
+    assert!(schema.to_string().contains("sandboxPermissions"));
+}
+
+#[test]
+fn lexical_normalization() {
+    for (input, want) in [
+        ("/a/./b/../c", "/a/c"),
+        ("/..", "/"),
+        ("a/../../b", "../b"),
+        ("/a/b/", "/a/b"),
+    ] {
+        assert_eq!(
+            normalize_lexically(Path::new(input)),
+            PathBuf::from(want),
+            "{input}"
+        );
+    }
+}
