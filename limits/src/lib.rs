@@ -79,6 +79,18 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// bash's largest timeout in milliseconds (§7.9, §9).
 pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
+/// How often `toolhost mcp` looks whether the installed tools changed (`tools.json`), in
+/// milliseconds.
+pub const MCP_INSTALLED_POLL_MS: u64 = 500;
+
+/// A tool component that crashes (traps or runs out of memory) on this many calls in a row
+/// is disabled for the rest of the session.
+pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;
+
+/// The longest `timeoutMs` a session call request may set: the call's deadline (a component
+/// is stopped at it, or at the runtime's own 120 s bound, whichever is first).
+pub const MAX_CALL_TIMEOUT_MS: u64 = 3_600_000;
+
 /// `sandboxPermissions.paths` has 1 to this many entries (§7.5).
 pub const MAX_ESCALATION_PATHS: usize = 16;
 

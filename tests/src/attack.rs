@@ -453,6 +453,11 @@ impl LineProc {
         LineProc { child, stdin, lines, stderr }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes raw bytes to stdin (a failed write, e.g. the child closed it, is returned).
     pub fn send_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         let stdin = self.stdin.as_mut().expect("stdin is open");

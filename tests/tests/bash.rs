@@ -2,7 +2,6 @@
 //! inside the sandbox made from this call's policy; without a sandbox it does not run.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
 use toolhost::{ErrorCode, ToolResultStatus, ToolsetConfig, finalize};

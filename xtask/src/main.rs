@@ -12,18 +12,21 @@ mod tree;
 /// The guest target every component is built for.
 const WASM_TARGET: &str = "wasm32-wasip2";
 
-/// Built-in tool components: (crate, id). Each lands in `target/release/components/<id>.wasm`.
-const BUILTIN_COMPONENTS: &[(&str, &str)] = &[
-    ("toolhost-tool-read", "read"),
-    ("toolhost-tool-write", "write"),
-    ("toolhost-tool-edit", "edit"),
-    ("toolhost-tool-grep", "grep"),
-    ("toolhost-tool-glob", "glob"),
-    ("toolhost-tool-list", "list"),
-];
+// Built-in tool components: (crate, id), the one list (crates/builtins/src/components.rs).
+// Each lands in `target/release/components/<id>.wasm`, which the host build embeds.
+include!("../../crates/builtins/src/components.rs");
+use BUILTIN_COMPONENT_CRATES as BUILTIN_COMPONENTS;
+
+/// The environment variable that tells the builtins crate's build script where the built
+/// components are (so it embeds them instead of building them itself).
+const EMBED_DIR_VAR: &str = "TOOLHOST_BUILTIN_WASM_DIR";
 
 /// Components used only by tests; they land in `target/release/test-components/<id>.wasm`.
-const TEST_COMPONENTS: &[(&str, &str)] = &[("toolhost-tool-misbehave", "misbehave")];
+const TEST_COMPONENTS: &[(&str, &str)] = &[
+    ("toolhost-tool-misbehave", "misbehave"),
+    ("toolhost-tool-scribe", "scribe"),
+    ("toolhost-tool-runner", "runner"),
+];
 
 /// Guest crates whose own unit tests run natively.
 const GUEST_CRATES_WITH_TESTS: &[&str] = &[
@@ -123,15 +126,23 @@ fn build() -> Result<()> {
             }
         }
     }
-    // The host, and the small Landlock helper it runs inside bubblewrap.
-    run(cargo().args(["build", "--release", "-p", "toolhost", "-p", "toolhost-sandbox", "--bins"]))
+    // The host (with the components embedded), and the small Landlock helper it runs
+    // inside bubblewrap.
+    run(host_cargo().args(["build", "--release", "-p", "toolhost", "-p", "toolhost-sandbox", "--bins"]))
+}
+
+/// cargo for the host: its build embeds the components `build` copied.
+fn host_cargo() -> Command {
+    let mut cmd = cargo();
+    cmd.env(EMBED_DIR_VAR, target_dir().join("release").join("components"));
+    cmd
 }
 
 /// Build, then run every test: the native workspace, the guest crates' unit tests, and the
 /// cross-crate suites in `tests/`.
 fn test(filter: &[String]) -> Result<()> {
     build()?;
-    let mut cmd = cargo();
+    let mut cmd = host_cargo();
     cmd.args(["test", "--release", "--workspace"]);
     for (krate, _) in BUILTIN_COMPONENTS.iter().chain(TEST_COMPONENTS) {
         if !GUEST_CRATES_WITH_TESTS.contains(krate) {

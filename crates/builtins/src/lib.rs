@@ -1,7 +1,8 @@
 //! The built-in tools and the agents' toolsets (seed 000 §3).
 //!
-//! Built-in file tools are WebAssembly components that `cargo xtask build` places in a
-//! `components/` directory next to the `toolhost` binary; bash lives in the host.
+//! Built-in file tools are WebAssembly components embedded in the binary at build time
+//! (`build.rs`; `TOOLHOST_COMPONENTS` loads them from a directory instead); bash lives in
+//! the host.
 //! A tool joins these lists only once it has landed: no stubs are ever registered.
 
 pub mod bash;
@@ -9,11 +10,31 @@ pub mod bash;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolhost_core::registry::{ToolRegistry, ToolRegistryBuilder, ToolsetConfig};
+use toolhost_core::registry::{ToolRegistryBuilder, ToolsetConfig};
+use toolhost_core::tool::ToolRisk;
 use toolhost_runtime::{ComponentRuntime, RuntimeError};
 
-/// The built-in tools that are components, by id; each is `<components-dir>/<id>.wasm`.
-pub const BUILTIN_COMPONENTS: &[&str] = &["read", "write", "edit", "grep", "glob", "list"];
+mod components;
+
+pub use components::BUILTIN_COMPONENT_CRATES;
+
+/// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+/// The built-in tools that are components, by id, in registry order.
+pub const BUILTIN_COMPONENTS: &[&str] = &BUILTIN_IDS;
+
+const BUILTIN_IDS: [&str; BUILTIN_COMPONENT_CRATES.len()] = {
+    let mut ids = [""; BUILTIN_COMPONENT_CRATES.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = BUILTIN_COMPONENT_CRATES[i].1;
+        i += 1;
+    }
+    ids
+};
 
 /// The one tool whose reads count as "the model read this file" (§7.4). Other tools that
 /// open files (grep on a single file, third-party tools) leave the observation table alone.
@@ -36,56 +57,66 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// This agent's toolset config.
+    /// This agent's toolset config: its built-ins only.
     pub fn toolset(self) -> ToolsetConfig {
-        match self {
-            Agent::Default => ToolsetConfig::new(DEFAULT_TOOLSET),
-            Agent::Explorer => ToolsetConfig::new(EXPLORER_TOOLSET),
-        }
+        self.toolset_with(&[])
+    }
+
+    /// This agent's toolset config: its built-ins, then `extra` tools (installed ones, in
+    /// install order, then `--tool` ones) with their granted risk: all of them for the
+    /// default agent, only the read-only ones for the explorer.
+    pub fn toolset_with(self, extra: &[(String, ToolRisk)]) -> ToolsetConfig {
+        let (builtins, extra): (&[&str], Vec<&str>) = match self {
+            Agent::Default => (DEFAULT_TOOLSET, extra.iter().map(|(id, _)| id.as_str()).collect()),
+            Agent::Explorer => {
+                (EXPLORER_TOOLSET, extra.iter().filter(|(_, risk)| *risk == ToolRisk::ReadOnly).map(|(id, _)| id.as_str()).collect())
+            }
+        };
+        ToolsetConfig::new(builtins.iter().copied().chain(extra))
     }
 }
 
-/// Where the built-in components are: `$TOOLHOST_COMPONENTS`, else `components/` next to the
-/// running binary or one level up (test binaries run from `target/<profile>/deps`).
-pub fn components_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("TOOLHOST_COMPONENTS") {
-        return Some(PathBuf::from(dir));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let exe_dir = exe.parent()?;
-    [exe_dir.join("components"), exe_dir.join("../components")]
-        .into_iter()
-        .find(|d| d.join(format!("{}.wasm", BUILTIN_COMPONENTS[0])).is_file())
+/// The directory `TOOLHOST_COMPONENTS` names, if set: the built-in components are loaded from
+/// `<dir>/<id>.wasm` instead of the copies embedded in the binary (for development).
+pub fn components_override() -> Option<PathBuf> {
+    std::env::var_os("TOOLHOST_COMPONENTS").filter(|d| !d.is_empty()).map(PathBuf::from)
 }
 
 /// Why the built-in registry could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuiltinError {
-    #[error(
-        "the built-in tool components were not found; run `cargo xtask build` (or set TOOLHOST_COMPONENTS to their directory)"
-    )]
-    ComponentsMissing,
+    #[error("the built-in tool component {0} was not found (TOOLHOST_COMPONENTS names a directory without it)")]
+    ComponentMissing(PathBuf),
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
 }
 
 /// Register the built-in tools: each component of [`BUILTIN_COMPONENTS`] from `dir`.
-pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) -> Result<ToolRegistry, BuiltinError> {
+pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) -> Result<ToolRegistryBuilder, BuiltinError> {
     let mut builder = ToolRegistryBuilder::new();
     for id in BUILTIN_COMPONENTS {
         let path = dir.join(format!("{id}.wasm"));
         if !path.is_file() {
-            return Err(BuiltinError::ComponentsMissing);
+            return Err(BuiltinError::ComponentMissing(path));
         }
         let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL);
         builder.register_dyn(Arc::new(tool));
     }
     builder.register(crate::bash::Bash);
-    Ok(builder.build())
+    Ok(builder)
 }
 
-/// Register the built-in tools from [`components_dir`].
-pub async fn builtin_registry(runtime: &Arc<ComponentRuntime>) -> Result<ToolRegistry, BuiltinError> {
-    let dir = components_dir().ok_or(BuiltinError::ComponentsMissing)?;
-    builtin_registry_from(runtime, &dir).await
+/// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
+/// that directory), then bash. More tools (installed ones) may be registered after them.
+pub async fn builtin_registry(runtime: &Arc<ComponentRuntime>) -> Result<ToolRegistryBuilder, BuiltinError> {
+    if let Some(dir) = components_override() {
+        return builtin_registry_from(runtime, &dir).await;
+    }
+    let mut builder = ToolRegistryBuilder::new();
+    for (id, bytes, sha256) in embedded::EMBEDDED {
+        let tool = runtime.load_embedded(id, bytes, sha256).await?.record_reads(*id == READ_TOOL);
+        builder.register_dyn(Arc::new(tool));
+    }
+    builder.register(crate::bash::Bash);
+    Ok(builder)
 }

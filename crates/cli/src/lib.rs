@@ -8,6 +8,8 @@
 //!   (`src/main.rs` the options, `src/setup.rs` the setup, `src/commands/` the commands).
 //! * [`mcp`] (`toolhost-mcp-server`) — the Model Context Protocol server, stdio and HTTP.
 //! * [`session`] (`toolhost-session`) — the session runtime and the JSON Lines protocol.
+//! * [`plugins`] (`toolhost-plugins`) — third-party tool components: the definition rules,
+//!   the installed set pinned by SHA-256, loading each with its grant.
 //! * [`builtins`] (`toolhost-builtins`) — the built-in tools and the agents' toolsets, with
 //!   [`bash`] (host-native).
 //! * [`runtime`] (`toolhost-runtime`) — wasmtime: engine, component cache, one module per WIT
@@ -19,7 +21,7 @@
 //! * `toolhost-sandbox` ([`policy`], [`privileges`]) and `toolhost-limits` underneath.
 //!
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`] (the
-//! built-ins: [`builtin_registry`]); [`finalize`] binds them to a [`ToolSessionContext`] as a
+//! built-ins: [`builtin_registry`], then installed tools: [`plugins`]); [`finalize`] binds them to a [`ToolSessionContext`] as a
 //! [`FinalizedToolset`]; each [`FinalizedToolset::call`] gets a fresh [`ToolCallContext`] and
 //! returns one [`ToolResult`].
 
@@ -27,6 +29,7 @@ pub use toolhost_builtins as builtins;
 pub use toolhost_builtins::bash;
 pub use toolhost_core::{approval, atomic, changes, context, display, fence, observations, policy, registry, result, spill, tool, undo};
 pub use toolhost_mcp_server as mcp;
+pub use toolhost_plugins as plugins;
 pub use toolhost_runtime as runtime;
 pub use toolhost_sandbox::privileges;
 pub use toolhost_session as session;

@@ -1,4 +1,4 @@
-//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`,
+//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`,
 //! `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options. Exit codes: 0
 //! succeeded, 1 the call did not succeed, 2 usage.
 //!
@@ -41,6 +41,9 @@ pub struct Cli {
     /// Without it, calls that ask for extra paths are denied.
     #[arg(long, global = true)]
     pub allow_escalation: bool,
+    /// Use the tool component FILE for this run only, granted its declared risk (repeatable).
+    #[arg(long = "tool", id = "extra_tool", global = true, value_name = "FILE")]
+    pub extra_tools: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -86,6 +89,11 @@ enum Command {
         /// (another user's, another workspace's sandbox) can then run these tools.
         #[arg(long, requires = "listen", conflicts_with = "token_file")]
         no_auth: bool,
+    },
+    /// Install, list, show or remove third-party tool components.
+    Tool {
+        #[command(subcommand)]
+        action: commands::tool::Action,
     },
     /// List the recorded file changes with their diffs (only `--session`'s when given).
     Changes {
@@ -166,6 +174,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
             commands::mcp::run(&setup, &cli, listen.clone(), allow_hosts.clone(), token_file.clone(), *no_auth).await
         }
+        Command::Tool { action } => commands::tool::run(&setup, action).await,
         Command::Changes { json } => commands::changes::list(&setup, &cli, *json),
         Command::Undo { change_ids } => commands::changes::apply(&setup, &cli, change_ids, Direction::Undo).await,
         Command::Reapply { change_ids } => commands::changes::apply(&setup, &cli, change_ids, Direction::Reapply).await,

@@ -83,6 +83,7 @@ pub fn new_session_id() -> String {
 /// What every entry point works with, built once from the options: the workspace, the data
 /// dir, and the one policy (mode, HOME, the data dir, `policy.json`) that `call`, `session`,
 /// `mcp`, `undo`, `reapply`, `changes` and `doctor` all use.
+#[derive(Clone)]
 pub struct Setup {
     pub workspace: PathBuf,
     pub data_dir: PathBuf,
@@ -129,6 +130,14 @@ impl Setup {
     /// `allocation` (one-call commands allocate on demand; the pooling allocator's set-up and
     /// tear-down cost more than the one call), and the built-in registry.
     pub async fn toolset(&self, cli: &Cli, approver: Option<Arc<dyn Approver>>, allocation: Allocation) -> Result<FinalizedToolset> {
+        let session = self.session_context(cli, approver);
+        let runtime = self.runtime(allocation)?;
+        self.toolset_on(cli.agent, &cli.extra_tools, session, &runtime).await
+    }
+
+    /// The session context of `--session` (or a new id) over `--workspace`, with bash's
+    /// sandbox and the approver (see [`Setup::toolset`]); expired spill files are swept.
+    pub fn session_context(&self, cli: &Cli, approver: Option<Arc<dyn Approver>>) -> ToolSessionContext {
         toolhost::spill::remove_expired(&self.data_dir);
         let session_id = cli.session.clone().unwrap_or_else(new_session_id);
         let mut session =
@@ -138,8 +147,63 @@ impl Setup {
         } else if let Some(approver) = approver {
             session = session.with_approver(approver);
         }
-        let runtime = ComponentRuntime::with_allocation(Some(self.data_dir.join("cache").join("components")), allocation)?;
-        let registry = toolhost::builtin_registry(&runtime).await?;
-        Ok(finalize(&registry, &cli.agent.toolset(), session)?)
+        session
+    }
+
+    /// `agent`'s toolset for `session` over `runtime`: the built-ins, the installed tools as
+    /// they are now, then `extra_tools` (`--tool`). Built again whenever the installed set
+    /// changes under a running server.
+    pub async fn toolset_on(
+        &self,
+        agent: toolhost::Agent,
+        extra_tools: &[PathBuf],
+        session: ToolSessionContext,
+        runtime: &Arc<ComponentRuntime>,
+    ) -> Result<FinalizedToolset> {
+        let mut registry = toolhost::builtin_registry(runtime).await?;
+        let extra = self.register_third_party(extra_tools, runtime, &mut registry).await?;
+        Ok(finalize(&registry.build(), &agent.toolset_with(&extra), session)?)
+    }
+
+    /// The component runtime, caching compilations under the data dir.
+    pub fn runtime(&self, allocation: Allocation) -> Result<Arc<ComponentRuntime>> {
+        Ok(ComponentRuntime::with_allocation(Some(self.data_dir.join("cache").join("components")), allocation)?)
+    }
+
+    /// The installed set of this data dir.
+    pub fn tool_store(&self) -> toolhost_plugins::ToolStore {
+        toolhost_plugins::ToolStore::new(&self.data_dir)
+    }
+
+    /// Register the installed tools (in install order; one whose bytes no longer match its
+    /// pin is skipped, and stderr says why), then the `--tool` ones. Returns their ids with
+    /// the risk each is granted, for the agent's toolset.
+    async fn register_third_party(
+        &self,
+        extra_tools: &[PathBuf],
+        runtime: &Arc<ComponentRuntime>,
+        registry: &mut toolhost::registry::ToolRegistryBuilder,
+    ) -> Result<Vec<(String, toolhost::ToolRisk)>> {
+        let builtin = toolhost::builtins::DEFAULT_TOOLSET;
+        let mut extra = Vec::new();
+        for installed in toolhost_plugins::load_installed(runtime, &self.tool_store(), builtin).await? {
+            match installed {
+                toolhost_plugins::Installed::Loaded(record, tool) => {
+                    extra.push((record.id, record.risk));
+                    registry.register_dyn(Arc::new(tool));
+                }
+                toolhost_plugins::Installed::Skipped(record, why) => {
+                    let text = format!("toolhost: tool `{}` is not loaded: {why}", record.id);
+                    tracing::warn!("{text}");
+                    eprintln!("{}", toolhost::display::terminal_text(&text));
+                }
+            }
+        }
+        let taken: Vec<String> = extra.iter().map(|(id, _)| id.clone()).collect();
+        for tool in toolhost_plugins::load_uninstalled(runtime, extra_tools, builtin, &taken).await? {
+            extra.push((tool.grant().tool.clone(), tool.grant().risk));
+            registry.register_dyn(Arc::new(tool));
+        }
+        Ok(extra)
     }
 }

@@ -66,17 +66,20 @@ impl Approver for TerminalApprover {
             grants.join("\n"),
             terminal_line(&escalation.justification)
         );
-        tokio::task::spawn_blocking(move || {
-            use std::io::{BufRead, Write};
-            let mut err = std::io::stderr();
-            let _ = err.write_all(prompt.as_bytes());
-            let _ = err.flush();
-            let Ok(tty) = std::fs::File::open("/dev/tty") else { return false };
-            let mut line = String::new();
-            let _ = std::io::BufReader::new(tty).read_line(&mut line);
-            matches!(line.trim(), "y" | "Y" | "yes")
-        })
-        .await
-        .unwrap_or(false)
+        tokio::task::spawn_blocking(move || ask_on_terminal(&prompt)).await.unwrap_or(false)
     }
+}
+
+/// Writes `prompt` (already made safe for a terminal) to stderr and reads the answer from
+/// `/dev/tty`: `true` only for `y` or `yes`; no terminal, an empty line or anything else is
+/// no. Blocks.
+pub fn ask_on_terminal(prompt: &str) -> bool {
+    use std::io::{BufRead, Write};
+    let mut err = std::io::stderr();
+    let _ = err.write_all(prompt.as_bytes());
+    let _ = err.flush();
+    let Ok(tty) = std::fs::File::open("/dev/tty") else { return false };
+    let mut line = String::new();
+    let _ = std::io::BufReader::new(tty).read_line(&mut line);
+    matches!(line.trim(), "y" | "Y" | "yes")
 }

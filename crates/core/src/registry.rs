@@ -198,6 +198,17 @@ impl FinalizedToolset {
         &self.definitions
     }
 
+    /// The definitions of the tools not disabled for the rest of the session (see
+    /// [`DynTool::disabled`]), in config order: what a client that follows changes lists.
+    pub fn available_definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .zip(&self.definitions)
+            .filter(|(tool, _)| tool.disabled().is_none())
+            .map(|(_, def)| def.clone())
+            .collect()
+    }
+
     /// The session this toolset is bound to.
     pub fn session(&self) -> &ToolSessionContext {
         &self.session

@@ -128,6 +128,11 @@ pub trait DynTool: Send + Sync + 'static {
         call: ToolCallContext,
         input: serde_json::Value,
     ) -> ToolResult;
+    /// Why the tool is disabled for the rest of the session (a component that crashed on
+    /// too many calls in a row), if it is; its calls then fail with that text.
+    fn disabled(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The prefix of every input deserialisation error (§2).

@@ -137,22 +137,60 @@ impl Approver for ElicitEscalations {
     }
 }
 
-/// The MCP server: a session runtime, its tools, and the queue that runs calls in order.
+/// The MCP server: a session runtime, the queue that runs calls in order, and the clients to
+/// tell when the tool list changes.
 #[derive(Clone)]
 pub struct McpServer {
     runtime: Arc<SessionRuntime>,
-    tools: Arc<Vec<Tool>>,
     turn: Arc<tokio::sync::Mutex<()>>,
+    /// Every initialized client (one on stdio, one per MCP session over HTTP).
+    peers: Arc<std::sync::Mutex<Vec<Peer<RoleServer>>>>,
+    /// The tool ids last advertised, to tell when the list changed.
+    advertised: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl McpServer {
     /// A server over `runtime`'s toolset.
-    pub fn new(runtime: Arc<SessionRuntime>, definitions: &[ToolDefinition]) -> Self {
-        McpServer {
-            runtime,
-            tools: Arc::new(definitions.iter().map(mcp_tool).collect()),
-            turn: Arc::default(),
+    pub fn new(runtime: Arc<SessionRuntime>) -> Self {
+        let server = McpServer { runtime, turn: Arc::default(), peers: Arc::default(), advertised: Arc::default() };
+        *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
+        server
+    }
+
+    /// The tools offered now: the toolset's, less any disabled for the session.
+    fn tools(&self) -> Vec<Tool> {
+        self.runtime.toolset().available_definitions().iter().map(mcp_tool).collect()
+    }
+
+    fn tool_ids(&self) -> Vec<String> {
+        self.runtime.toolset().available_definitions().iter().map(|d| d.id.to_string()).collect()
+    }
+
+    /// Serve later calls on `toolset` (the installed tools changed) and tell every client.
+    pub async fn replace_toolset(&self, toolset: toolhost_core::registry::FinalizedToolset) -> Result<(), toolhost_session::SessionError> {
+        self.runtime.replace_toolset(toolset)?;
+        self.notify_if_tools_changed().await;
+        Ok(())
+    }
+
+    /// If the offered tools differ from those last advertised, send every client
+    /// `notifications/tools/list_changed` (dropping clients that are gone).
+    pub async fn notify_if_tools_changed(&self) {
+        let ids = self.tool_ids();
+        {
+            let mut advertised = self.advertised.lock().unwrap_or_else(|e| e.into_inner());
+            if *advertised == ids {
+                return;
+            }
+            *advertised = ids;
         }
+        let peers: Vec<Peer<RoleServer>> = self.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for peer in &peers {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!("tools/list_changed not sent: {e}");
+            }
+        }
+        self.peers.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| !p.is_transport_closed());
     }
 
     /// Cancel every running and queued call (each ends as `cancelled` and is recorded).
@@ -220,6 +258,8 @@ impl McpServer {
             let result = self.runtime.call(&call_id, &name, arguments, cancel.clone(), tx).await;
             drop(turn);
             done.cancel();
+            // A tool the call disabled (it crashed too often) leaves the list.
+            self.notify_if_tools_changed().await;
             mcp_result(&result, &call_id)
         };
         let call = CLIENT.scope(context.peer.clone(), call);
@@ -230,7 +270,7 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Tools for working in one workspace: read, write, edit, grep, glob, list and bash \
@@ -243,11 +283,19 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let tools = self.tools();
+        *self.advertised.lock().unwrap_or_else(|e| e.into_inner()) = tools.iter().map(|t| t.name.to_string()).collect();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(context.peer);
     }
 
     async fn call_tool(
@@ -256,8 +304,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        if !self.tools.iter().any(|t| t.name == name) {
-            let ids: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+        // A tool disabled for the session is still called: its result says why.
+        let toolset = self.runtime.toolset();
+        if !toolset.definitions().iter().any(|d| d.id.as_str() == name) {
+            let ids: Vec<String> = toolset.available_definitions().iter().map(|d| d.id.to_string()).collect();
             return Err(McpError::invalid_params(
                 format!("tool `{name}` is not available; available tools: {}", ids.join(", ")),
                 None,

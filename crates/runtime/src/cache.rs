@@ -23,7 +23,13 @@ fn engine_hash(engine: &Engine) -> String {
 
 /// The cache key of `bytes` under `engine`: `<sha256 of the component>-<engine hash>`.
 pub fn cache_key(engine: &Engine, bytes: &[u8]) -> String {
-    format!("{}-{}", sha256_hex(bytes), engine_hash(engine))
+    key_from_digest(engine, &sha256_hex(bytes))
+}
+
+/// The cache key of a component whose SHA-256 (hex) is already known, e.g. worked out at
+/// build time for an embedded one.
+pub fn key_from_digest(engine: &Engine, sha256: &str) -> String {
+    format!("{sha256}-{}", engine_hash(engine))
 }
 
 /// The compiled component cached under `key`.

@@ -14,6 +14,7 @@ use crate::v0_1::ToolComponentPre;
 use crate::v0_1::parallel::ParallelToolComponentPre;
 use crate::v0_1::toolhost::tool::types;
 use crate::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
+use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus};
@@ -66,14 +67,22 @@ pub struct ComponentTool {
     source: crate::Source,
     pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
+    /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
+    grant: crate::Grant,
     records_reads: bool,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
+    /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
+    /// disabled for the rest of the session.
+    crashes: std::sync::atomic::AtomicU32,
 }
 
 /// What one run of a component export produced, beside the export's own return value.
 struct Run<R> {
     value: Result<R, ToolError>,
+    /// The component trapped or ran out of memory (not: stopped by the host's deadline or
+    /// cancellation).
+    crashed: bool,
     state: CallState,
 }
 
@@ -87,7 +96,8 @@ impl ComponentTool {
         let session = ToolSessionContext::local("/", "/nonexistent", "describe");
         let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
             .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
-        let run = run(&runtime, &pre, session, call, |bindings, store| {
+        let describing = crate::Grant { tool: "describe".into(), risk: ToolRisk::ReadOnly };
+        let run = run(&runtime, &pre, &describing, session, call, |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_describe(store).await })
         })
         .await;
@@ -104,9 +114,11 @@ impl ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new_with(Some(Prepared::new(pre))),
+            grant: crate::Grant { tool: def.id, risk },
             definition,
             records_reads: false,
             parts: default_parts(),
+            crashes: Default::default(),
         })
     }
 
@@ -117,9 +129,11 @@ impl ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new(),
+            grant: crate::Grant { tool: definition.id.to_string(), risk: definition.risk },
             definition,
             records_reads: false,
             parts: default_parts(),
+            crashes: Default::default(),
         }
     }
 
@@ -141,6 +155,30 @@ impl ComponentTool {
     pub fn record_reads(mut self, yes: bool) -> Self {
         self.records_reads = yes;
         self
+    }
+
+    /// Count a call that crashed (or reset the count after one that did not).
+    fn note_crash(&self, crashed: bool) {
+        use std::sync::atomic::Ordering;
+        if crashed {
+            let n = self.crashes.fetch_add(1, Ordering::SeqCst) + 1;
+            if n == COMPONENT_MAX_CONSECUTIVE_CRASHES {
+                tracing::warn!("tool `{}` crashed on {n} calls in a row; disabled for this session", self.definition.id);
+            }
+        } else if self.crashes.load(Ordering::SeqCst) < COMPONENT_MAX_CONSECUTIVE_CRASHES {
+            self.crashes.store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// Hold the component to `risk` (what the user granted at install), whatever it declares.
+    pub fn with_grant(mut self, risk: ToolRisk) -> Self {
+        self.grant.risk = risk;
+        self
+    }
+
+    /// What the component may do.
+    pub fn grant(&self) -> &crate::Grant {
+        &self.grant
     }
 
     /// Run calls as `parts` parallel parts when the component exports `parallel` (1: always
@@ -182,17 +220,25 @@ fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: Tool
 async fn run<R: Send + 'static>(
     runtime: &ComponentRuntime,
     pre: &ToolComponentPre<CallState>,
+    grant: &crate::Grant,
     session: ToolSessionContext,
     call: ToolCallContext,
     export: impl for<'a> FnOnce(&'a crate::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
 ) -> Run<R> {
-    let mut store = new_store(runtime, session, call, Arc::new(CallShare::default()));
+    let mut store = new_store(runtime, session, call, Arc::new(CallShare::single(grant.clone())));
     let value = match pre.instantiate_async(&mut store).await {
         Ok(bindings) => export(&bindings, &mut store).await,
         Err(e) => Err(e),
     };
+    let crashed = value.as_ref().is_err_and(is_crash);
     let value = value.map_err(|e| trap_to_error(&e));
-    Run { value, state: store.into_data() }
+    Run { value, crashed, state: store.into_data() }
+}
+
+/// Whether a failed export was the component's own crash (a trap, out of memory), not the
+/// host stopping it at the deadline or on cancellation.
+fn is_crash(e: &wasmtime::Error) -> bool {
+    e.downcast_ref::<Interrupted>().is_none()
 }
 
 /// Turn a trap or host interruption into the error the model sees.
@@ -203,12 +249,16 @@ fn trap_to_error(e: &wasmtime::Error) -> ToolError {
             Interrupted::Deadline => ToolError::new(ErrorCode::Timeout, "the tool ran past its deadline and was stopped"),
         };
     }
+    let cap = || format!("a call may use at most {} MiB of memory", MAX_STORE_MEMORY >> 20);
     if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
+        if *trap == wasmtime::Trap::AllocationTooLarge {
+            return ToolError::execution_failed(format!("the tool component ran out of memory: {} ({trap})", cap()));
+        }
         return ToolError::execution_failed(format!("the tool component crashed ({trap})"));
     }
     let root = e.root_cause().to_string();
     if root.contains("memory") || root.contains("grow") {
-        return ToolError::execution_failed(format!("the tool component ran out of memory ({root})"));
+        return ToolError::execution_failed(format!("the tool component ran out of memory: {} ({root})", cap()));
     }
     ToolError::execution_failed(format!("the tool component failed: {root}"))
 }
@@ -223,10 +273,22 @@ impl DynTool for ComponentTool {
         &self.definition
     }
 
+    fn disabled(&self) -> Option<String> {
+        (self.crashes.load(std::sync::atomic::Ordering::SeqCst) >= COMPONENT_MAX_CONSECUTIVE_CRASHES).then(|| {
+            format!(
+                "the tool `{}` crashed on {COMPONENT_MAX_CONSECUTIVE_CRASHES} calls in a row, so it is disabled for the rest of this session; do not call it again: use another tool, or tell the user it is broken",
+                self.definition.id
+            )
+        })
+    }
+
     async fn inspect(&self, session: &ToolSessionContext, call: ToolCallContext, input: &serde_json::Value) -> Result<CallInspection, ToolError> {
+        if let Some(reason) = self.disabled() {
+            return Err(ToolError::execution_failed(reason));
+        }
         let text = input.to_string();
         let pre = &self.pre().await?.tool;
-        let run = run(&self.runtime, pre, session.clone(), call, move |bindings, store| {
+        let run = run(&self.runtime, pre, &self.grant, session.clone(), call, move |bindings, store| {
             Box::pin(async move { bindings.toolhost_tool_tool().call_inspect(store, &text).await })
         })
         .await;
@@ -244,16 +306,19 @@ impl DynTool for ComponentTool {
             Ok(pre) => pre,
             Err(e) => return ToolResult::from_error(e),
         };
-        let (value, states) = match &prepared.parallel {
+        if let Some(reason) = self.disabled() {
+            return ToolResult::from_error(ToolError::execution_failed(reason));
+        }
+        let (value, states, crashed) = match &prepared.parallel {
             Some(parallel) if self.parts > 1 => {
-                run_parallel(&self.runtime, parallel, session, call, text, self.parts).await
+                run_parallel(&self.runtime, parallel, &self.grant, session, call, text, self.parts).await
             }
             _ => {
-                let run = run(&self.runtime, &prepared.tool, session.clone(), call, move |bindings, store| {
+                let run = run(&self.runtime, &prepared.tool, &self.grant, session.clone(), call, move |bindings, store| {
                     Box::pin(async move { bindings.toolhost_tool_tool().call_execute(store, &text).await })
                 })
                 .await;
-                (run.value, vec![run.state])
+                (run.value, vec![run.state], run.crashed)
             }
         };
         let mut artifacts = Vec::new();
@@ -287,6 +352,7 @@ impl DynTool for ComponentTool {
         // A refusal that is the fence's sensitive, credential or outside denial is marked
         // like the OS sandbox's (§6.2); a component that went on and succeeded is not.
         result.sandbox_denied = fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
+        self.note_crash(crashed);
         result
     }
 }
@@ -297,12 +363,13 @@ impl DynTool for ComponentTool {
 async fn run_parallel(
     runtime: &Arc<ComponentRuntime>,
     pre: &ParallelToolComponentPre<CallState>,
+    grant: &crate::Grant,
     session: &ToolSessionContext,
     call: ToolCallContext,
     input: String,
     parts: u32,
-) -> (Result<Result<String, types::ToolError>, ToolError>, Vec<CallState>) {
-    let share = Arc::new(CallShare::parallel());
+) -> (Result<Result<String, types::ToolError>, ToolError>, Vec<CallState>, bool) {
+    let share = Arc::new(CallShare::parallel(grant.clone()));
     let mut tasks = Vec::with_capacity(parts as usize);
     for index in 0..parts {
         let mut store = new_store(runtime, session.clone(), call.clone(), share.clone());
@@ -319,17 +386,20 @@ async fn run_parallel(
                     Ok(bindings) => bindings.toolhost_tool_parallel().call_execute_part(&mut store, &input, index, parts).await,
                     Err(e) => Err(e),
                 };
-                (value.map_err(|e| trap_to_error(&e)), store.into_data())
+                let crashed = value.as_ref().is_err_and(is_crash);
+                (value.map_err(|e| trap_to_error(&e)), store.into_data(), crashed)
             })
         }));
     }
     let mut states = Vec::with_capacity(parts as usize + 1);
     let mut found = Vec::with_capacity(parts as usize);
     let mut failure = None;
+    let mut crashed = false;
     for task in tasks {
         match task.await {
-            Ok((value, state)) => {
+            Ok((value, state, part_crashed)) => {
                 states.push(state);
+                crashed |= part_crashed;
                 match value {
                     Ok(Ok(part)) => found.push(part),
                     Ok(Err(e)) => {
@@ -346,7 +416,7 @@ async fn run_parallel(
         }
     }
     if let Some(failure) = failure {
-        return (failure, states);
+        return (failure, states, crashed);
     }
     let mut store = new_store(runtime, session.clone(), call, share);
     let value = match pre.instantiate_async(&mut store).await {
@@ -354,5 +424,6 @@ async fn run_parallel(
         Err(e) => Err(e),
     };
     states.push(store.into_data());
-    (value.map_err(|e| trap_to_error(&e)), states)
+    let crashed = value.as_ref().is_err_and(is_crash);
+    (value.map_err(|e| trap_to_error(&e)), states, crashed)
 }

@@ -19,6 +19,7 @@
 
 pub mod cache;
 pub mod component_tool;
+pub mod validate;
 mod host;
 mod v0_1;
 
@@ -28,6 +29,8 @@ use std::time::Duration;
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use toolhost_core::tool::ToolRisk;
 
 pub use component_tool::ComponentTool;
 pub(crate) use host::CallState;
@@ -46,6 +49,29 @@ pub const KEEP_RESIDENT_BYTES: usize = 1 << 20;
 /// How long one component call may run when the caller set no earlier deadline. Scans stop
 /// themselves at the 30 s scan timeout (seed 000 §9); this bound only stops runaways.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What one component may do, from the risk the user granted it (at `tool add`, or its
+/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file` and
+/// `open-dir` only; `open-for-write` needs workspace-mutation or more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The tool's id, named in refusals.
+    pub tool: String,
+    /// The granted risk.
+    pub risk: ToolRisk,
+}
+
+impl Grant {
+    /// Why this grant refuses `open-for-write`, as the model-facing text; `None` if it allows it.
+    pub fn refuses_writes(&self) -> Option<String> {
+        (self.risk == ToolRisk::ReadOnly).then(|| {
+            format!(
+                "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
+                self.tool
+            )
+        })
+    }
+}
 
 /// How instances get their memories and tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +152,27 @@ impl ComponentRuntime {
         self.load_bytes(path, &bytes).await
     }
 
+    /// Load a component embedded in the binary: `name` names it in errors, `sha256` is the
+    /// digest of `bytes` worked out at build time, so a warm start neither hashes nor
+    /// compiles it (its definition and compilation are cached under that digest).
+    pub async fn load_embedded(
+        self: &Arc<Self>,
+        name: &str,
+        bytes: &'static [u8],
+        sha256: &str,
+    ) -> Result<ComponentTool, RuntimeError> {
+        let path = PathBuf::from(format!("<embedded>/{name}.wasm"));
+        let key = cache::key_from_digest(&self.engine, sha256);
+        self.load_keyed(path, ComponentBytes::Static(bytes), key).await
+    }
+
+    /// Load a component from bytes whose SHA-256 (hex) the caller has just verified (an
+    /// installed tool's pin): they are not hashed again.
+    pub async fn load_pinned(self: &Arc<Self>, path: &Path, bytes: Arc<[u8]>, sha256: &str) -> Result<ComponentTool, RuntimeError> {
+        let key = cache::key_from_digest(&self.engine, sha256);
+        self.load_keyed(path.to_path_buf(), ComponentBytes::Shared(bytes), key).await
+    }
+
     /// Load a component from its bytes; `path` names it in errors and stamps. On a warm start
     /// the definition comes from the cache and the component is prepared on first call.
     pub async fn load_bytes(
@@ -133,14 +180,21 @@ impl ComponentRuntime {
         path: &Path,
         bytes: &[u8],
     ) -> Result<ComponentTool, RuntimeError> {
-        let load_err = |message: String| RuntimeError::Load { path: path.to_path_buf(), message };
         let key = cache::cache_key(&self.engine, bytes);
         cache::save_stamp(&self.engine, self.cache_dir.as_deref(), path, &key);
-        let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: Some(Arc::from(bytes)) };
+        self.load_keyed(path.to_path_buf(), ComponentBytes::Shared(Arc::from(bytes)), key).await
+    }
+
+    /// Load a component whose cache key is known: from the cached definition (prepared on
+    /// its first call), or compiled and described now.
+    async fn load_keyed(self: &Arc<Self>, path: PathBuf, bytes: ComponentBytes, key: String) -> Result<ComponentTool, RuntimeError> {
+        let load_err = |message: String| RuntimeError::Load { path: path.clone(), message };
         if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
+            let source = Source { path: path.clone(), key, bytes: Some(bytes) };
             return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
-        let pre = self.prepare(bytes, &key).map_err(load_err)?;
+        let pre = self.prepare(bytes.as_ref(), &key).map_err(load_err)?;
+        let source = Source { path: path.clone(), key: key.clone(), bytes: Some(bytes) };
         let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(load_err)?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(tool)
@@ -149,7 +203,7 @@ impl ComponentRuntime {
     /// Prepare a component from its cached compilation, or from its bytes.
     pub(crate) fn prepare_source(&self, source: &Source) -> Result<v0_1::ToolComponentPre<CallState>, String> {
         if let Some(bytes) = &source.bytes {
-            return self.prepare(bytes, &source.key);
+            return self.prepare(bytes.as_ref(), &source.key);
         }
         if let Some(component) = self.cache_dir.as_deref().and_then(|dir| cache::deserialize_cached(&self.engine, dir, &source.key)) {
             return self.link(&component);
@@ -176,7 +230,25 @@ impl ComponentRuntime {
 pub struct Source {
     path: PathBuf,
     key: String,
-    bytes: Option<Arc<[u8]>>,
+    bytes: Option<ComponentBytes>,
+}
+
+/// A component's bytes: embedded in the binary, or read from a file.
+#[derive(Clone)]
+pub enum ComponentBytes {
+    /// Embedded at build time.
+    Static(&'static [u8]),
+    /// Read at run time.
+    Shared(Arc<[u8]>),
+}
+
+impl AsRef<[u8]> for ComponentBytes {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            ComponentBytes::Static(b) => b,
+            ComponentBytes::Shared(b) => b,
+        }
+    }
 }
 
 fn engine_config(pooling: bool) -> Config {

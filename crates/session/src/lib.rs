@@ -24,7 +24,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
-use toolhost_limits::MAX_REQUEST_BYTES;
+use std::time::Duration;
+
+use toolhost_limits::{MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -55,13 +57,18 @@ pub enum SessionError {
         "change {change_id} was made in workspace {recorded}, not in this one ({current}); nothing was written. To {direction} it, run toolhost --workspace {recorded} {direction} {change_id}"
     )]
     OtherWorkspace { change_id: String, recorded: String, current: String, direction: Direction },
+    #[error("a toolset finalized for session {0} cannot replace this session's")]
+    OtherSession(String),
     #[error("the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state")]
     NotRecorded(StoreError),
 }
 
 /// One session: a toolset, the policy stamped on its calls, and the store.
 pub struct SessionRuntime {
-    toolset: FinalizedToolset,
+    /// The toolset calls run on; replaced (for calls not yet started) when the installed
+    /// tools change ([`SessionRuntime::replace_toolset`]).
+    toolset: std::sync::RwLock<Arc<FinalizedToolset>>,
+    session: ToolSessionContext,
     policy: SandboxPolicy,
     store: Option<Mutex<Store>>,
     cancel: CancellationToken,
@@ -79,7 +86,8 @@ impl SessionRuntime {
             first = store.call_count(&session.session_id)? + 1;
         }
         Ok(SessionRuntime {
-            toolset,
+            session: toolset.session().clone(),
+            toolset: std::sync::RwLock::new(Arc::new(toolset)),
             policy,
             store: store.map(Mutex::new),
             cancel: CancellationToken::new(),
@@ -89,7 +97,23 @@ impl SessionRuntime {
 
     /// The session context.
     pub fn session(&self) -> &ToolSessionContext {
-        self.toolset.session()
+        &self.session
+    }
+
+    /// The toolset calls run on now.
+    pub fn toolset(&self) -> Arc<FinalizedToolset> {
+        self.toolset.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Run later calls on `toolset` (finalized for this same session: the same session
+    /// context, so its observations and spill dir carry on); a call already running finishes
+    /// on the toolset it started with.
+    pub fn replace_toolset(&self, toolset: FinalizedToolset) -> Result<(), SessionError> {
+        if toolset.session().session_id != self.session.session_id {
+            return Err(SessionError::OtherSession(toolset.session().session_id.clone()));
+        }
+        *self.toolset.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(toolset);
+        Ok(())
     }
 
     /// The session's cancellation token; every call's token is a child of it.
@@ -116,14 +140,31 @@ impl SessionRuntime {
         cancel: CancellationToken,
         progress: Option<mpsc::Sender<ToolProgress>>,
     ) -> ToolResult {
+        self.call_until(call_id, tool, arguments, cancel, progress, None).await
+    }
+
+    /// [`Self::call`] with a deadline (a session request's `timeoutMs`).
+    pub async fn call_until(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<ToolProgress>>,
+        deadline: Option<std::time::Instant>,
+    ) -> ToolResult {
         let result = if cancel.is_cancelled() {
             ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
         } else {
             let mut call = ToolCallContext::new(call_id, self.policy.clone()).with_cancel(cancel);
+            if let Some(deadline) = deadline {
+                call = call.with_deadline(deadline);
+            }
             if let Some(tx) = progress {
                 call = call.with_progress(tx);
             }
-            self.toolset.call(tool, arguments.clone(), call).await
+            let toolset = self.toolset();
+            toolset.call(tool, arguments.clone(), call).await
         };
         let recorded = self.with_store(|s| s.record_call(&self.session().session_id, call_id, tool, &arguments, &result));
         if let Some(Err(e)) = recorded {
@@ -303,13 +344,13 @@ pub fn stdout_wants_color() -> bool {
 type Pending = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
 enum Job {
-    Call { id: Value, tool: String, arguments: Value, cancel: CancellationToken },
+    Call { id: Value, tool: String, arguments: Value, timeout: Option<Duration>, cancel: CancellationToken },
     Undo { id: Value, change_id: String, direction: Direction },
 }
 
 #[derive(Debug)]
 enum Request {
-    Call { tool: String, arguments: Value },
+    Call { tool: String, arguments: Value, timeout: Option<Duration> },
     Cancel(Value),
     Undo(String),
     Reapply(String),
@@ -350,7 +391,16 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
                 Some(v @ Value::Object(_)) => v,
                 Some(_) => return Err((id, "\"arguments\" must be a JSON object".into())),
             };
-            Request::Call { tool, arguments }
+            let timeout = match obj.remove("timeoutMs") {
+                None => None,
+                Some(v) => match v.as_u64().filter(|ms| (1..=MAX_CALL_TIMEOUT_MS).contains(ms)) {
+                    Some(ms) => Some(Duration::from_millis(ms)),
+                    None => {
+                        return Err((id, format!("\"timeoutMs\" must be a whole number of milliseconds from 1 to {MAX_CALL_TIMEOUT_MS}")));
+                    }
+                },
+            };
+            Request::Call { tool, arguments, timeout }
         }
         "cancel" => match obj.remove("cancel") {
             Some(v @ (Value::String(_) | Value::Number(_))) => Request::Cancel(v),
@@ -401,7 +451,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
             }
         };
         match request {
-            Request::Call { tool, arguments } => {
+            Request::Call { tool, arguments, timeout } => {
                 let cancel = runtime.cancel.child_token();
                 {
                     let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
@@ -413,7 +463,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                     }
                     p.insert(key(&id), cancel.clone());
                 }
-                let _ = jobs.send(Job::Call { id, tool, arguments, cancel });
+                let _ = jobs.send(Job::Call { id, tool, arguments, timeout, cancel });
             }
             Request::Cancel(target) => {
                 let token = pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
@@ -450,7 +500,8 @@ async fn run_jobs(
 ) {
     while let Some(job) = jobs.recv().await {
         match job {
-            Job::Call { id, tool, arguments, cancel } => {
+            Job::Call { id, tool, arguments, timeout, cancel } => {
+                let deadline = timeout.map(|t| std::time::Instant::now() + t);
                 let call_id = runtime.next_call_id();
                 let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
                 let forward_id = id.clone();
@@ -465,7 +516,7 @@ async fn run_jobs(
                         let _ = forward_out.send(event(&forward_id, "progress", &body));
                     }
                 });
-                let result = runtime.call(&call_id, &tool, arguments, cancel, Some(tx)).await;
+                let result = runtime.call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline).await;
                 // The call's context (and its sender) is gone: the forwarder drains and ends.
                 let _ = forwarder.await;
                 pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&key(&id));

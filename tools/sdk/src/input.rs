@@ -9,12 +9,22 @@ use crate::ToolError;
 pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
 /// The JSON Schema of `T` as schemars 1 generates it, without top-level `$schema` and
-/// `title` (seed 000 §2).
+/// `title` (seed 000 §2). A tool's input is a JSON object (MCP requires `"type": "object"`
+/// at the top); for an enum of object variants (`#[serde(tag = …)]`), which schemars writes
+/// as a bare `oneOf`, the top-level `"type": "object"` is added.
 pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     let mut schema = schemars::schema_for!(T).to_value();
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
+        let all_objects = |key: &str| {
+            object.get(key).and_then(|v| v.as_array()).is_some_and(|variants| {
+                !variants.is_empty() && variants.iter().all(|v| v.get("type").and_then(|t| t.as_str()) == Some("object"))
+            })
+        };
+        if !object.contains_key("type") && (all_objects("oneOf") || all_objects("anyOf")) {
+            object.insert("type".into(), "object".into());
+        }
     }
     schema
 }
@@ -53,6 +63,28 @@ mod tests {
         #[default]
         Quiet,
         VeryLoud,
+    }
+
+    /// What to do.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "action", rename_all = "kebab-case")]
+    #[allow(dead_code)]
+    enum Act {
+        /// Stop.
+        Stop,
+        /// Go somewhere.
+        Go {
+            /// Where.
+            to: String,
+        },
+    }
+
+    #[test]
+    fn a_tagged_enum_input_is_an_object_at_the_top() {
+        let schema = input_schema::<Act>();
+        assert_eq!(schema["type"], json!("object"));
+        assert!(schema["oneOf"].is_array());
+        assert_eq!(input_schema::<Greet>()["type"], json!("object"));
     }
 
     fn schema_accepts(value: &serde_json::Value) -> bool {

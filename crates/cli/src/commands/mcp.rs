@@ -21,17 +21,60 @@ pub async fn run(
     no_auth: bool,
 ) -> Result<ExitCode> {
     // Ask the MCP client's user (elicitation) when it can; deny otherwise.
-    let toolset = setup.toolset(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)), toolhost::runtime::Allocation::Pooling).await?;
+    let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)));
+    let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
+    let toolset = setup.toolset_on(cli.agent, &cli.extra_tools, context.clone(), &runtime).await?;
     let store = toolhost::store::Store::open(&setup.data_dir)?;
-    let definitions = toolset.definitions().to_vec();
     let session = Arc::new(toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), Some(store))?);
-    let server = toolhost::mcp::McpServer::new(session, &definitions);
+    let server = toolhost::mcp::McpServer::new(session);
+    tokio::spawn(follow_installed(setup.clone(), cli.agent, cli.extra_tools.clone(), context, runtime, server.clone()));
     let Some(listen) = listen else {
         server.serve_stdio().await?;
         return Ok(ExitCode::SUCCESS);
     };
     let auth = if no_auth { Auth::Off } else { Auth::Token(token_file) };
     serve_http(server, &listen, allow_hosts, auth, &setup.data_dir).await
+}
+
+/// Keep the server's toolset the installed set's: when `tools.json` changes (`toolhost tool
+/// add` or `remove` while the server runs), build the toolset again for the same session and
+/// runtime and serve it; the server then sends `notifications/tools/list_changed`. A set that
+/// cannot be loaded leaves the current toolset in place (and says why on stderr).
+async fn follow_installed(
+    setup: Setup,
+    agent: toolhost::Agent,
+    extra_tools: Vec<PathBuf>,
+    context: toolhost::ToolSessionContext,
+    runtime: Arc<toolhost::runtime::ComponentRuntime>,
+    server: toolhost::mcp::McpServer,
+) {
+    let record = setup.data_dir.join(toolhost::plugins::installed::TOOLS_FILE);
+    let stamp = || {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&record).ok().map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+    };
+    let mut last = stamp();
+    let every = std::time::Duration::from_millis(toolhost_limits::MCP_INSTALLED_POLL_MS);
+    loop {
+        tokio::time::sleep(every).await;
+        let now = stamp();
+        if now == last {
+            continue;
+        }
+        last = now;
+        match setup.toolset_on(agent, &extra_tools, context.clone(), &runtime).await {
+            Ok(toolset) => {
+                if let Err(e) = server.replace_toolset(toolset).await {
+                    tracing::warn!("the installed tools changed, but the new toolset was not served: {e}");
+                }
+            }
+            Err(e) => {
+                let text = format!("toolhost: the installed tools changed, but they cannot be loaded (still serving the previous ones): {e:#}");
+                tracing::warn!("{text}");
+                eprintln!("{}", toolhost::display::terminal_text(&text));
+            }
+        }
+    }
 }
 
 /// How `mcp --listen` authenticates requests.

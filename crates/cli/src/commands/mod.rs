@@ -4,6 +4,7 @@
 //! * [`call`] — one tool call, recorded in the store.
 //! * [`session`] — JSON Lines on stdin/stdout.
 //! * [`mcp`] — the MCP server, stdio or Streamable HTTP.
+//! * [`tool`] — `tool add|list|show|remove`: the installed third-party tools.
 //! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
 //! * [`doctor`] — whether bash's sandbox works here.
 //!
@@ -14,6 +15,7 @@ pub mod changes;
 pub mod doctor;
 pub mod mcp;
 pub mod session;
+pub mod tool;
 pub mod tools;
 
 /// Exit code for a usage error (bad flags, malformed JSON arguments).

@@ -43,6 +43,7 @@ pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};
 
 use types::{io_err, raced};
+use crate::Grant;
 use walk::{SharedQueue, WalkKey};
 use crate::v0_1::toolhost::tool::types as wit_types;
 
@@ -57,8 +58,9 @@ type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
 ///   reaches one instance. In an ordinary call every walk is a walk of its own.
 /// * Spills: the n-th spill each instance opens is the call's n-th spill file. A spill no
 ///   instance finished is deleted when the call ends (this value is dropped).
-#[derive(Default)]
 pub struct CallShare {
+    /// What the component was granted: every instance of the call is held to it.
+    pub(crate) grant: Grant,
     /// Whether the call runs as parallel parts (walks are shared only then).
     parallel: bool,
     walks: std::sync::Mutex<Vec<(WalkKey, SharedQueue)>>,
@@ -66,9 +68,14 @@ pub struct CallShare {
 }
 
 impl CallShare {
+    /// What the one instance of an ordinary call holds.
+    pub fn single(grant: Grant) -> Self {
+        CallShare { grant, parallel: false, walks: Default::default(), spills: Default::default() }
+    }
+
     /// What the parts of a parallel call share.
-    pub fn parallel() -> Self {
-        CallShare { parallel: true, walks: Default::default(), spills: Default::default() }
+    pub fn parallel(grant: Grant) -> Self {
+        CallShare { grant, parallel: true, walks: Default::default(), spills: Default::default() }
     }
 }
 

@@ -89,6 +89,9 @@ impl workspace::Host for CallState {
     }
 
     async fn open_for_write(&mut self, path: String) -> WitResult<Resource<DraftHandle>> {
+        if let Some(refusal) = self.share.grant.refuses_writes() {
+            return Ok(Err(err(types::ErrorCode::PermissionDenied, refusal)));
+        }
         let checked = match self.check(&path, Access::Write, Intent::MayCreate) {
             Ok(c) => c,
             Err(e) => return Ok(Err(e)),

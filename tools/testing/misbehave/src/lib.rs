@@ -32,6 +32,16 @@ pub enum MisbehaveInput {
     Ambient,
     /// Report three progress messages, then return `done`.
     Progress,
+    /// Write `bytes` bytes to stdout and as many to stderr, then return `flooded`.
+    Flood {
+        /// Bytes per stream.
+        bytes: u64,
+    },
+    /// Return a text of `bytes` bytes (lines of `x`).
+    Big {
+        /// The length of the result.
+        bytes: u64,
+    },
     /// Open a file through the workspace and return its first 100 bytes.
     Open {
         /// The path to open.
@@ -85,6 +95,8 @@ impl Tool for Misbehave {
                 }
                 Ok("done".to_owned())
             }
+            MisbehaveInput::Flood { bytes } => Ok(flood(bytes)),
+            MisbehaveInput::Big { bytes } => Ok(big(bytes)),
             MisbehaveInput::Open { path } => open(&path),
             MisbehaveInput::Write { path, text } => {
                 let committed = open_for_write(&path)?.commit(&text)?;
@@ -116,6 +128,29 @@ fn hoard() -> String {
         "allocated {} MiB",
         std::hint::black_box(&chunks).len() * (ALLOC_CHUNK_BYTES >> 20)
     )
+}
+
+/// Write `bytes` to stdout and to stderr, in 64 KiB writes.
+fn flood(bytes: u64) -> String {
+    use std::io::Write;
+    let chunk = vec![b'f'; 64 << 10];
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        let _ = out.write_all(&chunk[..n]);
+        let _ = err.write_all(&chunk[..n]);
+        left -= n as u64;
+    }
+    "flooded".to_owned()
+}
+
+/// A text of `bytes` bytes: lines of 99 `x` and a newline.
+fn big(bytes: u64) -> String {
+    let line = format!("{}\n", "x".repeat(99));
+    let mut text = line.repeat((bytes / 100 + 1) as usize);
+    text.truncate(bytes as usize);
+    text
 }
 
 /// Try every kind of ambient authority; one line per attempt.

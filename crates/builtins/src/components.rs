@@ -1,0 +1,14 @@
+// The built-in file tools that are WebAssembly components: (guest crate, tool id). The one
+// list of them: `build.rs` embeds each crate's `wasm32-wasip2` build in the `toolhost`
+// binary under its id, `cargo xtask build` builds and copies them, and the registry loads
+// them in this order. (Plain Rust with no `use`, so build.rs and xtask `include!` it.)
+
+/// The built-in component tools: (guest crate, tool id).
+pub const BUILTIN_COMPONENT_CRATES: &[(&str, &str)] = &[
+    ("toolhost-tool-read", "read"),
+    ("toolhost-tool-write", "write"),
+    ("toolhost-tool-edit", "edit"),
+    ("toolhost-tool-grep", "grep"),
+    ("toolhost-tool-glob", "glob"),
+    ("toolhost-tool-list", "list"),
+];

@@ -1,0 +1,216 @@
+//! `toolhost tool add|list|show|remove`: the installed third-party tools (contract in
+//! DESIGN.md). `add` checks the component, shows the user what it is and what its risk lets
+//! it do, asks on a terminal (default no; `--yes` for scripts, a non-terminal without it is
+//! refused), then records it pinned by its SHA-256. Exit codes: 0 done, 1 refused or no such
+//! tool (the reason on stderr), 2 usage.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use toolhost::display::{terminal_line, terminal_text};
+use toolhost::plugins::rules::{risk_meaning, risk_name, risk_rank};
+use toolhost::plugins::{Candidate, InstalledTool, ToolStore, installed::now_rfc3339};
+use toolhost::runtime::Allocation;
+
+use crate::setup::Setup;
+
+/// What `toolhost tool` does.
+#[derive(Subcommand)]
+pub enum Action {
+    /// Install a tool component (or upgrade the installed one with its id).
+    Add {
+        /// The component (`.wasm`).
+        file: PathBuf,
+        /// Install without asking (for scripts).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// List the installed tools.
+    List {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one installed tool, with its definition.
+    Show {
+        /// The tool id.
+        id: String,
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Uninstall a tool.
+    Remove {
+        /// The tool id.
+        id: String,
+    },
+}
+
+/// Run `action` over the data dir of `setup`.
+pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
+    let store = setup.tool_store();
+    match action {
+        Action::Add { file, yes } => add(setup, &store, file, *yes).await,
+        Action::List { json } => list(&store, *json),
+        Action::Show { id, json } => show(setup, &store, id, *json).await,
+        Action::Remove { id } => remove(&store, id),
+    }
+}
+
+fn refuse(message: &str) -> ExitCode {
+    eprintln!("toolhost: {}", terminal_text(message));
+    ExitCode::FAILURE
+}
+
+async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool) -> Result<ExitCode> {
+    let runtime = setup.runtime(Allocation::OnDemand)?;
+    let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let candidate = match toolhost::plugins::check_component(&runtime, &source, toolhost::builtins::DEFAULT_TOOLSET).await {
+        Ok(c) => c,
+        Err(e) => return Ok(refuse(&format!("not installed: {e}"))),
+    };
+    let def = candidate.definition();
+    let id = def.id.to_string();
+    let previous = store.get(&id)?;
+    print!("{}", summary(&candidate, previous.as_ref()));
+    if !yes {
+        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+            return Ok(refuse("not installed: nobody was asked (not a terminal); pass --yes to install without asking"));
+        }
+        let question = if previous.is_some() { format!("Upgrade `{id}`? [y/N] ") } else { format!("Install `{id}`? [y/N] ") };
+        let asked = tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question)).await.unwrap_or(false);
+        if !asked {
+            return Ok(refuse(&format!("not installed: `{id}` was not approved")));
+        }
+    }
+    let record = InstalledTool {
+        id: id.clone(),
+        sha256: candidate.sha256.clone(),
+        risk: def.risk,
+        size: candidate.bytes.len() as u64,
+        source: source.display().to_string(),
+        added: now_rfc3339(),
+        wit: candidate.wit_version.clone(),
+    };
+    let lock = store.lock()?;
+    store.install(&lock, record, &candidate.bytes)?;
+    println!("{} `{id}` ({})", if previous.is_some() { "upgraded" } else { "installed" }, risk_name(def.risk));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the user is asked to approve: every field the component wrote made safe for a
+/// terminal (its description cannot redraw the prompt).
+fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
+    let def = candidate.definition();
+    let mut out = format!(
+        "tool component {}\n  id:          {}\n  description: {}\n  risk:        {} — {}\n  size:        {} bytes\n  sha256:      {}\n  contract:    toolhost:tool@{}\n",
+        terminal_line(&candidate.path.display().to_string()),
+        def.id,
+        terminal_line(def.description.trim()),
+        risk_name(def.risk),
+        risk_meaning(def.risk),
+        candidate.bytes.len(),
+        candidate.sha256,
+        candidate.wit_version,
+    );
+    if let Some(old) = previous {
+        out.push_str(&format!("  upgrades:    `{}` installed {} (sha256 {}, granted {})\n", old.id, old.added, old.sha256, risk_name(old.risk)));
+        if risk_rank(def.risk) > risk_rank(old.risk) {
+            out.push_str(&format!(
+                "  HIGHER RISK: it now asks for {}, more than the {} it was granted\n",
+                risk_name(def.risk),
+                risk_name(old.risk)
+            ));
+        }
+    }
+    out
+}
+
+/// `tool list`: one line per installed tool (id, granted risk, sha256, source, added), and
+/// whether its file still matches its pin.
+fn list(store: &ToolStore, json: bool) -> Result<ExitCode> {
+    let tools = store.list()?;
+    if json {
+        let rows: Vec<serde_json::Value> = tools.iter().map(|t| record_json(store, t)).collect();
+        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&rows)?));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for t in &tools {
+        let status = match store.verified_bytes(t) {
+            Ok(_) => String::new(),
+            Err(why) => format!("\tNOT LOADED: {why}"),
+        };
+        println!("{}\t{}\t{}\t{}\t{}{}", t.id, risk_name(t.risk), t.sha256, terminal_line(&t.source), t.added, terminal_text(&status));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An installed tool as JSON: its record, plus `loaded` and, when not, `notLoaded` (why).
+fn record_json(store: &ToolStore, t: &InstalledTool) -> serde_json::Value {
+    let mut v = serde_json::to_value(t).unwrap_or_default();
+    if let Some(obj) = v.as_object_mut() {
+        match store.verified_bytes(t) {
+            Ok(_) => {
+                obj.insert("loaded".into(), true.into());
+            }
+            Err(why) => {
+                obj.insert("loaded".into(), false.into());
+                obj.insert("notLoaded".into(), why.to_string().into());
+            }
+        }
+    }
+    v
+}
+
+/// `tool show ID`: the record and the definition the component gives.
+async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<ExitCode> {
+    let Some(t) = store.get(id)? else {
+        return Ok(refuse(&format!("no installed tool `{id}` (see `toolhost tool list`)")));
+    };
+    let definition = match store.verified_bytes(&t) {
+        Ok(bytes) => {
+            let runtime = setup.runtime(Allocation::OnDemand)?;
+            match runtime.load_pinned(&store.file_of(&t), bytes, &t.sha256).await {
+                Ok(tool) => Ok(toolhost::DynTool::definition(&tool).clone()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Err(why) => Err(why.to_string()),
+    };
+    if json {
+        let mut v = record_json(store, &t);
+        if let (Some(obj), Ok(def)) = (v.as_object_mut(), &definition) {
+            obj.insert("definition".into(), serde_json::to_value(def)?);
+        }
+        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&v)?));
+    } else {
+        println!("id:          {}", t.id);
+        println!("risk:        {} (granted) — {}", risk_name(t.risk), risk_meaning(t.risk));
+        println!("sha256:      {}", t.sha256);
+        println!("size:        {} bytes", t.size);
+        println!("source:      {}", terminal_line(&t.source));
+        println!("added:       {}", t.added);
+        println!("contract:    toolhost:tool@{}", t.wit);
+        match &definition {
+            Ok(def) => {
+                println!("description: {}", terminal_text(def.description.trim()));
+                println!("input schema:\n{}", toolhost::display::json_text(&serde_json::to_string_pretty(&def.input_schema)?));
+            }
+            Err(why) => println!("NOT LOADED:  {}", terminal_text(why)),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn remove(store: &ToolStore, id: &str) -> Result<ExitCode> {
+    let lock = store.lock()?;
+    if !store.remove(&lock, id)? {
+        return Ok(refuse(&format!("no installed tool `{id}` (see `toolhost tool list`)")));
+    }
+    println!("removed `{id}`");
+    Ok(ExitCode::SUCCESS)
+}

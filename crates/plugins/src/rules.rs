@@ -1,0 +1,137 @@
+//! The rules a tool's definition must meet before the host offers it to a model: the same at
+//! `tool add`, `--tool` and (later) conformance. One place for each rule.
+
+use toolhost_core::tool::{ToolDefinition, ToolRisk};
+
+/// Longest tool id.
+pub const MAX_ID_CHARS: usize = 64;
+
+/// Why a definition is refused; the text names the rule and what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefinitionError {
+    #[error("its id {0:?} is not 1 to {MAX_ID_CHARS} characters of A-Z, a-z, 0-9, `_` and `-`")]
+    Id(String),
+    #[error("its description is blank; write one paragraph telling the model what the tool does")]
+    Description,
+    #[error("its input schema {0}")]
+    Schema(String),
+    #[error("the id `{0}` is taken by a built-in tool; give the tool another id")]
+    BuiltinId(String),
+    #[error("the id `{0}` is taken by an installed tool or another --tool; give one of them another id")]
+    DuplicateId(String),
+    #[error(
+        "it declares process-execution, and this host has no process capability for components yet (it comes with toolhost:tool 0.2.0); only read-only and workspace-mutation tools can be installed"
+    )]
+    ProcessExecution,
+}
+
+/// Whether `id` is 1–64 characters of `[A-Za-z0-9_-]`.
+pub fn valid_id(id: &str) -> bool {
+    (1..=MAX_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Checks the input schema: a JSON object with `"type": "object"`, without `$schema` or
+/// `title` (seed 000 §2: the host strips nothing; the model reads the schema as given), whose
+/// `properties` is an object of schemas and `required` a list of names.
+pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
+    let bad = |what: &str| Err(DefinitionError::Schema(what.to_string()));
+    let Some(obj) = schema.as_object() else { return bad("is not a JSON object") };
+    if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return bad("must have \"type\": \"object\" (a tool takes a JSON object)");
+    }
+    for key in ["$schema", "title"] {
+        if obj.contains_key(key) {
+            return Err(DefinitionError::Schema(format!("has `{key}`; remove it (models are given the schema as it is)")));
+        }
+    }
+    if let Some(props) = obj.get("properties") {
+        let Some(props) = props.as_object() else { return bad("has `properties` that is not an object") };
+        if let Some((name, _)) = props.iter().find(|(_, v)| !(v.is_object() || v.is_boolean())) {
+            return Err(DefinitionError::Schema(format!("has a property `{name}` whose schema is neither an object nor a boolean")));
+        }
+    }
+    if let Some(required) = obj.get("required") {
+        if !required.as_array().is_some_and(|r| r.iter().all(|v| v.is_string())) {
+            return bad("has `required` that is not a list of property names");
+        }
+    }
+    Ok(())
+}
+
+/// Checks a definition against every rule, with `reserved` the ids it may not take (the
+/// built-ins'). The risk must be one the host can grant to a component.
+pub fn check_definition(def: &ToolDefinition, builtin_ids: &[&str]) -> Result<(), DefinitionError> {
+    let id = def.id.as_str();
+    if !valid_id(id) {
+        return Err(DefinitionError::Id(id.to_string()));
+    }
+    if builtin_ids.contains(&id) {
+        return Err(DefinitionError::BuiltinId(id.to_string()));
+    }
+    if def.description.trim().is_empty() {
+        return Err(DefinitionError::Description);
+    }
+    check_schema(&def.input_schema)?;
+    if def.risk == ToolRisk::ProcessExecution {
+        return Err(DefinitionError::ProcessExecution);
+    }
+    Ok(())
+}
+
+/// What a risk lets a component do, in words for the person who grants it.
+pub fn risk_meaning(risk: ToolRisk) -> &'static str {
+    match risk {
+        ToolRisk::ReadOnly => "it may read files the session's policy lets it read; it can never write a file or run a program",
+        ToolRisk::WorkspaceMutation => {
+            "it may read, and write files where the session's policy allows writes (every write is a recorded, undoable change); it can never run a program"
+        }
+        ToolRisk::ProcessExecution => "it may run programs",
+    }
+}
+
+/// The risk as written in the WIT contract (`read-only`, …).
+pub fn risk_name(risk: ToolRisk) -> &'static str {
+    match risk {
+        ToolRisk::ReadOnly => "read-only",
+        ToolRisk::WorkspaceMutation => "workspace-mutation",
+        ToolRisk::ProcessExecution => "process-execution",
+    }
+}
+
+/// How much a risk allows, for comparing grants.
+pub fn risk_rank(risk: ToolRisk) -> u8 {
+    match risk {
+        ToolRisk::ReadOnly => 0,
+        ToolRisk::WorkspaceMutation => 1,
+        ToolRisk::ProcessExecution => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids_follow_the_rule() {
+        assert!(valid_id("a"));
+        assert!(valid_id("Word_count-2"));
+        assert!(valid_id(&"x".repeat(64)));
+        assert!(!valid_id(""));
+        assert!(!valid_id(&"x".repeat(65)));
+        assert!(!valid_id("has space"));
+        assert!(!valid_id("dot.ted"));
+        assert!(!valid_id("ümlaut"));
+    }
+
+    #[test]
+    fn schemas_follow_the_rule() {
+        assert!(check_schema(&json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})).is_ok());
+        assert!(check_schema(&json!({"type": "string"})).is_err());
+        assert!(check_schema(&json!([1])).is_err());
+        assert!(check_schema(&json!({"type": "object", "title": "X"})).is_err());
+        assert!(check_schema(&json!({"type": "object", "$schema": "x"})).is_err());
+        assert!(check_schema(&json!({"type": "object", "properties": {"a": 3}})).is_err());
+        assert!(check_schema(&json!({"type": "object", "required": [1]})).is_err());
+    }
+}

@@ -1,0 +1,147 @@
+//! What a component is, before it is trusted with a call: a component (not a core module) of
+//! a `toolhost:tool` version this host links, importing nothing beyond that world and the
+//! WASI 0.2 interfaces the host links empty, and exporting `tool`. [`ComponentRuntime::inspect`]
+//! compiles it once (into the cache, so loading it later is warm), checks that, and asks it
+//! to describe itself.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use wasmtime::component::Component;
+
+use crate::{ComponentBytes, ComponentRuntime, ComponentTool, Source, cache};
+
+/// The `toolhost:tool` package versions this host links.
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+
+/// The interfaces of `toolhost:tool` a component may import (at a supported version).
+const TOOL_IMPORTS: &[&str] = &["types", "workspace", "call"];
+
+/// The WASI 0.2 packages the host links (with an empty context: no preopens, no env, no
+/// sockets allowed), which a component built by a standard toolchain imports.
+const WASI_PACKAGES: &[&str] = &["io", "clocks", "random", "filesystem", "sockets", "cli"];
+
+/// Why a file is not a tool component this host can run; the text says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidComponent {
+    #[error("it is not WebAssembly (no `\\0asm` header)")]
+    NotWasm,
+    #[error(
+        "it is a core WebAssembly module, not a component; build it for wasm32-wasip2 (or wrap it with `wasm-tools component new`)"
+    )]
+    CoreModule,
+    #[error("it does not compile as a component: {0}")]
+    Compile(String),
+    #[error(
+        "it imports `{0}`, which toolhost does not provide: a tool may import only toolhost:tool@{versions} (types, workspace, call) and WASI 0.2",
+        versions = SUPPORTED_WIT_VERSIONS.join(", ")
+    )]
+    ForeignImport(String),
+    #[error(
+        "it does not export `toolhost:tool/tool` at a supported version ({versions}); it exports: {0}",
+        versions = SUPPORTED_WIT_VERSIONS.join(", ")
+    )]
+    NoToolExport(String),
+    #[error("it cannot be linked: {0}")]
+    Link(String),
+    #[error("its `describe` failed: {0}")]
+    Describe(String),
+}
+
+/// A component that passed [`ComponentRuntime::inspect`]: loaded, with its facts.
+pub struct Inspected {
+    /// The loaded tool (its definition from `describe`).
+    pub tool: ComponentTool,
+    /// The `toolhost:tool` version it targets.
+    pub wit_version: String,
+    /// Every import, by name.
+    pub imports: Vec<String>,
+    /// Every export, by name.
+    pub exports: Vec<String>,
+    /// SHA-256 of its bytes (hex).
+    pub sha256: String,
+}
+
+/// `toolhost:tool/<interface>@<version>` split, when `name` is one.
+fn tool_interface(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("toolhost:tool/")?;
+    rest.split_once('@')
+}
+
+/// Whether `name` is an import the host links.
+fn import_allowed(name: &str) -> bool {
+    if let Some((iface, version)) = tool_interface(name) {
+        return TOOL_IMPORTS.contains(&iface) && SUPPORTED_WIT_VERSIONS.contains(&version);
+    }
+    let Some(rest) = name.strip_prefix("wasi:") else { return false };
+    let Some((package, version)) = rest.split_once('/').and_then(|(p, r)| Some((p, r.split_once('@')?.1))) else {
+        return false;
+    };
+    WASI_PACKAGES.contains(&package) && version.starts_with("0.2.")
+}
+
+/// Checks the header: WebAssembly, and a component rather than a core module.
+fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        return Err(InvalidComponent::NotWasm);
+    }
+    // Bytes 6..8 are the layer: 0 for a core module, 1 for a component.
+    if bytes[6..8] == [0, 0] {
+        return Err(InvalidComponent::CoreModule);
+    }
+    Ok(())
+}
+
+impl ComponentRuntime {
+    /// Check that `bytes` (named `path`) are a tool component this host can run, compile it
+    /// (cached), and ask it to describe itself. The definition's own rules (id, description,
+    /// schema) are the caller's to judge.
+    pub async fn inspect(self: &Arc<Self>, path: &Path, bytes: Arc<[u8]>) -> Result<Inspected, InvalidComponent> {
+        check_header(&bytes)?;
+        let key = cache::cache_key(&self.engine, &bytes);
+        let sha256 = key.split('-').next().unwrap_or_default().to_string();
+        let component: Component = cache::load_or_compile(&self.engine, &bytes, &key, self.cache_dir.as_deref())
+            .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
+        let ty = component.component_type();
+        let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        if let Some(foreign) = imports.iter().find(|name| !import_allowed(name)) {
+            return Err(InvalidComponent::ForeignImport(foreign.clone()));
+        }
+        let wit_version = exports
+            .iter()
+            .filter_map(|name| tool_interface(name))
+            .find(|(iface, version)| *iface == "tool" && SUPPORTED_WIT_VERSIONS.contains(version))
+            .map(|(_, version)| version.to_string())
+            .ok_or_else(|| InvalidComponent::NoToolExport(if exports.is_empty() { "nothing".into() } else { exports.join(", ") }))?;
+        let pre = self.link(&component).map_err(InvalidComponent::Link)?;
+        let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: Some(ComponentBytes::Shared(bytes)) };
+        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(InvalidComponent::Describe)?;
+        cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
+        Ok(Inspected { tool, wit_version, imports, exports, sha256 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_allowed_by_package_and_version() {
+        assert!(import_allowed("toolhost:tool/workspace@0.1.0"));
+        assert!(import_allowed("wasi:io/streams@0.2.6"));
+        assert!(import_allowed("wasi:cli/environment@0.2.0"));
+        assert!(!import_allowed("toolhost:tool/workspace@0.9.0"));
+        assert!(!import_allowed("toolhost:tool/secrets@0.1.0"));
+        assert!(!import_allowed("wasi:http/outgoing-handler@0.2.0"));
+        assert!(!import_allowed("wasi:io/streams@0.3.0"));
+        assert!(!import_allowed("acme:evil/net"));
+    }
+
+    #[test]
+    fn headers_tell_components_from_modules() {
+        assert_eq!(check_header(b"hello"), Err(InvalidComponent::NotWasm));
+        assert_eq!(check_header(b"\0asm\x01\0\0\0"), Err(InvalidComponent::CoreModule));
+        assert_eq!(check_header(b"\0asm\x0d\0\x01\0"), Ok(()));
+    }
+}
