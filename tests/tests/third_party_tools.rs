@@ -310,3 +310,31 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
+
+/// A component that crashes on three calls in a row is disabled for the rest of the session:
+/// its next call fails at once with the reason, while other tools go on; a new session starts
+/// afresh. Crashes not in a row do not count.
+#[test]
+fn three_crashes_in_a_row_disable_a_tool_for_the_session() {
+    let a = Attack::new();
+    install(&a, "misbehave");
+    let mut s = a.session(&[]);
+    for (i, action) in ["trap", "trap", "echo", "trap", "trap"].iter().enumerate() {
+        s.call(&format!("warm{i}"), "misbehave", json!({"action": action}));
+    }
+    let still = s.call("still", "misbehave", json!({"action": "echo"}));
+    assert_eq!(result_text(&still), "ok", "two crashes, an echo and two more disabled it: {still}");
+    for i in 0..3 {
+        let r = s.call(&format!("t{i}"), "misbehave", json!({"action": "trap"}));
+        assert_eq!(r["error"]["code"], "execution_failed", "{r}");
+    }
+    let disabled = s.call("after", "misbehave", json!({"action": "echo"}));
+    assert_eq!(disabled["error"]["code"], "execution_failed", "{disabled}");
+    let text = result_text(&disabled);
+    assert!(text.contains("`misbehave`") && text.contains("disabled for the rest of this session"), "{text}");
+    let other = s.call("list", "list", json!({"path": "."}));
+    assert_eq!(other["status"], "succeeded", "{other}");
+    drop(s);
+    let fresh = a.call("misbehave", json!({"action": "echo"}));
+    assert_eq!(fresh.text(), "ok", "a new session inherited the disabled state: {}", fresh.all());
+}
