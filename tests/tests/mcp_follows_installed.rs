@@ -43,6 +43,8 @@ fn mcp_announces_added_disabled_and_removed_tools() {
     assert!(r["addNoticeSeconds"].is_number(), "no list_changed after tool add: {r}");
     assert_eq!(names(&r["afterAdd"]).last(), Some(&"scribe"), "{r}");
     assert_eq!(r["scribe"]["isError"], false, "{}", r["scribe"]);
+    let usage = &r["scribe"]["meta"]["toolhost/usage"];
+    assert!(usage["wallUs"].is_u64() && usage["peakMemoryBytes"].is_u64(), "no usage in _meta: {}", r["scribe"]);
     assert_eq!(std::fs::read_to_string(a.ws.join("from-mcp.txt")).unwrap(), "hi\n");
 
     for t in r["traps"].as_array().unwrap() {

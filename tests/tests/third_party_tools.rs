@@ -338,3 +338,23 @@ fn three_crashes_in_a_row_disable_a_tool_for_the_session() {
     let fresh = a.call("misbehave", json!({"action": "echo"}));
     assert_eq!(fresh.text(), "ok", "a new session inherited the disabled state: {}", fresh.all());
 }
+
+/// Every component call reports what it cost: wall time and peak guest memory (`usage` in the
+/// ToolResult JSON); a call that hoards memory shows it.
+#[test]
+fn component_calls_report_their_usage() {
+    let a = Attack::new();
+    install(&a, "misbehave");
+    let echo = a.call("misbehave", json!({"action": "echo"}));
+    let usage = &echo.json()["usage"];
+    assert!(usage["wallUs"].as_u64().is_some_and(|us| us > 0), "{}", echo.stdout);
+    let small = usage["peakMemoryBytes"].as_u64().unwrap_or(0);
+    assert!(small > 0 && small < 64 << 20, "an echo's peak memory is {small}: {}", echo.stdout);
+    let hoard = a.call("misbehave", json!({"action": "alloc"}));
+    let big = hoard.json()["usage"]["peakMemoryBytes"].as_u64().unwrap_or(0);
+    assert!(big >= 256 << 20, "a 4 GiB hoard's peak memory is {big}: {}", hoard.stdout);
+    let list = a.call("list", json!({"path": "."}));
+    assert!(list.json()["usage"]["peakMemoryBytes"].as_u64().is_some(), "a built-in component reports no usage: {}", list.stdout);
+    let bash = a.call("bash", json!({"command": "true"}));
+    assert!(bash.json().get("usage").is_none(), "host-native bash reports a component usage: {}", bash.stdout);
+}

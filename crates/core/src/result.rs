@@ -130,6 +130,20 @@ pub struct ToolResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<ToolError>,
     pub sandbox_denied: bool,
+    /// What a component call cost (none for host-native tools such as bash).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub usage: Option<ToolUsage>,
+}
+
+/// What one component call cost: wall time and the most linear memory its instances held at
+/// once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUsage {
+    /// Wall time of the call in the runtime, microseconds.
+    pub wall_us: u64,
+    /// Peak linear memory of the call's instances, bytes (summed over parallel parts).
+    pub peak_memory_bytes: u64,
 }
 
 impl ToolResult {
@@ -141,6 +155,7 @@ impl ToolResult {
             artifacts: Vec::new(),
             error: None,
             sandbox_denied: false,
+            usage: None,
         }
     }
 
@@ -152,6 +167,7 @@ impl ToolResult {
             artifacts: Vec::new(),
             error: Some(error),
             sandbox_denied: false,
+            usage: None,
         }
     }
 

@@ -206,6 +206,7 @@ impl<T: Tool> DynTool for ToolAdapter<T> {
                 artifacts: out.artifacts,
                 error: None,
                 sandbox_denied: out.sandbox_denied,
+                usage: None,
             },
             Err(e) => ToolResult::from_error(e),
         }

@@ -7,7 +7,8 @@
 //!   like JSON Lines session calls). The model-visible text is the one text content; `isError`
 //!   is set for every status but `succeeded`. Status, artifacts, the error code and
 //!   `sandbox_denied` travel in the result's `_meta` under `toolhost/…` keys — never in the
-//!   content, so they do not reach the model (seed 000 §8.1).
+//!   content, so they do not reach the model (seed 000 §8.1); so does a component call's
+//!   `usage` (wall time, peak memory).
 //! * `notifications/progress` for calls that carry a progress token (the call's
 //!   [`ToolProgress`], in order); `notifications/cancelled` cancels the call's token.
 //! * Escalation (`sandboxPermissions`): with `--allow-escalation` every one is approved;
@@ -60,6 +61,9 @@ pub const META_SANDBOX_DENIED: &str = "toolhost/sandboxDenied";
 pub const META_ERROR: &str = "toolhost/error";
 /// `_meta` key: the tool call id (the change id of a file change it made).
 pub const META_CALL_ID: &str = "toolhost/callId";
+/// `_meta` key: what a component call cost (`wallUs`, `peakMemoryBytes`), as in the
+/// ToolResult JSON's `usage`.
+pub const META_USAGE: &str = "toolhost/usage";
 
 /// The MCP tool for a toolset definition.
 pub fn mcp_tool(def: &ToolDefinition) -> Tool {
@@ -91,6 +95,9 @@ pub fn mcp_result(result: &ToolResult, call_id: &str) -> CallToolResult {
     meta.insert(META_CALL_ID.into(), Value::from(call_id));
     if let Some(e) = &result.error {
         meta.insert(META_ERROR.into(), serde_json::json!({"code": e.code, "retryable": e.retryable}));
+    }
+    if let Some(usage) = &result.usage {
+        meta.insert(META_USAGE.into(), serde_json::to_value(usage).unwrap_or(Value::Null));
     }
     out.meta = Some(MetaObject(meta));
     out

@@ -17,7 +17,7 @@ use crate::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
-use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus};
+use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolId, ToolRisk};
 
 /// Why the host stopped a running component.
@@ -235,6 +235,20 @@ async fn run<R: Send + 'static>(
     Run { value, crashed, state: store.into_data() }
 }
 
+/// The most linear memory a call held at once: the parts of a parallel call run together
+/// (their peaks add up), its merging instance after them.
+fn peak_memory(states: &[CallState]) -> u64 {
+    let peaks = states.iter().map(|s| s.limits.peak_memory() as u64);
+    match states.len() {
+        0 | 1 => peaks.sum(),
+        n => {
+            let all: Vec<u64> = peaks.collect();
+            let parts: u64 = all[..n - 1].iter().sum();
+            parts.max(all[n - 1])
+        }
+    }
+}
+
 /// Whether a failed export was the component's own crash (a trap, out of memory), not the
 /// host stopping it at the deadline or on cancellation.
 fn is_crash(e: &wasmtime::Error) -> bool {
@@ -309,6 +323,7 @@ impl DynTool for ComponentTool {
         if let Some(reason) = self.disabled() {
             return ToolResult::from_error(ToolError::execution_failed(reason));
         }
+        let started = Instant::now();
         let (value, states, crashed) = match &prepared.parallel {
             Some(parallel) if self.parts > 1 => {
                 run_parallel(&self.runtime, parallel, &self.grant, session, call, text, self.parts).await
@@ -324,6 +339,7 @@ impl DynTool for ComponentTool {
         let mut artifacts = Vec::new();
         let mut observed = Vec::new();
         let fence_denied = states.iter().any(CallState::sandbox_denied);
+        let usage = ToolUsage { wall_us: started.elapsed().as_micros() as u64, peak_memory_bytes: peak_memory(&states) };
         for state in states {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
@@ -342,6 +358,7 @@ impl DynTool for ComponentTool {
                     artifacts: Vec::new(),
                     error: None,
                     sandbox_denied: false,
+                    usage: None,
                 }
             }
             Ok(Err(e)) => ToolResult::from_error(wit_error(e)),
@@ -353,6 +370,7 @@ impl DynTool for ComponentTool {
         // like the OS sandbox's (§6.2); a component that went on and succeeded is not.
         result.sandbox_denied = fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
         self.note_crash(crashed);
+        result.usage = Some(usage);
         result
     }
 }

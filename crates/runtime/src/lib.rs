@@ -18,6 +18,7 @@
 //!   `call`.
 
 pub mod cache;
+mod limiter;
 pub mod component_tool;
 pub mod validate;
 mod host;

@@ -97,7 +97,7 @@ impl Drop for CallShare {
 pub struct CallState {
     wasi: WasiCtx,
     table: ResourceTable,
-    pub(super) limits: StoreLimits,
+    pub(crate) limits: crate::limiter::CallLimits,
     pub(super) session: ToolSessionContext,
     pub(super) call: ToolCallContext,
     started: Instant,
@@ -129,7 +129,7 @@ impl CallState {
             // and `std::net` inside a component find nothing.
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
-            limits,
+            limits: crate::limiter::CallLimits::new(limits),
             session,
             call,
             started: Instant::now(),
