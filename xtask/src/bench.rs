@@ -12,6 +12,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("search", "bench_search"),
     ("bash", "bench_bash"),
     ("session", "bench_session"),
+    ("tools", "bench_tools"),
 ];
 
 /// Run the named benchmark.
@@ -29,12 +30,30 @@ pub fn run(args: &[String]) -> Result<()> {
         crate::tree::generate(&tree)?;
         extra.insert(0, tree.display().to_string());
     }
+    if name == "tools" {
+        extra.insert(0, third_party_grep()?.display().to_string());
+    }
     crate::run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .current_dir(crate::root())
             .args(["run", "--release", "--quiet", "-p", "toolhost-tests", "--bin", bin, "--"])
             .args(&extra),
     )
+}
+
+/// The grep component built once more with the id `grep3p` (`TOOLHOST_GREP_ID`), in a target
+/// dir of its own so the built-in's build is untouched: `bench tools` installs it as a
+/// third-party tool.
+fn third_party_grep() -> Result<std::path::PathBuf> {
+    let target = crate::target_dir().join("bench-third-party");
+    crate::run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(crate::root())
+            .env("TOOLHOST_GREP_ID", "grep3p")
+            .args(["build", "--release", "--quiet", "--target", crate::WASM_TARGET, "-p", "toolhost-tool-grep", "--target-dir"])
+            .arg(&target),
+    )?;
+    Ok(target.join(crate::WASM_TARGET).join("release").join("toolhost_tool_grep.wasm"))
 }
 
 /// ripgrep and fd are the peers of `bench search`; install them from Debian when missing.

@@ -10,7 +10,7 @@ mod bench;
 mod tree;
 
 /// The guest target every component is built for.
-const WASM_TARGET: &str = "wasm32-wasip2";
+pub const WASM_TARGET: &str = "wasm32-wasip2";
 
 // Built-in tool components: (crate, id), the one list (crates/builtins/src/components.rs).
 // Each lands in `target/release/components/<id>.wasm`, which the host build embeds.
@@ -59,7 +59,7 @@ fn main() -> Result<()> {
             build()?;
             bench::run(&args[1..])
         }
-        _ => bail!("usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session"),
+        _ => bail!("usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools"),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`,
+//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`, `conformance`,
 //! `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options. Exit codes: 0
 //! succeeded, 1 the call did not succeed, 2 usage.
 //!
@@ -90,6 +90,24 @@ enum Command {
         #[arg(long, requires = "listen", conflicts_with = "token_file")]
         no_auth: bool,
     },
+    /// Check a tool component against the host's contract (exit 0 no check failed, 1 one
+    /// did, 2 the file cannot be checked).
+    Conformance {
+        /// The component (`.wasm`).
+        file: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write the report as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// How many inputs to generate from the schema (default 64).
+        #[arg(long, value_name = "N")]
+        cases: Option<usize>,
+        /// The generator's seed (the report prints the one it used).
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+    },
     /// Install, list, show or remove third-party tool components.
     Tool {
         #[command(subcommand)]
@@ -173,6 +191,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Session => commands::session::run(&setup, &cli).await,
         Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
             commands::mcp::run(&setup, &cli, listen.clone(), allow_hosts.clone(), token_file.clone(), *no_auth).await
+        }
+        Command::Conformance { file, json, junit, cases, seed } => {
+            commands::conformance::run(&setup, file, *json, junit.as_ref(), *cases, *seed).await
         }
         Command::Tool { action } => commands::tool::run(&setup, action).await,
         Command::Changes { json } => commands::changes::list(&setup, &cli, *json),

@@ -93,28 +93,12 @@ impl ComponentTool {
         source: crate::Source,
         pre: ToolComponentPre<CallState>,
     ) -> Result<Self, String> {
-        let session = ToolSessionContext::local("/", "/nonexistent", "describe");
-        let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
-            .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
-        let describing = crate::Grant { tool: "describe".into(), risk: ToolRisk::ReadOnly };
-        let run = run(&runtime, &pre, &describing, session, call, |bindings, store| {
-            Box::pin(async move { bindings.toolhost_tool_tool().call_describe(store).await })
-        })
-        .await;
-        let def = run.value.map_err(|e| format!("describe failed: {}", e.message))?;
-        let input_schema: serde_json::Value = serde_json::from_str(&def.input_schema)
-            .map_err(|e| format!("its input schema is not JSON: {e}"))?;
-        let risk = match def.risk {
-            types::Risk::ReadOnly => ToolRisk::ReadOnly,
-            types::Risk::WorkspaceMutation => ToolRisk::WorkspaceMutation,
-            types::Risk::ProcessExecution => ToolRisk::ProcessExecution,
-        };
-        let definition = ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk };
+        let definition = describe_once(&runtime, &pre).await?;
         Ok(ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new_with(Some(Prepared::new(pre))),
-            grant: crate::Grant { tool: def.id, risk },
+            grant: crate::Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -129,7 +113,7 @@ impl ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new(),
-            grant: crate::Grant { tool: definition.id.to_string(), risk: definition.risk },
+            grant: crate::Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -170,6 +154,22 @@ impl ComponentTool {
         }
     }
 
+    /// Calls in a row that crashed (a trap, out of memory) until now.
+    pub fn crash_streak(&self) -> u32 {
+        self.crashes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Forget the crash streak (a conformance run calls a tool many times on purpose).
+    pub fn reset_crashes(&self) {
+        self.crashes.store(0, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Ask a fresh instance for the definition again (the first came from loading it).
+    pub async fn describe_again(&self) -> Result<ToolDefinition, String> {
+        let pre = &self.pre().await.map_err(|e| e.message)?.tool;
+        describe_once(&self.runtime, pre).await
+    }
+
     /// Hold the component to `risk` (what the user granted at install), whatever it declares.
     pub fn with_grant(mut self, risk: ToolRisk) -> Self {
         self.grant.risk = risk;
@@ -187,6 +187,27 @@ impl ComponentTool {
         self.parts = parts.max(1);
         self
     }
+}
+
+/// `describe` on a fresh instance of `pre`, as the host's definition.
+async fn describe_once(runtime: &ComponentRuntime, pre: &ToolComponentPre<CallState>) -> Result<ToolDefinition, String> {
+    let session = ToolSessionContext::local("/", "/nonexistent", "describe");
+    let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
+        .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
+    let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
+    let run = run(runtime, pre, &describing, session, call, |bindings, store| {
+        Box::pin(async move { bindings.toolhost_tool_tool().call_describe(store).await })
+    })
+    .await;
+    let def = run.value.map_err(|e| format!("describe failed: {}", e.message))?;
+    let input_schema: serde_json::Value =
+        serde_json::from_str(&def.input_schema).map_err(|e| format!("its input schema is not JSON: {e}"))?;
+    let risk = match def.risk {
+        types::Risk::ReadOnly => ToolRisk::ReadOnly,
+        types::Risk::WorkspaceMutation => ToolRisk::WorkspaceMutation,
+        types::Risk::ProcessExecution => ToolRisk::ProcessExecution,
+    };
+    Ok(ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk })
 }
 
 type ExportFuture<'a, R> =

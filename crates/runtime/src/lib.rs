@@ -54,18 +54,33 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 /// What one component may do, from the risk the user granted it (at `tool add`, or its
 /// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file` and
 /// `open-dir` only; `open-for-write` needs workspace-mutation or more.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Grant {
     /// The tool's id, named in refusals.
     pub tool: String,
     /// The granted risk.
     pub risk: ToolRisk,
+    /// Every capability refused for lack of a grant, as `open-for-write(PATH)`, shared by the
+    /// clones of this grant (conformance reports them).
+    refusals: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Grant {
-    /// Why this grant refuses `open-for-write`, as the model-facing text; `None` if it allows it.
-    pub fn refuses_writes(&self) -> Option<String> {
+    /// `tool` held to `risk`.
+    pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
+        Grant { tool: tool.into(), risk, refusals: Arc::default() }
+    }
+
+    /// The capabilities refused since the last call of this, oldest first.
+    pub fn take_refusals(&self) -> Vec<String> {
+        std::mem::take(&mut *self.refusals.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Why this grant refuses `open-for-write` of `path`, as the model-facing text (and
+    /// noted); `None` if it allows it.
+    pub fn refuses_writes(&self, path: &str) -> Option<String> {
         (self.risk == ToolRisk::ReadOnly).then(|| {
+            self.refusals.lock().unwrap_or_else(|e| e.into_inner()).push(format!("open-for-write({path:?})"));
             format!(
                 "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
                 self.tool

@@ -30,10 +30,15 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
 }
 
 /// Deserialise a tool input; a failure is `invalid-arguments` whose message is
-/// [`INVALID_INPUT_PREFIX`] followed by serde's message.
+/// [`INVALID_INPUT_PREFIX`] followed by serde's message. The input must be a JSON object (the
+/// schema's top level): serde alone would take an array for a struct whose fields all have
+/// defaults.
 pub fn parse_input<T: DeserializeOwned>(json: &str) -> Result<T, ToolError> {
-    serde_json::from_str(json)
-        .map_err(|e| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}")))
+    let invalid = |e: &dyn std::fmt::Display| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}"));
+    if !json.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
+        return Err(invalid(&"expected a JSON object"));
+    }
+    serde_json::from_str(json).map_err(|e| invalid(&e))
 }
 
 #[cfg(test)]
@@ -85,6 +90,23 @@ mod tests {
         assert_eq!(schema["type"], json!("object"));
         assert!(schema["oneOf"].is_array());
         assert_eq!(input_schema::<Greet>()["type"], json!("object"));
+    }
+
+    /// All fields optional.
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq, Default)]
+    struct Paged {
+        #[serde(default)]
+        offset: u32,
+    }
+
+    #[test]
+    fn only_an_object_is_an_input() {
+        assert_eq!(parse_input::<Paged>("{}").unwrap(), Paged::default());
+        for not_object in ["[]", "[3]", "null", "\"x\"", "1"] {
+            let e = parse_input::<Paged>(not_object).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArguments, "{not_object}");
+            assert!(e.message.starts_with(INVALID_INPUT_PREFIX), "{not_object}: {}", e.message);
+        }
     }
 
     fn schema_accepts(value: &serde_json::Value) -> bool {

@@ -5,6 +5,7 @@
 //! * [`session`] — JSON Lines on stdin/stdout.
 //! * [`mcp`] — the MCP server, stdio or Streamable HTTP.
 //! * [`tool`] — `tool add|list|show|remove`: the installed third-party tools.
+//! * [`conformance`] — every conformance check on one component.
 //! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
 //! * [`doctor`] — whether bash's sandbox works here.
 //!
@@ -12,6 +13,7 @@
 
 pub mod call;
 pub mod changes;
+pub mod conformance;
 pub mod doctor;
 pub mod mcp;
 pub mod session;

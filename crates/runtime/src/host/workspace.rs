@@ -89,7 +89,7 @@ impl workspace::Host for CallState {
     }
 
     async fn open_for_write(&mut self, path: String) -> WitResult<Resource<DraftHandle>> {
-        if let Some(refusal) = self.share.grant.refuses_writes() {
+        if let Some(refusal) = self.share.grant.refuses_writes(&path) {
             return Ok(Err(err(types::ErrorCode::PermissionDenied, refusal)));
         }
         let checked = match self.check(&path, Access::Write, Intent::MayCreate) {

@@ -1,0 +1,97 @@
+//! `toolhost conformance FILE.wasm` through the built binary: every built-in component and
+//! the well-behaved test component pass (no check fails), the misbehaving ones fail with
+//! exactly the checks they break, and the outputs (text, `--json`, `--junit`) and exit codes
+//! are the contract's.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+use toolhost_tests::attack::Attack;
+use toolhost_tests::{components_dir, test_components_dir};
+
+/// A fixed seed, so which generated inputs hit which behaviour is the same on every run.
+const SEED: &str = "1";
+
+fn conformance(a: &Attack, file: &Path, extra: &[&str]) -> toolhost_tests::attack::Out {
+    let mut args = vec!["conformance", file.to_str().unwrap(), "--seed", SEED];
+    args.extend_from_slice(extra);
+    a.run(&[], &args)
+}
+
+fn failed_checks(report: &Value) -> BTreeSet<String> {
+    report["checks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no checks: {report}"))
+        .iter()
+        .filter(|c| c["outcome"] == "fail")
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_built_in_component_passes() {
+    let a = Attack::new();
+    for id in toolhost::builtins::BUILTIN_COMPONENTS {
+        let out = conformance(&a, &components_dir().join(format!("{id}.wasm")), &["--json"]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
+        assert_eq!(failed_checks(&report), BTreeSet::new(), "{id}: {}", out.stdout);
+        assert_eq!(out.code, Some(0), "{id}: {}", out.all());
+        let names: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        for group in ["static.", "describe.", "inputs.", "bounds.", "deadline.", "capabilities.", "isolation."] {
+            assert!(names.iter().any(|n| n.starts_with(group)), "{id}: no {group} check ran: {names:?}");
+        }
+    }
+    let scribe = conformance(&a, &test_components_dir().join("scribe.wasm"), &[]);
+    assert_eq!(scribe.code, Some(0), "{}", scribe.all());
+    assert!(!scribe.stdout.contains("\nfail ") && !scribe.stdout.contains("\nwarn "), "{}", scribe.stdout);
+}
+
+#[test]
+fn misbehaving_components_fail_exactly_the_checks_they_break() {
+    let a = Attack::new();
+    let cases: [(&str, &[&str]); 2] = [
+        // Traps and hoards on some inputs; writes although it declares read-only.
+        ("misbehave", &["inputs.no-trap", "bounds.memory", "capabilities.grant"]),
+        // Declares process-execution, which the host cannot grant a component.
+        ("runner", &["describe.risk"]),
+    ];
+    for (id, expected) in cases {
+        let out = conformance(&a, &test_components_dir().join(format!("{id}.wasm")), &["--json", "--cases", "32"]);
+        assert_eq!(out.code, Some(1), "{id}: {}", out.all());
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let want: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+        assert_eq!(failed_checks(&report), want, "{id}: {}", out.stdout);
+        for c in report["checks"].as_array().unwrap() {
+            if c["outcome"] != "pass" {
+                assert!(!c["message"].as_str().unwrap().is_empty(), "{id}: {} says nothing", c["name"]);
+            }
+        }
+    }
+    // The smallest failing input and the seed to replay it.
+    let out = conformance(&a, &test_components_dir().join("misbehave.wasm"), &["--cases", "32"]);
+    let line = out.stdout.lines().find(|l| l.starts_with("fail  inputs.no-trap")).unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(line.contains("--seed 1") && line.contains("\"action\""), "{line}");
+}
+
+#[test]
+fn outputs_and_exit_codes_follow_the_contract() {
+    let a = Attack::new();
+    let junit = a.outside_dir("ci").join("report.xml");
+    let out = conformance(&a, &components_dir().join("read.wasm"), &["--junit", junit.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    assert!(out.stdout.lines().any(|l| l.starts_with("pass  static.component")), "{}", out.stdout);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testsuite name=\"toolhost conformance\"") && xml.contains("failures=\"0\""), "{xml}");
+
+    let junk = a.outside_dir("junk");
+    std::fs::write(junk.join("text.wasm"), "not wasm").unwrap();
+    std::fs::write(junk.join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    for (file, code) in [(junk.join("text.wasm"), 2), (junk.join("missing.wasm"), 2), (junk.join("core.wasm"), 1)] {
+        let out = conformance(&a, &file, &["--json"]);
+        assert_eq!(out.code, Some(code), "{}: {}", file.display(), out.all());
+    }
+    let core = conformance(&a, &junk.join("core.wasm"), &["--json"]);
+    let report: Value = serde_json::from_str(&core.stdout).unwrap();
+    assert_eq!(failed_checks(&report), BTreeSet::from(["static.component".to_string()]), "{}", core.stdout);
+}
