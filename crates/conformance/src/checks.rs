@@ -129,6 +129,9 @@ pub(crate) async fn run_all(
         return Ok(());
     };
     report.timings.push(("describe".into(), started.elapsed().as_millis()));
+    if options.static_and_describe_only {
+        return Ok(());
+    }
 
     let started = Instant::now();
     let scratch = Scratch::new(options.seed).map_err(CannotCheck::Scratch)?;

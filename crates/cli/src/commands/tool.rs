@@ -1,5 +1,6 @@
 //! `toolhost tool add|list|show|remove`: the installed third-party tools (contract in
-//! DESIGN.md). `add` checks the component, shows the user what it is and what its risk lets
+//! DESIGN.md). `add` checks the component (the rules, and conformance's static and describe
+//! checks), shows the user what it is and what its risk lets
 //! it do, asks on a terminal (default no; `--yes` for scripts, a non-terminal without it is
 //! refused), then records it pinned by its SHA-256. Exit codes: 0 done, 1 refused or no such
 //! tool (the reason on stderr), 2 usage.
@@ -73,6 +74,23 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
         Ok(c) => c,
         Err(e) => return Ok(refuse(&format!("not installed: {e}"))),
     };
+    // The conformance suite's static and describe checks too (`--yes` bypasses none).
+    let options = toolhost_conformance::Options {
+        cache_dir: Some(setup.data_dir.join("cache").join("components")),
+        static_and_describe_only: true,
+        ..Default::default()
+    };
+    if let Ok(report) = toolhost_conformance::check(&source, &options).await {
+        let failed: Vec<String> = report
+            .checks
+            .iter()
+            .filter(|c| c.outcome == toolhost_conformance::Outcome::Fail)
+            .map(|c| format!("{} ({})", c.name, c.message))
+            .collect();
+        if !failed.is_empty() {
+            return Ok(refuse(&format!("not installed: {} fails conformance: {}", source.display(), failed.join("; "))));
+        }
+    }
     let def = candidate.definition();
     let id = def.id.to_string();
     let previous = store.get(&id)?;
