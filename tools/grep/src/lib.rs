@@ -9,7 +9,9 @@
 
 mod collect;
 mod literal;
+mod needles;
 mod report;
+mod required;
 mod scan;
 
 use schemars::JsonSchema;
