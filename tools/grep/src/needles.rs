@@ -169,15 +169,31 @@ impl Needles {
         if let Some(exact) = &self.exact {
             return exact.find(haystack.get(from..)?).map(|i| from + i);
         }
+        // A fixed number of probes lets the compiler unroll the step and keep every probe's
+        // bytes in registers.
+        match &self.probes[..] {
+            [a] => self.find_with(&[*a], haystack, from),
+            [a, b] => self.find_with(&[*a, *b], haystack, from),
+            [a, b, c] => self.find_with(&[*a, *b, *c], haystack, from),
+            [a, b, c, d] => self.find_with(&[*a, *b, *c, *d], haystack, from),
+            probes => self.find_with(probes, haystack, from),
+        }
+    }
+
+    #[inline(always)]
+    fn find_with(&self, probes: &[Probe], haystack: &[u8], from: usize) -> Option<usize> {
         let mut at = from;
-        while at + self.reach + 16 <= haystack.len() {
-            let mut mask = self.step(haystack, at);
-            while mask != 0 {
-                let i = at + mask.trailing_zeros() as usize;
-                if self.occurs_at(haystack, i) {
-                    return Some(i);
-                }
-                mask &= mask - 1;
+        // 32 starts a step, then 16, then one at a time.
+        while at + self.reach + 32 <= haystack.len() {
+            let mask = step(probes, haystack, at) | step(probes, haystack, at + 16) << 16;
+            if let Some(i) = self.first_in(mask, haystack, at) {
+                return Some(i);
+            }
+            at += 32;
+        }
+        if at + self.reach + 16 <= haystack.len() {
+            if let Some(i) = self.first_in(step(probes, haystack, at), haystack, at) {
+                return Some(i);
             }
             at += 16;
         }
@@ -190,40 +206,52 @@ impl Needles {
         None
     }
 
-    /// Bit `i` set when the probe bytes of some needle fit at start `at + i`, for the 16
-    /// starts from `at` (`at + reach + 16 <= haystack.len()`).
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    /// The first start `at + i` for a bit `i` of `mask` where a needle occurs.
     #[inline(always)]
-    fn step(&self, haystack: &[u8], at: usize) -> u32 {
-        use core::arch::wasm32::*;
-        debug_assert!(at + self.reach + 16 <= haystack.len());
-        let base = haystack.as_ptr();
-        let mut any = u8x16_splat(0);
-        for pr in &self.probes {
-            // SAFETY: `at + p + 16` and `at + q + 16` are at most `at + reach + 16`, within
-            // `haystack` (the caller's bound); wasm loads need no alignment.
-            let (hp, hq) = unsafe {
-                (v128_load(base.add(at + pr.p) as *const v128), v128_load(base.add(at + pr.q) as *const v128))
-            };
-            let fit_p = u8x16_eq(v128_or(hp, u8x16_splat(pr.fp)), u8x16_splat(pr.bp));
-            let fit_q = u8x16_eq(v128_or(hq, u8x16_splat(pr.fq)), u8x16_splat(pr.bq));
-            any = v128_or(any, v128_and(fit_p, fit_q));
-        }
-        u32::from(u8x16_bitmask(any))
-    }
-
-    /// The same mask, one lane at a time.
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    fn step(&self, haystack: &[u8], at: usize) -> u32 {
-        let mut mask = 0u32;
-        for lane in 0..16 {
-            let s = at + lane;
-            if self.probes.iter().any(|pr| haystack[s + pr.p] | pr.fp == pr.bp && haystack[s + pr.q] | pr.fq == pr.bq) {
-                mask |= 1 << lane;
+    fn first_in(&self, mut mask: u32, haystack: &[u8], at: usize) -> Option<usize> {
+        while mask != 0 {
+            let i = at + mask.trailing_zeros() as usize;
+            if self.occurs_at(haystack, i) {
+                return Some(i);
             }
+            mask &= mask - 1;
         }
-        mask
+        None
     }
+}
+
+/// Bit `i` set when the probe bytes of some needle fit at start `at + i`, for the 16
+/// starts from `at` (`at + p + 16` and `at + q + 16` within `haystack` for every probe).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
+    use core::arch::wasm32::*;
+    let base = haystack.as_ptr();
+    let mut any = u8x16_splat(0);
+    for pr in probes {
+        debug_assert!(at + pr.p.max(pr.q) + 16 <= haystack.len());
+        // SAFETY: `at + p + 16` and `at + q + 16` are within `haystack` (the callers'
+        // bound, `at + reach + 16 <= len`); wasm loads need no alignment.
+        let (hp, hq) =
+            unsafe { (v128_load(base.add(at + pr.p) as *const v128), v128_load(base.add(at + pr.q) as *const v128)) };
+        let fit_p = u8x16_eq(v128_or(hp, u8x16_splat(pr.fp)), u8x16_splat(pr.bp));
+        let fit_q = u8x16_eq(v128_or(hq, u8x16_splat(pr.fq)), u8x16_splat(pr.bq));
+        any = v128_or(any, v128_and(fit_p, fit_q));
+    }
+    u32::from(u8x16_bitmask(any))
+}
+
+/// The same mask, one lane at a time.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
+    let mut mask = 0u32;
+    for lane in 0..16 {
+        let s = at + lane;
+        if probes.iter().any(|pr| haystack[s + pr.p] | pr.fp == pr.bp && haystack[s + pr.q] | pr.fq == pr.bq) {
+            mask |= 1 << lane;
+        }
+    }
+    mask
 }
 
 /// How many of a million bytes of source text are each byte: counted over the `.rs`, `.md`,
