@@ -9,6 +9,8 @@
 //! only ever over-approximate what a match can be ([`analyse`]); a pattern the rules do not
 //! understand yields no set, and the regex then searches alone.
 
+use std::cell::Cell;
+
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::needles::{MAX_NEEDLES, Needle, Needles};
@@ -20,13 +22,29 @@ const MAX_COST: f64 = 0.005;
 /// Sets checked on a candidate's line besides the one scanned for.
 const MAX_CHECKS: usize = 2;
 
+/// Sets kept (each is sampled, see [`Required::find_candidate`]).
+const MAX_SETS: usize = 4;
+
+/// The sets are sampled after this many bytes were scanned since the last sample, and at the
+/// first search.
+const SAMPLE_EVERY: usize = 4 << 20;
+
+/// Bytes of one sample: the start of the haystack being searched (a file is ~10 KB).
+const SAMPLE_BYTES: usize = 16 << 10;
+
 /// The candidate-line search for a pattern that requires literals.
 #[derive(Debug, Clone)]
 pub struct Required {
-    /// The set scanned for.
-    scan: Needles,
-    /// Sets the candidate's line must also hold.
-    checks: Vec<Needles>,
+    /// The usable sets, cheapest estimate first.
+    sets: Vec<Needles>,
+    /// For each set as the one scanned for: the sets its lines are checked for.
+    checks: Vec<Vec<usize>>,
+    /// The set scanned for now.
+    scan: Cell<usize>,
+    /// Bytes scanned since the last sample (it starts full: the first search samples).
+    unsampled: Cell<usize>,
+    /// Occurrences of each set counted in all samples so far.
+    hits: Vec<Cell<u64>>,
 }
 
 impl Required {
@@ -39,40 +57,84 @@ impl Required {
         let facts = analyse(hir);
         // The whole pattern's strings are required too (`TODO|FIXME`, `Größe`).
         let all = facts.required.into_iter().chain(facts.strings);
-        let mut sets: Vec<Needles> = all.filter_map(usable).collect();
-        sets.sort_by(|a, b| a.cost().total_cmp(&b.cost()));
-        let mut sets = sets.into_iter();
-        let scan = sets.next().filter(|s| s.cost() < MAX_COST)?;
-        let mut checks: Vec<Needles> = Vec::new();
-        for set in sets.filter(|s| s.cost() < MAX_COST) {
-            // A set that every needle already found implies is not worth checking.
-            if checks.len() < MAX_CHECKS && !scan.implies(&set) && !checks.iter().any(|c| c.implies(&set)) {
-                checks.push(set);
-            }
+        let mut sets: Vec<Needles> = all.filter_map(usable).filter(|s| s.cost() < MAX_COST).collect();
+        if sets.is_empty() {
+            return None;
         }
-        Some(Required { scan, checks })
+        sets.sort_by(|a, b| a.cost().total_cmp(&b.cost()));
+        sets.truncate(MAX_SETS);
+        let checks = (0..sets.len())
+            .map(|scan| {
+                let mut checks: Vec<usize> = Vec::new();
+                for (i, set) in sets.iter().enumerate() {
+                    // A set that every needle already found implies is not worth checking.
+                    let implied = sets[scan].implies(set) || checks.iter().any(|&c| sets[c].implies(set));
+                    if i != scan && !implied && checks.len() < MAX_CHECKS {
+                        checks.push(i);
+                    }
+                }
+                checks
+            })
+            .collect();
+        let hits = sets.iter().map(|_| Cell::new(0)).collect();
+        Some(Required { sets, checks, scan: Cell::new(0), unsampled: Cell::new(SAMPLE_EVERY), hits })
     }
 
-    /// The start of the first line of `haystack` that holds a needle of every set, and the
-    /// offset of the scanned set's needle in it (the line's candidate position).
+    /// The offset of a needle of the scanned set in the first line of `haystack` that holds
+    /// a needle of every checked set (the line's candidate position).
+    ///
+    /// Which set is scanned for is measured, not guessed: the estimate from byte frequencies
+    /// picks first (`Error` is rarer than `impl`/`struct` in most code), then every
+    /// [`SAMPLE_EVERY`] bytes the start of the haystack is counted for each set, and the scan
+    /// moves to a set with less than half the occurrences of the current one so far (in a
+    /// tree where every line says `Error`, to `impl`/`struct`). Every set is required, so
+    /// the choice changes the speed only, never the lines found.
     pub fn find_candidate(&self, haystack: &[u8]) -> Option<usize> {
+        if self.sets.len() > 1 && self.unsampled.get() >= SAMPLE_EVERY {
+            self.sample(haystack);
+        }
+        let scan = self.scan.get();
+        let (set, checks) = (&self.sets[scan], &self.checks[scan]);
         let mut from = 0;
-        while let Some(at) = self.scan.find(haystack, from) {
+        let found = loop {
+            let Some(at) = set.find(haystack, from) else { break None };
             let start = memchr::memrchr(b'\n', &haystack[..at]).map_or(0, |i| i + 1);
             let end = memchr::memchr(b'\n', &haystack[at..]).map_or(haystack.len(), |i| at + i);
             let line = &haystack[start..end];
-            if self.checks.iter().all(|set| set.find(line, 0).is_some()) {
-                return Some(at);
+            if checks.iter().all(|&c| self.sets[c].find(line, 0).is_some()) {
+                break Some(at);
             }
             from = end + 1;
-        }
-        None
+        };
+        self.unsampled.set(self.unsampled.get().saturating_add(found.unwrap_or(haystack.len())));
+        found
     }
 
-    /// The sets, scanned one first (for tests).
+    /// Count each set's occurrences in the start of `haystack`; scan for the set with the
+    /// fewest so far when it has less than half the current one's.
+    fn sample(&self, haystack: &[u8]) {
+        self.unsampled.set(0);
+        let sample = &haystack[..haystack.len().min(SAMPLE_BYTES)];
+        for (set, hits) in self.sets.iter().zip(&self.hits) {
+            let (mut n, mut from) = (0, 0);
+            while let Some(at) = set.find(sample, from) {
+                n += 1;
+                from = at + 1;
+            }
+            hits.set(hits.get() + n);
+        }
+        let current = self.scan.get();
+        let fewest = (0..self.sets.len()).min_by_key(|&i| (self.hits[i].get(), i)).unwrap_or(current);
+        if self.hits[fewest].get() * 2 < self.hits[current].get() {
+            self.scan.set(fewest);
+        }
+    }
+
+    /// The sets, scanned one first, then those its lines are checked for (for tests).
     #[cfg(test)]
     pub fn sets(&self) -> impl Iterator<Item = &Needles> {
-        std::iter::once(&self.scan).chain(&self.checks)
+        let scan = self.scan.get();
+        std::iter::once(&self.sets[scan]).chain(self.checks[scan].iter().map(|&c| &self.sets[c]))
     }
 }
 
@@ -271,25 +333,24 @@ mod tests {
     use grep_regex::RegexMatcher;
     use grep_searcher::{SearcherBuilder, sinks::UTF8};
 
-    /// The sets `pattern` is searched with, scanned one first, each as sorted needles written
-    /// with `~` before a letter of either case.
+    /// A set as its sorted needles, written with `~` before a letter of either case.
+    fn names(set: &Needles) -> Vec<String> {
+        set.needles()
+            .iter()
+            .map(|n| {
+                let marked: Vec<u8> = n.bytes.iter().zip(&n.fold).flat_map(|(&b, &f)| if f != 0 { vec![b'~', b] } else { vec![b] }).collect();
+                String::from_utf8(marked).unwrap()
+            })
+            .collect()
+    }
+
+    fn required(pattern: &str) -> Option<Required> {
+        Required::of(&regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap())
+    }
+
+    /// The sets `pattern` is searched with, scanned one first.
     fn sets(pattern: &str) -> Option<Vec<Vec<String>>> {
-        let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap();
-        let required = Required::of(&hir)?;
-        Some(
-            required
-                .sets()
-                .map(|set| {
-                    set.needles()
-                        .iter()
-                        .map(|n| {
-                            let marked: Vec<u8> = n.bytes.iter().zip(&n.fold).flat_map(|(&b, &f)| if f != 0 { vec![b'~', b] } else { vec![b] }).collect();
-                            String::from_utf8(marked).unwrap()
-                        })
-                        .collect()
-                })
-                .collect(),
-        )
+        Some(required(pattern)?.sets().map(names).collect())
     }
 
     fn strs(sets: &[&[&str]]) -> Option<Vec<Vec<String>>> {
@@ -316,6 +377,19 @@ mod tests {
         for none in [r"\w+", "a*", "(impl)?x", r"[a-z]+\s", "e", r"\bfoo|\w+", "a.b", r"(?s).", ""] {
             assert_eq!(sets(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn the_scan_moves_to_the_set_that_is_rarer_in_the_text() {
+        let required = required(r"\b(impl|struct)\s+[A-Z]\w+Error\b").unwrap();
+        let text = "let e: Error = Error::new();\n".repeat(100) + "impl FooError {}\n";
+        assert_eq!(required.find_candidate(text.as_bytes()), text.find("impl"));
+        assert_eq!(names(required.sets().next().unwrap()), ["impl", "struct"]);
+        // Where the estimate was right, it stays.
+        let required = self::required(r"\b(impl|struct)\s+[A-Z]\w+Error\b").unwrap();
+        let text = "impl Foo {}\n".repeat(100) + "impl FooError {}\n";
+        assert_eq!(required.find_candidate(text.as_bytes()), text.rfind("Error"));
+        assert_eq!(names(required.sets().next().unwrap()), ["Error"]);
     }
 
     /// The matching lines of `haystack`, as grep-searcher reports them with `matcher`.
