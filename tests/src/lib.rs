@@ -140,10 +140,12 @@ pub async fn call(toolset: &FinalizedToolset, fixture: &Fixture, tool: &str, inp
     toolset.call(tool, input, fixture.call("c1")).await
 }
 
-/// What one whole-process run cost: wall time and peak resident memory.
+/// What one whole-process run cost: wall time, CPU time and peak resident memory.
 #[derive(Debug, Clone, Copy)]
 pub struct ProcessCost {
     pub wall: Duration,
+    /// User and system CPU time (from the same rusage).
+    pub cpu: Duration,
     /// Peak RSS in KiB (from `wait4`'s rusage of that very child).
     pub max_rss_kib: i64,
 }
@@ -163,7 +165,9 @@ pub fn measure(cmd: &mut std::process::Command) -> ProcessCost {
     assert_eq!(rc, pid, "wait4 failed");
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{cmd:?} failed (status {status})");
     std::mem::forget(child);
-    ProcessCost { wall, max_rss_kib: usage.ru_maxrss }
+    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let cpu = time(usage.ru_utime) + time(usage.ru_stime);
+    ProcessCost { wall, cpu, max_rss_kib: usage.ru_maxrss }
 }
 
 /// The median of `runs` measurements of `cmd`.

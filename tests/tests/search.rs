@@ -597,3 +597,50 @@ async fn grep_literal_patterns_match_exactly_the_lines_the_regex_matches() {
         assert_eq!(got, want, "{pattern}");
     }
 }
+
+/// The required-literal scan of the grep component (`tools/grep/src/required.rs`: sets of
+/// needles found 16 start positions a step with `simd128`, the line checked for the other
+/// sets, the regex confirming it) lists exactly the lines the `regex` crate matches, on text
+/// made of the needles' case variants with word characters, Unicode spaces and non-ASCII
+/// letters next to them and line breaks anywhere between.
+#[tokio::test]
+async fn grep_required_literal_patterns_match_exactly_the_lines_the_regex_matches() {
+    let fx = Fixture::new();
+    let pieces = [
+        "impl", "struct", "Impl", "STRUCT", " ", "  ", "\t", "\u{a0}", "\n", "\n", "\n", "Foo", "ParseError", "Error",
+        "\u{c9}rror", "\u{e9}", "x", "_", "TODO", "todo", "Todo", "FIXME", "fixme", "XXX", "get", "set_", "get_", "fn ",
+        "new", "default", "fn new", "fn default", "Gr\u{f6}\u{df}e", "GR\u{d6}SSE", "kilo", "\u{212a}ilo", "(", "9",
+        "impl ParseError", "struct X\u{e9}Error", "impl\u{a0}FooError", "struct \u{c9}Error",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut text = String::new();
+    while text.len() < 700_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+    }
+    fx.write("t.txt", &text);
+    let toolset = toolset(&fx, &["grep"]).await;
+    for pattern in [
+        r"\b(impl|struct)\s+[A-Z]\w+Error\b",
+        "(TODO|FIXME|XXX)",
+        r"(?i)\b(todo|fixme)\b",
+        r"(?i)(todo|fixme|xxx)",
+        r"\b(get|set)_\w+",
+        r"\bfn (new|default)\b",
+        r"(?i)kilo\w?",
+        r"\bGr\u{f6}\u{df}e",
+        r"(?i)\b(impl|struct)\s+\w+",
+    ] {
+        let re = regex::Regex::new(pattern).unwrap();
+        let want: Vec<String> =
+            text.split('\n').enumerate().filter(|(_, l)| re.is_match(l)).map(|(i, l)| format!("t.txt:{}:{l}", i + 1)).collect();
+        assert!(want.len() > 250, "{pattern}: {} lines; the test needs a spill", want.len());
+        let _ = std::fs::remove_file(spill_of(&fx));
+        let r = call(&toolset, &fx, "grep", json!({"pattern": pattern})).await;
+        assert!(r.text().contains(&format!("of {} matching lines in 1 files", want.len())), "{pattern}: {}", r.text());
+        let got: Vec<String> = std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(got, want, "{pattern}");
+    }
+}

@@ -28,7 +28,16 @@ pub fn run(args: &[String]) -> Result<()> {
         let tree = crate::target_dir().join("bench-tree");
         eprintln!("xtask: generating the search tree at {} (once)", tree.display());
         crate::tree::generate(&tree)?;
-        extra.insert(0, tree.display().to_string());
+        let mut trees = vec![format!("generated={}", tree.display())];
+        // A real tree: the crate sources in this machine's cargo registry (code nobody here
+        // wrote), when there are any.
+        match registry_sources() {
+            Some(real) => trees.push(format!("registry={}", real.display())),
+            None => eprintln!("xtask: no cargo registry sources found; the real tree is skipped"),
+        }
+        for (i, tree) in trees.into_iter().enumerate() {
+            extra.splice(2 * i..2 * i, ["--tree".to_owned(), tree]);
+        }
     }
     if name == "tools" {
         extra.insert(0, third_party_grep()?.display().to_string());
@@ -54,6 +63,15 @@ fn third_party_grep() -> Result<std::path::PathBuf> {
             .arg(&target),
     )?;
     Ok(target.join(crate::WASM_TARGET).join("release").join("toolhost_tool_grep.wasm"))
+}
+
+/// `$CARGO_HOME/registry/src` (default `~/.cargo`), when it exists.
+fn registry_sources() -> Option<std::path::PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")))?;
+    let src = home.join("registry/src");
+    src.is_dir().then_some(src)
 }
 
 /// ripgrep and fd are the peers of `bench search`; install them from Debian when missing.

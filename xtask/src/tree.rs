@@ -1,5 +1,6 @@
 //! The deterministic source-like tree `bench search` runs on: about 20,000 files / 200 MB,
-//! a `.gitignore` with an ignored build dir, and some binary files.
+//! a `.gitignore` with an ignored build dir, and some binary files. Each file ends with a
+//! few lines of the kinds the alternation, `TODO` and non-ASCII cases look for.
 
 use std::io::Write;
 use std::path::Path;
@@ -32,9 +33,28 @@ const WORDS: &[&str] = &[
     "items", "state", "self", "ctx", "parse", "render", "session", "token", "path", "count",
 ];
 
+/// Lines that end a file, one to three of them: declarations, markers and non-ASCII text.
+const TRAILERS: &[&str] = &[
+    "impl fmt::Display for {W}Error {",
+    "pub struct {W}Error {",
+    "pub struct {W}State {",
+    "    // TODO: {w} the {w} once it is known",
+    "    // FIXME({w}): retry on cancel",
+    "    // XXX: the {w} may be stale",
+    "    /// Returns the {w} (Größe → {w}, café)",
+    "    pub fn new({w}: u32) -> Self {",
+    "    fn default() -> Self {",
+    "    pub fn get_{w}(&self) -> u32 {",
+    "    pub fn set_{w}(&mut self, {w}: u32) {",
+    "    // todo: Cancelled {w}",
+];
+
+/// Bumped whenever the tree's contents change, so an older tree is made again.
+const VERSION: &str = ".complete-2";
+
 /// Generate the tree under `root` unless a complete one is already there.
 pub fn generate(root: &Path) -> Result<()> {
-    let done = root.join(".complete");
+    let done = root.join(VERSION);
     if done.exists() {
         return Ok(());
     }
@@ -60,6 +80,13 @@ pub fn generate(root: &Path) -> Result<()> {
             };
             writeln!(f, "{line}")?;
             written += line.len() + 1;
+        }
+        // A second generator, so the lines above are those of the first version of the tree.
+        let mut tail = Rng(0x7a11_0000 + i as u64);
+        for _ in 0..1 + tail.next() % 3 {
+            let word = tail.pick(WORDS).to_lowercase();
+            let capital = format!("{}{}", word[..1].to_uppercase(), &word[1..]);
+            writeln!(f, "{}", tail.pick(TRAILERS).replace("{W}", &capital).replace("{w}", &word))?;
         }
         if i % 997 == 0 {
             writeln!(f, "const MARKER: &str = \"XYZZY_RARE_{i}\";")?;

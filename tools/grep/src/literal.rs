@@ -1,27 +1,46 @@
-//! The fast path for the patterns agents search most: one ASCII literal, case-sensitive or
+//! The fast paths for the patterns agents search most. One ASCII literal, case-sensitive or
 //! case-insensitive, optionally between word boundaries (`return`, `(?i)error`,
-//! `(?i)\berror\b`). [`LiteralMatcher`] finds each occurrence with a SIMD scan and confirms
+//! `(?i)\berror\b`): [`LiteralMatcher`] finds each occurrence with a SIMD scan and confirms
 //! the line itself; only where a boundary touches a non-ASCII byte does the full regex
-//! decide. Every other pattern goes straight to the regex.
+//! decide. A pattern that requires some literals (`\b(impl|struct)\s+\w+`, `(TODO|FIXME)`):
+//! lines holding them are found by [`Required`]'s scan and confirmed by the regex. Every other
+//! pattern goes straight to the regex.
 //!
-//! Sound by construction: a pattern is taken only when its language is exactly "this byte
-//! string, where each letter marked as folded may be either case", so an occurrence found
-//! here is a match of the regex and every match of the regex is found here.
+//! Sound by construction: a pattern is taken as a literal only when its language is exactly
+//! "this byte string, where each letter marked as folded may be either case", so an
+//! occurrence found here is a match of the regex and every match of the regex is found here;
+//! a required literal is one that every match contains ([`crate::required`]).
 
 use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
-/// A [`RegexMatcher`] with a faster candidate-line search for literal patterns.
+use crate::required::Required;
+
+/// A [`RegexMatcher`] with a faster candidate-line search for patterns that are or require
+/// literals.
 pub struct LiteralMatcher {
     regex: RegexMatcher,
     literal: Option<Literal>,
+    /// When the pattern is not a literal: the literals it requires.
+    required: Option<Required>,
 }
 
 impl LiteralMatcher {
-    /// `regex`, compiled from `pattern`, sped up when `pattern` is a literal.
+    /// `regex`, compiled from `pattern`, sped up when `pattern` is or requires a literal.
     pub fn new(pattern: &str, regex: RegexMatcher) -> Self {
-        LiteralMatcher { regex, literal: Literal::of(pattern) }
+        let literal = Literal::of(pattern);
+        let required = match literal {
+            Some(_) => None,
+            None => regex_syntax::ParserBuilder::new().build().parse(pattern).ok().and_then(|hir| Required::of(&hir)),
+        };
+        LiteralMatcher { regex, literal, required }
+    }
+
+    /// Whether the required-literal scan is in use (for tests).
+    #[cfg(test)]
+    pub fn has_required(&self) -> bool {
+        self.required.is_some()
     }
 
     /// Whether the fast path is in use (for tests).
@@ -285,7 +304,13 @@ impl Matcher for LiteralMatcher {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
-        let Some(literal) = &self.literal else { return self.regex.find_candidate_line(haystack) };
+        let Some(literal) = &self.literal else {
+            return match &self.required {
+                // The regex confirms each candidate line (grep-searcher asks it).
+                Some(required) => Ok(required.find_candidate(haystack).map(LineMatchKind::Candidate)),
+                None => self.regex.find_candidate_line(haystack),
+            };
+        };
         let mut from = 0;
         while let Some(at) = literal.find(haystack, from) {
             match literal.verdict(haystack, at) {
