@@ -95,3 +95,19 @@ fn outputs_and_exit_codes_follow_the_contract() {
     let report: Value = serde_json::from_str(&core.stdout).unwrap();
     assert_eq!(failed_checks(&report), BTreeSet::from(["static.component".to_string()]), "{}", core.stdout);
 }
+
+/// `toolhost wit` prints the package a tool author builds against: the newest by default,
+/// any linked version by `--version`, exit 2 for one the host does not link.
+#[test]
+fn wit_prints_the_linked_packages() {
+    let a = Attack::new();
+    let newest = a.run(&[], &["wit"]);
+    assert_eq!(newest.code, Some(0), "{}", newest.all());
+    let frozen = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.1.0/tool.wit")).unwrap();
+    let v01 = a.run(&[], &["wit", "--version", "0.1.0"]);
+    assert_eq!(v01.stdout, frozen, "toolhost wit --version 0.1.0 is not the frozen text");
+    assert!(newest.stdout.contains("package toolhost:tool@"), "{}", newest.stdout);
+    let unknown = a.run(&[], &["wit", "--version", "9.9.9"]);
+    assert_eq!(unknown.code, Some(2), "{}", unknown.all());
+    assert!(unknown.stderr.contains("0.1.0"), "{}", unknown.stderr);
+}

@@ -1,4 +1,4 @@
-//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`, `conformance`,
+//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`, `conformance`, `wit`,
 //! `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options. Exit codes: 0
 //! succeeded, 1 the call did not succeed, 2 usage.
 //!
@@ -108,6 +108,12 @@ enum Command {
         #[arg(long, value_name = "S")]
         seed: Option<u64>,
     },
+    /// Print a `toolhost:tool` WIT package this host links (the newest by default).
+    Wit {
+        /// The package version, e.g. 0.1.0.
+        #[arg(long, value_name = "V")]
+        version: Option<String>,
+    },
     /// Install, list, show or remove third-party tool components.
     Tool {
         #[command(subcommand)]
@@ -195,6 +201,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Conformance { file, json, junit, cases, seed } => {
             commands::conformance::run(&setup, file, *json, junit.as_ref(), *cases, *seed).await
         }
+        Command::Wit { version } => Ok(commands::wit::run(version.as_deref())),
         Command::Tool { action } => commands::tool::run(&setup, action).await,
         Command::Changes { json } => commands::changes::list(&setup, &cli, *json),
         Command::Undo { change_ids } => commands::changes::apply(&setup, &cli, change_ids, Direction::Undo).await,

@@ -11,7 +11,8 @@
 //! `parallel` and the merge); every import the component makes lands in `host/`, one file
 //! per WIT interface, which goes through the core's fence for every path.
 //!
-//! * `v0_1` — bindings of `toolhost:tool@0.1.0` (`wit/tool.wit`), one module per released WIT
+//! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under `wit/`.
+//! * `v0_1` — bindings of `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), one module per released WIT
 //!   version, the way Zed's extension host keeps `since_v0_x`; a new version gets a module
 //!   beside it and the linker links both.
 //! * `host/` — the host side of the imports: `types`, `workspace` (with `walk` and `draft`),
@@ -21,6 +22,7 @@ pub mod cache;
 mod limiter;
 pub mod component_tool;
 pub mod validate;
+pub mod wit;
 mod host;
 mod v0_1;
 

@@ -1,4 +1,4 @@
-//! Bindings for `toolhost:tool@0.1.0` (`wit/tool.wit`). The host side of its imports is in
+//! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`). The host side of its imports is in
 //! `crate::host`; the handle types are mapped to host structs with `with`.
 
 use wasmtime::component::{HasSelf, Linker};
@@ -6,7 +6,7 @@ use wasmtime::component::{HasSelf, Linker};
 use crate::host::CallState;
 
 wasmtime::component::bindgen!({
-    path: "../../wit",
+    path: "../../wit/since_v0.1.0",
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
@@ -28,7 +28,7 @@ pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
 /// ones above (same host types and impls), so one linker serves both worlds.
 pub mod parallel {
     wasmtime::component::bindgen!({
-        path: "../../wit",
+        path: "../../wit/since_v0.1.0",
         world: "parallel-tool-component",
         imports: { default: async | trappable },
         exports: { default: async },

@@ -11,8 +11,7 @@ use wasmtime::component::Component;
 
 use crate::{ComponentBytes, ComponentRuntime, ComponentTool, Source, cache};
 
-/// The `toolhost:tool` package versions this host links.
-pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+pub use crate::wit::SUPPORTED_WIT_VERSIONS;
 
 /// The interfaces of `toolhost:tool` a component may import (at a supported version).
 const TOOL_IMPORTS: &[&str] = &["types", "workspace", "call"];

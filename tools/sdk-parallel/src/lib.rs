@@ -1,5 +1,5 @@
 //! Export a [`ParallelTool`](toolhost_sdk::ParallelTool) as world
-//! `parallel-tool-component` of `wit/tool.wit`: the `tool` interface plus `parallel`, so the
+//! `parallel-tool-component` of `wit/since_v0.1.0/tool.wit`: the `tool` interface plus `parallel`, so the
 //! host may run one call as several parts at once and merge them.
 //!
 //! A crate of its own because wit-bindgen names its hidden export macros after the exported
@@ -11,7 +11,7 @@
 pub mod bindings {
     wit_bindgen::generate!({
         world: "parallel-tool-component",
-        path: "../../wit",
+        path: "../../wit/since_v0.1.0",
         pub_export_macro: true,
         export_macro_name: "export",
         default_bindings_module: "::toolhost_sdk_parallel::bindings",

@@ -3,7 +3,7 @@
 //! A tool is a type implementing [`Tool`]: an explicit id, a description, a [`Risk`], and
 //! an `Input` type from which both the input schema ([`input_schema`]) and the parser
 //! ([`parse_input`]) are derived (seed 000 §2). [`export_tool!`] turns it into the
-//! `tool` interface of `wit/tool.wit`: the host calls `describe` once, then `inspect` and
+//! `tool` interface of `wit/since_v0.1.0/tool.wit`: the host calls `describe` once, then `inspect` and
 //! `execute` with JSON input, which the SDK parses before the tool sees it.
 //!
 //! A tool reaches the workspace only through capability handles the host resolved and

@@ -7,6 +7,7 @@
 //! * [`tool`] — `tool add|list|show|remove`: the installed third-party tools.
 //! * [`conformance`] — every conformance check on one component.
 //! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
+//! * [`wit`] — the text of a WIT package the host links.
 //! * [`doctor`] — whether bash's sandbox works here.
 //!
 //! A new command is a module here and a variant of `Command` in `main.rs`.
@@ -19,6 +20,7 @@ pub mod mcp;
 pub mod session;
 pub mod tool;
 pub mod tools;
+pub mod wit;
 
 /// Exit code for a usage error (bad flags, malformed JSON arguments).
 pub const EXIT_USAGE: u8 = 2;

@@ -51,7 +51,7 @@ use crate::v0_1::toolhost::tool::types as wit_types;
 type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
 
 /// What every instance serving one call shares: the one instance of an ordinary call, or
-/// the parts and the merging instance of a parallel one (`parallel` in `wit/tool.wit`).
+/// the parts and the merging instance of a parallel one (`parallel` in `wit/since_v0.1.0/tool.wit`).
 ///
 /// * Walks (parallel calls only): a walk of the same root with the same options is started
 ///   once; every instance that opens it takes files from the same queue, so each file

@@ -1,0 +1,29 @@
+//! `toolhost wit [--version V]`: the text of a `toolhost:tool` package this host links (the
+//! newest by default), for authors writing a tool in any language. Exit 2 for a version the
+//! host does not link.
+
+use std::process::ExitCode;
+
+use toolhost::runtime::wit;
+
+use crate::commands::EXIT_USAGE;
+
+/// Print the package of `version` (or the newest).
+pub fn run(version: Option<&str>) -> ExitCode {
+    let package = match version {
+        None => wit::newest(),
+        Some(v) => match wit::package(v.trim_start_matches('v')) {
+            Some(p) => p,
+            None => {
+                eprintln!(
+                    "toolhost: this host does not link toolhost:tool@{}; it links {}",
+                    toolhost::display::terminal_line(v),
+                    wit::SUPPORTED_WIT_VERSIONS.join(", ")
+                );
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+    };
+    print!("{}", package.text);
+    ExitCode::SUCCESS
+}

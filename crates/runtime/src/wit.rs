@@ -1,0 +1,62 @@
+//! The `toolhost:tool` packages this host links, one per released version, each in its own
+//! directory under `wit/` (`wit/since_v0.1.0/`, …), the way Zed's extension host keeps
+//! `since_v0.x`. A released version never changes: its text is pinned here by SHA-256 and a
+//! test compares it, so an edit to a released package fails the build's tests instead of
+//! silently breaking the components built against it. `toolhost wit` prints them.
+
+/// One released `toolhost:tool` package.
+#[derive(Debug, Clone, Copy)]
+pub struct WitPackage {
+    /// Its version, e.g. `0.1.0`.
+    pub version: &'static str,
+    /// Its text, as released.
+    pub text: &'static str,
+    /// SHA-256 of the text when it was released (frozen).
+    pub frozen_sha256: &'static str,
+}
+
+/// Every version the host links, oldest first.
+pub const WIT_PACKAGES: &[WitPackage] = &[WitPackage {
+    version: "0.1.0",
+    text: include_str!("../../../wit/since_v0.1.0/tool.wit"),
+    frozen_sha256: "c446a0844445639b0c67edc1b82e411debad54214e7b701798735ad61108231f",
+}];
+
+/// The versions the host links, oldest first.
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+
+/// The newest package.
+pub fn newest() -> &'static WitPackage {
+    WIT_PACKAGES.last().expect("at least one WIT package")
+}
+
+/// The package of `version`, if the host links it.
+pub fn package(version: &str) -> Option<&'static WitPackage> {
+    WIT_PACKAGES.iter().find(|p| p.version == version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn released_packages_are_frozen() {
+        for p in WIT_PACKAGES {
+            assert_eq!(
+                toolhost_core::observations::sha256_hex(p.text.as_bytes()),
+                p.frozen_sha256,
+                "wit/since_v{}/tool.wit changed after its release; a released version never changes: add a new version beside it",
+                p.version
+            );
+            assert!(p.text.contains(&format!("package toolhost:tool@{};", p.version)), "{} names another version", p.version);
+        }
+    }
+
+    #[test]
+    fn the_version_list_is_the_package_list() {
+        let versions: Vec<&str> = WIT_PACKAGES.iter().map(|p| p.version).collect();
+        assert_eq!(versions, SUPPORTED_WIT_VERSIONS);
+        assert_eq!(newest().version, *SUPPORTED_WIT_VERSIONS.last().unwrap());
+        assert!(package("0.1.0").is_some() && package("9.9.9").is_none());
+    }
+}
