@@ -67,6 +67,9 @@ pub struct Grant {
     refusals: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
+/// How many refused capabilities a [`Grant`] keeps until they are taken.
+const MAX_NOTED_REFUSALS: usize = 64;
+
 impl Grant {
     /// `tool` held to `risk`.
     pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
@@ -82,7 +85,12 @@ impl Grant {
     /// noted); `None` if it allows it.
     pub fn refuses_writes(&self, path: &str) -> Option<String> {
         (self.risk == ToolRisk::ReadOnly).then(|| {
-            self.refusals.lock().unwrap_or_else(|e| e.into_inner()).push(format!("open-for-write({path:?})"));
+            let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
+            // Kept for whoever reads them (conformance); a long session of a tool that keeps
+            // trying must not grow it without bound.
+            if refusals.len() < MAX_NOTED_REFUSALS {
+                refusals.push(format!("open-for-write({path:?})"));
+            }
             format!(
                 "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
                 self.tool
