@@ -121,8 +121,9 @@ pub enum ToolResultArtifact {
     FileChange(FileChange),
 }
 
-/// The one final result of a tool call (seed 000 §8.1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The one final result of a tool call (seed 000 §8.1). Two results are equal when they say
+/// the same thing: `usage` (what the call happened to cost) is not compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolResult {
     pub status: ToolResultStatus,
     pub content: Vec<ToolResultContent>,
@@ -145,6 +146,18 @@ pub struct ToolUsage {
     /// Peak linear memory of the call's instances, bytes (summed over parallel parts).
     pub peak_memory_bytes: u64,
 }
+
+impl PartialEq for ToolResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.status == other.status
+            && self.content == other.content
+            && self.artifacts == other.artifacts
+            && self.error == other.error
+            && self.sandbox_denied == other.sandbox_denied
+    }
+}
+
+impl Eq for ToolResult {}
 
 impl ToolResult {
     /// A succeeded result with this text.
