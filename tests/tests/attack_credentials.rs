@@ -280,3 +280,31 @@ fn persistence_files_of_a_home_workspace_are_not_writable_without_a_grant() {
         promise(!a.home.join(rel).exists(), || format!("bash created ~/{rel}: {}", out.all()));
     }
 }
+
+/// Git metadata inside a credential directory (`~/.ssh` or `~/.aws` kept in git: a remote URL
+/// with a token in `.git/config`) is still a credential: the git-metadata tier (hard-protected
+/// for writing) must not make it readable. Neither read, list, grep nor glob may show it.
+#[test]
+fn git_metadata_inside_a_credential_dir_is_not_readable() {
+    let a = Attack::new();
+    let mut markers = Vec::new();
+    for dir in [".ssh", ".aws"] {
+        let m = marker("GIT-IN-CREDENTIALS");
+        let git = a.home.join(dir).join(".git");
+        std::fs::create_dir_all(git.join("info")).unwrap();
+        std::fs::write(git.join("config"), format!("[remote \"origin\"]\n\turl = https://user:{m}@example.com/dotfiles\n")).unwrap();
+        std::fs::write(git.join("info/exclude"), format!("{m}\n")).unwrap();
+        markers.push((git, m));
+    }
+    for (git, m) in &markers {
+        for target in [git.join("config"), git.join("info/exclude")] {
+            let out = a.call("read", json!({"path": target.to_str().unwrap()}));
+            out.assert_hidden(m, &format!("read {}", target.display()));
+            promise(out.status() != "succeeded", || format!("read {} succeeded: {}", target.display(), out.all()));
+        }
+        let listed = a.call("list", json!({"path": git.to_str().unwrap()}));
+        promise(listed.status() != "succeeded", || format!("list {} succeeded: {}", git.display(), listed.all()));
+        let grep = a.call("grep", json!({"pattern": m, "path": git.to_str().unwrap()}));
+        grep.assert_hidden(m, &format!("grep in {}", git.display()));
+    }
+}

@@ -422,8 +422,10 @@ impl SandboxPolicy {
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
     /// locations; writing follows the tiers of the module doc.
     pub fn check(&self, path: &Path, access: Access, _actor: Actor) -> Result<(), Denial> {
-        let tier = self.tier(path);
         match access {
+            // Only the data dir's private entries and credentials are unreadable. A credential
+            // location is one whatever else the path is (git metadata inside `~/.ssh` is still
+            // inside `~/.ssh`), so the write tiers are not consulted.
             Access::Read => {
                 if self.is_private_data(path) {
                     return Err(Denial {
@@ -431,7 +433,7 @@ impl SandboxPolicy {
                         sandbox_denied: false,
                     });
                 }
-                if tier == Tier::Credential && !self.granted(path, Access::Read) {
+                if self.is_credential(path) && !self.granted(path, Access::Read) {
                     return Err(Denial {
                         message: messages::credential(path),
                         sandbox_denied: true,
@@ -439,8 +441,8 @@ impl SandboxPolicy {
                 }
                 Ok(())
             }
-            Access::Write => match tier {
-                Tier::DataDir | Tier::GitMetadata | Tier::HardProtected => Err(Denial {
+            Access::Write => match self.tier(path) {
+                tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => Err(Denial {
                     message: messages::hard_protected(path, tier),
                     sandbox_denied: false,
                 }),
