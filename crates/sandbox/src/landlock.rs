@@ -4,7 +4,7 @@
 //! capability, tells the host it started, and execs the command.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::backend::SandboxError;
 use crate::policy::SandboxPolicy;
@@ -95,8 +95,8 @@ pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxErr
     let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
     let all = AccessFs::from_all(abi);
     let read = AccessFs::from_read(abi);
-    let mut rw_paths: Vec<&Path> = writable.iter().map(|p| p.as_path()).collect();
-    rw_paths.push(Path::new("/dev"));
+    let mut rw_paths: Vec<&std::path::Path> = writable.iter().map(|p| p.as_path()).collect();
+    rw_paths.push(std::path::Path::new("/dev"));
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
