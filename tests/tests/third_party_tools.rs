@@ -358,3 +358,28 @@ fn component_calls_report_their_usage() {
     let bash = a.call("bash", json!({"command": "true"}));
     assert!(bash.json().get("usage").is_none(), "host-native bash reports a component usage: {}", bash.stdout);
 }
+
+/// The grant is what `tools.json` records, not what the component declares: scribe recorded
+/// as granted read-only cannot write. Adding it again is an upgrade that asks for more than it
+/// was granted, and the summary says so before it is approved.
+#[test]
+fn the_recorded_grant_holds_and_an_upgrade_names_a_higher_risk() {
+    let a = Attack::new();
+    install(&a, "scribe");
+    // As if it had been installed when it declared read-only (the user's own edit of the record).
+    let record = a.data.join("tools.json");
+    let text = std::fs::read_to_string(&record).unwrap().replace("\"workspace_mutation\"", "\"read_only\"");
+    std::fs::write(&record, text).unwrap();
+    let out = a.call("scribe", json!({"path": "notes.txt", "text": "x\n"}));
+    assert_eq!(out.json()["error"]["code"], "permission_denied", "a read-only grant wrote: {}", out.all());
+    promise(!a.ws.join("notes.txt").exists(), || "a tool granted read-only wrote a file".into());
+    let explorer = a.run(&["--agent", "explorer"], &["tools"]);
+    assert!(explorer.stdout.contains("scribe"), "the explorer does not get a tool granted read-only: {}", explorer.stdout);
+
+    let upgrade = a.run(&[], &["tool", "add", path_str(&component("scribe")), "--yes"]);
+    assert_eq!(upgrade.code, Some(0), "{}", upgrade.all());
+    assert!(upgrade.stdout.contains("upgrades:") && upgrade.stdout.contains("granted read-only"), "{}", upgrade.stdout);
+    assert!(upgrade.stdout.contains("HIGHER RISK") && upgrade.stdout.contains("workspace-mutation"), "the higher risk is not named: {}", upgrade.stdout);
+    let out = a.call("scribe", json!({"path": "notes.txt", "text": "x\n"}));
+    assert_eq!(out.status(), "succeeded", "the upgraded grant does not hold: {}", out.all());
+}
