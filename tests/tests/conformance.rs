@@ -50,11 +50,17 @@ fn every_built_in_component_passes() {
 #[test]
 fn misbehaving_components_fail_exactly_the_checks_they_break() {
     let a = Attack::new();
-    let cases: [(&str, &[&str]); 2] = [
+    let cases: [(&str, &[&str]); 5] = [
         // Traps and hoards on some inputs; writes although it declares read-only.
         ("misbehave", &["inputs.no-trap", "bounds.memory", "capabilities.grant"]),
         // Declares process-execution, which the host cannot grant a component.
         ("runner", &["describe.risk"]),
+        // Takes a number where its schema says string.
+        ("lenient", &["inputs.invalid-refused"]),
+        // Writes while inspect says read-only.
+        ("liar", &["capabilities.inspect"]),
+        // Describes itself differently on every instance.
+        ("unstable", &["describe.stable"]),
     ];
     for (id, expected) in cases {
         let out = conformance(&a, &test_components_dir().join(format!("{id}.wasm")), &["--json", "--cases", "32"]);

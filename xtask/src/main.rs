@@ -26,6 +26,9 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-misbehave", "misbehave"),
     ("toolhost-tool-scribe", "scribe"),
     ("toolhost-tool-runner", "runner"),
+    ("toolhost-tool-lenient", "lenient"),
+    ("toolhost-tool-liar", "liar"),
+    ("toolhost-tool-unstable", "unstable"),
 ];
 
 /// Guest crates whose own unit tests run natively.

@@ -1,0 +1,46 @@
+//! `lenient`: a test-only tool that breaks exactly one conformance check,
+//! `inputs.invalid-refused`: its schema says `path` is a string, but it takes any JSON value
+//! there and answers as if all were well.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolhost_sdk::{Inspection, Risk, Tool, ToolError};
+
+/// The input.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LenientInput {
+    /// A path (any value is taken, whatever the schema says).
+    #[schemars(with = "String")]
+    pub path: serde_json::Value,
+}
+
+/// The lenient test tool.
+#[derive(Default)]
+pub struct Lenient;
+
+impl Tool for Lenient {
+    type Input = LenientInput;
+
+    fn id(&self) -> &'static str {
+        "lenient"
+    }
+
+    fn description(&self) -> &'static str {
+        "Test-only tool that accepts inputs its schema forbids."
+    }
+
+    fn risk(&self) -> Risk {
+        Risk::ReadOnly
+    }
+
+    fn inspect(&self, _input: &LenientInput) -> Inspection {
+        Inspection::ReadOnly
+    }
+
+    fn execute(&self, input: LenientInput) -> Result<String, ToolError> {
+        Ok(format!("took {}", input.path.to_string().chars().take(40).collect::<String>()))
+    }
+}
+
+toolhost_sdk::export_tool!(Lenient);
