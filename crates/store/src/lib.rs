@@ -93,6 +93,9 @@ fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
+/// How long opening the store waits for other processes that hold its lock.
+const OPEN_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Store {
     /// Open (creating it and running migrations if needed) `<data_dir>/toolhost.db`.
     pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
@@ -101,8 +104,21 @@ impl Store {
         std::fs::create_dir_all(data_dir)
             .map_err(|source| StoreError::DataDir { path: data_dir.to_path_buf(), source })?;
         let mut conn = Connection::open(&path).map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        conn.busy_timeout(OPEN_BUSY_TIMEOUT).map_err(open_err)?;
+        // Switching a fresh database to WAL takes an exclusive lock, and SQLite answers
+        // SQLITE_BUSY at once (not through the busy handler) while another process is doing
+        // the same: retry for as long as the busy timeout allows.
+        let started = std::time::Instant::now();
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < OPEN_BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => break other.map_err(open_err)?,
+            }
+        }
         // WAL + NORMAL: a commit survives a crash of toolhost (not a power cut) without an
         // fsync per call, which would cap a session at a few hundred calls per second.
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
