@@ -18,6 +18,8 @@ mod needles;
 mod report;
 mod required;
 mod scan;
+#[cfg(test)]
+mod test_support;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -327,7 +327,7 @@ impl Matcher for LiteralMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grep_searcher::{SearcherBuilder, sinks::UTF8};
+    use crate::test_support::{lines, regex};
 
     fn lit(pattern: &str) -> Option<(String, String, bool, bool)> {
         Literal::of(pattern).map(|l| {
@@ -369,28 +369,6 @@ mod tests {
         assert_eq!(probes(b"error"), (1, 2));
         assert_eq!(probes(b"XYZZY_RARE"), (2, 3));
         assert_eq!(probes(b"z"), (0, 0));
-    }
-
-    /// The matching lines of `haystack`, as grep-searcher reports them with `matcher`.
-    fn lines<M: Matcher>(matcher: M, haystack: &[u8]) -> Vec<(u64, String)> {
-        let mut out = Vec::new();
-        SearcherBuilder::new()
-            .line_number(true)
-            .build()
-            .search_slice(
-                matcher,
-                haystack,
-                UTF8(|n, line| {
-                    out.push((n, line.to_owned()));
-                    Ok(true)
-                }),
-            )
-            .unwrap();
-        out
-    }
-
-    fn regex(pattern: &str) -> RegexMatcher {
-        grep_regex::RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(pattern).unwrap()
     }
 
     /// The fast path reports exactly the lines the regex does, on haystacks made to hit

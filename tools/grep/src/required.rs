@@ -329,9 +329,7 @@ fn class_strings(class: &Class) -> Option<Vec<Needle>> {
 mod tests {
     use super::*;
     use crate::literal::LiteralMatcher;
-    use grep_matcher::Matcher;
-    use grep_regex::RegexMatcher;
-    use grep_searcher::{SearcherBuilder, sinks::UTF8};
+    use crate::test_support::{lines, regex};
 
     /// A set as its sorted needles, written with `~` before a letter of either case.
     fn names(set: &Needles) -> Vec<String> {
@@ -390,28 +388,6 @@ mod tests {
         let text = "impl Foo {}\n".repeat(100) + "impl FooError {}\n";
         assert_eq!(required.find_candidate(text.as_bytes()), text.rfind("Error"));
         assert_eq!(names(required.sets().next().unwrap()), ["Error"]);
-    }
-
-    /// The matching lines of `haystack`, as grep-searcher reports them with `matcher`.
-    fn lines<M: Matcher>(matcher: M, haystack: &[u8]) -> Vec<(u64, String)> {
-        let mut out = Vec::new();
-        SearcherBuilder::new()
-            .line_number(true)
-            .build()
-            .search_slice(
-                matcher,
-                haystack,
-                UTF8(|n, line| {
-                    out.push((n, line.to_owned()));
-                    Ok(true)
-                }),
-            )
-            .unwrap();
-        out
-    }
-
-    fn regex(pattern: &str) -> RegexMatcher {
-        grep_regex::RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(pattern).unwrap()
     }
 
     /// With the required-literal scan, grep reports exactly the lines the regex alone does:
