@@ -27,6 +27,7 @@ use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::MAX_RESULT_BYTES;
 use toolhost_plugins::rules;
 use toolhost_runtime::validate::InvalidComponent;
+use toolhost_runtime::component_tool::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
 use toolhost_runtime::{ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
 
 use crate::generate::{Rng, input};
@@ -257,10 +258,7 @@ fn undocumented_properties(schema: &Value) -> Vec<String> {
     for obj in objects {
         let Some(props) = obj.get("properties").and_then(Value::as_object) else { continue };
         for (name, p) in props {
-            let p = match p.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/")) {
-                Some(r) => r.split('/').fold(schema, |v, k| &v[k]),
-                None => p,
-            };
+            let p = crate::generate::resolve(schema, p);
             let described = p.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty())
                 || p.get("const").is_some();
             if !described && !out.contains(name) {
@@ -345,15 +343,12 @@ fn bounds_checks(report: &mut Report, cases: &[Case], options: &Options) {
     }
 }
 
-/// Host texts for a call it stopped itself (the component did not notice).
-const HOST_DEADLINE_TEXT: &str = "the tool ran past its deadline and was stopped";
-const HOST_CANCEL_TEXT: &str = "the call was cancelled";
 
 async fn deadline_checks(report: &mut Report, tool: &ComponentTool, scratch: &Scratch, sample: &Value) {
     let t = Instant::now();
     let r = tool.call(&scratch.session, scratch.call_context(usize::MAX - 1, SHORT_DEADLINE), sample.clone()).await;
     let took = t.elapsed();
-    judge_stop(report, "deadline.deadline", &r, took, SHORT_DEADLINE, ErrorCode::Timeout, HOST_DEADLINE_TEXT);
+    judge_stop(report, "deadline.deadline", &r, took, SHORT_DEADLINE, ErrorCode::Timeout, STOPPED_AT_DEADLINE);
 
     let ctx = scratch.call_context(usize::MAX, CASE_DEADLINE);
     let cancel = ctx.cancel.clone();
@@ -365,7 +360,7 @@ async fn deadline_checks(report: &mut Report, tool: &ComponentTool, scratch: &Sc
     let r = tool.call(&scratch.session, ctx, sample.clone()).await;
     let took = t.elapsed();
     canceller.abort();
-    judge_stop(report, "deadline.cancel", &r, took, CANCEL_AFTER, ErrorCode::Cancelled, HOST_CANCEL_TEXT);
+    judge_stop(report, "deadline.cancel", &r, took, CANCEL_AFTER, ErrorCode::Cancelled, STOPPED_ON_CANCEL);
     tool.reset_crashes();
 }
 

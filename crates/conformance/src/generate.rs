@@ -50,7 +50,8 @@ pub fn input(schema: &Value, rng: &mut Rng, i: usize) -> Value {
     value
 }
 
-fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+/// `schema`, or what its local `$ref` (`#/…`) names in `root`.
+pub fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(r) => r.strip_prefix("#/").map(|p| p.split('/').fold(root, |v, k| &v[k])).filter(|v| !v.is_null()).unwrap_or(schema),
         None => schema,

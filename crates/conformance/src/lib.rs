@@ -110,7 +110,7 @@ pub enum CannotCheck {
 /// Check the component at `path`.
 pub async fn check(path: &Path, options: &Options) -> Result<Report, CannotCheck> {
     let bytes: Arc<[u8]> = std::fs::read(path).map_err(|source| CannotCheck::Read { path: path.to_path_buf(), source })?.into();
-    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+    if !toolhost_runtime::validate::is_webassembly(&bytes) {
         return Err(CannotCheck::NotWasm { path: path.to_path_buf() });
     }
     let runtime = ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)

@@ -29,6 +29,12 @@ enum Interrupted {
     Deadline,
 }
 
+/// The text of a call the host stopped at its deadline (the component did not stop itself).
+pub const STOPPED_AT_DEADLINE: &str = "the tool ran past its deadline and was stopped";
+
+/// The text of a call the host stopped on cancellation (the component did not stop itself).
+pub const STOPPED_ON_CANCEL: &str = "the call was cancelled";
+
 /// Parts a parallel call is split into by default: one per core, at most this many.
 pub const MAX_PARTS: u32 = 4;
 
@@ -280,8 +286,8 @@ fn is_crash(e: &wasmtime::Error) -> bool {
 fn trap_to_error(e: &wasmtime::Error) -> ToolError {
     if let Some(i) = e.downcast_ref::<Interrupted>() {
         return match i {
-            Interrupted::Cancelled => ToolError::new(ErrorCode::Cancelled, "the call was cancelled"),
-            Interrupted::Deadline => ToolError::new(ErrorCode::Timeout, "the tool ran past its deadline and was stopped"),
+            Interrupted::Cancelled => ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL),
+            Interrupted::Deadline => ToolError::new(ErrorCode::Timeout, STOPPED_AT_DEADLINE),
         };
     }
     let cap = || format!("a call may use at most {} MiB of memory", MAX_STORE_MEMORY >> 20);

@@ -79,9 +79,15 @@ fn import_allowed(name: &str) -> bool {
     WASI_PACKAGES.contains(&package) && version.starts_with("0.2.")
 }
 
+/// Whether `bytes` start with the WebAssembly header (`\0asm` and a version): a module or a
+/// component.
+pub fn is_webassembly(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && &bytes[..4] == b"\0asm"
+}
+
 /// Checks the header: WebAssembly, and a component rather than a core module.
 fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
-    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+    if !is_webassembly(bytes) {
         return Err(InvalidComponent::NotWasm);
     }
     // Bytes 6..8 are the layer: 0 for a core module, 1 for a component.
