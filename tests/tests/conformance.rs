@@ -47,14 +47,31 @@ fn every_built_in_component_passes() {
     assert!(!scribe.stdout.contains("\nfail ") && !scribe.stdout.contains("\nwarn "), "{}", scribe.stdout);
 }
 
+/// A component built against the frozen 0.1.0 WIT (`tools/testing/legacy`, which binds
+/// `wit/since_v0.1.0` without the SDK) passes on a host whose newest WIT is later; so does a
+/// 0.2.0 process-execution tool with an output schema (`runner`).
+#[test]
+fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
+    let a = Attack::new();
+    for (id, version) in [("legacy", "0.1.0"), ("runner", "0.2.0")] {
+        let out = conformance(&a, &test_components_dir().join(format!("{id}.wasm")), &["--json", "--cases", "48"]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
+        assert_eq!(failed_checks(&report), BTreeSet::new(), "{id}: {}", out.stdout);
+        assert_eq!(out.code, Some(0), "{id}: {}", out.all());
+        let contract = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "static.contract").unwrap();
+        assert_eq!(contract["message"], format!("targets toolhost:tool@{version}"), "{id}");
+    }
+    assert_ne!(toolhost::runtime::wit::newest().version, "0.1.0", "the 0.1.0 fixture proves nothing until a newer WIT exists");
+}
+
 #[test]
 fn misbehaving_components_fail_exactly_the_checks_they_break() {
     let a = Attack::new();
     let cases: [(&str, &[&str]); 5] = [
         // Traps and hoards on some inputs; writes although it declares read-only.
         ("misbehave", &["inputs.no-trap", "bounds.memory", "capabilities.grant"]),
-        // Declares process-execution, which the host cannot grant a component.
-        ("runner", &["describe.risk"]),
+        // Returns a structured result that breaks its own output schema.
+        ("shapeless", &["outputs.structured"]),
         // Takes a number where its schema says string.
         ("lenient", &["inputs.invalid-refused"]),
         // Writes while inspect says read-only.
@@ -112,8 +129,10 @@ fn wit_prints_the_linked_packages() {
     let frozen = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.1.0/tool.wit")).unwrap();
     let v01 = a.run(&[], &["wit", "--version", "0.1.0"]);
     assert_eq!(v01.stdout, frozen, "toolhost wit --version 0.1.0 is not the frozen text");
-    assert!(newest.stdout.contains("package toolhost:tool@"), "{}", newest.stdout);
+    let v02 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.2.0/tool.wit")).unwrap();
+    assert_eq!(newest.stdout, v02, "toolhost wit is not the newest package, 0.2.0");
+    assert_eq!(a.run(&[], &["wit", "--version", "v0.2.0"]).stdout, v02);
     let unknown = a.run(&[], &["wit", "--version", "9.9.9"]);
     assert_eq!(unknown.code, Some(2), "{}", unknown.all());
-    assert!(unknown.stderr.contains("0.1.0"), "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("0.1.0, 0.2.0"), "{}", unknown.stderr);
 }

@@ -29,6 +29,8 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-lenient", "lenient"),
     ("toolhost-tool-liar", "liar"),
     ("toolhost-tool-unstable", "unstable"),
+    ("toolhost-tool-legacy", "legacy"),
+    ("toolhost-tool-shapeless", "shapeless"),
 ];
 
 /// Guest crates whose own unit tests run natively.

@@ -1,6 +1,9 @@
 //! The checks, group by group. Each pushes [`Check`]s onto the report; a group that cannot
 //! run because an earlier one failed (no component, no definition) is not run.
 //!
+//! * `describe.output-schema` — none, or a valid JSON Schema 2020-12 of an object (0.2.0).
+//! * `outputs.structured` — no call's structured result was withheld by the host: a tool
+//!   with an output schema returns a matching value on every success, one without returns none.
 //! * `bounds.result-size` — every result text ≤ 32,000 bytes (`warn`: the host cuts it; a good
 //!   tool bounds itself and says how to continue); `bounds.memory` — no call ran out of the
 //!   per-call memory cap.
@@ -23,11 +26,11 @@ use serde_json::Value;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::{SandboxMode, SandboxPolicy};
 use toolhost_core::result::{ErrorCode, ToolResult};
-use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
+use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
 use toolhost_limits::MAX_RESULT_BYTES;
 use toolhost_plugins::rules;
 use toolhost_runtime::validate::InvalidComponent;
-use toolhost_runtime::component_tool::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
+use toolhost_runtime::component_tool::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD};
 use toolhost_runtime::{ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
 
 use crate::generate::{Rng, input};
@@ -148,6 +151,7 @@ pub(crate) async fn run_all(
     }
     tool.reset_crashes();
     input_checks(report, &cases, options);
+    output_checks(report, &cases, &def, options);
     report.timings.push(("inputs".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
@@ -213,11 +217,7 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
     } else {
         push(report, "describe.description", Outcome::Pass, "");
     }
-    if def.risk == ToolRisk::ProcessExecution {
-        push(report, "describe.risk", Outcome::Fail, rules::DefinitionError::ProcessExecution.to_string());
-    } else {
-        push(report, "describe.risk", Outcome::Pass, rules::risk_name(def.risk));
-    }
+    push(report, "describe.risk", Outcome::Pass, def.risk.name());
     let schema = &def.input_schema;
     let validator = match rules::check_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
         jsonschema::meta::validate(schema).map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?;
@@ -232,6 +232,7 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
             None
         }
     };
+    output_schema_check(report, def);
     let undocumented = undocumented_properties(schema);
     if undocumented.is_empty() {
         push(report, "describe.property-descriptions", Outcome::Pass, "every property has a description");
@@ -244,6 +245,53 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
         );
     }
     validator
+}
+
+/// `describe.output-schema`: none (text results only), or a valid JSON Schema 2020-12 of an
+/// object (toolhost:tool 0.2.0).
+fn output_schema_check(report: &mut Report, def: &ToolDefinition) {
+    let Some(schema) = &def.output_schema else {
+        push(report, "describe.output-schema", Outcome::Pass, "none: the tool returns text only");
+        return;
+    };
+    let checked = rules::check_output_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
+        jsonschema::meta::validate(schema).map_err(|e| format!("its output schema is not valid JSON Schema: {e}"))?;
+        jsonschema::draft202012::new(schema).map_err(|e| format!("its output schema does not compile as JSON Schema 2020-12: {e}"))
+    });
+    match checked {
+        Ok(_) => push(report, "describe.output-schema", Outcome::Pass, "a valid JSON Schema (2020-12) of an object"),
+        Err(e) => push(report, "describe.output-schema", Outcome::Fail, e),
+    }
+}
+
+/// `outputs.structured`: no call's structured result was withheld by the host (it broke the
+/// output schema, or was missing, or came without one).
+fn output_checks(report: &mut Report, cases: &[Case], def: &ToolDefinition, options: &Options) {
+    let withheld = |c: &&Case| c.result.error.as_ref().is_some_and(|e| e.message.ends_with(STRUCTURED_WITHHELD));
+    let broken: Vec<&Case> = cases.iter().filter(withheld).collect();
+    match smallest(broken.iter().copied()) {
+        None => {
+            let structured = cases.iter().filter(|c| c.result.structured.is_some()).count();
+            let message = match &def.output_schema {
+                None => "text only, as its definition says".to_string(),
+                Some(_) => format!("{structured} structured results, each matching the output schema"),
+            };
+            push(report, "outputs.structured", Outcome::Pass, message);
+        }
+        Some(c) => push(
+            report,
+            "outputs.structured",
+            Outcome::Fail,
+            format!(
+                "{} calls returned a structured result the host withheld, e.g. {} → {}; return a value that matches the output schema, or fix the schema (replay with --seed {} --cases {})",
+                broken.len(),
+                shown(&c.input),
+                c.result.text().chars().take(300).collect::<String>(),
+                options.seed,
+                options.cases
+            ),
+        ),
+    }
 }
 
 /// Top-level (and variant) properties with no `description`, after local `$ref`s.
@@ -380,14 +428,14 @@ fn judge_stop(report: &mut Report, name: &str, r: &ToolResult, took: Duration, a
 
 async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDefinition, scratch: &Scratch, cases: &[Case]) {
     match cases.iter().find(|c| !c.refusals.is_empty()) {
-        None => push(report, "capabilities.grant", Outcome::Pass, format!("stayed within {}", rules::risk_name(def.risk))),
+        None => push(report, "capabilities.grant", Outcome::Pass, format!("stayed within {}", def.risk.name())),
         Some(c) => push(
             report,
             "capabilities.grant",
             Outcome::Fail,
             format!(
                 "declared {} but called {} (input {}); declare the risk it needs, or do not write",
-                rules::risk_name(def.risk),
+                def.risk.name(),
                 c.refusals.join(", "),
                 shown(&c.input)
             ),

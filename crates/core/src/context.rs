@@ -142,11 +142,12 @@ impl fmt::Display for ToolCallId {
 }
 
 /// Progress a running call reports (§8.3).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
     Stdout { chunk: String },
     Stderr { chunk: String },
-    Message { message: String },
+    /// A tool's own message, with the fraction of the work done (0.0–1.0) when it knows it.
+    Message { message: String, fraction: Option<f64> },
 }
 
 /// One call's context (§5): id, cancellation, deadline, this call's sandbox policy, progress.

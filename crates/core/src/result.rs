@@ -131,6 +131,10 @@ pub struct ToolResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<ToolError>,
     pub sandbox_denied: bool,
+    /// The structured value of a succeeded call whose tool declares an output schema (MCP
+    /// `structuredContent`), checked against that schema; the text says the same.
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none", default)]
+    pub structured: Option<serde_json::Value>,
     /// What a component call cost (none for host-native tools such as bash).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub usage: Option<ToolUsage>,
@@ -154,6 +158,7 @@ impl PartialEq for ToolResult {
             && self.artifacts == other.artifacts
             && self.error == other.error
             && self.sandbox_denied == other.sandbox_denied
+            && self.structured == other.structured
     }
 }
 
@@ -168,6 +173,7 @@ impl ToolResult {
             artifacts: Vec::new(),
             error: None,
             sandbox_denied: false,
+            structured: None,
             usage: None,
         }
     }
@@ -180,6 +186,7 @@ impl ToolResult {
             artifacts: Vec::new(),
             error: Some(error),
             sandbox_denied: false,
+            structured: None,
             usage: None,
         }
     }

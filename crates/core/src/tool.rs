@@ -52,12 +52,27 @@ pub enum ToolRisk {
     ProcessExecution,
 }
 
+impl ToolRisk {
+    /// The risk as written in the WIT contract and shown to users (`read-only`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolRisk::ReadOnly => "read-only",
+            ToolRisk::WorkspaceMutation => "workspace-mutation",
+            ToolRisk::ProcessExecution => "process-execution",
+        }
+    }
+}
+
 /// What the model is told about a tool: id + description + input schema + risk (§2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
     pub id: ToolId,
     pub description: String,
     pub input_schema: serde_json::Value,
+    /// JSON Schema of the structured value a successful call returns beside its text
+    /// (MCP `outputSchema`); none for tools that return text only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
     pub risk: ToolRisk,
 }
 
@@ -168,6 +183,7 @@ impl<T: Tool> ToolAdapter<T> {
             id: tool.id(),
             description: tool.description().to_string(),
             input_schema: input_schema::<T::Input>(),
+            output_schema: None,
             risk: tool.risk(),
         };
         ToolAdapter { tool, definition }
@@ -206,7 +222,8 @@ impl<T: Tool> DynTool for ToolAdapter<T> {
                 artifacts: out.artifacts,
                 error: None,
                 sandbox_denied: out.sandbox_denied,
-                usage: None,
+                structured: None,
+            usage: None,
             },
             Err(e) => ToolResult::from_error(e),
         }

@@ -81,13 +81,20 @@ pub fn mcp_tool(def: &ToolDefinition) -> Tool {
             ToolAnnotations::new().read_only(false).destructive(true)
         }
     };
-    Tool::new(def.id.as_str().to_string(), def.description.clone(), Arc::new(schema)).with_annotations(annotations)
+    let mut tool = Tool::new(def.id.as_str().to_string(), def.description.clone(), Arc::new(schema)).with_annotations(annotations);
+    if let Some(Value::Object(output)) = &def.output_schema {
+        tool.output_schema = Some(Arc::new(output.clone()));
+    }
+    tool
 }
 
-/// The MCP result for a ToolResult: the text as content, everything else in `_meta`.
+/// The MCP result for a ToolResult: the text as content, the structured value (checked
+/// against the tool's output schema by the runtime) as `structuredContent`, everything else
+/// in `_meta`.
 pub fn mcp_result(result: &ToolResult, call_id: &str) -> CallToolResult {
     let content = vec![ContentBlock::text(result.text())];
     let mut out = if result.succeeded() { CallToolResult::success(content) } else { CallToolResult::error(content) };
+    out.structured_content = result.structured.clone();
     let mut meta = JsonObject::new();
     meta.insert(META_STATUS.into(), serde_json::to_value(result.status).unwrap_or(Value::Null));
     meta.insert(META_ARTIFACTS.into(), serde_json::to_value(&result.artifacts).unwrap_or_else(|_| Value::Array(vec![])));
@@ -101,6 +108,36 @@ pub fn mcp_result(result: &ToolResult, call_id: &str) -> CallToolResult {
     }
     out.meta = Some(MetaObject(meta));
     out
+}
+
+/// The `progress` (and `total`) of a call's notifications: a count while the tool reports
+/// no fraction; once it does, the fraction of [`PROGRESS_TOTAL`]. MCP wants `progress` to
+/// grow with every notification, so a value that would not is nudged past the last one.
+#[derive(Debug, Default)]
+pub struct ProgressCounter {
+    last: f64,
+    fractions: bool,
+}
+
+/// The `total` of a call whose tool reports fractions: `progress` is then a percentage.
+pub const PROGRESS_TOTAL: f64 = 100.0;
+
+impl ProgressCounter {
+    /// `progress` and `total` for the next notification.
+    pub fn next(&mut self, fraction: Option<f64>) -> (f64, Option<f64>) {
+        let nudged = |last: f64| last + (PROGRESS_TOTAL - last).min(1.0) / 1000.0 + f64::EPSILON * PROGRESS_TOTAL;
+        let value = match fraction {
+            Some(f) => {
+                self.fractions = true;
+                let v = f.clamp(0.0, 1.0) * PROGRESS_TOTAL;
+                if v > self.last { v } else { nudged(self.last) }
+            }
+            None if self.fractions => nudged(self.last),
+            None => self.last + 1.0,
+        };
+        self.last = value;
+        (value, self.fractions.then_some(PROGRESS_TOTAL))
+    }
 }
 
 tokio::task_local! {
@@ -241,14 +278,17 @@ impl McpServer {
         let peer = context.peer.clone();
         let forward = async move {
             let Some((token, mut rx)) = rx else { return };
-            let mut n = 0u64;
+            let mut counter = ProgressCounter::default();
             while let Some(p) = rx.recv().await {
-                n += 1;
-                let message = match p {
-                    ToolProgress::Stdout { chunk } | ToolProgress::Stderr { chunk } => chunk,
-                    ToolProgress::Message { message } => message,
+                let (message, fraction) = match p {
+                    ToolProgress::Stdout { chunk } | ToolProgress::Stderr { chunk } => (chunk, None),
+                    ToolProgress::Message { message, fraction } => (message, fraction),
                 };
-                let note = ProgressNotificationParam::new(token.clone(), n as f64).with_message(message);
+                let (progress, total) = counter.next(fraction);
+                let mut note = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+                if let Some(total) = total {
+                    note = note.with_total(total);
+                }
                 if let Err(e) = peer.notify_progress(note).await {
                     tracing::debug!("progress not sent: {e}");
                 }
@@ -332,11 +372,27 @@ mod tests {
     use toolhost_core::tool::ToolId;
 
     #[test]
+    fn progress_grows_with_every_notification() {
+        let mut c = ProgressCounter::default();
+        assert_eq!(c.next(None), (1.0, None));
+        assert_eq!(c.next(None), (2.0, None));
+        assert_eq!(c.next(Some(0.5)), (50.0, Some(PROGRESS_TOTAL)));
+        let mut last = 50.0;
+        for f in [Some(0.5), Some(0.2), None, Some(0.75), Some(1.0), Some(1.0), None] {
+            let (p, total) = c.next(f);
+            assert!(p > last, "{p} after {last}");
+            assert_eq!(total, Some(PROGRESS_TOTAL));
+            last = p;
+        }
+    }
+
+    #[test]
     fn annotations_follow_the_risk() {
         let def = |risk| ToolDefinition {
             id: ToolId::new("t"),
             description: "d".into(),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            output_schema: None,
             risk,
         };
         let ro = serde_json::to_value(mcp_tool(&def(ToolRisk::ReadOnly))).unwrap();

@@ -15,14 +15,12 @@ pub enum DefinitionError {
     Description,
     #[error("its input schema {0}")]
     Schema(String),
+    #[error("its output schema {0}")]
+    OutputSchema(String),
     #[error("the id `{0}` is taken by a built-in tool; give the tool another id")]
     BuiltinId(String),
     #[error("the id `{0}` is taken by an installed tool or another --tool; give one of them another id")]
     DuplicateId(String),
-    #[error(
-        "it declares process-execution, and this host has no process capability for components yet (it comes with toolhost:tool 0.2.0); only read-only and workspace-mutation tools can be installed"
-    )]
-    ProcessExecution,
 }
 
 /// Whether `id` is 1–64 characters of `[A-Za-z0-9_-]`.
@@ -58,6 +56,22 @@ pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
     Ok(())
 }
 
+/// Checks an output schema (toolhost:tool 0.2.0): a JSON object with `"type": "object"` (MCP
+/// `outputSchema` describes an object), without `$schema` or `title`.
+pub fn check_output_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
+    let bad = |what: &str| Err(DefinitionError::OutputSchema(what.to_string()));
+    let Some(obj) = schema.as_object() else { return bad("is not a JSON object") };
+    if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return bad("must have \"type\": \"object\" (a structured result is a JSON object)");
+    }
+    for key in ["$schema", "title"] {
+        if obj.contains_key(key) {
+            return Err(DefinitionError::OutputSchema(format!("has `{key}`; remove it (clients are given the schema as it is)")));
+        }
+    }
+    Ok(())
+}
+
 /// Checks a definition against every rule, with `reserved` the ids it may not take (the
 /// built-ins'). The risk must be one the host can grant to a component.
 pub fn check_definition(def: &ToolDefinition, builtin_ids: &[&str]) -> Result<(), DefinitionError> {
@@ -72,8 +86,8 @@ pub fn check_definition(def: &ToolDefinition, builtin_ids: &[&str]) -> Result<()
         return Err(DefinitionError::Description);
     }
     check_schema(&def.input_schema)?;
-    if def.risk == ToolRisk::ProcessExecution {
-        return Err(DefinitionError::ProcessExecution);
+    if let Some(output) = &def.output_schema {
+        check_output_schema(output)?;
     }
     Ok(())
 }
@@ -85,16 +99,9 @@ pub fn risk_meaning(risk: ToolRisk) -> &'static str {
         ToolRisk::WorkspaceMutation => {
             "it may read, and write files where the session's policy allows writes (every write is a recorded, undoable change); it can never run a program"
         }
-        ToolRisk::ProcessExecution => "it may run programs",
-    }
-}
-
-/// The risk as written in the WIT contract (`read-only`, …).
-pub fn risk_name(risk: ToolRisk) -> &'static str {
-    match risk {
-        ToolRisk::ReadOnly => "read-only",
-        ToolRisk::WorkspaceMutation => "workspace-mutation",
-        ToolRisk::ProcessExecution => "process-execution",
+        ToolRisk::ProcessExecution => {
+            "it may read, write where the session's policy allows writes, and run programs: each program runs inside the same OS sandbox as bash, under the session's policy, with no network unless the policy allows it"
+        }
     }
 }
 

@@ -9,10 +9,8 @@ use std::time::Instant;
 use async_trait::async_trait;
 use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
-use crate::host::{CallShare, CallState, code_from_wit};
-use crate::v0_1::ToolComponentPre;
-use crate::v0_1::parallel::ParallelToolComponentPre;
-use crate::v0_1::toolhost::tool::types;
+use crate::exports::{Output, Prepared};
+use crate::host::{CallShare, CallState};
 use crate::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
@@ -28,6 +26,11 @@ enum Interrupted {
     #[error("the call ran past its deadline")]
     Deadline,
 }
+
+/// How every call ends whose structured result the host refused to pass on (no schema, no
+/// value, not JSON, or not matching the schema): the text of such a failure ends with it.
+pub const STRUCTURED_WITHHELD: &str =
+    "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
 
 /// The text of a call the host stopped at its deadline (the component did not stop itself).
 pub const STOPPED_AT_DEADLINE: &str = "the tool ran past its deadline and was stopped";
@@ -51,21 +54,6 @@ pub fn default_parts() -> u32 {
     })
 }
 
-/// A component linked and ready to instantiate, as a `tool` and, when it exports
-/// `parallel`, as a `parallel-tool-component` too.
-struct Prepared {
-    tool: ToolComponentPre<CallState>,
-    parallel: Option<ParallelToolComponentPre<CallState>>,
-}
-
-impl Prepared {
-    fn new(tool: ToolComponentPre<CallState>) -> Self {
-        // Fails (None) when the component does not export `parallel`.
-        let parallel = ParallelToolComponentPre::new(tool.instance_pre().clone()).ok();
-        Prepared { tool, parallel }
-    }
-}
-
 /// A loaded tool component and its definition.
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
@@ -73,6 +61,8 @@ pub struct ComponentTool {
     source: crate::Source,
     pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
+    /// Checks the structured value of every successful call against the output schema.
+    output_validator: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
     grant: crate::Grant,
     records_reads: bool,
@@ -97,13 +87,14 @@ impl ComponentTool {
     pub(super) async fn describe(
         runtime: Arc<ComponentRuntime>,
         source: crate::Source,
-        pre: ToolComponentPre<CallState>,
+        pre: Prepared,
     ) -> Result<Self, String> {
         let definition = describe_once(&runtime, &pre).await?;
         Ok(ComponentTool {
             runtime,
             source,
-            pre: tokio::sync::OnceCell::new_with(Some(Prepared::new(pre))),
+            pre: tokio::sync::OnceCell::new_with(Some(pre)),
+            output_validator: Default::default(),
             grant: crate::Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
@@ -119,6 +110,7 @@ impl ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new(),
+            output_validator: Default::default(),
             grant: crate::Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
@@ -133,7 +125,7 @@ impl ComponentTool {
 
     async fn pre(&self) -> Result<&Prepared, ToolError> {
         self.pre
-            .get_or_try_init(|| async { self.runtime.prepare_source(&self.source).map(Prepared::new) })
+            .get_or_try_init(|| async { self.runtime.prepare_source(&self.source) })
             .await
             .map_err(|e| ToolError::execution_failed(format!("cannot load the `{}` component: {e}", self.definition.id)))
     }
@@ -172,7 +164,7 @@ impl ComponentTool {
 
     /// Ask a fresh instance for the definition again (the first came from loading it).
     pub async fn describe_again(&self) -> Result<ToolDefinition, String> {
-        let pre = &self.pre().await.map_err(|e| e.message)?.tool;
+        let pre = self.pre().await.map_err(|e| e.message)?;
         describe_once(&self.runtime, pre).await
     }
 
@@ -187,6 +179,43 @@ impl ComponentTool {
         &self.grant
     }
 
+    /// The `toolhost:tool` version the component was linked as (it is compiled on the
+    /// first use when it came from the cache).
+    pub async fn wit_version(&self) -> Result<&'static str, String> {
+        Ok(self.pre().await.map_err(|e| e.message)?.version())
+    }
+
+    /// Check a successful call's structured value against the output schema: the value a
+    /// client is given must be the one the tool promised. Every refusal ends with
+    /// [`STRUCTURED_WITHHELD`].
+    fn check_structured(&self, structured: Option<String>) -> Result<Option<serde_json::Value>, ToolError> {
+        let id = &self.definition.id;
+        let withheld = |why: String| ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"));
+        let Some(schema) = &self.definition.output_schema else {
+            return match structured {
+                None => Ok(None),
+                Some(_) => Err(withheld("returned a structured result but declares no output schema".into())),
+            };
+        };
+        let Some(text) = structured else {
+            return Err(withheld("declares an output schema but returned no structured result".into()));
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| withheld(format!("returned a structured result that is not JSON ({e})")))?;
+        let validator = self.output_validator.get_or_init(|| {
+            jsonschema::draft202012::new(schema).map_err(|e| format!("its output schema does not compile ({e})"))
+        });
+        let validator = validator.as_ref().map_err(|e| withheld(e.clone()))?;
+        if let Some(e) = validator.iter_errors(&value).next() {
+            let at = e.instance_path.to_string();
+            return Err(withheld(format!(
+                "returned a structured result that does not match its output schema (at `{}`: {e})",
+                if at.is_empty() { "/" } else { &at }
+            )));
+        }
+        Ok(Some(value))
+    }
+
     /// Run calls as `parts` parallel parts when the component exports `parallel` (1: always
     /// one instance). Default: [`default_parts`].
     pub fn with_parts(mut self, parts: u32) -> Self {
@@ -196,24 +225,20 @@ impl ComponentTool {
 }
 
 /// `describe` on a fresh instance of `pre`, as the host's definition.
-async fn describe_once(runtime: &ComponentRuntime, pre: &ToolComponentPre<CallState>) -> Result<ToolDefinition, String> {
+async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<ToolDefinition, String> {
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
     let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
-    let run = run(runtime, pre, &describing, session, call, |bindings, store| {
-        Box::pin(async move { bindings.toolhost_tool_tool().call_describe(store).await })
-    })
-    .await;
+    let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;
     let def = run.value.map_err(|e| format!("describe failed: {}", e.message))?;
     let input_schema: serde_json::Value =
         serde_json::from_str(&def.input_schema).map_err(|e| format!("its input schema is not JSON: {e}"))?;
-    let risk = match def.risk {
-        types::Risk::ReadOnly => ToolRisk::ReadOnly,
-        types::Risk::WorkspaceMutation => ToolRisk::WorkspaceMutation,
-        types::Risk::ProcessExecution => ToolRisk::ProcessExecution,
+    let output_schema = match &def.output_schema {
+        Some(text) => Some(serde_json::from_str(text).map_err(|e| format!("its output schema is not JSON: {e}"))?),
+        None => None,
     };
-    Ok(ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, risk })
+    Ok(ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, output_schema, risk: def.risk })
 }
 
 type ExportFuture<'a, R> =
@@ -246,17 +271,14 @@ fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: Tool
 /// Instantiate a fresh store for `call` and run one export in it.
 async fn run<R: Send + 'static>(
     runtime: &ComponentRuntime,
-    pre: &ToolComponentPre<CallState>,
+    pre: &Prepared,
     grant: &crate::Grant,
     session: ToolSessionContext,
     call: ToolCallContext,
-    export: impl for<'a> FnOnce(&'a crate::v0_1::ToolComponent, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
+    export: impl for<'a> FnOnce(&'a Prepared, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
 ) -> Run<R> {
     let mut store = new_store(runtime, session, call, Arc::new(CallShare::single(grant.clone())));
-    let value = match pre.instantiate_async(&mut store).await {
-        Ok(bindings) => export(&bindings, &mut store).await,
-        Err(e) => Err(e),
-    };
+    let value = export(pre, &mut store).await;
     let crashed = value.as_ref().is_err_and(is_crash);
     let value = value.map_err(|e| trap_to_error(&e));
     Run { value, crashed, state: store.into_data() }
@@ -304,10 +326,6 @@ fn trap_to_error(e: &wasmtime::Error) -> ToolError {
     ToolError::execution_failed(format!("the tool component failed: {root}"))
 }
 
-fn wit_error(e: types::ToolError) -> ToolError {
-    ToolError { code: code_from_wit(e.code), message: e.message, retryable: e.retryable }
-}
-
 #[async_trait]
 impl DynTool for ComponentTool {
     fn definition(&self) -> &ToolDefinition {
@@ -328,17 +346,12 @@ impl DynTool for ComponentTool {
             return Err(ToolError::execution_failed(reason));
         }
         let text = input.to_string();
-        let pre = &self.pre().await?.tool;
-        let run = run(&self.runtime, pre, &self.grant, session.clone(), call, move |bindings, store| {
-            Box::pin(async move { bindings.toolhost_tool_tool().call_inspect(store, &text).await })
+        let pre = self.pre().await?;
+        let run = run(&self.runtime, pre, &self.grant, session.clone(), call, move |pre, store| {
+            Box::pin(async move { pre.inspect(store, &text).await })
         })
         .await;
-        match run.value? {
-            Ok(types::Inspection::ReadOnly) => Ok(CallInspection::ReadOnly),
-            Ok(types::Inspection::Writes(path)) => Ok(CallInspection::Writes(path)),
-            Ok(types::Inspection::Runs(command)) => Ok(CallInspection::Runs(command)),
-            Err(e) => Err(wit_error(e)),
-        }
+        run.value?
     }
 
     async fn call(&self, session: &ToolSessionContext, call: ToolCallContext, input: serde_json::Value) -> ToolResult {
@@ -351,28 +364,29 @@ impl DynTool for ComponentTool {
             return ToolResult::from_error(ToolError::execution_failed(reason));
         }
         let started = Instant::now();
-        let (value, states, crashed) = match &prepared.parallel {
-            Some(parallel) if self.parts > 1 => {
-                run_parallel(&self.runtime, parallel, &self.grant, session, call, text, self.parts).await
-            }
-            _ => {
-                let run = run(&self.runtime, &prepared.tool, &self.grant, session.clone(), call, move |bindings, store| {
-                    Box::pin(async move { bindings.toolhost_tool_tool().call_execute(store, &text).await })
-                })
-                .await;
-                (run.value, vec![run.state], run.crashed)
-            }
+        let (value, states, crashed) = if prepared.is_parallel() && self.parts > 1 {
+            run_parallel(&self.runtime, prepared, &self.grant, session, call, text, self.parts).await
+        } else {
+            let run = run(&self.runtime, prepared, &self.grant, session.clone(), call, move |pre, store| {
+                Box::pin(async move { pre.execute(store, &text).await })
+            })
+            .await;
+            (run.value, vec![run.state], run.crashed)
         };
         let mut artifacts = Vec::new();
         let mut observed = Vec::new();
         let fence_denied = states.iter().any(CallState::sandbox_denied);
+        let kernel_denied = states.iter().any(CallState::process_denied);
         let usage = ToolUsage { wall_us: started.elapsed().as_micros() as u64, peak_memory_bytes: peak_memory(&states) };
         for state in states {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
         }
+        let value = value.map(|answer| {
+            answer.and_then(|Output { text, structured }| Ok((text, self.check_structured(structured)?)))
+        });
         let mut result = match value {
-            Ok(Ok(text)) => {
+            Ok(Ok((text, structured))) => {
                 // Only a succeeded call records what it read (§7.4).
                 if self.records_reads {
                     for (path, hash) in observed {
@@ -385,17 +399,21 @@ impl DynTool for ComponentTool {
                     artifacts: Vec::new(),
                     error: None,
                     sandbox_denied: false,
+                    structured,
                     usage: None,
                 }
             }
-            Ok(Err(e)) => ToolResult::from_error(wit_error(e)),
+            Ok(Err(e)) => ToolResult::from_error(e),
             Err(e) => ToolResult::from_error(e),
         };
         // What the host committed happened, whatever the component did afterwards.
         result.artifacts = artifacts;
         // A refusal that is the fence's sensitive, credential or outside denial is marked
         // like the OS sandbox's (§6.2); a component that went on and succeeded is not.
-        result.sandbox_denied = fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
+        // A program the component ran that the OS sandbox refused a forbidden path is marked
+        // as bash's is.
+        result.sandbox_denied =
+            kernel_denied || fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
         self.note_crash(crashed);
         result.usage = Some(usage);
         result
@@ -407,13 +425,13 @@ impl DynTool for ComponentTool {
 /// findings in one more instance. The first part that fails decides the result.
 async fn run_parallel(
     runtime: &Arc<ComponentRuntime>,
-    pre: &ParallelToolComponentPre<CallState>,
+    pre: &Prepared,
     grant: &crate::Grant,
     session: &ToolSessionContext,
     call: ToolCallContext,
     input: String,
     parts: u32,
-) -> (Result<Result<String, types::ToolError>, ToolError>, Vec<CallState>, bool) {
+) -> (Result<Result<Output, ToolError>, ToolError>, Vec<CallState>, bool) {
     let share = Arc::new(CallShare::parallel(grant.clone()));
     let mut tasks = Vec::with_capacity(parts as usize);
     for index in 0..parts {
@@ -427,10 +445,7 @@ async fn run_parallel(
         let handle = tokio::runtime::Handle::current();
         tasks.push(tokio::task::spawn_blocking(move || {
             handle.block_on(async move {
-                let value = match pre.instantiate_async(&mut store).await {
-                    Ok(bindings) => bindings.toolhost_tool_parallel().call_execute_part(&mut store, &input, index, parts).await,
-                    Err(e) => Err(e),
-                };
+                let value = pre.execute_part(&mut store, &input, index, parts).await;
                 let crashed = value.as_ref().is_err_and(is_crash);
                 (value.map_err(|e| trap_to_error(&e)), store.into_data(), crashed)
             })
@@ -464,10 +479,7 @@ async fn run_parallel(
         return (failure, states, crashed);
     }
     let mut store = new_store(runtime, session.clone(), call, share);
-    let value = match pre.instantiate_async(&mut store).await {
-        Ok(bindings) => bindings.toolhost_tool_parallel().call_merge(&mut store, &input, &found).await,
-        Err(e) => Err(e),
-    };
+    let value = pre.merge(&mut store, &input, &found).await;
     states.push(store.into_data());
     let crashed = value.as_ref().is_err_and(is_crash);
     (value.map_err(|e| trap_to_error(&e)), states, crashed)

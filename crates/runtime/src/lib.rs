@@ -12,19 +12,24 @@
 //! per WIT interface, which goes through the core's fence for every path.
 //!
 //! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under `wit/`.
-//! * `v0_1` — bindings of `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), one module per released WIT
-//!   version, the way Zed's extension host keeps `since_v0_x`; a new version gets a module
-//!   beside it and the linker links both.
+//! * `v0_2`, `v0_1` — bindings of `toolhost:tool@0.2.0` and `@0.1.0` (`wit/since_v0.x.0/`),
+//!   one module per released WIT version, the way Zed's extension host keeps `since_v0_x`.
+//!   The host code is written against the newest; `v0_1` converts each of its imports to the
+//!   0.2.0 one. The linker links every version side by side.
+//! * `exports` — a component's exports in the host's terms, whichever version it was built
+//!   against (its `Prepared` picks the version by what the component exports).
 //! * `host/` — the host side of the imports: `types`, `workspace` (with `walk` and `draft`),
-//!   `call`.
+//!   `call`, `process`.
 
 pub mod cache;
 mod limiter;
 pub mod component_tool;
+mod exports;
 pub mod validate;
 pub mod wit;
 mod host;
 mod v0_1;
+mod v0_2;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,15 +59,17 @@ pub const KEEP_RESIDENT_BYTES: usize = 1 << 20;
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What one component may do, from the risk the user granted it (at `tool add`, or its
-/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file` and
-/// `open-dir` only; `open-for-write` needs workspace-mutation or more.
+/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file`, `stat`
+/// and `open-dir` only; `open-for-write` needs workspace-mutation or more, and
+/// `process.run` needs process-execution.
 #[derive(Debug, Clone)]
 pub struct Grant {
     /// The tool's id, named in refusals.
     pub tool: String,
     /// The granted risk.
     pub risk: ToolRisk,
-    /// Every capability refused for lack of a grant, as `open-for-write(PATH)`, shared by the
+    /// Every capability refused for lack of a grant, as `open-for-write(PATH)` or
+    /// `process.run(PROGRAM)`, shared by the
     /// clones of this grant (conformance reports them).
     refusals: Arc<std::sync::Mutex<Vec<String>>>,
 }
@@ -85,17 +92,34 @@ impl Grant {
     /// noted); `None` if it allows it.
     pub fn refuses_writes(&self, path: &str) -> Option<String> {
         (self.risk == ToolRisk::ReadOnly).then(|| {
-            let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
-            // Kept for whoever reads them (conformance); a long session of a tool that keeps
-            // trying must not grow it without bound.
-            if refusals.len() < MAX_NOTED_REFUSALS {
-                refusals.push(format!("open-for-write({path:?})"));
-            }
+            self.note(format!("open-for-write({path:?})"));
             format!(
                 "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
                 self.tool
             )
         })
+    }
+
+    /// Why this grant refuses `process.run` of `program`, as the model-facing text (and
+    /// noted); `None` if it allows it.
+    pub fn refuses_processes(&self, program: &str) -> Option<String> {
+        (self.risk != ToolRisk::ProcessExecution).then(|| {
+            self.note(format!("process.run({program:?})"));
+            format!(
+                "the tool `{}` is granted {}, so it cannot run programs; a tool that runs programs must be installed as process-execution",
+                self.tool,
+                self.risk.name()
+            )
+        })
+    }
+
+    fn note(&self, refusal: String) {
+        let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
+        // Kept for whoever reads them (conformance); a long session of a tool that keeps
+        // trying must not grow it without bound.
+        if refusals.len() < MAX_NOTED_REFUSALS {
+            refusals.push(refusal);
+        }
     }
 }
 
@@ -148,7 +172,11 @@ impl ComponentRuntime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        // Every version the host supports, side by side: their interfaces have distinct
+        // names (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as
+        // the version whose `tool` it exports (`exports::Prepared`).
         v0_1::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        v0_2::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
         Ok(Arc::new(ComponentRuntime { engine, linker, cache_dir, ticker }))
     }
 
@@ -227,7 +255,7 @@ impl ComponentRuntime {
     }
 
     /// Prepare a component from its cached compilation, or from its bytes.
-    pub(crate) fn prepare_source(&self, source: &Source) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+    pub(crate) fn prepare_source(&self, source: &Source) -> Result<exports::Prepared, String> {
         if let Some(bytes) = &source.bytes {
             return self.prepare(bytes.as_ref(), &source.key);
         }
@@ -239,15 +267,15 @@ impl ComponentRuntime {
     }
 
     /// Compile (or deserialise) a component whose cache key is `key`, and link it.
-    pub(crate) fn prepare(&self, bytes: &[u8], key: &str) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+    pub(crate) fn prepare(&self, bytes: &[u8], key: &str) -> Result<exports::Prepared, String> {
         let component: Component = cache::load_or_compile(&self.engine, bytes, key, self.cache_dir.as_deref())
             .map_err(|e| e.to_string())?;
         self.link(&component)
     }
 
-    fn link(&self, component: &Component) -> Result<v0_1::ToolComponentPre<CallState>, String> {
+    fn link(&self, component: &Component) -> Result<exports::Prepared, String> {
         let pre = self.linker.instantiate_pre(component).map_err(|e| format!("{e:#}"))?;
-        v0_1::ToolComponentPre::new(pre).map_err(|e| format!("{e:#}"))
+        exports::Prepared::new(pre)
     }
 }
 

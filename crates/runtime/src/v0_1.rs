@@ -1,9 +1,13 @@
-//! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`). The host side of its imports is in
-//! `crate::host`; the handle types are mapped to host structs with `with`.
+//! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), frozen. Its imports are
+//! served by the newest version's host code (`crate::host`, written against `crate::v0_2`):
+//! each function here converts its arguments, calls the 0.2.0 function of the same name and
+//! converts the answer back, so a 0.1.0 component sees exactly what it always saw. The handle
+//! types are the same host structs in both versions.
 
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{HasSelf, Linker, Resource};
 
-use crate::host::CallState;
+use crate::host::{CallState, DirHandle, DraftHandle, FileHandle, SpillHandle, WalkerHandle};
+use crate::v0_2::toolhost::tool as new;
 
 wasmtime::component::bindgen!({
     path: "../../wit/since_v0.1.0",
@@ -19,13 +23,14 @@ wasmtime::component::bindgen!({
     },
 });
 
-/// Link this version's imports (the host implements them on [`CallState`]).
+use toolhost::tool::{call, types, workspace};
+
+/// Link this version's imports.
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     ToolComponent::add_to_linker::<CallState, HasSelf<CallState>>(linker, |state| state)
 }
 
-/// World `parallel-tool-component`: `tool` plus the `parallel` export. Its imports are the
-/// ones above (same host types and impls), so one linker serves both worlds.
+/// World `parallel-tool-component`: `tool` plus the `parallel` export, with the imports above.
 pub mod parallel {
     wasmtime::component::bindgen!({
         path: "../../wit/since_v0.1.0",
@@ -38,4 +43,193 @@ pub mod parallel {
             "toolhost:tool/call": super::toolhost::tool::call,
         },
     });
+}
+
+/// `From` between two generated enums whose cases have the same names.
+macro_rules! same_cases {
+    ($from:ty => $to:ty { $($case:ident),* $(,)? }) => {
+        impl From<$from> for $to {
+            fn from(value: $from) -> Self {
+                match value { $(<$from>::$case => <$to>::$case),* }
+            }
+        }
+    };
+}
+
+same_cases!(new::types::ErrorCode => types::ErrorCode {
+    InvalidArguments, PermissionDenied, Cancelled, Timeout, ExecutionFailed, OutcomeUnknown, SandboxUnavailable,
+});
+same_cases!(types::ErrorCode => new::types::ErrorCode {
+    InvalidArguments, PermissionDenied, Cancelled, Timeout, ExecutionFailed, OutcomeUnknown, SandboxUnavailable,
+});
+same_cases!(types::Risk => new::types::Risk { ReadOnly, WorkspaceMutation, ProcessExecution });
+same_cases!(new::workspace::EntryKind => workspace::EntryKind { File, Directory, Symlink, Other });
+same_cases!(new::workspace::ChangeKind => workspace::ChangeKind { Created, Modified, Unchanged });
+
+impl From<new::types::ToolError> for types::ToolError {
+    fn from(e: new::types::ToolError) -> Self {
+        types::ToolError { code: e.code.into(), message: e.message, retryable: e.retryable }
+    }
+}
+
+impl From<types::ToolError> for new::types::ToolError {
+    fn from(e: types::ToolError) -> Self {
+        new::types::ToolError { code: e.code.into(), message: e.message, retryable: e.retryable }
+    }
+}
+
+impl From<types::Inspection> for new::types::Inspection {
+    fn from(i: types::Inspection) -> Self {
+        match i {
+            types::Inspection::ReadOnly => new::types::Inspection::ReadOnly,
+            types::Inspection::Writes(p) => new::types::Inspection::Writes(p),
+            types::Inspection::Runs(c) => new::types::Inspection::Runs(c),
+        }
+    }
+}
+
+/// A 0.1.0 definition in 0.2.0 terms: no output schema.
+impl From<types::Definition> for new::types::Definition {
+    fn from(d: types::Definition) -> Self {
+        new::types::Definition {
+            id: d.id,
+            description: d.description,
+            input_schema: d.input_schema,
+            output_schema: None,
+            risk: d.risk.into(),
+        }
+    }
+}
+
+/// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`).
+fn back<T, U>(r: wasmtime::Result<Result<T, new::types::ToolError>>, f: impl FnOnce(T) -> U) -> wasmtime::Result<Result<U, types::ToolError>> {
+    Ok(r?.map(f).map_err(Into::into))
+}
+
+impl types::Host for CallState {}
+
+impl workspace::Host for CallState {
+    async fn open_file(&mut self, path: String) -> wasmtime::Result<Result<Resource<FileHandle>, types::ToolError>> {
+        back(new::workspace::Host::open_file(self, path).await, |h| h)
+    }
+
+    async fn open_dir(&mut self, path: String) -> wasmtime::Result<Result<Resource<DirHandle>, types::ToolError>> {
+        back(new::workspace::Host::open_dir(self, path).await, |h| h)
+    }
+
+    async fn open_for_write(&mut self, path: String) -> wasmtime::Result<Result<Resource<DraftHandle>, types::ToolError>> {
+        back(new::workspace::Host::open_for_write(self, path).await, |h| h)
+    }
+}
+
+impl workspace::HostFile for CallState {
+    async fn display_path(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<String> {
+        new::workspace::HostFile::display_path(self, this).await
+    }
+
+    async fn size(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<u64> {
+        new::workspace::HostFile::size(self, this).await
+    }
+
+    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> wasmtime::Result<Result<Vec<u8>, types::ToolError>> {
+        back(new::workspace::HostFile::read(self, this, max).await, |b| b)
+    }
+
+    async fn drop(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<()> {
+        new::workspace::HostFile::drop(self, this).await
+    }
+}
+
+impl workspace::HostDir for CallState {
+    async fn display_path(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<String> {
+        new::workspace::HostDir::display_path(self, this).await
+    }
+
+    async fn entries(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<Result<Vec<workspace::DirEntry>, types::ToolError>> {
+        back(new::workspace::HostDir::entries(self, this).await, |entries| {
+            entries.into_iter().map(|e| workspace::DirEntry { name: e.name, kind: e.kind.into() }).collect()
+        })
+    }
+
+    async fn walk(&mut self, this: Resource<DirHandle>, options: workspace::WalkOptions) -> wasmtime::Result<Result<Resource<WalkerHandle>, types::ToolError>> {
+        let options = new::workspace::WalkOptions { globs: options.globs, with_contents: options.with_contents };
+        back(new::workspace::HostDir::walk(self, this, options).await, |h| h)
+    }
+
+    async fn drop(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<()> {
+        new::workspace::HostDir::drop(self, this).await
+    }
+}
+
+impl workspace::HostWalker for CallState {
+    async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
+        let batch = new::workspace::HostWalker::next_batch(self, this).await?;
+        Ok(batch
+            .into_iter()
+            .map(|f| workspace::WalkedFile { path: f.path, modified_ms: f.modified_ms, contents: f.contents })
+            .collect())
+    }
+
+    async fn drop(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<()> {
+        new::workspace::HostWalker::drop(self, this).await
+    }
+}
+
+impl workspace::HostDraft for CallState {
+    async fn display_path(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<String> {
+        new::workspace::HostDraft::display_path(self, this).await
+    }
+
+    async fn current(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<Result<Option<String>, types::ToolError>> {
+        back(new::workspace::HostDraft::current(self, this).await, |t| t)
+    }
+
+    async fn commit(&mut self, this: Resource<DraftHandle>, text: String) -> wasmtime::Result<Result<workspace::Committed, types::ToolError>> {
+        back(new::workspace::HostDraft::commit(self, this, text).await, |c| workspace::Committed {
+            kind: c.kind.into(),
+            additions: c.additions,
+            deletions: c.deletions,
+        })
+    }
+
+    async fn drop(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<()> {
+        new::workspace::HostDraft::drop(self, this).await
+    }
+}
+
+impl call::Host for CallState {
+    async fn cancelled(&mut self) -> wasmtime::Result<bool> {
+        new::call::Host::cancelled(self).await
+    }
+
+    async fn scan_timeout_ms(&mut self) -> wasmtime::Result<u64> {
+        new::call::Host::scan_timeout_ms(self).await
+    }
+
+    async fn elapsed_ms(&mut self) -> wasmtime::Result<u64> {
+        new::call::Host::elapsed_ms(self).await
+    }
+
+    async fn report_progress(&mut self, message: String) -> wasmtime::Result<()> {
+        new::call::Host::report_progress(self, message, None).await
+    }
+}
+
+impl call::HostSpill for CallState {
+    async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
+        new::call::HostSpill::new(self).await
+    }
+
+    async fn append(&mut self, this: Resource<SpillHandle>, line: String) -> wasmtime::Result<()> {
+        new::call::HostSpill::append(self, this, line).await
+    }
+
+    async fn finish(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<Option<call::Spilled>> {
+        let spilled = new::call::HostSpill::finish(self, this).await?;
+        Ok(spilled.map(|s| call::Spilled { path: s.path, capped: s.capped }))
+    }
+
+    async fn drop(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<()> {
+        new::call::HostSpill::drop(self, this).await
+    }
 }

@@ -13,9 +13,6 @@ use crate::{ComponentBytes, ComponentRuntime, ComponentTool, Source, cache};
 
 pub use crate::wit::SUPPORTED_WIT_VERSIONS;
 
-/// The interfaces of `toolhost:tool` a component may import (at a supported version).
-const TOOL_IMPORTS: &[&str] = &["types", "workspace", "call"];
-
 /// The WASI 0.2 packages the host links (with an empty context: no preopens, no env, no
 /// sockets allowed), which a component built by a standard toolchain imports.
 const WASI_PACKAGES: &[&str] = &["io", "clocks", "random", "filesystem", "sockets", "cli"];
@@ -32,7 +29,7 @@ pub enum InvalidComponent {
     #[error("it does not compile as a component: {0}")]
     Compile(String),
     #[error(
-        "it imports `{0}`, which toolhost does not provide: a tool may import only toolhost:tool@{versions} (types, workspace, call) and WASI 0.2",
+        "it imports `{0}`, which toolhost does not provide: a tool may import only the interfaces of toolhost:tool@{versions} (types, workspace, call; process since 0.2.0) and WASI 0.2",
         versions = SUPPORTED_WIT_VERSIONS.join(", ")
     )]
     ForeignImport(String),
@@ -70,7 +67,7 @@ fn tool_interface(name: &str) -> Option<(&str, &str)> {
 /// Whether `name` is an import the host links.
 fn import_allowed(name: &str) -> bool {
     if let Some((iface, version)) = tool_interface(name) {
-        return TOOL_IMPORTS.contains(&iface) && SUPPORTED_WIT_VERSIONS.contains(&version);
+        return crate::wit::package(version).is_some_and(|p| p.imports.contains(&iface));
     }
     let Some(rest) = name.strip_prefix("wasi:") else { return false };
     let Some((package, version)) = rest.split_once('/').and_then(|(p, r)| Some((p, r.split_once('@')?.1))) else {
@@ -138,6 +135,8 @@ mod tests {
         assert!(import_allowed("wasi:cli/environment@0.2.0"));
         assert!(!import_allowed("toolhost:tool/workspace@0.9.0"));
         assert!(!import_allowed("toolhost:tool/secrets@0.1.0"));
+        assert!(import_allowed("toolhost:tool/process@0.2.0"));
+        assert!(!import_allowed("toolhost:tool/process@0.1.0"), "process is new in 0.2.0");
         assert!(!import_allowed("wasi:http/outgoing-handler@0.2.0"));
         assert!(!import_allowed("wasi:io/streams@0.3.0"));
         assert!(!import_allowed("acme:evil/net"));

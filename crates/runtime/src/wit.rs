@@ -13,17 +13,28 @@ pub struct WitPackage {
     pub text: &'static str,
     /// SHA-256 of the text when it was released (frozen).
     pub frozen_sha256: &'static str,
+    /// The interfaces of the package a component may import.
+    pub imports: &'static [&'static str],
 }
 
 /// Every version the host links, oldest first.
-pub const WIT_PACKAGES: &[WitPackage] = &[WitPackage {
-    version: "0.1.0",
-    text: include_str!("../../../wit/since_v0.1.0/tool.wit"),
-    frozen_sha256: "c446a0844445639b0c67edc1b82e411debad54214e7b701798735ad61108231f",
-}];
+pub const WIT_PACKAGES: &[WitPackage] = &[
+    WitPackage {
+        version: "0.1.0",
+        text: include_str!("../../../wit/since_v0.1.0/tool.wit"),
+        frozen_sha256: "c446a0844445639b0c67edc1b82e411debad54214e7b701798735ad61108231f",
+        imports: &["types", "workspace", "call"],
+    },
+    WitPackage {
+        version: "0.2.0",
+        text: include_str!("../../../wit/since_v0.2.0/tool.wit"),
+        frozen_sha256: "04d4857d812077b779dc3319be66f40cd85b10f8c4e77a5bbde1ed523ee7402f",
+        imports: &["types", "workspace", "call", "process"],
+    },
+];
 
 /// The versions the host links, oldest first.
-pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
 
 /// The newest package.
 pub fn newest() -> &'static WitPackage {
@@ -49,6 +60,9 @@ mod tests {
                 p.version
             );
             assert!(p.text.contains(&format!("package toolhost:tool@{};", p.version)), "{} names another version", p.version);
+            for iface in p.imports {
+                assert!(p.text.contains(&format!("interface {iface} {{")), "{} has no interface {iface}", p.version);
+            }
         }
     }
 
@@ -57,6 +71,6 @@ mod tests {
         let versions: Vec<&str> = WIT_PACKAGES.iter().map(|p| p.version).collect();
         assert_eq!(versions, SUPPORTED_WIT_VERSIONS);
         assert_eq!(newest().version, *SUPPORTED_WIT_VERSIONS.last().unwrap());
-        assert!(package("0.1.0").is_some() && package("9.9.9").is_none());
+        assert!(package("0.1.0").is_some() && package("0.2.0").is_some() && package("9.9.9").is_none());
     }
 }

@@ -175,48 +175,24 @@ pub async fn run_bash(
         spill_path: None,
         duration: start.elapsed(),
     };
-    if let crate::bwrap::Availability::Unavailable { reason } = sandbox.available() {
-        return fail(BashStatus::SandboxUnavailable, texts::unavailable(&reason));
-    }
-    // What the sandbox must pin, and what bash must not create (fails closed past its budget).
-    let since = std::time::SystemTime::now();
-    let protected = match crate::scan::scan(&req.policy) {
-        Ok(p) => p,
-        Err(e) => return fail(BashStatus::SandboxUnavailable, e.to_string()),
-    };
-    let argv = vec!["/bin/bash".into(), "-c".into(), req.command.clone().into()];
-    let argv = match sandbox.wrap(&req.policy, argv, &req.workspace, &protected) {
-        Ok(a) => a,
-        Err(e) => {
-            return fail(
-                BashStatus::SandboxUnavailable,
-                texts::unavailable(&e.to_string()),
-            );
-        }
-    };
-    // Its own cgroup: a fork bomb or a runaway allocation ends this call, not the host.
-    let cgroup = crate::cgroup::CallCgroup::create(req.policy.limits()).ok();
-    let outcome = processes
-        .run(ProcessRequest {
-            argv,
+    let run = run_sandboxed(
+        sandbox,
+        processes,
+        SandboxedRun {
+            argv: vec!["/bin/bash".into(), "-c".into(), req.command.clone().into()],
             cwd: req.workspace.clone(),
+            policy: &req.policy,
             env: req.env.clone(),
             timeout: Duration::from_millis(timeout_ms),
             cancel: req.cancel.clone(),
             spill_path: req.spill_path.clone(),
             progress: req.progress.clone(),
-            cgroup_procs: cgroup.as_ref().map(|c| c.procs_files().to_vec()).unwrap_or_default(),
-            started_fd: sandbox.started_fd(),
-        })
-        .await;
-    let limit_hit = cgroup.as_ref().and_then(|c| c.limit_hit());
-    drop(cgroup);
-    let mut output = outcome.output;
-    let duration = outcome.duration;
-    // Every process of the sandbox is gone with it: remove what bash created that it may not.
-    let swept = match crate::scan::sweep(&req.policy, &protected, since) {
-        Ok(removed) => removed,
-        Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
+        },
+    )
+    .await;
+    let Sandboxed { end, output, duration, limit_hit, swept, .. } = match run {
+        Ok(run) => run,
+        Err(e) => return fail(BashStatus::SandboxUnavailable, e.text),
     };
     let with_status = |body: String, status: String| {
         let mut t = body;
@@ -226,12 +202,8 @@ pub async fn run_bash(
         t.push_str(&status);
         t
     };
-    let (status, text, denied) = match outcome.end {
+    let (status, text, denied) = match end {
         ProcessEnd::Exited { code, signal } => {
-            if let Some(msg) = sandbox.runner_failure(code, output.stderr_start(), outcome.started) {
-                output.discard_spill();
-                return fail(BashStatus::SandboxUnavailable, texts::runner_failed(&msg));
-            }
             let body = output.render();
             let status_line = match (code, signal) {
                 (Some(c), _) => texts::exit_status(c, duration),
@@ -288,6 +260,102 @@ pub async fn run_bash(
         spill_path: output.spill_path().map(Path::to_path_buf),
         duration,
     }
+}
+
+/// One argv to run inside the OS sandbox (bash's, or a component's `process.run`).
+pub struct SandboxedRun<'a> {
+    pub argv: Vec<std::ffi::OsString>,
+    pub cwd: PathBuf,
+    /// This call's policy.
+    pub policy: &'a SandboxPolicy,
+    /// The whole environment of the process.
+    pub env: BTreeMap<String, String>,
+    /// Already clamped by the caller.
+    pub timeout: Duration,
+    pub cancel: CancellationToken,
+    /// Where merged output past 16 KiB is saved (created only then).
+    pub spill_path: Option<PathBuf>,
+    pub progress: Option<ProgressFn>,
+}
+
+/// A sandboxed run that started (whatever its end).
+pub struct Sandboxed {
+    pub end: ProcessEnd,
+    /// The merged output.
+    pub output: crate::capture::Capture,
+    pub duration: Duration,
+    /// The sandbox helper said the command was about to start (after the sandbox was set up).
+    pub started: bool,
+    /// The line saying which of the call's cgroup limits ended it, if one did.
+    pub limit_hit: Option<String>,
+    /// Protected entries the run created, removed after it (see [`crate::scan::sweep`]).
+    pub swept: Vec<PathBuf>,
+}
+
+/// Why a sandboxed run did not run: the model-facing text (`sandbox unavailable: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRun {
+    pub text: String,
+}
+
+/// Runs `run.argv` inside the OS sandbox made from `run.policy`: scan what must be pinned,
+/// wrap, start in a cgroup of its own, and afterwards sweep what it created that it may not.
+/// Never runs it unwrapped: an unavailable sandbox, a failed scan or wrap, or a sandbox runner
+/// that failed before the command started is [`NotRun`].
+pub async fn run_sandboxed(
+    sandbox: &dyn SandboxBackend,
+    processes: &dyn ProcessBackend,
+    run: SandboxedRun<'_>,
+) -> Result<Sandboxed, NotRun> {
+    if let crate::bwrap::Availability::Unavailable { reason } = sandbox.available() {
+        return Err(NotRun { text: texts::unavailable(&reason) });
+    }
+    // What the sandbox must pin, and what the command must not create (fails closed past
+    // its budget).
+    let since = std::time::SystemTime::now();
+    let protected = crate::scan::scan(run.policy).map_err(|e| NotRun { text: e.to_string() })?;
+    let argv = sandbox
+        .wrap(run.policy, run.argv, &run.cwd, &protected)
+        .map_err(|e| NotRun { text: texts::unavailable(&e.to_string()) })?;
+    // Its own cgroup: a fork bomb or a runaway allocation ends this call, not the host.
+    let cgroup = crate::cgroup::CallCgroup::create(run.policy.limits()).ok();
+    let outcome = processes
+        .run(ProcessRequest {
+            argv,
+            cwd: run.cwd,
+            env: run.env,
+            timeout: run.timeout,
+            cancel: run.cancel,
+            spill_path: run.spill_path,
+            progress: run.progress,
+            cgroup_procs: cgroup.as_ref().map(|c| c.procs_files().to_vec()).unwrap_or_default(),
+            started_fd: sandbox.started_fd(),
+        })
+        .await;
+    let limit_hit = cgroup.as_ref().and_then(|c| c.limit_hit());
+    drop(cgroup);
+    let mut output = outcome.output;
+    // Every process of the sandbox is gone with it: remove what it created that it may not.
+    let swept = match crate::scan::sweep(run.policy, &protected, since) {
+        Ok(removed) => removed,
+        Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
+    };
+    let mut end = outcome.end;
+    if let ProcessEnd::Exited { code, .. } = end {
+        if let Some(msg) = sandbox.runner_failure(code, output.stderr_start(), outcome.started) {
+            output.discard_spill();
+            // The sandbox is up and said so; only the command's own exec failed.
+            let exec_failed = format!("{}{}", crate::landlock::SANDBOX_EXEC_ERROR_PREFIX, crate::landlock::EXEC_FAILED);
+            match msg.strip_prefix(crate::landlock::SANDBOX_EXEC_ERROR_PREFIX) {
+                Some(reason) if outcome.started && msg.starts_with(&exec_failed) => {
+                    end = ProcessEnd::SpawnFailed(reason.to_string());
+                    output = crate::capture::Capture::new(None);
+                }
+                _ => return Err(NotRun { text: texts::runner_failed(&msg) }),
+            }
+        }
+    }
+    Ok(Sandboxed { end, output, duration: outcome.duration, started: outcome.started, limit_hit, swept })
 }
 
 /// Looks for a kernel denial in `output` on a path `policy` forbids (for writing, or for

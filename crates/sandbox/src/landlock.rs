@@ -20,6 +20,11 @@ pub const SANDBOX_EXEC_FAILURE_EXIT: i32 = 125;
 /// Prefix of the helper's own error messages on stderr.
 pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "toolhost-sandbox-exec: ";
 
+/// What follows [`SANDBOX_EXEC_ERROR_PREFIX`] when the sandbox was set up (and said so on
+/// the started descriptor) but the command itself could not be executed (no such program,
+/// not executable): the command's failure, not the sandbox's.
+pub const EXEC_FAILED: &str = "cannot run ";
+
 /// The descriptor the helper writes one byte to once Landlock is applied, right before it
 /// execs the command: the host then knows any later `bwrap: ` text is the command's own.
 pub const STARTED_FD: i32 = 3;
@@ -174,7 +179,7 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option
         }
     }
     let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
-    fail(format!("cannot run {}: {e}", argv[0].to_string_lossy()))
+    fail(format!("{EXEC_FAILED}{}: {e}", argv[0].to_string_lossy()))
 }
 
 /// The helper mode's entry: `args` are everything after [`SANDBOX_EXEC_ARG`]. Call it first

@@ -511,7 +511,10 @@ async fn run_jobs(
                         let body = match p {
                             ToolProgress::Stdout { chunk } => serde_json::json!({"stdout": chunk}),
                             ToolProgress::Stderr { chunk } => serde_json::json!({"stderr": chunk}),
-                            ToolProgress::Message { message } => serde_json::json!({"message": message}),
+                            ToolProgress::Message { message, fraction: None } => serde_json::json!({"message": message}),
+                            ToolProgress::Message { message, fraction: Some(f) } => {
+                                serde_json::json!({"message": message, "fraction": f})
+                            }
                         };
                         let _ = forward_out.send(event(&forward_id, "progress", &body));
                     }

@@ -10,7 +10,7 @@ mod replace;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolhost_sdk::{Inspection, Risk, Tool, ToolError, open_file, open_for_write};
+use toolhost_sdk::{Inspection, Risk, Tool, ToolError, open_for_write, stat};
 
 /// Input of the `edit` tool.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -64,8 +64,8 @@ impl Tool for Edit {
 
         if input.old_string.is_empty() {
             // The draft cannot say whether the file exists without enforcing read-before-edit,
-            // so ask the read side: an existing file fails here with the right advice.
-            if open_file(&input.file_path).is_ok() {
+            // so ask `stat`: an existing file fails here with the right advice.
+            if stat(&input.file_path)?.is_some() {
                 return Err(ToolError::invalid_arguments(replace::file_exists_message(
                     &path,
                 )));

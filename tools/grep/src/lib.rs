@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolhost_sdk::scan::HostControl;
 use toolhost_sdk::{
-    ErrorCode, File, ParallelTool, Risk, Spill, Tool, ToolError, WalkOptions, cancelled,
+    ErrorCode, File, Output, ParallelTool, Risk, Spill, Tool, ToolError, WalkOptions, cancelled,
     open_dir, open_file,
 };
 
@@ -130,7 +130,7 @@ impl ParallelTool for Grep {
         scan_part(&input, index, &HostControl::new()).map(|(part, _)| part)
     }
 
-    fn merge(&self, input: GrepInput, parts: Vec<Part>) -> Result<String, ToolError> {
+    fn merge(&self, input: GrepInput, parts: Vec<Part>) -> Result<Output, ToolError> {
         let mut all = Part::default();
         for part in parts {
             all.found.merge(part.found);
@@ -141,7 +141,7 @@ impl ParallelTool for Grep {
             all.root = all.root.or(part.root);
         }
         // The merge instance's first spill is the one the parts appended to.
-        finish(&input, all, Spill::new(), &HostControl::new())
+        finish(&input, all, Spill::new(), &HostControl::new()).map(Output::from)
     }
 }
 

@@ -1,5 +1,5 @@
 //! Export a [`ParallelTool`](toolhost_sdk::ParallelTool) as world
-//! `parallel-tool-component` of `wit/since_v0.1.0/tool.wit`: the `tool` interface plus `parallel`, so the
+//! `parallel-tool-component` of `wit/since_v0.2.0/tool.wit`: the `tool` interface plus `parallel`, so the
 //! host may run one call as several parts at once and merge them.
 //!
 //! A crate of its own because wit-bindgen names its hidden export macros after the exported
@@ -11,14 +11,15 @@
 pub mod bindings {
     wit_bindgen::generate!({
         world: "parallel-tool-component",
-        path: "../../wit/since_v0.1.0",
+        path: "../../wit/since_v0.2.0",
         pub_export_macro: true,
         export_macro_name: "export",
         default_bindings_module: "::toolhost_sdk_parallel::bindings",
         with: {
-            "toolhost:tool/types@0.1.0": toolhost_sdk::bindings::toolhost::tool::types,
-            "toolhost:tool/workspace@0.1.0": toolhost_sdk::bindings::toolhost::tool::workspace,
-            "toolhost:tool/call@0.1.0": toolhost_sdk::bindings::toolhost::tool::call,
+            "toolhost:tool/types@0.2.0": toolhost_sdk::bindings::toolhost::tool::types,
+            "toolhost:tool/workspace@0.2.0": toolhost_sdk::bindings::toolhost::tool::workspace,
+            "toolhost:tool/call@0.2.0": toolhost_sdk::bindings::toolhost::tool::call,
+            "toolhost:tool/process@0.2.0": toolhost_sdk::bindings::toolhost::tool::process,
         },
     });
 }
@@ -50,7 +51,7 @@ macro_rules! export_parallel_tool {
 
                 fn execute(
                     input: ::std::string::String,
-                ) -> ::std::result::Result<::std::string::String, ::toolhost_sdk::ToolError> {
+                ) -> ::std::result::Result<::toolhost_sdk::bindings::toolhost::tool::types::Output, ::toolhost_sdk::ToolError> {
                     ::toolhost_sdk::__private::execute::<$tool>(&input)
                 }
             }
@@ -67,7 +68,7 @@ macro_rules! export_parallel_tool {
                 fn merge(
                     input: ::std::string::String,
                     parts: ::std::vec::Vec<::std::vec::Vec<u8>>,
-                ) -> ::std::result::Result<::std::string::String, ::toolhost_sdk::ToolError> {
+                ) -> ::std::result::Result<::toolhost_sdk::bindings::toolhost::tool::types::Output, ::toolhost_sdk::ToolError> {
                     ::toolhost_sdk::__private::merge::<$tool>(&input, parts)
                 }
             }

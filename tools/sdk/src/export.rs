@@ -29,7 +29,7 @@ macro_rules! export_tool {
 
                 fn execute(
                     input: ::std::string::String,
-                ) -> ::std::result::Result<::std::string::String, $crate::ToolError> {
+                ) -> ::std::result::Result<$crate::bindings::toolhost::tool::types::Output, $crate::ToolError> {
                     $crate::__private::execute::<$tool>(&input)
                 }
             }
@@ -42,7 +42,19 @@ macro_rules! export_tool {
 /// What `export_tool!` calls; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    use crate::{Definition, Inspection, ParallelTool, Tool, ToolError, input_schema, parse_input};
+    use crate::bindings::toolhost::tool::types::Output as WitOutput;
+    use crate::{Definition, Inspection, Output, ParallelTool, Tool, ToolError, input_schema, parse_input};
+
+    fn wit(output: Output) -> Result<WitOutput, ToolError> {
+        let structured = match output.structured {
+            None => None,
+            Some(value) => Some(
+                serde_json::to_string(&value)
+                    .map_err(|e| ToolError::execution_failed(format!("cannot encode the structured result: {e}")))?,
+            ),
+        };
+        Ok(WitOutput { text: output.text, structured })
+    }
 
     /// Parse `input`, run part `index` of `count`, serialise what it found.
     pub fn execute_part<T: ParallelTool>(input: &str, index: u32, count: u32) -> Result<Vec<u8>, ToolError> {
@@ -52,14 +64,14 @@ pub mod __private {
     }
 
     /// Parse `input` and every part, then merge them.
-    pub fn merge<T: ParallelTool>(input: &str, parts: Vec<Vec<u8>>) -> Result<String, ToolError> {
+    pub fn merge<T: ParallelTool>(input: &str, parts: Vec<Vec<u8>>) -> Result<WitOutput, ToolError> {
         let input = parse_input::<T::Input>(input)?;
         let parts = parts
             .iter()
             .map(|p| serde_json::from_slice::<T::Part>(p))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ToolError::execution_failed(format!("cannot decode a part: {e}")))?;
-        T::default().merge(input, parts)
+        wit(T::default().merge(input, parts)?)
     }
 
     /// The tool's definition, with its input schema as JSON text.
@@ -69,6 +81,7 @@ pub mod __private {
             id: tool.id().to_owned(),
             description: tool.description().to_owned(),
             input_schema: input_schema::<T::Input>().to_string(),
+            output_schema: tool.output_schema().map(|s| s.to_string()),
             risk: tool.risk(),
         }
     }
@@ -80,8 +93,8 @@ pub mod __private {
     }
 
     /// Parse `input`, then run the call.
-    pub fn execute<T: Tool>(input: &str) -> Result<String, ToolError> {
+    pub fn execute<T: Tool>(input: &str) -> Result<WitOutput, ToolError> {
         let input = parse_input::<T::Input>(input)?;
-        T::default().execute(input)
+        wit(T::default().run(input)?)
     }
 }

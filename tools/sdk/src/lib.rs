@@ -3,13 +3,16 @@
 //! A tool is a type implementing [`Tool`]: an explicit id, a description, a [`Risk`], and
 //! an `Input` type from which both the input schema ([`input_schema`]) and the parser
 //! ([`parse_input`]) are derived (seed 000 §2). [`export_tool!`] turns it into the
-//! `tool` interface of `wit/since_v0.1.0/tool.wit`: the host calls `describe` once, then `inspect` and
+//! `tool` interface of `wit/since_v0.2.0/tool.wit`: the host calls `describe` once, then `inspect` and
 //! `execute` with JSON input, which the SDK parses before the tool sees it.
 //!
 //! A tool reaches the workspace only through capability handles the host resolved and
-//! fenced: [`open_file`], [`open_dir`], [`open_for_write`]. Call context comes from
-//! [`cancelled`], [`report_progress`] and friends, and bounded results can save their
-//! full list to a [`Spill`]. `std::fs`, `std::env` and `std::net` find nothing.
+//! fenced: [`open_file`], [`stat`], [`open_dir`], [`open_for_write`]. Call context comes
+//! from [`cancelled`], [`report_progress`] and friends, and bounded results can save their
+//! full list to a [`Spill`]. A tool of risk process-execution runs programs with
+//! [`process::run`], inside the host's sandbox. A tool may return a structured value beside
+//! its text ([`Tool::output_schema`], [`Tool::run`], [`Output`]). `std::fs`, `std::env` and
+//! `std::net` find nothing.
 //!
 //! ```ignore
 //! use schemars::JsonSchema;
@@ -53,6 +56,7 @@ mod error;
 mod export;
 mod host;
 mod input;
+mod output;
 pub mod scan;
 mod tool;
 
@@ -60,6 +64,7 @@ mod tool;
 pub use export::__private;
 pub use host::{READ_CHUNK_BYTES, read_to_end};
 pub use input::{INVALID_INPUT_PREFIX, input_schema, parse_input};
+pub use output::{Output, output_schema};
 pub use tool::{ParallelTool, Tool};
 
 pub use bindings::toolhost::tool::call::{
@@ -67,6 +72,10 @@ pub use bindings::toolhost::tool::call::{
 };
 pub use bindings::toolhost::tool::types::{Definition, ErrorCode, Inspection, Risk, ToolError};
 pub use bindings::toolhost::tool::workspace::{
-    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, WalkOptions, WalkedFile, Walker,
-    open_dir, open_file, open_for_write,
+    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, PathStat, WalkOptions, WalkedFile, Walker,
+    open_dir, open_file, open_for_write, stat,
 };
+/// Run programs inside the host's sandbox (a tool of risk process-execution only).
+pub mod process {
+    pub use crate::bindings::toolhost::tool::process::{Captured, Command, Finished, Termination, run};
+}

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::{Inspection, Risk, ToolError};
+use crate::{Inspection, Output, Risk, ToolError};
 
 /// A tool: a stable id, a typed input, a risk hint and the code that runs a call.
 ///
@@ -30,6 +30,20 @@ pub trait Tool: Default {
 
     /// Run the call; the text is what the model sees.
     fn execute(&self, input: Self::Input) -> Result<String, ToolError>;
+
+    /// JSON Schema (`type: object`) of the structured value [`Tool::run`] returns beside the
+    /// text, for a tool that returns one ([`output_schema`](crate::output_schema) derives it
+    /// from a type); none by default.
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Run the call as the host does: text and, for a tool with an output schema, the
+    /// structured value ([`Output::structured`]). By default, [`Tool::execute`]'s text alone; a
+    /// tool with an output schema overrides this (and has `execute` return `run`'s text).
+    fn run(&self, input: Self::Input) -> Result<Output, ToolError> {
+        self.execute(input).map(Output::from)
+    }
 }
 
 /// A [`Tool`] whose call the host may split into parts that run at once in several
@@ -47,6 +61,7 @@ pub trait ParallelTool: Tool {
     /// Part `index` of `count` of the call.
     fn execute_part(&self, input: Self::Input, index: u32, count: u32) -> Result<Self::Part, ToolError>;
 
-    /// The model-visible text from every part's findings (in part order).
-    fn merge(&self, input: Self::Input, parts: Vec<Self::Part>) -> Result<String, ToolError>;
+    /// The call's output from every part's findings (in part order): its text
+    /// (`Output::from(text)`), and its structured value for a tool with an output schema.
+    fn merge(&self, input: Self::Input, parts: Vec<Self::Part>) -> Result<Output, ToolError>;
 }

@@ -13,7 +13,7 @@ use anyhow::Result;
 use clap::Subcommand;
 
 use toolhost::display::{terminal_line, terminal_text};
-use toolhost::plugins::rules::{risk_meaning, risk_name, risk_rank};
+use toolhost::plugins::rules::{risk_meaning, risk_rank};
 use toolhost::plugins::{Candidate, InstalledTool, ToolStore, installed::now_rfc3339};
 use toolhost::runtime::Allocation;
 
@@ -116,7 +116,7 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
     };
     let lock = store.lock()?;
     store.install(&lock, record, &candidate.bytes)?;
-    println!("{} `{id}` ({})", if previous.is_some() { "upgraded" } else { "installed" }, risk_name(def.risk));
+    println!("{} `{id}` ({})", if previous.is_some() { "upgraded" } else { "installed" }, def.risk.name());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -129,19 +129,19 @@ fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
         terminal_line(&candidate.path.display().to_string()),
         def.id,
         terminal_line(def.description.trim()),
-        risk_name(def.risk),
+        def.risk.name(),
         risk_meaning(def.risk),
         candidate.bytes.len(),
         candidate.sha256,
         candidate.wit_version,
     );
     if let Some(old) = previous {
-        out.push_str(&format!("  upgrades:    `{}` installed {} (sha256 {}, granted {})\n", old.id, old.added, old.sha256, risk_name(old.risk)));
+        out.push_str(&format!("  upgrades:    `{}` installed {} (sha256 {}, granted {})\n", old.id, old.added, old.sha256, old.risk.name()));
         if risk_rank(def.risk) > risk_rank(old.risk) {
             out.push_str(&format!(
                 "  HIGHER RISK: it now asks for {}, more than the {} it was granted\n",
-                risk_name(def.risk),
-                risk_name(old.risk)
+                def.risk.name(),
+                old.risk.name()
             ));
         }
     }
@@ -162,7 +162,7 @@ fn list(store: &ToolStore, json: bool) -> Result<ExitCode> {
             Ok(_) => String::new(),
             Err(why) => format!("\tNOT LOADED: {why}"),
         };
-        println!("{}\t{}\t{}\t{}\t{}{}", t.id, risk_name(t.risk), t.sha256, terminal_line(&t.source), t.added, terminal_text(&status));
+        println!("{}\t{}\t{}\t{}\t{}{}", t.id, t.risk.name(), t.sha256, terminal_line(&t.source), t.added, terminal_text(&status));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -207,7 +207,7 @@ async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<
         println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&v)?));
     } else {
         println!("id:          {}", t.id);
-        println!("risk:        {} (granted) — {}", risk_name(t.risk), risk_meaning(t.risk));
+        println!("risk:        {} (granted) — {}", t.risk.name(), risk_meaning(t.risk));
         println!("sha256:      {}", t.sha256);
         println!("size:        {} bytes", t.size);
         println!("source:      {}", terminal_line(&t.source));

@@ -10,7 +10,7 @@ use toolhost_core::spill::{SpillWriter, spill_path};
 use toolhost_limits::SCAN_TIMEOUT_MS;
 
 use super::{CallState, SharedSpill};
-use crate::v0_1::toolhost::tool::call;
+use crate::v0_2::toolhost::tool::call;
 
 /// A spill file being written for this call.
 pub struct SpillHandle {
@@ -29,8 +29,9 @@ impl call::Host for CallState {
         Ok(self.started.elapsed().as_millis() as u64)
     }
 
-    async fn report_progress(&mut self, message: String) -> wasmtime::Result<()> {
-        self.call.report_progress(ToolProgress::Message { message });
+    async fn report_progress(&mut self, message: String, fraction: Option<f64>) -> wasmtime::Result<()> {
+        let fraction = fraction.filter(|f| f.is_finite()).map(|f| f.clamp(0.0, 1.0));
+        self.call.report_progress(ToolProgress::Message { message, fraction });
         Ok(())
     }
 }

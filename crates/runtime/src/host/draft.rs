@@ -17,7 +17,7 @@ use toolhost_limits::MAX_EDIT_FILE_BYTES;
 use super::types::{WitResult, err, io_err, write_error};
 use super::open_checked;
 use super::CallState;
-use crate::v0_1::toolhost::tool::{types, workspace};
+use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// A file about to be written, holding its path's write lock.
 pub struct DraftHandle {

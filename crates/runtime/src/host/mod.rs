@@ -7,16 +7,19 @@
 //!   Its two larger resources have files of their own: `walk` (`walker`: the shared,
 //!   parallel walk) and `draft` (`draft`: a write under the path's lock, committed atomically).
 //! * `call` — cancellation, scan timeout, progress; `spill` files.
+//! * `process` — programs run for a component granted process-execution, in bash's sandbox.
 //!
 //! Every handle is created from a [`CheckedPath`]: the component names a path, the fence
 //! resolves and judges it, and only then does the host open anything. What the instances of
 //! one call share (a walk, the n-th spill) is a [`CallShare`].
 //!
-//! The bindings these implement are generated per WIT version (`crate::v0_1`); a new
-//! version's new interface gets a file of its own here.
+//! The traits these implement are those of the newest WIT version (`crate::v0_2`); an older
+//! version's module converts to them (`crate::v0_1`), and a new version's new interface gets
+//! a file of its own here.
 
 mod call;
 mod draft;
+mod process;
 mod types;
 mod walk;
 mod workspace;
@@ -45,7 +48,7 @@ pub use workspace::{DirHandle, FileHandle};
 use types::{io_err, raced};
 use crate::Grant;
 use walk::{SharedQueue, WalkKey};
-use crate::v0_1::toolhost::tool::types as wit_types;
+use crate::v0_2::toolhost::tool::types as wit_types;
 
 /// A spill file, appended to by every instance of the call; `None` once finished.
 type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
@@ -65,17 +68,19 @@ pub struct CallShare {
     parallel: bool,
     walks: std::sync::Mutex<Vec<(WalkKey, SharedQueue)>>,
     spills: std::sync::Mutex<Vec<SharedSpill>>,
+    /// Programs the call's instances ran so far (names their spill files apart).
+    runs: std::sync::atomic::AtomicUsize,
 }
 
 impl CallShare {
     /// What the one instance of an ordinary call holds.
     pub fn single(grant: Grant) -> Self {
-        CallShare { grant, parallel: false, walks: Default::default(), spills: Default::default() }
+        CallShare { grant, parallel: false, walks: Default::default(), spills: Default::default(), runs: Default::default() }
     }
 
     /// What the parts of a parallel call share.
     pub fn parallel(grant: Grant) -> Self {
-        CallShare { grant, parallel: true, walks: Default::default(), spills: Default::default() }
+        CallShare { grant, parallel: true, walks: Default::default(), spills: Default::default(), runs: Default::default() }
     }
 }
 
@@ -110,6 +115,8 @@ pub struct CallState {
     spills: usize,
     /// The fence refused a path with a `sandbox_denied` denial (§6.2).
     sandbox_denied: std::sync::atomic::AtomicBool,
+    /// The OS sandbox refused a program this instance ran a path the policy forbids.
+    process_denied: bool,
     /// What this instance shares with the call's other instances.
     share: Arc<CallShare>,
     /// Keeps the epoch advancing (deadline and cancellation checks) while this store lives.
@@ -137,6 +144,7 @@ impl CallState {
             artifacts: Vec::new(),
             spills: 0,
             sandbox_denied: std::sync::atomic::AtomicBool::new(false),
+            process_denied: false,
             share,
             _ticking: ticking,
         }
@@ -152,8 +160,13 @@ impl CallState {
     }
 
     /// Whether the fence refused a path of this call with a denial marked `sandbox_denied`.
-    pub(super) fn sandbox_denied(&self) -> bool {
+    pub(crate) fn sandbox_denied(&self) -> bool {
         self.sandbox_denied.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether the OS sandbox refused a program this instance ran a path the policy forbids.
+    pub(crate) fn process_denied(&self) -> bool {
+        self.process_denied
     }
 }
 

@@ -16,7 +16,7 @@ use toolhost_core::policy::{Access, Actor};
 
 use super::types::{WitResult, err};
 use super::CallState;
-use crate::v0_1::toolhost::tool::{types, workspace};
+use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// Files a walk delivers per batch.
 pub const WALK_BATCH: usize = 256;

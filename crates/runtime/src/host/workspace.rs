@@ -18,7 +18,7 @@ use super::types::{WitResult, err, io_err, raced};
 use super::open_checked;
 use super::walk::WalkerHandle;
 use super::CallState;
-use crate::v0_1::toolhost::tool::{types, workspace};
+use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
 /// host caps it.
@@ -40,6 +40,30 @@ pub struct DirHandle {
 }
 
 impl workspace::Host for CallState {
+    async fn stat(&mut self, path: String) -> WitResult<Option<workspace::PathStat>> {
+        let checked = match self.check(&path, Access::Read, Intent::MayCreate) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        // The checked path is real (resolved): what is there now, with no symlink followed.
+        let meta = match std::fs::symlink_metadata(checked.as_path()) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(None)),
+            Err(e) => return Ok(Err(io_err(&format!("cannot stat {path}"), e))),
+        };
+        let kind = if meta.is_file() {
+            workspace::EntryKind::File
+        } else if meta.is_dir() {
+            workspace::EntryKind::Directory
+        } else if meta.file_type().is_symlink() {
+            workspace::EntryKind::Symlink
+        } else {
+            workspace::EntryKind::Other
+        };
+        let modified_ms = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64);
+        Ok(Ok(Some(workspace::PathStat { kind, size: meta.len(), modified_ms })))
+    }
+
     async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
         let checked = match self.check(&path, Access::Read, Intent::MustExist) {
             Ok(c) => c,

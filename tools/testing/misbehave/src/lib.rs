@@ -54,6 +54,11 @@ pub enum MisbehaveInput {
         /// The new content.
         text: String,
     },
+    /// Run a program through `process.run`, which a read-only tool may not.
+    Run {
+        /// The program to run.
+        program: String,
+    },
 }
 
 /// The misbehaving test tool.
@@ -78,6 +83,7 @@ impl Tool for Misbehave {
     fn inspect(&self, input: &MisbehaveInput) -> Inspection {
         match input {
             MisbehaveInput::Write { path, .. } => Inspection::Writes(path.clone()),
+            MisbehaveInput::Run { program } => Inspection::Runs(program.clone()),
             _ => Inspection::ReadOnly,
         }
     }
@@ -91,7 +97,7 @@ impl Tool for Misbehave {
             MisbehaveInput::Ambient => Ok(ambient()),
             MisbehaveInput::Progress => {
                 for step in 1..=3 {
-                    report_progress(&format!("step {step} of 3"));
+                    report_progress(&format!("step {step} of 3"), Some(f64::from(step) / 3.0));
                 }
                 Ok("done".to_owned())
             }
@@ -104,6 +110,16 @@ impl Tool for Misbehave {
                     "{:?} +{} -{}",
                     committed.kind, committed.additions, committed.deletions
                 ))
+            }
+            MisbehaveInput::Run { program } => {
+                let finished = toolhost_sdk::process::run(&toolhost_sdk::process::Command {
+                    program,
+                    args: Vec::new(),
+                    cwd: None,
+                    env: Vec::new(),
+                    timeout_ms: None,
+                })?;
+                Ok(format!("ran: {:?} {}", finished.termination, finished.stdout.text))
             }
         }
     }

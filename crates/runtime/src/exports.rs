@@ -1,0 +1,172 @@
+//! What a component exports, whatever WIT version it was built against: a [`Prepared`]
+//! component is linked against the version whose `tool` interface it exports (newest
+//! first), and its exports answer in the host's terms ([`Described`], [`Output`],
+//! `CallInspection`, `ToolError`), so `component_tool` never names a version.
+
+use wasmtime::Store;
+use wasmtime::component::InstancePre;
+
+use toolhost_core::result::ToolError;
+use toolhost_core::tool::{CallInspection, ToolRisk};
+
+use crate::host::{CallState, code_from_wit};
+use crate::{v0_1, v0_2};
+
+/// A definition as a component describes it (schemas still JSON text).
+pub(crate) struct Described {
+    pub id: String,
+    pub description: String,
+    pub input_schema: String,
+    pub output_schema: Option<String>,
+    pub risk: ToolRisk,
+}
+
+/// What a successful `execute` or `merge` returned.
+pub(crate) struct Output {
+    pub text: String,
+    /// The structured value as JSON text (0.2.0 and later).
+    pub structured: Option<String>,
+}
+
+/// A component linked and ready to instantiate, as its `tool` world and, when it exports
+/// `parallel`, as its `parallel-tool-component` world too.
+#[derive(Clone)]
+pub(crate) enum Prepared {
+    V0_1 { tool: v0_1::ToolComponentPre<CallState>, parallel: Option<v0_1::parallel::ParallelToolComponentPre<CallState>> },
+    V0_2 { tool: v0_2::ToolComponentPre<CallState>, parallel: Option<v0_2::parallel::ParallelToolComponentPre<CallState>> },
+}
+
+type Answer<T> = wasmtime::Result<Result<T, ToolError>>;
+
+fn error(e: v0_2::toolhost::tool::types::ToolError) -> ToolError {
+    ToolError { code: code_from_wit(e.code), message: e.message, retryable: e.retryable }
+}
+
+fn error_v0_1(e: v0_1::toolhost::tool::types::ToolError) -> ToolError {
+    error(e.into())
+}
+
+fn risk(r: v0_2::toolhost::tool::types::Risk) -> ToolRisk {
+    use v0_2::toolhost::tool::types::Risk;
+    match r {
+        Risk::ReadOnly => ToolRisk::ReadOnly,
+        Risk::WorkspaceMutation => ToolRisk::WorkspaceMutation,
+        Risk::ProcessExecution => ToolRisk::ProcessExecution,
+    }
+}
+
+fn inspection(i: v0_2::toolhost::tool::types::Inspection) -> CallInspection {
+    use v0_2::toolhost::tool::types::Inspection;
+    match i {
+        Inspection::ReadOnly => CallInspection::ReadOnly,
+        Inspection::Writes(path) => CallInspection::Writes(path),
+        Inspection::Runs(command) => CallInspection::Runs(command),
+    }
+}
+
+fn output(o: v0_2::toolhost::tool::types::Output) -> Output {
+    Output { text: o.text, structured: o.structured }
+}
+
+impl Prepared {
+    /// Link `pre` as the newest version whose `tool` interface it exports.
+    pub fn new(pre: InstancePre<CallState>) -> Result<Self, String> {
+        match v0_2::ToolComponentPre::new(pre.clone()) {
+            Ok(tool) => {
+                let parallel = v0_2::parallel::ParallelToolComponentPre::new(pre).ok();
+                Ok(Prepared::V0_2 { tool, parallel })
+            }
+            Err(newest) => match v0_1::ToolComponentPre::new(pre.clone()) {
+                Ok(tool) => {
+                    let parallel = v0_1::parallel::ParallelToolComponentPre::new(pre).ok();
+                    Ok(Prepared::V0_1 { tool, parallel })
+                }
+                Err(_) => Err(format!("{newest:#}")),
+            },
+        }
+    }
+
+    /// The WIT version it was linked as.
+    pub fn version(&self) -> &'static str {
+        match self {
+            Prepared::V0_1 { .. } => "0.1.0",
+            Prepared::V0_2 { .. } => "0.2.0",
+        }
+    }
+
+    /// Whether it exports `parallel`.
+    pub fn is_parallel(&self) -> bool {
+        match self {
+            Prepared::V0_1 { parallel, .. } => parallel.is_some(),
+            Prepared::V0_2 { parallel, .. } => parallel.is_some(),
+        }
+    }
+
+    /// `tool.describe` on a fresh instance in `store`.
+    pub async fn describe(&self, store: &mut Store<CallState>) -> wasmtime::Result<Described> {
+        let d: v0_2::toolhost::tool::types::Definition = match self {
+            Prepared::V0_1 { tool, .. } => tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_describe(store).await?.into(),
+            Prepared::V0_2 { tool, .. } => tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_describe(store).await?,
+        };
+        Ok(Described { id: d.id, description: d.description, input_schema: d.input_schema, output_schema: d.output_schema, risk: risk(d.risk) })
+    }
+
+    /// `tool.inspect` on a fresh instance in `store`.
+    pub async fn inspect(&self, store: &mut Store<CallState>, input: &str) -> Answer<CallInspection> {
+        Ok(match self {
+            Prepared::V0_1 { tool, .. } => {
+                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_inspect(store, input).await?;
+                r.map(|i| inspection(i.into())).map_err(error_v0_1)
+            }
+            Prepared::V0_2 { tool, .. } => {
+                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_inspect(store, input).await?;
+                r.map(inspection).map_err(error)
+            }
+        })
+    }
+
+    /// `tool.execute` on a fresh instance in `store`.
+    pub async fn execute(&self, store: &mut Store<CallState>, input: &str) -> Answer<Output> {
+        Ok(match self {
+            Prepared::V0_1 { tool, .. } => {
+                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_execute(store, input).await?;
+                r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
+            }
+            Prepared::V0_2 { tool, .. } => {
+                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_execute(store, input).await?;
+                r.map(output).map_err(error)
+            }
+        })
+    }
+
+    /// `parallel.execute-part` on a fresh instance in `store` (it exports `parallel`).
+    pub async fn execute_part(&self, store: &mut Store<CallState>, input: &str, index: u32, count: u32) -> Answer<Vec<u8>> {
+        let missing = || wasmtime::format_err!("the component does not export `parallel`");
+        Ok(match self {
+            Prepared::V0_1 { parallel, .. } => {
+                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel().call_execute_part(store, input, index, count).await?.map_err(error_v0_1)
+            }
+            Prepared::V0_2 { parallel, .. } => {
+                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel().call_execute_part(store, input, index, count).await?.map_err(error)
+            }
+        })
+    }
+
+    /// `parallel.merge` on a fresh instance in `store` (it exports `parallel`).
+    pub async fn merge(&self, store: &mut Store<CallState>, input: &str, parts: &[Vec<u8>]) -> Answer<Output> {
+        let missing = || wasmtime::format_err!("the component does not export `parallel`");
+        Ok(match self {
+            Prepared::V0_1 { parallel, .. } => {
+                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                let r = p.toolhost_tool_parallel().call_merge(store, input, parts).await?;
+                r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
+            }
+            Prepared::V0_2 { parallel, .. } => {
+                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel().call_merge(store, input, parts).await?.map(output).map_err(error)
+            }
+        })
+    }
+}

@@ -1,0 +1,286 @@
+//! `process`: programs a component granted `process-execution` runs. Each run goes through
+//! `toolhost_sandbox::bash::run_sandboxed`, the path bash takes: the same OS sandbox made from
+//! this call's policy (network off unless it allows it), the same cgroup, the same sweep of
+//! what it may not create, and nothing runs when the sandbox is unavailable. What is checked
+//! here first: the grant, the program and its arguments, the working directory (fenced, inside
+//! the workspace) and the environment ([`env_refusal`]). stdout and stderr are captured apart,
+//! each bounded like bash's output (head + tail, the rest in a spill file).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use toolhost_core::fence::Intent;
+use toolhost_core::policy::Access;
+use toolhost_core::spill::spill_path;
+use toolhost_sandbox::bash::{NotRun, SandboxedRun, detect_denial, effective_timeout_ms, run_sandboxed};
+use toolhost_sandbox::capture::{Capture, Stream};
+use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
+
+use super::types::{WitResult, err};
+use super::CallState;
+use crate::v0_2::toolhost::tool::{process, types};
+
+/// Variables a component may set for a run, at most.
+pub const MAX_PROCESS_ENV: usize = 64;
+
+/// Bytes of one argument or environment value, at most.
+pub const MAX_PROCESS_ARG_BYTES: usize = 32 * 1024;
+
+/// Arguments of one run, at most.
+pub const MAX_PROCESS_ARGS: usize = 4096;
+
+/// Names a component may never set: `PATH` decides which program runs; the loader's and
+/// the shells' and interpreters' start-up hooks run code of the caller's choosing before the
+/// program's own. Prefixes end with `_`.
+pub const REFUSED_ENV: &[&str] = &[
+    "PATH",
+    "LD_",
+    "DYLD_",
+    "BASH_ENV",
+    "ENV",
+    "BASH_FUNC_",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "IFS",
+    "CDPATH",
+    "GLOBIGNORE",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONINSPECT",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_CONFIG_",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GCONV_PATH",
+    "MALLOC_",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "HOME",
+    "TMPDIR",
+];
+
+/// Why a component may not set the variable `name`; `None` if it may.
+pub fn env_refusal(name: &str) -> Option<String> {
+    let well_formed = !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !well_formed {
+        return Some(format!(
+            "the environment variable name {name:?} is not allowed: use letters, digits and `_`, not starting with a digit"
+        ));
+    }
+    let upper = name.to_ascii_uppercase();
+    REFUSED_ENV
+        .iter()
+        .find(|r| if r.ends_with('_') { upper.starts_with(*r) } else { upper == **r })
+        .map(|r| {
+            format!(
+                "a tool may not set {name} for a program it runs ({r}{} decides what code runs); the host's value is used",
+                if r.ends_with('_') { "*" } else { "" }
+            )
+        })
+}
+
+fn invalid(message: String) -> types::ToolError {
+    err(types::ErrorCode::InvalidArguments, message)
+}
+
+/// The program, arguments and environment of `command`, checked.
+fn check_command(command: &process::Command) -> Result<(), types::ToolError> {
+    if command.program.trim().is_empty() {
+        return Err(invalid("process.run needs a program to run".into()));
+    }
+    if command.args.len() > MAX_PROCESS_ARGS {
+        return Err(invalid(format!("process.run takes at most {MAX_PROCESS_ARGS} arguments; got {}", command.args.len())));
+    }
+    if command.env.len() > MAX_PROCESS_ENV {
+        return Err(invalid(format!("process.run takes at most {MAX_PROCESS_ENV} environment variables; got {}", command.env.len())));
+    }
+    let texts = std::iter::once(&command.program).chain(&command.args).chain(command.env.iter().map(|(_, v)| v));
+    for text in texts {
+        if text.contains('\0') {
+            return Err(invalid("a program, argument or environment value contains a NUL byte, which no program can receive".into()));
+        }
+        if text.len() > MAX_PROCESS_ARG_BYTES {
+            return Err(invalid(format!("an argument or environment value is {} bytes; at most {MAX_PROCESS_ARG_BYTES}", text.len())));
+        }
+    }
+    for (name, _) in &command.env {
+        if let Some(refusal) = env_refusal(name) {
+            return Err(err(types::ErrorCode::PermissionDenied, refusal));
+        }
+    }
+    Ok(())
+}
+
+/// A stream as the component gets it.
+fn captured(capture: &Capture, extra: &[String]) -> process::Captured {
+    let mut text = capture.render();
+    for line in extra {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(line);
+    }
+    process::Captured {
+        text,
+        total_bytes: capture.total_bytes(),
+        spill_path: capture.spill_path().map(|p| p.to_string_lossy().into_owned()),
+    }
+}
+
+impl process::Host for CallState {
+    async fn run(&mut self, command: process::Command) -> WitResult<process::Finished> {
+        let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
+        if let Some(refusal) = self.share.grant.refuses_processes(&shown) {
+            return Ok(Err(err(types::ErrorCode::PermissionDenied, refusal)));
+        }
+        if let Err(e) = check_command(&command) {
+            return Ok(Err(e));
+        }
+        let workspace = self.session.working_directory.clone();
+        let cwd = match &command.cwd {
+            None => workspace.clone(),
+            Some(dir) => {
+                let checked = match self.check(dir, Access::Read, Intent::MustExist) {
+                    Ok(c) => c,
+                    Err(e) => return Ok(Err(e)),
+                };
+                if !checked.as_path().starts_with(&workspace) {
+                    return Ok(Err(err(
+                        types::ErrorCode::PermissionDenied,
+                        format!("{dir} is outside the workspace; a program runs in a directory inside it"),
+                    )));
+                }
+                if !checked.as_path().is_dir() {
+                    return Ok(Err(invalid(format!("{dir} is not a directory"))));
+                }
+                checked.as_path().to_path_buf()
+            }
+        };
+        let mut env: BTreeMap<String, String> =
+            self.session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        env.extend(command.env.iter().cloned());
+
+        let n = self.share.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let spill = |stream: &str| spill_path(&self.session.data_dir, &self.session.session_id, &format!("{}-run{n}-{stream}", self.call.call_id.0));
+        let streams = Arc::new(Mutex::new((Capture::new(Some(spill("stdout"))), Capture::new(Some(spill("stderr"))))));
+        let sink = streams.clone();
+        let progress: ProgressFn = Arc::new(move |stream, bytes: &[u8]| {
+            let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+            match stream {
+                Stream::Stdout => s.0.push(Stream::Stdout, bytes),
+                Stream::Stderr => s.1.push(Stream::Stderr, bytes),
+            }
+        });
+        let timeout_ms = effective_timeout_ms(command.timeout_ms, self.call.deadline, Instant::now());
+        let mut argv: Vec<std::ffi::OsString> = vec![command.program.clone().into()];
+        argv.extend(command.args.iter().map(Into::into));
+        let policy = self.call.sandbox_policy.clone();
+        let run = run_sandboxed(
+            self.session.sandbox.as_ref(),
+            self.session.process_backend.as_ref(),
+            SandboxedRun {
+                argv,
+                cwd: cwd.clone(),
+                policy: &policy,
+                env,
+                timeout: std::time::Duration::from_millis(timeout_ms),
+                cancel: self.call.cancel.clone(),
+                spill_path: None,
+                progress: Some(progress),
+            },
+        )
+        .await;
+        let run = match run {
+            Ok(run) => run,
+            Err(NotRun { text }) => return Ok(Err(err(types::ErrorCode::SandboxUnavailable, text))),
+        };
+        let (stdout, mut stderr) = {
+            let mut s = streams.lock().unwrap_or_else(|e| e.into_inner());
+            let empty = || Capture::new(None);
+            (std::mem::replace(&mut s.0, empty()), std::mem::replace(&mut s.1, empty()))
+        };
+        let (termination, exit_code, signal) = match run.end {
+            ProcessEnd::Exited { code: Some(code), .. } => (process::Termination::Exited, Some(code), None),
+            ProcessEnd::Exited { code: None, signal } => (process::Termination::Signalled, None, signal),
+            ProcessEnd::TimedOut => (process::Termination::TimedOut, None, None),
+            ProcessEnd::Cancelled => (process::Termination::Cancelled, None, None),
+            ProcessEnd::SpawnFailed(reason) => {
+                stderr = Capture::new(None);
+                // The sandbox helper's own text already names the program.
+                let text = if reason.starts_with(toolhost_sandbox::landlock::EXEC_FAILED) { reason } else { format!("cannot run {shown}: {reason}") };
+                stderr.push(Stream::Stderr, text.as_bytes());
+                (process::Termination::SpawnFailed, None, None)
+            }
+            ProcessEnd::PipeFailed(e) => {
+                return Ok(Err(err(
+                    types::ErrorCode::ExecutionFailed,
+                    format!("{shown} ran but its output could not be read: {e}"),
+                )));
+            }
+            ProcessEnd::OutcomeUnknown(e) => {
+                return Ok(Err(err(types::ErrorCode::OutcomeUnknown, toolhost_sandbox::bash::texts::outcome_unknown(&e))));
+            }
+        };
+        // What the kernel refused that the policy forbids, as bash marks it.
+        let mut notes = Vec::new();
+        let seen = [stdout.render(), stderr.render()];
+        if let Some((_, denial)) = seen.iter().find_map(|text| detect_denial(text, &policy, &cwd)) {
+            notes.push(toolhost_sandbox::bash::texts::denial_marker(&denial.message));
+        }
+        if let Some(line) = run.limit_hit {
+            notes.push(line);
+        }
+        if !run.swept.is_empty() {
+            let names: Vec<String> = run.swept.iter().map(|p| p.display().to_string()).collect();
+            notes.push(format!(
+                "[sandbox denied: {shown} created {}, which it may not create (sensitive files and git metadata); removed]",
+                names.join(", ")
+            ));
+        }
+        if !notes.is_empty() && notes.iter().any(|n| n.starts_with("[sandbox denied")) {
+            self.process_denied = true;
+        }
+        Ok(Ok(process::Finished {
+            termination,
+            exit_code,
+            signal,
+            stdout: captured(&stdout, &[]),
+            stderr: captured(&stderr, &notes),
+            duration_ms: run.duration.as_millis() as u64,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_a_tool_may_set() {
+        for ok in ["RUST_BACKTRACE", "CI", "NO_COLOR", "LANG", "cargo_term_color", "_X"] {
+            assert_eq!(env_refusal(ok), None, "{ok}");
+        }
+        for refused in ["PATH", "path", "LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "BASH_FUNC_x%%", "GIT_CONFIG_COUNT", "NODE_OPTIONS", "PYTHONPATH", "HOME"] {
+            assert!(env_refusal(refused).is_some(), "{refused}");
+        }
+        for malformed in ["", "A=B", "1X", "A B", "Ä"] {
+            assert!(env_refusal(malformed).unwrap().contains("is not allowed"), "{malformed}");
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Bindings for `toolhost:tool@0.2.0` (`wit/since_v0.2.0/tool.wit`), the newest version: the
+//! host side of its imports is in `crate::host`, written against these types; older versions
+//! (`crate::v0_1`) adapt to it. The handle types are mapped to host structs with `with`.
+
+use wasmtime::component::{HasSelf, Linker};
+
+use crate::host::CallState;
+
+wasmtime::component::bindgen!({
+    path: "../../wit/since_v0.2.0",
+    world: "tool-component",
+    imports: { default: async | trappable },
+    exports: { default: async },
+    with: {
+        "toolhost:tool/workspace.file": crate::host::FileHandle,
+        "toolhost:tool/workspace.dir": crate::host::DirHandle,
+        "toolhost:tool/workspace.walker": crate::host::WalkerHandle,
+        "toolhost:tool/workspace.draft": crate::host::DraftHandle,
+        "toolhost:tool/call.spill": crate::host::SpillHandle,
+    },
+});
+
+/// Link this version's imports (the host implements them on [`CallState`]).
+pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    ToolComponent::add_to_linker::<CallState, HasSelf<CallState>>(linker, |state| state)
+}
+
+/// World `parallel-tool-component`: `tool` plus the `parallel` export, with the imports above.
+pub mod parallel {
+    wasmtime::component::bindgen!({
+        path: "../../wit/since_v0.2.0",
+        world: "parallel-tool-component",
+        imports: { default: async | trappable },
+        exports: { default: async },
+        with: {
+            "toolhost:tool/types": super::toolhost::tool::types,
+            "toolhost:tool/workspace": super::toolhost::tool::workspace,
+            "toolhost:tool/call": super::toolhost::tool::call,
+            "toolhost:tool/process": super::toolhost::tool::process,
+        },
+    });
+}
