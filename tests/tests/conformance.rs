@@ -67,7 +67,7 @@ fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
 #[test]
 fn misbehaving_components_fail_exactly_the_checks_they_break() {
     let a = Attack::new();
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         // Traps and hoards on some inputs; writes although it declares read-only.
         ("misbehave", &["inputs.no-trap", "bounds.memory", "capabilities.grant"]),
         // Returns a structured result that breaks its own output schema.
@@ -76,6 +76,8 @@ fn misbehaving_components_fail_exactly_the_checks_they_break() {
         ("lenient", &["inputs.invalid-refused"]),
         // Writes while inspect says read-only.
         ("liar", &["capabilities.inspect"]),
+        // Runs a program while inspect says read-only.
+        ("sly", &["capabilities.inspect"]),
         // Describes itself differently on every instance.
         ("unstable", &["describe.stable"]),
     ];

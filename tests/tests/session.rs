@@ -185,7 +185,8 @@ async fn progress_events_come_before_the_result() {
     let mut p = Piped::start(&fx).await;
     p.send(json!({"id": 7, "tool": "misbehave", "arguments": {"action": "progress"}})).await;
     for step in 1..=3 {
-        assert_eq!(p.next().await, json!({"id": 7, "progress": {"message": format!("step {step} of 3")}}));
+        let fraction = f64::from(step) / 3.0;
+        assert_eq!(p.next().await, json!({"id": 7, "progress": {"message": format!("step {step} of 3"), "fraction": fraction}}));
     }
     let ev = p.next().await;
     assert_eq!(ev["result"]["content"][0]["text"], "done");

@@ -31,6 +31,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-unstable", "unstable"),
     ("toolhost-tool-legacy", "legacy"),
     ("toolhost-tool-shapeless", "shapeless"),
+    ("toolhost-tool-sly", "sly"),
 ];
 
 /// Guest crates whose own unit tests run natively.

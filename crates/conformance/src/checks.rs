@@ -12,7 +12,8 @@
 //!   `warn` when only the host's epoch stopped it, `fail` past a second.
 //! * `capabilities.grant` — nothing refused for lack of a grant (a read-only tool that opens a
 //!   file for writing fails, naming the call); `capabilities.inspect` — `inspect` never says
-//!   read-only for a call that then commits a write; `capabilities.credentials` — a call that
+//!   read-only for a call that then commits a write, and says `runs(...)` for every call that
+//!   runs a program; `capabilities.credentials` — a call that
 //!   reached for a path the policy refuses (the fake credential) is a `warn`, the credential's
 //!   content in a result a `fail`.
 //! * `isolation.ambient` — what WASI gives a component (nothing: the host links an empty
@@ -87,6 +88,8 @@ struct Case {
     result: ToolResult,
     crashed: bool,
     refusals: Vec<String>,
+    /// Programs the call ran (`process.run`), as `program args…`.
+    runs: Vec<String>,
 }
 
 pub(crate) async fn run_all(
@@ -147,7 +150,7 @@ pub(crate) async fn run_all(
         let valid = validator.is_valid(&value);
         tool.reset_crashes();
         let result = tool.call(&scratch.session, scratch.call_context(i, CASE_DEADLINE), value.clone()).await;
-        cases.push(Case { crashed: tool.crash_streak() > 0, refusals: tool.grant().take_refusals(), input: value, valid, result });
+        cases.push(Case { crashed: tool.crash_streak() > 0, refusals: tool.grant().take_refusals(), runs: tool.grant().take_runs(), input: value, valid, result });
     }
     tool.reset_crashes();
     input_checks(report, &cases, options);
@@ -245,6 +248,15 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
         );
     }
     validator
+}
+
+/// How an inspection is named in a report.
+fn inspection_name(i: &CallInspection) -> String {
+    match i {
+        CallInspection::ReadOnly => "read-only".into(),
+        CallInspection::Writes(path) => format!("writes({path:?})"),
+        CallInspection::Runs(command) => format!("runs({command:?})"),
+    }
 }
 
 /// `describe.output-schema`: none (text results only), or a valid JSON Schema 2020-12 of an
@@ -441,17 +453,31 @@ async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &Tool
             ),
         ),
     }
+    // What inspect says must name what the call did: a write (artifacts) or a program run.
     let mut lied = None;
-    for (i, c) in cases.iter().filter(|c| c.valid && !c.result.artifacts.is_empty()).take(16).enumerate() {
+    let acted = cases.iter().filter(|c| c.valid && (!c.result.artifacts.is_empty() || !c.runs.is_empty()));
+    for (i, c) in acted.take(16).enumerate() {
         let said = tool.inspect(&scratch.session, scratch.call_context(usize::MAX - 2 - i, CASE_DEADLINE), &c.input).await;
-        if matches!(said, Ok(CallInspection::ReadOnly)) {
-            lied = Some(c);
+        let lie = match (&said, c.runs.first()) {
+            (Ok(CallInspection::Runs(_)), Some(_)) => None,
+            (Ok(other), Some(ran)) => Some(format!(
+                "inspect said {} for {}, which ran `{ran}`; return runs(\"program args…\") for it, so an approver sees what will run",
+                inspection_name(other),
+                shown(&c.input)
+            )),
+            (Ok(CallInspection::ReadOnly), None) => {
+                Some(format!("inspect said read-only for {}, which committed a write; return writes(path) for it", shown(&c.input)))
+            }
+            _ => None,
+        };
+        if lie.is_some() {
+            lied = lie;
             break;
         }
     }
     match lied {
-        None => push(report, "capabilities.inspect", Outcome::Pass, "inspect names every call that writes"),
-        Some(c) => push(report, "capabilities.inspect", Outcome::Fail, format!("inspect said read-only for {}, which committed a write; return writes(path) for it", shown(&c.input))),
+        None => push(report, "capabilities.inspect", Outcome::Pass, "inspect names every call that writes or runs a program"),
+        Some(why) => push(report, "capabilities.inspect", Outcome::Fail, why),
     }
     if let Some(c) = cases.iter().find(|c| c.result.text().contains(&scratch.marker)) {
         push(report, "capabilities.credentials", Outcome::Fail, format!("the fake credential's content came back for input {}", shown(&c.input)));

@@ -209,12 +209,12 @@ mod tests {
         drop(rx);
         let call = ToolCallContext::new("c1", SandboxPolicy::workspace_write("/w"))
             .with_progress(tx);
-        call.report_progress(ToolProgress::Message { message: "x".into() });
+        call.report_progress(ToolProgress::Message { message: "x".into(), fraction: None });
         // a full channel drops too
         let (tx, _rx) = mpsc::channel(1);
         let call = call.with_progress(tx);
         for _ in 0..3 {
-            call.report_progress(ToolProgress::Message { message: "y".into() });
+            call.report_progress(ToolProgress::Message { message: "y".into(), fraction: None });
         }
     }
 

@@ -72,20 +72,36 @@ pub struct Grant {
     /// `process.run(PROGRAM)`, shared by the
     /// clones of this grant (conformance reports them).
     refusals: Arc<std::sync::Mutex<Vec<String>>>,
+    /// Every program run through `process.run`, as `program args…`, shared the same way
+    /// (conformance compares them with what `inspect` said).
+    runs: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
-/// How many refused capabilities a [`Grant`] keeps until they are taken.
+/// How many refused capabilities (and programs run) a [`Grant`] keeps until they are taken.
 const MAX_NOTED_REFUSALS: usize = 64;
 
 impl Grant {
     /// `tool` held to `risk`.
     pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
-        Grant { tool: tool.into(), risk, refusals: Arc::default() }
+        Grant { tool: tool.into(), risk, refusals: Arc::default(), runs: Arc::default() }
     }
 
     /// The capabilities refused since the last call of this, oldest first.
     pub fn take_refusals(&self) -> Vec<String> {
         std::mem::take(&mut *self.refusals.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The programs run since the last call of this, oldest first.
+    pub fn take_runs(&self) -> Vec<String> {
+        std::mem::take(&mut *self.runs.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Note a program about to run (kept like the refusals, at most 64 until taken).
+    pub(crate) fn note_run(&self, command: String) {
+        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        if runs.len() < MAX_NOTED_REFUSALS {
+            runs.push(command);
+        }
     }
 
     /// Why this grant refuses `open-for-write` of `path`, as the model-facing text (and

@@ -176,6 +176,9 @@ impl process::Host for CallState {
             self.session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         env.extend(command.env.iter().cloned());
 
+        let mut noted = vec![shown.clone()];
+        noted.extend(command.args.iter().map(|a| toolhost_core::display::terminal_line(a).into_owned()));
+        self.share.grant.note_run(noted.join(" "));
         let n = self.share.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let spill = |stream: &str| spill_path(&self.session.data_dir, &self.session.session_id, &format!("{}-run{n}-{stream}", self.call.call_id.0));
         let streams = Arc::new(Mutex::new((Capture::new(Some(spill("stdout"))), Capture::new(Some(spill("stderr"))))));
