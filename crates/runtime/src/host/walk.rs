@@ -193,7 +193,8 @@ fn file_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
 /// Walk in background threads (in parallel) and queue the files found; their contents are
 /// read later, by the instance that takes them ([`walked`]), on its own thread, just before
 /// it searches them. Symlinks are not followed; paths the policy will not let the tool read
-/// (the credential tier) are neither yielded nor descended into. Dropping the queue stops
+/// (the credential tier) are neither yielded nor descended into (each entry is checked only
+/// when such a path can lie below the root: `SandboxPolicy::reads_refusable_below`). Dropping the queue stops
 /// the walk.
 fn spawn_walk(
     builder: ignore::WalkBuilder,
@@ -204,6 +205,9 @@ fn spawn_walk(
     policy: toolhost_core::policy::SandboxPolicy,
 ) -> WalkQueue {
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
+    // Most walks (a workspace, a source tree) hold no location that refuses reads: then no
+    // entry needs the policy's check, which would otherwise be a dozen path comparisons each.
+    let check_each = policy.reads_refusable_below(&root);
     let mut builder = builder;
     builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
     std::thread::spawn(move || {
@@ -217,7 +221,7 @@ fn spawn_walk(
                 use ignore::WalkState;
                 let Ok(entry) = entry else { return WalkState::Continue };
                 let path = entry.path();
-                if policy.check(path, Access::Read, Actor::FileTool).is_err() {
+                if check_each && policy.check(path, Access::Read, Actor::FileTool).is_err() {
                     return WalkState::Skip;
                 }
                 if !entry.file_type().is_some_and(|t| t.is_file()) {

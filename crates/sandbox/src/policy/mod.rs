@@ -383,6 +383,21 @@ impl SandboxPolicy {
         self.data_dir.as_deref()
     }
 
+    /// Whether some path at or below the real path `root` may be refused for reading, i.e.
+    /// whether [`SandboxPolicy::check`] with [`Access::Read`] can fail there: a location that
+    /// refuses reads (a data dir private entry, a credential location, `/proc`'s `environ`
+    /// files, `/etc/ssh`'s host keys) lies at or below `root`, or `root` lies inside one. When
+    /// it is `false`, every path below `root` is readable, and a walk of `root` need not ask
+    /// for each entry (the read rules are all by location, none by name alone).
+    pub fn reads_refusable_below(&self, root: &Path) -> bool {
+        let private = self.data_dir.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e)));
+        let system = [Path::new("/proc"), Path::new("/etc/ssh")].map(Path::to_path_buf);
+        private
+            .chain(self.credential.iter().cloned())
+            .chain(system)
+            .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
+    }
+
     /// Whether `path` is one of the data dir's [`DATA_DIR_PRIVATE`] entries (or below one):
     /// neither readable nor writable by any tool or bash, whatever a grant says.
     pub fn is_private_data(&self, path: &Path) -> bool {

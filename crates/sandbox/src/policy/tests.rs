@@ -351,3 +351,31 @@ fn lexical_normalization() {
         );
     }
 }
+
+/// `reads_refusable_below` never says "nothing below is refused" for a root under which
+/// `check` refuses a read: every path of the fixture's table, and the system ones, judged from
+/// each of their ancestors.
+#[test]
+fn reads_refusable_below_covers_every_read_refusal() {
+    let fx = fixture(SandboxMode::WorkspaceWrite);
+    let mut paths: Vec<PathBuf> = WORKSPACE_WRITE.iter().map(|(p, ..)| fx.base.join(p)).collect();
+    paths.extend(["/proc/1/environ", "/proc/self/environ", "/etc/ssh/ssh_host_rsa_key", "/etc/shadow"].map(PathBuf::from));
+    let mut refused = 0;
+    for path in &paths {
+        if fx.policy.check(path, Access::Read, Actor::FileTool).is_ok() {
+            continue;
+        }
+        refused += 1;
+        for root in path.ancestors() {
+            assert!(fx.policy.reads_refusable_below(root), "{} is refused but {} says nothing below it is", path.display(), root.display());
+        }
+    }
+    assert!(refused >= 8, "the table refuses reads of {refused} paths");
+    // A workspace with nothing refused below it needs no check per entry; HOME does.
+    assert!(!fx.policy.reads_refusable_below(&fx.base.join("ws")));
+    assert!(!fx.policy.reads_refusable_below(&fx.base.join("ws/sub")));
+    assert!(fx.policy.reads_refusable_below(&fx.base.join("home")));
+    assert!(fx.policy.reads_refusable_below(&fx.base.join("data")));
+    assert!(fx.policy.reads_refusable_below(&fx.base.join("home/.ssh/keys")));
+    assert!(fx.policy.reads_refusable_below(Path::new("/")));
+}
