@@ -67,7 +67,18 @@ fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
 #[test]
 fn misbehaving_components_fail_exactly_the_checks_they_break() {
     let a = Attack::new();
-    let cases: [(&str, &[&str]); 6] = [
+    let cases: [(&str, &[&str]); 13] = [
+        // Imports an interface toolhost does not provide.
+        ("foreign", &["static.imports"]),
+        // Exports no toolhost:tool/tool.
+        ("noexport", &["static.exports"]),
+        // describe traps.
+        ("describetrap", &["describe.returns"]),
+        // Definitions that break one rule each (bound with wit-bindgen: the SDK cannot emit them).
+        ("badid", &["describe.id"]),
+        ("blankdesc", &["describe.description"]),
+        ("badschema", &["describe.schema"]),
+        ("badoutput", &["describe.output-schema"]),
         // Traps and hoards on some inputs; writes although it declares read-only.
         ("misbehave", &["inputs.no-trap", "bounds.memory", "capabilities.grant"]),
         // Returns a structured result that breaks its own output schema.

@@ -137,6 +137,13 @@ fn add_refuses_what_is_not_an_installable_tool() {
     std::fs::write(junk.join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
     let cases: Vec<(PathBuf, &str)> = vec![
         (toolhost_tests::components_dir().join("read.wasm"), "taken by a built-in"),
+        (component("foreign"), "imports `test:foreign/net`, which toolhost does not provide"),
+        (component("noexport"), "does not export `toolhost:tool/tool`"),
+        (component("describetrap"), "its `describe` failed"),
+        (component("badid"), "is not 1 to 64 characters"),
+        (component("blankdesc"), "description is blank"),
+        (component("badschema"), "not valid JSON Schema"),
+        (component("badoutput"), "output schema must have \"type\": \"object\""),
         (junk.join("text.wasm"), "not WebAssembly"),
         (junk.join("core.wasm"), "core WebAssembly module"),
         (junk.join("missing.wasm"), "cannot read"),

@@ -32,6 +32,13 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-legacy", "legacy"),
     ("toolhost-tool-shapeless", "shapeless"),
     ("toolhost-tool-sly", "sly"),
+    ("toolhost-tool-badid", "badid"),
+    ("toolhost-tool-blankdesc", "blankdesc"),
+    ("toolhost-tool-badschema", "badschema"),
+    ("toolhost-tool-badoutput", "badoutput"),
+    ("toolhost-tool-describetrap", "describetrap"),
+    ("toolhost-tool-foreign", "foreign"),
+    ("toolhost-tool-noexport", "noexport"),
 ];
 
 /// Guest crates whose own unit tests run natively.

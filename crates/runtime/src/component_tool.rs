@@ -231,7 +231,7 @@ async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<Too
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
     let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;
-    let def = run.value.map_err(|e| format!("describe failed: {}", e.message))?;
+    let def = run.value.map_err(|e| e.message)?;
     let input_schema: serde_json::Value =
         serde_json::from_str(&def.input_schema).map_err(|e| format!("its input schema is not JSON: {e}"))?;
     let output_schema = match &def.output_schema {
