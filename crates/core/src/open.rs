@@ -45,6 +45,54 @@ pub fn stat_no_symlinks(path: &Path) -> std::io::Result<std::fs::Metadata> {
     open_with(path, PATH_ONLY)?.metadata()
 }
 
+/// Stats the files of one directory as [`stat_no_symlinks`] would, with one descriptor for
+/// the directory instead of a path lookup per file: the directory is opened once as
+/// [`open_with`] opens a path (no symlink on the way), then each name is looked up in it
+/// alone, its own symlink not followed. A walk visits a directory's files together, so it
+/// keeps the last one.
+#[derive(Debug, Default)]
+pub struct DirStats {
+    /// The directory of the last stat, and its descriptor (`None`: it could not be opened).
+    dir: Option<(std::path::PathBuf, Option<File>)>,
+}
+
+impl DirStats {
+    /// The modification time (ms since the epoch, when it has one) of the regular file at
+    /// the real path `path`; an error when a symlink is on the way (or is the file itself),
+    /// or when it is not a regular file.
+    pub fn file_mtime_ms(&mut self, path: &Path) -> std::io::Result<Option<u64>> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+        };
+        if self.dir.as_ref().is_none_or(|(p, _)| p != parent) {
+            self.dir = Some((parent.to_path_buf(), open_with(parent, PATH_ONLY | libc::O_DIRECTORY).ok()));
+        }
+        let Some((_, Some(dir))) = &self.dir else {
+            return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+        };
+        stat_at(dir, name)
+    }
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the mtime of a regular file named `name` in
+/// `dir`, an error for anything else (a symlink included).
+fn stat_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<Option<u64>> {
+    use std::os::fd::AsRawFd;
+    let c = c_path(name)?;
+    // SAFETY: `stat` is plain data, written by the kernel below.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a live directory descriptor, a NUL-terminated name, a live `stat` to fill.
+    let rc = unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let ms = (st.st_mtime >= 0).then(|| st.st_mtime as u64 * 1000 + st.st_mtime_nsec as u64 / 1_000_000);
+    Ok(ms)
+}
+
 /// Open the real path `path` with `flags`, no symlink followed anywhere in it (as
 /// [`open_no_symlinks`]; `ELOOP` when one is met).
 pub fn open_with(path: &Path, flags: i32) -> std::io::Result<File> {
@@ -164,6 +212,34 @@ mod tests {
         assert!(open_regular(&through).is_err());
         assert!(stat_no_symlinks(&through).is_err());
         assert_eq!(stat_no_symlinks(&plain).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn dir_stats_follow_no_symlink_and_stat_regular_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("secrets")).unwrap();
+        std::fs::write(root.join("secrets/key"), "s3cret").unwrap();
+        std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
+        std::fs::create_dir_all(root.join("real/sub")).unwrap();
+        std::fs::write(root.join("real/key"), "plain").unwrap();
+        std::os::unix::fs::symlink(root.join("secrets/key"), root.join("real/link")).unwrap();
+        let mut stats = DirStats::default();
+        // A directory reached through a symlink, a symlinked file, a directory: refused.
+        assert!(stats.file_mtime_ms(&root.join("d/key")).is_err());
+        assert!(stats.file_mtime_ms(&root.join("real/link")).is_err());
+        assert!(stats.file_mtime_ms(&root.join("real/sub")).is_err());
+        // A regular file: its mtime, as the metadata says.
+        let want = std::fs::metadata(root.join("real/key")).unwrap().modified().unwrap();
+        let want = want.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+        assert_eq!(stats.file_mtime_ms(&root.join("real/key")).unwrap(), Some(want));
+        // The directory kept is the one opened: swapping it for a symlink afterwards does not
+        // redirect a stat there, and a new directory is opened without following one.
+        std::fs::rename(root.join("real"), root.join("moved")).unwrap();
+        std::os::unix::fs::symlink(root.join("secrets"), root.join("real")).unwrap();
+        assert_eq!(stats.file_mtime_ms(&root.join("real/key")).unwrap(), Some(want), "the kept descriptor is the real directory");
+        let mut fresh = DirStats::default();
+        assert!(fresh.file_mtime_ms(&root.join("real/key")).is_err(), "a swapped directory is not followed");
     }
 
     #[test]

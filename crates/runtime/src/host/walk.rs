@@ -11,7 +11,7 @@ use std::sync::Arc;
 use wasmtime::component::Resource;
 
 use toolhost_core::fence::display_path;
-use toolhost_core::open::{open_regular, stat_no_symlinks};
+use toolhost_core::open::{DirStats, open_regular};
 use toolhost_core::policy::{Access, Actor};
 
 use super::types::{WitResult, err};
@@ -217,6 +217,9 @@ fn spawn_walk(
             let policy = policy.clone();
             let root = root.clone();
             let matcher = matcher.clone();
+            // Files of one directory come together: one descriptor for it, not a path
+            // lookup per file.
+            let mut stats = DirStats::default();
             Box::new(move |entry| {
                 use ignore::WalkState;
                 let Ok(entry) = entry else { return WalkState::Continue };
@@ -239,8 +242,8 @@ fn spawn_walk(
                 let modified_ms = if with_contents {
                     None
                 } else {
-                    match stat_no_symlinks(path) {
-                        Ok(meta) => modified_millis(&meta),
+                    match stats.file_mtime_ms(path) {
+                        Ok(ms) => ms,
                         Err(_) => return WalkState::Continue,
                     }
                 };
