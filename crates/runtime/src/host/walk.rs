@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use wasmtime::component::Resource;
 
+use toolhost_core::display::quote_path;
 use toolhost_core::fence::display_path;
 use toolhost_core::open::{DirStats, open_regular};
 use toolhost_core::policy::{Access, Actor};
@@ -231,7 +232,7 @@ fn spawn_walk(
                     return WalkState::Continue;
                 }
                 if let Some(m) = &matcher {
-                    let rel = path.strip_prefix(&root).unwrap_or(path);
+                    let rel = below(path, &root).unwrap_or(path);
                     if !m.is_match(rel) {
                         return WalkState::Continue;
                     }
@@ -247,7 +248,10 @@ fn spawn_walk(
                         Err(_) => return WalkState::Continue,
                     }
                 };
-                let display = display_path(&workspace, path);
+                let display = match below(path, &workspace) {
+                    Some(rel) => quote_path(&rel.to_string_lossy()).into_owned(),
+                    None => display_path(&workspace, path),
+                };
                 let found = Found { path: entry.into_path(), display, modified_ms };
                 if !sender.send(found) {
                     return WalkState::Quit;
@@ -257,6 +261,19 @@ fn spawn_walk(
         });
     });
     WalkQueue { chunks: rx, current: Vec::new() }
+}
+
+/// `path` below `base`, by slicing bytes: a walk builds every path as its root joined with
+/// the names it read, so when the bytes of `base` and a `/` start `path`, the rest is what
+/// `Path::strip_prefix` would give, without comparing component by component (a cost per
+/// walked file). `None` when `path` is not below `base` that way (the caller falls back).
+fn below<'p>(path: &'p std::path::Path, base: &std::path::Path) -> Option<&'p std::path::Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, b) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
+    if b.is_empty() || b.ends_with(b"/") || p.len() <= b.len() + 1 || !p.starts_with(b) || p[b.len()] != b'/' {
+        return None;
+    }
+    Some(std::path::Path::new(std::ffi::OsStr::from_bytes(&p[b.len() + 1..])))
 }
 
 /// The walk options a shared walk is keyed by (with its root).
@@ -363,6 +380,19 @@ impl workspace::HostWalker for CallState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn below_slices_what_strip_prefix_would_give() {
+        use std::path::Path;
+        for (path, base) in [("/w/a/b.rs", "/w"), ("/w/a", "/w"), ("/wx/a", "/w"), ("/w", "/w"), ("/w/", "/w"), ("/", "/"), ("/w/a", "/w/")] {
+            let (p, b) = (Path::new(path), Path::new(base));
+            if let Some(rel) = below(p, b) {
+                assert_eq!(Some(rel), p.strip_prefix(b).ok(), "{path} below {base}");
+            }
+        }
+        assert_eq!(below(Path::new("/w/a/b.rs"), Path::new("/w")), Some(Path::new("a/b.rs")));
+        assert_eq!(below(Path::new("/wx/a"), Path::new("/w")), None);
+    }
 
     #[test]
     fn every_found_file_reaches_the_queue_once_in_takes_of_at_most_walk_take() {
