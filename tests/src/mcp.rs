@@ -34,6 +34,27 @@ fn run(cmd: &mut Command, what: &str) {
     );
 }
 
+/// Runs one of the client scripts under `tests/mcp/` (`name`) with the Python SDK and
+/// `args`, `HOME` set to `home` when given, and returns the JSON object it printed last
+/// and its stderr; panics (with both streams) when it failed, printed no JSON, or reported
+/// errors of its own parts.
+pub fn run_client_script(name: &str, args: &[&std::ffi::OsStr], home: Option<&Path>) -> (serde_json::Value, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join(name);
+    let mut cmd = Command::new(python_with_sdk());
+    cmd.arg(script).args(args);
+    if let Some(home) = home {
+        cmd.env("HOME", home);
+    }
+    let out = cmd.output().expect("run the MCP client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{name} failed\nstdout: {stdout}\nstderr: {stderr}");
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{name} printed no JSON ({e}): {stdout}\nstderr: {stderr}"));
+    assert!(report.get("errors").is_none(), "{name}: {:#}\nstderr: {stderr}", report["errors"]);
+    (report, stderr)
+}
+
 /// `<target>/mcp-venv/bin/python` with the MCP Python SDK installed.
 pub fn python_with_sdk() -> PathBuf {
     let venv = target_dir().join("mcp-venv");

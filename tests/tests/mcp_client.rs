@@ -5,15 +5,10 @@
 //! Acceptance A1 (artifacts never reach the model): the file change of an edit arrives in
 //! the result's `_meta`, and the content is the model-visible text alone.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 use toolhost_tests::*;
-
-fn client_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("client.py")
-}
 
 fn text(v: &Value) -> &str {
     v["text"].as_str().unwrap_or_default()
@@ -21,25 +16,12 @@ fn text(v: &Value) -> &str {
 
 #[test]
 fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts() {
-    let python = toolhost_tests::mcp::python_with_sdk();
     let fx = Fixture::new();
     fx.write("a.txt", "alpha\nbeta\n");
     let b = fx.write("b.txt", "bee\n");
     let outside = tempfile::tempdir_in("/var/tmp").unwrap();
-    let out = Command::new(&python)
-        .arg(client_script())
-        .arg(toolhost_bin())
-        .arg(fx.root())
-        .arg(fx.data.path())
-        .arg(outside.path())
-        .output()
-        .expect("run the MCP client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "client failed\nstdout: {stdout}\nstderr: {stderr}");
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}\nstderr: {stderr}"));
-    assert!(report.get("errors").is_none(), "{:#}\nstderr: {stderr}", report["errors"]);
+    let args = [toolhost_bin().into_os_string(), fx.root().into_os_string(), fx.data.path().into(), outside.path().into()];
+    let (report, _) = toolhost_tests::mcp::run_client_script("client.py", &args.each_ref().map(|a| a.as_os_str()), None);
 
     // initialize (2025-11-25 handshake)
     assert_eq!(report["initialize"]["protocolVersion"], "2025-11-25", "{report}");

@@ -4,9 +4,6 @@
 //! crashes on three calls in a row is disabled for the session (announced, gone from the list,
 //! its next call failing with the reason); a removed tool is announced and gone.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::Value;
 use toolhost_tests::attack::Attack;
 use toolhost_tests::{test_components_dir, toolhost_bin};
@@ -17,25 +14,15 @@ fn names(v: &Value) -> Vec<&str> {
 
 #[test]
 fn mcp_announces_added_disabled_and_removed_tools() {
-    let python = toolhost_tests::mcp::python_with_sdk();
     let a = Attack::new();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("follow_client.py");
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(toolhost_bin())
-        .arg(&a.ws)
-        .arg(&a.data)
-        .arg(test_components_dir().join("scribe.wasm"))
-        .arg(test_components_dir().join("misbehave.wasm"))
-        .env("HOME", &a.home)
-        .output()
-        .expect("run the MCP client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "client failed\nstdout: {stdout}\nstderr: {stderr}");
-    let r: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}\nstderr: {stderr}"));
-    assert!(r.get("errors").is_none(), "{:#}\nstderr: {stderr}", r["errors"]);
+    let args = [
+        toolhost_bin().into_os_string(),
+        a.ws.clone().into_os_string(),
+        a.data.clone().into_os_string(),
+        test_components_dir().join("scribe.wasm").into_os_string(),
+        test_components_dir().join("misbehave.wasm").into_os_string(),
+    ];
+    let (r, _) = toolhost_tests::mcp::run_client_script("follow_client.py", &args.each_ref().map(|a| a.as_os_str()), Some(&a.home));
 
     assert_eq!(r["listChanged"], true, "the server does not declare tools.listChanged: {r}");
     assert!(!names(&r["before"]).contains(&"scribe"));

@@ -5,10 +5,6 @@
 //! breaks its schema is a failed call, never handed on; a component built against the frozen
 //! 0.1.0 WIT is served next to them; progress with a fraction arrives with a total.
 
-use std::path::Path;
-use std::process::Command;
-
-use serde_json::Value;
 use toolhost_tests::attack::Attack;
 use toolhost_tests::{test_components_dir, toolhost_bin};
 
@@ -19,26 +15,17 @@ fn structured_results_reach_a_real_mcp_client_and_a_broken_one_fails() {
         return;
     }
     a.put("a.txt", "alpha\nbeta\ngamma\n");
-    let python = toolhost_tests::mcp::python_with_sdk();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("structured_client.py");
-    let wasm = |id: &str| test_components_dir().join(format!("{id}.wasm"));
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(toolhost_bin())
-        .arg(&a.ws)
-        .arg(&a.data)
-        .args([wasm("runner"), wasm("shapeless"), wasm("legacy"), wasm("misbehave")])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &a.home)
-        .output()
-        .expect("run the MCP client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "client failed\nstdout: {stdout}\nstderr: {stderr}");
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}\nstderr: {stderr}"));
-    assert!(report.get("errors").is_none(), "{:#}\nstderr: {stderr}", report["errors"]);
+    let wasm = |id: &str| test_components_dir().join(format!("{id}.wasm")).into_os_string();
+    let args = [
+        toolhost_bin().into_os_string(),
+        a.ws.clone().into_os_string(),
+        a.data.clone().into_os_string(),
+        wasm("runner"),
+        wasm("shapeless"),
+        wasm("legacy"),
+        wasm("misbehave"),
+    ];
+    let (report, _) = toolhost_tests::mcp::run_client_script("structured_client.py", &args.each_ref().map(|a| a.as_os_str()), Some(&a.home));
 
     // tools/list: outputSchema for the tools that declare one, none for the others.
     let tools = &report["tools"];

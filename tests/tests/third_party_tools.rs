@@ -143,7 +143,7 @@ fn add_refuses_what_is_not_an_installable_tool() {
         (component("badid"), "is not 1 to 64 characters"),
         (component("blankdesc"), "description is blank"),
         (component("badschema"), "not valid JSON Schema"),
-        (component("badoutput"), "output schema must have \"type\": \"object\""),
+        (component("badoutput"), "output schema must have \"type\": \"object\" (a structured result is a JSON object)"),
         (junk.join("text.wasm"), "not WebAssembly"),
         (junk.join("core.wasm"), "core WebAssembly module"),
         (junk.join("missing.wasm"), "cannot read"),

@@ -28,20 +28,25 @@ pub fn valid_id(id: &str) -> bool {
     (1..=MAX_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Checks the input schema: a JSON object with `"type": "object"`, without `$schema` or
-/// `title` (seed 000 §2: the host strips nothing; the model reads the schema as given), whose
-/// `properties` is an object of schemas and `required` a list of names.
+/// The rules an input and an output schema share: a JSON object with `"type": "object"`,
+/// without `$schema` or `title` (seed 000 §2: the host strips nothing; the model and the
+/// client read a schema as given). `object` says what the object is, for the refusal.
+fn object_schema<'s>(schema: &'s serde_json::Value, object: &str) -> Result<&'s serde_json::Map<String, serde_json::Value>, String> {
+    let Some(obj) = schema.as_object() else { return Err("is not a JSON object".into()) };
+    if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return Err(format!("must have \"type\": \"object\" ({object} is a JSON object)"));
+    }
+    if let Some(key) = ["$schema", "title"].into_iter().find(|k| obj.contains_key(*k)) {
+        return Err(format!("has `{key}`; remove it (the schema is shown as it is)"));
+    }
+    Ok(obj)
+}
+
+/// Checks the input schema: [`object_schema`]'s rules, and its `properties` an object of
+/// schemas and `required` a list of names.
 pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
     let bad = |what: &str| Err(DefinitionError::Schema(what.to_string()));
-    let Some(obj) = schema.as_object() else { return bad("is not a JSON object") };
-    if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
-        return bad("must have \"type\": \"object\" (a tool takes a JSON object)");
-    }
-    for key in ["$schema", "title"] {
-        if obj.contains_key(key) {
-            return Err(DefinitionError::Schema(format!("has `{key}`; remove it (models are given the schema as it is)")));
-        }
-    }
+    let obj = object_schema(schema, "a tool's input").map_err(DefinitionError::Schema)?;
     if let Some(props) = obj.get("properties") {
         let Some(props) = props.as_object() else { return bad("has `properties` that is not an object") };
         if let Some((name, _)) = props.iter().find(|(_, v)| !(v.is_object() || v.is_boolean())) {
@@ -56,20 +61,10 @@ pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
     Ok(())
 }
 
-/// Checks an output schema (toolhost:tool 0.2.0): a JSON object with `"type": "object"` (MCP
-/// `outputSchema` describes an object), without `$schema` or `title`.
+/// Checks an output schema (toolhost:tool 0.2.0): [`object_schema`]'s rules (MCP's
+/// `outputSchema` describes an object).
 pub fn check_output_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
-    let bad = |what: &str| Err(DefinitionError::OutputSchema(what.to_string()));
-    let Some(obj) = schema.as_object() else { return bad("is not a JSON object") };
-    if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
-        return bad("must have \"type\": \"object\" (a structured result is a JSON object)");
-    }
-    for key in ["$schema", "title"] {
-        if obj.contains_key(key) {
-            return Err(DefinitionError::OutputSchema(format!("has `{key}`; remove it (clients are given the schema as it is)")));
-        }
-    }
-    Ok(())
+    object_schema(schema, "a structured result").map(|_| ()).map_err(DefinitionError::OutputSchema)
 }
 
 /// Checks a definition against every rule, with `reserved` the ids it may not take (the
