@@ -256,6 +256,58 @@ fn a_commands_own_bwrap_text_on_stderr_does_not_hide_its_output() {
     promise(out.text().contains("OUT"), || format!("the command's stdout was dropped: {}", out.all()));
 }
 
+/// A descriptor open in whatever started toolhost (here fd 7, appending to a file outside
+/// every root, as a log or a socket of an agent harness would be) must not reach a sandboxed
+/// command, neither bash nor a program a component runs: through it the command could write
+/// to what it names, past every mount and Landlock rule.
+#[test]
+fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command") {
+        return;
+    }
+    let log = a.outside_dir("inherited").join("log.txt");
+    std::fs::write(&log, "").unwrap();
+    let runner = toolhost_tests::test_components_dir().join("runner.wasm");
+    let bash_marker = marker("FD-BASH");
+    let run_marker = marker("FD-RUN");
+    let calls: [(&[&str], String); 2] = [
+        (&[], json!({"command": format!("echo {bash_marker} >&7; echo {bash_marker} > /proc/self/fd/7")}).to_string()),
+        (&["--tool", runner.to_str().unwrap()], json!({"program": "sh", "args": ["-c", format!("echo {run_marker} >&7")]}).to_string()),
+    ];
+    for (global, input) in calls {
+        let tool = if global.is_empty() { "bash" } else { "runner" };
+        let mut cmd = std::process::Command::new("bash");
+        cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
+        cmd.arg("-c").arg(r#"exec 7>>"$0"; exec "$@""#).arg(&log).arg(toolhost_tests::toolhost_bin());
+        cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(global);
+        cmd.args(["call", tool, &input, "--json"]);
+        let out = run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung");
+        let written = std::fs::read_to_string(&log).unwrap();
+        promise(!written.contains(&bash_marker) && !written.contains(&run_marker), || {
+            format!("{tool} wrote through a descriptor toolhost inherited: {written:?}\n{}", out.all())
+        });
+        assert!(out.stdout.contains("\"status\""), "{tool} gave no result: {}", out.all());
+    }
+}
+
+/// The sandbox helper's own failure line and exit code, printed by the command itself after
+/// the sandbox started, are the command's output: neither "sandbox unavailable" nor "failed
+/// to start".
+#[test]
+fn a_commands_own_sandbox_helper_text_does_not_hide_its_output() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_commands_own_sandbox_helper_text_does_not_hide_its_output") {
+        return;
+    }
+    for line in ["toolhost-sandbox-exec: fake failure", "toolhost-sandbox-exec: cannot run /bin/bash: fake"] {
+        let out = a.bash(&format!("echo OUT; echo '{line}' >&2; exit 125"));
+        let code = out.json()["error"]["code"].as_str().unwrap_or_default().to_string();
+        promise(code.is_empty(), || format!("a command that ran and exited 125 is reported as {code}: {}", out.all()));
+        promise(out.text().contains("OUT") && out.text().contains("125"), || format!("the command's output or exit code was dropped: {}", out.all()));
+    }
+}
+
 #[test]
 fn a_hanging_bwrap_does_not_hang_the_call() {
     let mut a = Attack::new();

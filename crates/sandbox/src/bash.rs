@@ -341,19 +341,19 @@ pub async fn run_sandboxed(
         Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
     };
     let mut end = outcome.end;
-    if let ProcessEnd::Exited { code, .. } = end {
-        if let Some(msg) = sandbox.runner_failure(code, output.stderr_start(), outcome.started) {
-            output.discard_spill();
-            // The sandbox is up and said so; only the command's own exec failed.
-            let exec_failed = format!("{}{}", crate::landlock::SANDBOX_EXEC_ERROR_PREFIX, crate::landlock::EXEC_FAILED);
-            match msg.strip_prefix(crate::landlock::SANDBOX_EXEC_ERROR_PREFIX) {
-                Some(reason) if outcome.started && msg.starts_with(&exec_failed) => {
-                    end = ProcessEnd::SpawnFailed(reason.to_string());
-                    output = crate::capture::Capture::new(None);
-                }
-                _ => return Err(NotRun { text: texts::runner_failed(&msg) }),
-            }
-        }
+    if outcome.exec_failed {
+        // The sandbox is up and said so; only the command's own exec failed (the runner said
+        // so on a descriptor the command never had, so the command cannot fake it).
+        let line = String::from_utf8_lossy(output.stderr_start()).lines().next().unwrap_or("").to_string();
+        let reason = line.strip_prefix(crate::landlock::SANDBOX_EXEC_ERROR_PREFIX).unwrap_or(&line).to_string();
+        output.discard_spill();
+        output = crate::capture::Capture::new(None);
+        end = ProcessEnd::SpawnFailed(reason);
+    } else if let ProcessEnd::Exited { code, .. } = end
+        && let Some(msg) = sandbox.runner_failure(code, output.stderr_start(), outcome.started)
+    {
+        output.discard_spill();
+        return Err(NotRun { text: texts::runner_failed(&msg) });
     }
     Ok(Sandboxed { end, output, duration: outcome.duration, started: outcome.started, limit_hit, swept })
 }

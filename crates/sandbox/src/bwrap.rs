@@ -341,8 +341,10 @@ impl SandboxBackend for Bubblewrap {
             Some(1) if !started && stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
                 Some(first_line(stderr_start))
             }
+            // The helper fails before it says the sandbox started; after that, its text and
+            // exit code can only be the command's own.
             Some(SANDBOX_EXEC_FAILURE_EXIT)
-                if stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) =>
+                if !started && stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) =>
             {
                 Some(first_line(stderr_start))
             }
@@ -422,5 +424,9 @@ mod tests {
         assert!(b.runner_failure(Some(0), b"bwrap: hi\n", false).is_none());
         assert!(b.runner_failure(Some(1), b"bwrap: the command's own\n", true).is_none());
         assert!(b.runner_failure(Some(2), b"bwrap: x\n", false).is_none());
+        assert!(
+            b.runner_failure(Some(125), b"toolhost-sandbox-exec: the command's own\n", true).is_none(),
+            "after the sandbox started, the helper's text is the command's"
+        );
     }
 }

@@ -25,9 +25,18 @@ pub const SANDBOX_EXEC_ERROR_PREFIX: &str = "toolhost-sandbox-exec: ";
 /// not executable): the command's failure, not the sandbox's.
 pub const EXEC_FAILED: &str = "cannot run ";
 
-/// The descriptor the helper writes one byte to once Landlock is applied, right before it
-/// execs the command: the host then knows any later `bwrap: ` text is the command's own.
+/// The descriptor the helper writes [`STARTED`] to once Landlock is applied, right before it
+/// execs the command: the host then knows any later `bwrap: ` or helper text is the
+/// command's own. The descriptor is close-on-exec: when the exec fails, the helper writes
+/// [`EXEC_FAILED_MARK`] after it, which no command can (it never sees the descriptor).
 pub const STARTED_FD: i32 = 3;
+
+/// The byte written to [`STARTED_FD`] once the sandbox is set up.
+pub const STARTED: u8 = b'1';
+
+/// The byte written to [`STARTED_FD`] after [`STARTED`] when the command could not be
+/// executed.
+pub const EXEC_FAILED_MARK: u8 = b'E';
 
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
 /// `--writable PATH`… `--` `argv…`.
@@ -171,14 +180,20 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option
         fail(e);
     }
     if let Some(fd) = started_fd {
-        // SAFETY: writing one byte to, then closing, a descriptor the host handed down for
-        // exactly this; the command never sees it.
+        // SAFETY: writing one byte to a descriptor the host handed down for exactly this,
+        // then marking it close-on-exec: the command never sees it.
         unsafe {
-            libc::write(fd, b"1".as_ptr().cast(), 1);
-            libc::close(fd);
+            libc::write(fd, [STARTED].as_ptr().cast(), 1);
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
         }
     }
     let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    if let Some(fd) = started_fd {
+        // SAFETY: as above; the exec failed, so this process still owns the descriptor.
+        unsafe {
+            libc::write(fd, [EXEC_FAILED_MARK].as_ptr().cast(), 1);
+        }
+    }
     fail(format!("{EXEC_FAILED}{}: {e}", argv[0].to_string_lossy()))
 }
 

@@ -81,8 +81,12 @@ pub struct ProcessOutcome {
     pub end: ProcessEnd,
     pub output: Capture,
     pub duration: Duration,
-    /// Something was written to [`ProcessRequest::started_fd`].
+    /// The runner wrote [`crate::landlock::STARTED`] to [`ProcessRequest::started_fd`]: the
+    /// sandbox was set up.
     pub started: bool,
+    /// ... and then [`crate::landlock::EXEC_FAILED_MARK`]: the command itself could not be
+    /// executed (its reason is the runner's line on stderr).
+    pub exec_failed: bool,
 }
 
 /// Starts processes (seed §4); the only way bash's argv is run.
@@ -220,6 +224,7 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             output,
             duration: start.elapsed(),
             started: false,
+            exec_failed: false,
         }
     };
 
@@ -248,21 +253,34 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         None => None,
     };
     let marker_dup = req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
-    if !req.cgroup_procs.is_empty() || marker_dup.is_some() {
+    // Descriptors this process inherited without close-on-exec (a log file, a socket, a
+    // pipe of whoever started toolhost) must not reach the command: a sandboxed command
+    // could write through one to anything it names. Every descriptor from `first_closed` up
+    // is marked close-on-exec in the child (the marker, dup'd to its number, stays).
+    let first_closed = marker_dup.map_or(3, |(target, _)| target.max(2) + 1);
+    let open_max = open_max();
+    {
         let files: Vec<std::ffi::CString> = req
             .cgroup_procs
             .iter()
             .filter_map(|p| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok())
             .collect();
-        // SAFETY: between fork and exec only dup2/open/write/close run (async-signal-safe),
-        // on values made before the fork.
+        // SAFETY: between fork and exec only dup2/close_range/fcntl/open/write/close run
+        // (async-signal-safe), on values made before the fork.
         unsafe {
             cmd.pre_exec(move || {
-                if let Some((target, write_end)) = marker_dup
-                    && libc::dup2(write_end, target) < 0
-                {
-                    return Err(io::Error::last_os_error());
+                if let Some((target, write_end)) = marker_dup {
+                    // dup2 onto itself keeps close-on-exec: clear it by hand then.
+                    let kept = if write_end == target {
+                        libc::fcntl(target, libc::F_SETFD, 0)
+                    } else {
+                        libc::dup2(write_end, target)
+                    };
+                    if kept < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
                 }
+                close_inherited_on_exec(first_closed, open_max);
                 for f in &files {
                     let fd = libc::open(f.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                     if fd < 0 {
@@ -343,8 +361,40 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         }
     }
     let mut outcome = finish(end, consumer.await);
-    outcome.started = marker_read.is_some_and(|fd| marker_written(&fd));
+    let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
+    outcome.started = marks.first() == Some(&crate::landlock::STARTED);
+    outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::landlock::EXEC_FAILED_MARK);
     outcome
+}
+
+/// The highest descriptor number to consider when `close_range` is missing.
+fn open_max() -> i32 {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
+    if n <= 0 { 1024 } else { n.min(1 << 20) as i32 }
+}
+
+/// Marks every descriptor from `first` up close-on-exec (in the child, between fork and
+/// exec): `close_range(CLOSE_RANGE_CLOEXEC)` where the kernel has it (Linux 5.11), else
+/// `fcntl` on each number below `open_max`. Nothing here allocates.
+fn close_inherited_on_exec(first: i32, open_max: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a plain syscall on numbers; no memory is touched.
+        let rc = unsafe { libc::syscall(libc::SYS_close_range, first as libc::c_uint, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC) };
+        if rc == 0 {
+            return;
+        }
+    }
+    for fd in first..open_max {
+        // SAFETY: fcntl on a number: EBADF for one that is not open, harmless.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
 }
 
 /// A pipe (read end, write end), both close-on-exec and non-blocking; the child's `dup2`
@@ -380,8 +430,10 @@ fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
 }
 
 /// Whether anything was written to the marker pipe (non-blocking read).
-fn marker_written(read: &std::os::fd::OwnedFd) -> bool {
-    let mut byte = [0u8; 1];
-    // SAFETY: reading one byte into a local buffer from an open descriptor.
-    unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), byte.as_mut_ptr().cast(), 1) == 1 }
+fn marker_bytes(read: &std::os::fd::OwnedFd) -> Vec<u8> {
+    let mut bytes = [0u8; 2];
+    // SAFETY: reading at most two bytes into a local buffer from an open descriptor (the
+    // pipe is non-blocking, and every writer is gone: the process tree has ended).
+    let n = unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), bytes.as_mut_ptr().cast(), 2) };
+    bytes[..n.max(0) as usize].to_vec()
 }
