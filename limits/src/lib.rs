@@ -8,6 +8,12 @@
 /// 8,000 tokens × 4 bytes, the size of one tool message in the request projection.
 pub const MAX_RESULT_BYTES: usize = 32_000;
 
+/// Largest structured result (toolhost:tool 0.2.0), as JSON text: a client may show it to
+/// the model instead of the text, so it is bounded like the text is — twice the text's cap,
+/// since it says the same in a form a program reads (a process tool's two captured streams,
+/// each head + tail, fit). A tool must bound it itself: the host withholds a larger one.
+pub const MAX_STRUCTURED_BYTES: usize = 64 * 1024;
+
 /// Bytes kept free for a footer when a tool bounds its own text (§7.1, §9
 /// `FOOTER_RESERVE_BYTES`); `read` stops at `MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES`.
 pub const FOOTER_RESERVE_BYTES: usize = 512;

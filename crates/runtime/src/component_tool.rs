@@ -28,7 +28,8 @@ enum Interrupted {
 }
 
 /// How every call ends whose structured result the host refused to pass on (no schema, no
-/// value, not JSON, or not matching the schema): the text of such a failure ends with it.
+/// value, too large, not JSON, or not matching the schema): the text of such a failure ends
+/// with it.
 pub const STRUCTURED_WITHHELD: &str =
     "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
 
@@ -200,6 +201,13 @@ impl ComponentTool {
         let Some(text) = structured else {
             return Err(withheld("declares an output schema but returned no structured result".into()));
         };
+        if text.len() > toolhost_limits::MAX_STRUCTURED_BYTES {
+            return Err(withheld(format!(
+                "returned a structured result of {} bytes, more than the {} a structured result may have (MAX_STRUCTURED_BYTES); it must bound it as it bounds its text",
+                text.len(),
+                toolhost_limits::MAX_STRUCTURED_BYTES
+            )));
+        }
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| withheld(format!("returned a structured result that is not JSON ({e})")))?;
         let validator = self.output_validator.get_or_init(|| {

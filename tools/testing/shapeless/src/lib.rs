@@ -2,7 +2,8 @@
 //! schema promises `count` as an integer, the tool sends a string — the way a tool drifts
 //! when its author changes the code and not the schema. The host must fail every call
 //! rather than hand a client a value the schema lied about; conformance must fail exactly
-//! `outputs.structured`.
+//! `outputs.structured`. It also echoes the text in the value, so a long input makes a value
+//! past `MAX_STRUCTURED_BYTES`, which the host withholds too.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,10 +24,11 @@ pub struct Promised {
     pub count: u64,
 }
 
-/// What it sends instead.
+/// What it sends instead (and the text back, so a long input makes a long value).
 #[derive(Serialize)]
 pub struct Sent {
     count: String,
+    text: String,
 }
 
 /// The shapeless test tool.
@@ -62,7 +64,7 @@ impl Tool for Shapeless {
 
     fn run(&self, input: ShapelessInput) -> Result<Output, ToolError> {
         let n = input.text.split_whitespace().count();
-        Output::structured(format!("{n} words"), &Sent { count: format!("{n} words") })
+        Output::structured(format!("{n} words"), &Sent { count: format!("{n} words"), text: input.text })
     }
 }
 
