@@ -197,3 +197,29 @@ fn tool_add_grants_process_execution_and_says_what_it_means() {
     let runner = defs.as_array().unwrap().iter().find(|d| d["id"] == "runner").unwrap_or_else(|| panic!("{}", tools.stdout));
     assert_eq!(runner["output_schema"]["type"], "object", "{runner}");
 }
+
+/// When bash's sandbox is unavailable, a component's program does not run either: here the
+/// binary and its Landlock helper are copied under the world-writable /tmp, where toolhost
+/// refuses to trust the helper (`toolhost doctor` says so), and `touch` must not happen.
+#[test]
+fn nothing_runs_when_the_sandbox_is_unavailable() {
+    let a = Attack::new();
+    let copies = tempfile::tempdir_in("/tmp").unwrap();
+    for bin in ["toolhost", "toolhost-sandbox-exec"] {
+        std::fs::copy(toolhost_tests::bin_dir().join(bin), copies.path().join(bin)).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(copies.path().join("toolhost"));
+        cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
+        cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(args);
+        toolhost_tests::attack::run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung")
+    };
+    let doctor = run(&["doctor"]);
+    assert_ne!(doctor.code, Some(0), "the copied helper was trusted, so this proves nothing: {}", doctor.all());
+    let runner = component("runner");
+    let input = json!({"program": "touch", "args": ["ran.txt"]}).to_string();
+    let out = run(&["--tool", runner.to_str().unwrap(), "call", "runner", &input, "--json"]);
+    let r = out.json();
+    assert_eq!(r["error"]["code"], "sandbox_unavailable", "{}", out.all());
+    promise(!a.ws.join("ran.txt").exists(), || format!("a program ran without the sandbox: {}", out.all()));
+}
