@@ -291,6 +291,21 @@ fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
     }
 }
 
+/// A refusal under `/proc` is the kernel's rule (here ptrace's, for another process's
+/// descriptors), not the sandbox's: bash's result is not marked `sandbox_denied` and does not
+/// advise an escalation that no grant could make work.
+#[test]
+fn a_kernel_refusal_under_proc_is_not_taken_for_the_sandboxs() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_kernel_refusal_under_proc_is_not_taken_for_the_sandboxs") {
+        return;
+    }
+    let out = a.bash("ls -l /proc/1/fd/ 2>&1; true");
+    assert!(out.text().contains("Permission denied"), "the kernel did not refuse here: {}", out.all());
+    promise(out.json()["sandbox_denied"] == false, || format!("a ptrace refusal was marked as the sandbox's: {}", out.all()));
+    promise(!out.text().contains("sandboxPermissions"), || format!("an escalation was advised for /proc: {}", out.all()));
+}
+
 /// The sandbox helper's own failure line and exit code, printed by the command itself after
 /// the sandbox started, are the command's output: neither "sandbox unavailable" nor "failed
 /// to start".

@@ -358,6 +358,9 @@ pub async fn run_sandboxed(
     Ok(Sandboxed { end, output, duration: outcome.duration, started: outcome.started, limit_hit, swept })
 }
 
+/// Where a refusal is the kernel's own (pseudo file systems), not the sandbox's.
+const KERNEL_FILE_SYSTEMS: &[&str] = &["/proc", "/sys"];
+
 /// Looks for a kernel denial in `output` on a path `policy` forbids (for writing, or for
 /// reading). Relative paths are taken from `cwd`. Returns the path and the policy's denial.
 pub fn detect_denial(
@@ -377,6 +380,12 @@ pub fn detect_denial(
                 cwd.join(p)
             };
             let real = real_path(&abs);
+            // Under the kernel's own file systems a refusal is the kernel's rule for that
+            // process or knob (`/proc/1/fd/0` is ptrace's), never the policy's: no grant
+            // would change it, so it is not marked or answered with an escalation.
+            if KERNEL_FILE_SYSTEMS.iter().any(|k| real.starts_with(k)) {
+                continue;
+            }
             for access in [Access::Write, Access::Read] {
                 if let Err(d) = policy.check(&real, access, Actor::Bash) {
                     return Some((real, d));
