@@ -29,15 +29,19 @@ pub fn valid_id(id: &str) -> bool {
 }
 
 /// The rules an input and an output schema share: a JSON object with `"type": "object"`,
-/// without `$schema` or `title` (seed 000 §2: the host strips nothing; the model and the
-/// client read a schema as given). `object` says what the object is, for the refusal.
-fn object_schema<'s>(schema: &'s serde_json::Value, object: &str) -> Result<&'s serde_json::Map<String, serde_json::Value>, String> {
+/// without `$schema` or `title` (seed 000 §2: the host strips nothing; the schema is read as
+/// given). `why_object` and `readers` finish the refusal's sentences.
+fn object_schema<'s>(
+    schema: &'s serde_json::Value,
+    why_object: &str,
+    readers: &str,
+) -> Result<&'s serde_json::Map<String, serde_json::Value>, String> {
     let Some(obj) = schema.as_object() else { return Err("is not a JSON object".into()) };
     if obj.get("type").and_then(|t| t.as_str()) != Some("object") {
-        return Err(format!("must have \"type\": \"object\" ({object} is a JSON object)"));
+        return Err(format!("must have \"type\": \"object\" ({why_object})"));
     }
     if let Some(key) = ["$schema", "title"].into_iter().find(|k| obj.contains_key(*k)) {
-        return Err(format!("has `{key}`; remove it (the schema is shown as it is)"));
+        return Err(format!("has `{key}`; remove it ({readers} are given the schema as it is)"));
     }
     Ok(obj)
 }
@@ -46,7 +50,7 @@ fn object_schema<'s>(schema: &'s serde_json::Value, object: &str) -> Result<&'s 
 /// schemas and `required` a list of names.
 pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
     let bad = |what: &str| Err(DefinitionError::Schema(what.to_string()));
-    let obj = object_schema(schema, "a tool's input").map_err(DefinitionError::Schema)?;
+    let obj = object_schema(schema, "a tool takes a JSON object", "models").map_err(DefinitionError::Schema)?;
     if let Some(props) = obj.get("properties") {
         let Some(props) = props.as_object() else { return bad("has `properties` that is not an object") };
         if let Some((name, _)) = props.iter().find(|(_, v)| !(v.is_object() || v.is_boolean())) {
@@ -64,7 +68,7 @@ pub fn check_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
 /// Checks an output schema (toolhost:tool 0.2.0): [`object_schema`]'s rules (MCP's
 /// `outputSchema` describes an object).
 pub fn check_output_schema(schema: &serde_json::Value) -> Result<(), DefinitionError> {
-    object_schema(schema, "a structured result").map(|_| ()).map_err(DefinitionError::OutputSchema)
+    object_schema(schema, "a structured result is a JSON object", "clients").map(|_| ()).map_err(DefinitionError::OutputSchema)
 }
 
 /// Checks a definition against every rule, with `reserved` the ids it may not take (the

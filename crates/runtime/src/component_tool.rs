@@ -180,12 +180,6 @@ impl ComponentTool {
         &self.grant
     }
 
-    /// The `toolhost:tool` version the component was linked as (it is compiled on the
-    /// first use when it came from the cache).
-    pub async fn wit_version(&self) -> Result<&'static str, String> {
-        Ok(self.pre().await.map_err(|e| e.message)?.version())
-    }
-
     /// Check a successful call's structured value against the output schema: the value a
     /// client is given must be the one the tool promised. Every refusal ends with
     /// [`STRUCTURED_WITHHELD`].

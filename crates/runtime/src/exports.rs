@@ -86,14 +86,6 @@ impl Prepared {
         }
     }
 
-    /// The WIT version it was linked as.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Prepared::V0_1 { .. } => "0.1.0",
-            Prepared::V0_2 { .. } => "0.2.0",
-        }
-    }
-
     /// Whether it exports `parallel`.
     pub fn is_parallel(&self) -> bool {
         match self {

@@ -71,10 +71,29 @@ pub struct Grant {
     /// Every capability refused for lack of a grant, as `open-for-write(PATH)` or
     /// `process.run(PROGRAM)`, shared by the
     /// clones of this grant (conformance reports them).
-    refusals: Arc<std::sync::Mutex<Vec<String>>>,
+    refusals: Noted,
     /// Every program run through `process.run`, as `program args…`, shared the same way
     /// (conformance compares them with what `inspect` said).
-    runs: Arc<std::sync::Mutex<Vec<String>>>,
+    runs: Noted,
+}
+
+/// What a [`Grant`] notes for whoever reads it (conformance), shared by its clones: at most
+/// [`MAX_NOTED_REFUSALS`] entries until taken, so a long session of a tool that keeps trying
+/// does not grow it without bound.
+#[derive(Debug, Clone, Default)]
+struct Noted(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Noted {
+    fn push(&self, entry: String) {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() < MAX_NOTED_REFUSALS {
+            entries.push(entry);
+        }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 /// How many refused capabilities (and programs run) a [`Grant`] keeps until they are taken.
@@ -83,32 +102,29 @@ const MAX_NOTED_REFUSALS: usize = 64;
 impl Grant {
     /// `tool` held to `risk`.
     pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
-        Grant { tool: tool.into(), risk, refusals: Arc::default(), runs: Arc::default() }
+        Grant { tool: tool.into(), risk, refusals: Noted::default(), runs: Noted::default() }
     }
 
     /// The capabilities refused since the last call of this, oldest first.
     pub fn take_refusals(&self) -> Vec<String> {
-        std::mem::take(&mut *self.refusals.lock().unwrap_or_else(|e| e.into_inner()))
+        self.refusals.take()
     }
 
     /// The programs run since the last call of this, oldest first.
     pub fn take_runs(&self) -> Vec<String> {
-        std::mem::take(&mut *self.runs.lock().unwrap_or_else(|e| e.into_inner()))
+        self.runs.take()
     }
 
-    /// Note a program about to run (kept like the refusals, at most 64 until taken).
+    /// Note a program about to run.
     pub(crate) fn note_run(&self, command: String) {
-        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-        if runs.len() < MAX_NOTED_REFUSALS {
-            runs.push(command);
-        }
+        self.runs.push(command);
     }
 
     /// Why this grant refuses `open-for-write` of `path`, as the model-facing text (and
     /// noted); `None` if it allows it.
     pub fn refuses_writes(&self, path: &str) -> Option<String> {
         (self.risk == ToolRisk::ReadOnly).then(|| {
-            self.note(format!("open-for-write({path:?})"));
+            self.refusals.push(format!("open-for-write({path:?})"));
             format!(
                 "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
                 self.tool
@@ -120,22 +136,13 @@ impl Grant {
     /// noted); `None` if it allows it.
     pub fn refuses_processes(&self, program: &str) -> Option<String> {
         (self.risk != ToolRisk::ProcessExecution).then(|| {
-            self.note(format!("process.run({program:?})"));
+            self.refusals.push(format!("process.run({program:?})"));
             format!(
                 "the tool `{}` is granted {}, so it cannot run programs; a tool that runs programs must be installed as process-execution",
                 self.tool,
                 self.risk.name()
             )
         })
-    }
-
-    fn note(&self, refusal: String) {
-        let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
-        // Kept for whoever reads them (conformance); a long session of a tool that keeps
-        // trying must not grow it without bound.
-        if refusals.len() < MAX_NOTED_REFUSALS {
-            refusals.push(refusal);
-        }
     }
 }
 

@@ -106,10 +106,11 @@ pub mod texts {
         format!("[sandbox denied: {denial_message}]")
     }
 
-    /// Protected entries bash created were removed after the call.
-    pub fn swept(paths: &str) -> String {
+    /// Protected entries `who` (bash, or a program a component ran) created were removed
+    /// after the call.
+    pub fn swept(who: &str, paths: &str) -> String {
         format!(
-            "[sandbox denied: bash created {paths}, which it may not create (sensitive files and git metadata need the user's approval: sandboxPermissions with a justification); removed]"
+            "[sandbox denied: {who} created {paths}, which it may not create (sensitive files and git metadata need the user's approval: sandboxPermissions with a justification); removed]"
         )
     }
 
@@ -190,7 +191,7 @@ pub async fn run_bash(
         },
     )
     .await;
-    let Sandboxed { end, output, duration, limit_hit, swept, .. } = match run {
+    let Sandboxed { end, output, duration, limit_hit, swept } = match run {
         Ok(run) => run,
         Err(e) => return fail(BashStatus::SandboxUnavailable, e.text),
     };
@@ -251,7 +252,7 @@ pub async fn run_bash(
         (text, denied)
     } else {
         let names: Vec<String> = swept.iter().map(|p| p.display().to_string()).collect();
-        (format!("{text}\n{}", texts::swept(&names.join(", "))), true)
+        (format!("{text}\n{}", texts::swept("bash", &names.join(", "))), true)
     };
     BashOutcome {
         status,
@@ -284,8 +285,6 @@ pub struct Sandboxed {
     /// The merged output.
     pub output: crate::capture::Capture,
     pub duration: Duration,
-    /// The sandbox helper said the command was about to start (after the sandbox was set up).
-    pub started: bool,
     /// The line saying which of the call's cgroup limits ended it, if one did.
     pub limit_hit: Option<String>,
     /// Protected entries the run created, removed after it (see [`crate::scan::sweep`]).
@@ -355,7 +354,7 @@ pub async fn run_sandboxed(
         output.discard_spill();
         return Err(NotRun { text: texts::runner_failed(&msg) });
     }
-    Ok(Sandboxed { end, output, duration: outcome.duration, started: outcome.started, limit_hit, swept })
+    Ok(Sandboxed { end, output, duration: outcome.duration, limit_hit, swept })
 }
 
 /// Where a refusal is the kernel's own (pseudo file systems), not the sandbox's.

@@ -128,16 +128,9 @@ fn check_command(command: &process::Command) -> Result<(), types::ToolError> {
 }
 
 /// A stream as the component gets it.
-fn captured(capture: &Capture, extra: &[String]) -> process::Captured {
-    let mut text = capture.render();
-    for line in extra {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(line);
-    }
+fn captured(capture: &Capture) -> process::Captured {
     process::Captured {
-        text,
+        text: capture.render(),
         total_bytes: capture.total_bytes(),
         spill_path: capture.spill_path().map(|p| p.to_string_lossy().into_owned()),
     }
@@ -240,10 +233,13 @@ impl process::Host for CallState {
                 return Ok(Err(err(types::ErrorCode::OutcomeUnknown, toolhost_sandbox::bash::texts::outcome_unknown(&e))));
             }
         };
-        // What the kernel refused that the policy forbids, as bash marks it.
+        let stdout = captured(&stdout);
+        let mut stderr = captured(&stderr);
+        // What the kernel refused that the policy forbids, and what the sweep removed, as bash
+        // marks them (after stderr, which the component reads last).
         let mut notes = Vec::new();
-        let seen = [stdout.render(), stderr.render()];
-        if let Some((_, denial)) = seen.iter().find_map(|text| detect_denial(text, &policy, &cwd)) {
+        let denial = [&stdout.text, &stderr.text].into_iter().find_map(|text| detect_denial(text, &policy, &cwd));
+        if let Some((_, denial)) = &denial {
             notes.push(toolhost_sandbox::bash::texts::denial_marker(&denial.message));
         }
         if let Some(line) = run.limit_hit {
@@ -251,20 +247,21 @@ impl process::Host for CallState {
         }
         if !run.swept.is_empty() {
             let names: Vec<String> = run.swept.iter().map(|p| p.display().to_string()).collect();
-            notes.push(format!(
-                "[sandbox denied: {shown} created {}, which it may not create (sensitive files and git metadata); removed]",
-                names.join(", ")
-            ));
+            notes.push(toolhost_sandbox::bash::texts::swept(&shown, &names.join(", ")));
         }
-        if !notes.is_empty() && notes.iter().any(|n| n.starts_with("[sandbox denied")) {
-            self.process_denied = true;
+        self.process_denied |= denial.is_some() || !run.swept.is_empty();
+        for note in notes {
+            if !stderr.text.is_empty() && !stderr.text.ends_with('\n') {
+                stderr.text.push('\n');
+            }
+            stderr.text.push_str(&note);
         }
         Ok(Ok(process::Finished {
             termination,
             exit_code,
             signal,
-            stdout: captured(&stdout, &[]),
-            stderr: captured(&stderr, &notes),
+            stdout,
+            stderr,
             duration_ms: run.duration.as_millis() as u64,
         }))
     }

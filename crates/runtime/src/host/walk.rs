@@ -118,7 +118,7 @@ fn walked(found: Found, with_contents: bool) -> workspace::WalkedFile {
 }
 
 /// A file's modification time in milliseconds since the epoch, when it has one.
-fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
+pub(super) fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
     meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64)
 }
 

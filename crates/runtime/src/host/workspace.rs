@@ -16,7 +16,7 @@ use toolhost_core::policy::{Access, Actor};
 use super::draft::DraftHandle;
 use super::types::{WitResult, err, io_err, raced};
 use super::open_checked;
-use super::walk::WalkerHandle;
+use super::walk::{WalkerHandle, modified_millis};
 use super::CallState;
 use crate::v0_2::toolhost::tool::{types, workspace};
 
@@ -39,29 +39,35 @@ pub struct DirHandle {
     display: String,
 }
 
+/// What kind of entry a file type (not following a symlink) is, in the contract's terms.
+fn entry_kind(t: std::fs::FileType) -> workspace::EntryKind {
+    if t.is_dir() {
+        workspace::EntryKind::Directory
+    } else if t.is_file() {
+        workspace::EntryKind::File
+    } else if t.is_symlink() {
+        workspace::EntryKind::Symlink
+    } else {
+        workspace::EntryKind::Other
+    }
+}
+
 impl workspace::Host for CallState {
     async fn stat(&mut self, path: String) -> WitResult<Option<workspace::PathStat>> {
         let checked = match self.check(&path, Access::Read, Intent::MayCreate) {
             Ok(c) => c,
             Err(e) => return Ok(Err(e)),
         };
-        // The checked path is real (resolved): what is there now, with no symlink followed.
-        let meta = match std::fs::symlink_metadata(checked.as_path()) {
+        // The checked path is real (resolved): what is there now, reached as every open here
+        // reaches a path, with no symlink followed anywhere (one swapped in since the check
+        // is an error, not a redirect).
+        let meta = match toolhost_core::open::stat_no_symlinks(checked.as_path()) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(None)),
             Err(e) => return Ok(Err(io_err(&format!("cannot stat {path}"), e))),
         };
-        let kind = if meta.is_file() {
-            workspace::EntryKind::File
-        } else if meta.is_dir() {
-            workspace::EntryKind::Directory
-        } else if meta.file_type().is_symlink() {
-            workspace::EntryKind::Symlink
-        } else {
-            workspace::EntryKind::Other
-        };
-        let modified_ms = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64);
-        Ok(Ok(Some(workspace::PathStat { kind, size: meta.len(), modified_ms })))
+        let kind = entry_kind(meta.file_type());
+        Ok(Ok(Some(workspace::PathStat { kind, size: meta.len(), modified_ms: modified_millis(&meta) })))
     }
 
     async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
@@ -202,12 +208,7 @@ impl workspace::HostDir for CallState {
                 Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
             };
             // `file_type` does not follow symlinks.
-            let kind = match entry.file_type() {
-                Ok(t) if t.is_dir() => workspace::EntryKind::Directory,
-                Ok(t) if t.is_file() => workspace::EntryKind::File,
-                Ok(t) if t.is_symlink() => workspace::EntryKind::Symlink,
-                _ => workspace::EntryKind::Other,
-            };
+            let kind = entry.file_type().map_or(workspace::EntryKind::Other, entry_kind);
             let path = handle.real.join(entry.file_name());
             if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
                 continue;
