@@ -24,6 +24,7 @@
 //! * [`approval`] — who may grant an escalation ([`approval::Approver`]).
 //! * [`fence`] — path resolution into a [`CheckedPath`].
 //! * [`open`] — opening checked paths and walked files with no symlink followed.
+//! * [`walk`] — the recursive walk of grep and glob: ignore rules, no symlink followed.
 //! * [`observations`] — the read-before-edit table.
 //! * [`atomic`] — staged writes published by rename.
 //! * [`changes`] — diffs and file-change artifacts.
@@ -47,6 +48,7 @@ pub mod result;
 pub mod spill;
 pub mod tool;
 pub mod undo;
+pub mod walk;
 
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};
 pub use fence::{CheckedPath, resolve_path};

@@ -45,38 +45,45 @@ pub fn stat_no_symlinks(path: &Path) -> std::io::Result<std::fs::Metadata> {
     open_with(path, PATH_ONLY)?.metadata()
 }
 
-/// Stats the files of one directory as [`stat_no_symlinks`] would, with one descriptor for
-/// the directory instead of a path lookup per file: the directory is opened once as
-/// [`open_with`] opens a path (no symlink on the way), then each name is looked up in it
-/// alone, its own symlink not followed. A walk visits a directory's files together, so it
-/// keeps the last one.
-#[derive(Debug, Default)]
-pub struct DirStats {
-    /// The directory of the last stat, and its descriptor (`None`: it could not be opened).
-    dir: Option<(std::path::PathBuf, Option<File>)>,
+/// Open the directory `name` in the directory `dir`: the name alone is looked up, and it
+/// must be a directory, not a symlink to one.
+pub fn open_dir_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<File> {
+    open_at(dir, name, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK)
 }
 
-impl DirStats {
-    /// The modification time (ms since the epoch, when it has one) of the regular file at
-    /// the real path `path`; an error when a symlink is on the way (or is the file itself),
-    /// or when it is not a regular file.
-    pub fn file_mtime_ms(&mut self, path: &Path) -> std::io::Result<Option<u64>> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
-        };
-        if self.dir.as_ref().is_none_or(|(p, _)| p != parent) {
-            self.dir = Some((parent.to_path_buf(), open_with(parent, PATH_ONLY | libc::O_DIRECTORY).ok()));
-        }
-        let Some((_, Some(dir))) = &self.dir else {
-            return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
-        };
-        stat_at(dir, name)
+/// Open the regular file `name` in the directory `dir` for reading, as [`open_regular`]
+/// opens a path: the name alone is looked up, a symlink is not followed, a FIFO is not
+/// waited on, anything but a regular file is refused. With its metadata.
+pub fn open_regular_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<(File, std::fs::Metadata)> {
+    let file = open_at(dir, name, libc::O_RDONLY | libc::O_NONBLOCK)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
+    Ok((file, meta))
 }
 
-/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the mtime of a regular file named `name` in
-/// `dir`, an error for anything else (a symlink included).
-fn stat_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<Option<u64>> {
+/// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC)`; `name` must be one component.
+fn open_at(dir: &File, name: &std::ffi::OsStr, flags: i32) -> std::io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    if name.as_bytes().contains(&b'/') || name.is_empty() {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let c = c_path(name)?;
+    // SAFETY: a live directory descriptor and a NUL-terminated name; the fd is owned below.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor owned by nothing else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the modification time (ms since the epoch,
+/// when it has one) of the regular file named `name` in `dir`, an error for anything else (a
+/// symlink included).
+pub fn file_mtime_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<Option<u64>> {
     use std::os::fd::AsRawFd;
     let c = c_path(name)?;
     // SAFETY: `stat` is plain data, written by the kernel below.
@@ -215,7 +222,8 @@ mod tests {
     }
 
     #[test]
-    fn dir_stats_follow_no_symlink_and_stat_regular_files_only() {
+    fn opens_and_stats_in_a_directory_follow_no_symlink_and_wait_on_no_fifo() {
+        use std::ffi::OsStr;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join("secrets")).unwrap();
@@ -224,22 +232,35 @@ mod tests {
         std::fs::create_dir_all(root.join("real/sub")).unwrap();
         std::fs::write(root.join("real/key"), "plain").unwrap();
         std::os::unix::fs::symlink(root.join("secrets/key"), root.join("real/link")).unwrap();
-        let mut stats = DirStats::default();
-        // A directory reached through a symlink, a symlinked file, a directory: refused.
-        assert!(stats.file_mtime_ms(&root.join("d/key")).is_err());
-        assert!(stats.file_mtime_ms(&root.join("real/link")).is_err());
-        assert!(stats.file_mtime_ms(&root.join("real/sub")).is_err());
-        // A regular file: its mtime, as the metadata says.
+        let c = c_path(root.join("real/fifo")).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let top = open_with(&root, libc::O_RDONLY | libc::O_DIRECTORY).unwrap();
+        // A symlinked directory, a name with a slash, an empty name: refused.
+        assert!(open_dir_at(&top, OsStr::new("d")).is_err());
+        assert!(open_dir_at(&top, OsStr::new("real/sub")).is_err());
+        assert!(open_dir_at(&top, OsStr::new("")).is_err());
+        let real = open_dir_at(&top, OsStr::new("real")).unwrap();
+        // A symlinked file, a directory, a FIFO (not waited on): refused, for stat and open.
+        for name in ["link", "sub", "fifo"] {
+            assert!(file_mtime_at(&real, OsStr::new(name)).is_err(), "{name}");
+            assert!(open_regular_at(&real, OsStr::new(name)).is_err(), "{name}");
+        }
+        // A regular file: its mtime, as the metadata says, and its contents.
         let want = std::fs::metadata(root.join("real/key")).unwrap().modified().unwrap();
         let want = want.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
-        assert_eq!(stats.file_mtime_ms(&root.join("real/key")).unwrap(), Some(want));
-        // The directory kept is the one opened: swapping it for a symlink afterwards does not
-        // redirect a stat there, and a new directory is opened without following one.
+        assert_eq!(file_mtime_at(&real, OsStr::new("key")).unwrap(), Some(want));
+        let (mut file, meta) = open_regular_at(&real, OsStr::new("key")).unwrap();
+        assert_eq!(meta.len(), 5);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).unwrap();
+        assert_eq!(text, "plain");
+        // The descriptor is the directory that was opened: swapping it for a symlink
+        // afterwards does not redirect a stat there.
         std::fs::rename(root.join("real"), root.join("moved")).unwrap();
         std::os::unix::fs::symlink(root.join("secrets"), root.join("real")).unwrap();
-        assert_eq!(stats.file_mtime_ms(&root.join("real/key")).unwrap(), Some(want), "the kept descriptor is the real directory");
-        let mut fresh = DirStats::default();
-        assert!(fresh.file_mtime_ms(&root.join("real/key")).is_err(), "a swapped directory is not followed");
+        assert_eq!(file_mtime_at(&real, OsStr::new("key")).unwrap(), Some(want), "the kept descriptor is the real directory");
+        assert!(open_dir_at(&top, OsStr::new("real")).is_err(), "a swapped directory is not followed");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `workspace.walker`: a recursive walk honouring `.gitignore`. Walker threads (the `ignore`
-//! crate's parallel walker) only find files, judge them against the policy and the globs, and
+//! `workspace.walker`: a recursive walk honouring `.gitignore`. Walker threads
+//! ([`toolhost_core::walk`]) only find files, judge them against the policy and the globs, and
 //! queue their paths in chunks of [`WALK_CHUNK`]; the instance that takes a file opens and
 //! reads it itself, on its own thread, right before the component searches it. In a parallel
 //! call the instances share one walk of the same root and options ([`super::CallShare`]).
@@ -12,7 +12,7 @@ use wasmtime::component::Resource;
 
 use toolhost_core::display::quote_path;
 use toolhost_core::fence::display_path;
-use toolhost_core::open::{DirStats, open_regular};
+use toolhost_core::open::open_regular;
 use toolhost_core::policy::{Access, Actor};
 
 use super::types::{WitResult, err};
@@ -191,73 +191,68 @@ fn file_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     set.build().map(Some).map_err(|e| format!("invalid glob: {e}"))
 }
 
-/// Walk in background threads (in parallel) and queue the files found; their contents are
-/// read later, by the instance that takes them ([`walked`]), on its own thread, just before
-/// it searches them. Symlinks are not followed; paths the policy will not let the tool read
-/// (the credential tier) are neither yielded nor descended into (each entry is checked only
-/// when such a path can lie below the root: `SandboxPolicy::reads_refusable_below`). Dropping the queue stops
-/// the walk.
+/// Walk in background threads (in parallel, [`toolhost_core::walk`]) and queue the files
+/// found; their contents are read later, by the instance that takes them ([`walked`]), on
+/// its own thread, just before it searches them. Symlinks are not followed; paths the policy
+/// will not let the tool read (the credential tier) are neither yielded nor descended into
+/// (each entry is checked only when such a path can lie below the root:
+/// `SandboxPolicy::reads_refusable_below`). Dropping the queue stops the walk.
 fn spawn_walk(
-    builder: ignore::WalkBuilder,
     root: PathBuf,
     matcher: Option<globset::GlobSet>,
     with_contents: bool,
     workspace: PathBuf,
     policy: toolhost_core::policy::SandboxPolicy,
 ) -> WalkQueue {
+    use toolhost_core::walk::{Entry, Flow, Kind};
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
     // Most walks (a workspace, a source tree) hold no location that refuses reads: then no
     // entry needs the policy's check, which would otherwise be a dozen path comparisons each.
     let check_each = policy.reads_refusable_below(&root);
-    let mut builder = builder;
-    builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    // No walked path is in the workspace when the root is neither in it nor above it.
+    let never_inside = !root.starts_with(&workspace) && !workspace.starts_with(&root);
     std::thread::spawn(move || {
-        builder.build_parallel().run(|| {
+        toolhost_core::walk::walk(&root.clone(), threads, || {
             let mut sender = ChunkSender { tx: tx.clone(), chunk: Vec::with_capacity(WALK_CHUNK) };
-            let workspace = workspace.clone();
-            let policy = policy.clone();
-            let root = root.clone();
-            let matcher = matcher.clone();
-            // Files of one directory come together: one descriptor for it, not a path
-            // lookup per file.
-            let mut stats = DirStats::default();
-            Box::new(move |entry| {
-                use ignore::WalkState;
-                let Ok(entry) = entry else { return WalkState::Continue };
-                let path = entry.path();
+            let (workspace, policy, root, matcher) = (&workspace, &policy, &root, &matcher);
+            move |entry: &Entry| {
+                let path = entry.path;
                 if check_each && policy.check(path, Access::Read, Actor::FileTool).is_err() {
-                    return WalkState::Skip;
+                    return Flow::Skip;
                 }
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    return WalkState::Continue;
+                if entry.kind != Kind::File {
+                    return Flow::Continue;
                 }
-                if let Some(m) = &matcher {
-                    let rel = below(path, &root).unwrap_or(path);
+                if let Some(m) = matcher {
+                    let rel = below(path, root).unwrap_or(path);
                     if !m.is_match(rel) {
-                        return WalkState::Continue;
+                        return Flow::Continue;
                     }
                 }
                 // With contents, the reader takes the mtime from the file it opens. Without,
-                // the file must still be reachable with no symlink on the way: a directory
-                // swapped for a symlink mid-walk must not show the names behind it.
+                // the file must still be a regular file in the directory it was listed in.
                 let modified_ms = if with_contents {
                     None
                 } else {
-                    match stats.file_mtime_ms(path) {
+                    match entry.modified_ms() {
                         Ok(ms) => ms,
-                        Err(_) => return WalkState::Continue,
+                        Err(_) => return Flow::Continue,
                     }
                 };
-                let display = match below(path, &workspace) {
+                let display = match below(path, workspace) {
                     Some(rel) => quote_path(&rel.to_string_lossy()).into_owned(),
-                    None => display_path(&workspace, path),
+                    // What display_path shows of a path outside the workspace, without its
+                    // comparison of components.
+                    None if never_inside => quote_path(&path.to_string_lossy()).into_owned(),
+                    None => display_path(workspace, path),
                 };
-                let found = Found { path: entry.into_path(), display, modified_ms };
+                let found = Found { path: path.to_path_buf(), display, modified_ms };
                 if !sender.send(found) {
-                    return WalkState::Quit;
+                    return Flow::Quit;
                 }
-                WalkState::Continue
-            })
+                Flow::Continue
+            }
         });
     });
     WalkQueue { chunks: rx, current: Vec::new() }
@@ -301,19 +296,8 @@ impl CallState {
     /// Start the walk `dir.walk` asks for under `root` (or join the call's walk of the same
     /// root and options, in a parallel call).
     pub(super) fn start_walk(&mut self, root: PathBuf, options: workspace::WalkOptions) -> WitResult<Resource<WalkerHandle>> {
-        let mut builder = ignore::WalkBuilder::new(&root);
-        builder
-            .hidden(true)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .ignore(true)
-            .parents(true)
-            .require_git(false)
-            .follow_links(false);
         // Globs filter files only, matched against the path relative to the walk root; they
-        // never re-include what .gitignore or the hidden rule left out (ignore's overrides
-        // would whitelist those).
+        // never re-include what .gitignore or the hidden rule left out.
         let matcher = match file_globs(&options.globs) {
             Ok(m) => m,
             Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
@@ -326,7 +310,7 @@ impl CallState {
                 None => {
                     let workspace = self.session.working_directory.clone();
                     let receiver =
-                        spawn_walk(builder, root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
+                        spawn_walk(root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
                     let queue: SharedQueue = Arc::new(tokio::sync::Mutex::new(receiver));
                     if self.share.parallel {
                         walks.push((key, queue.clone()));
