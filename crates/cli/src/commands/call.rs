@@ -21,7 +21,6 @@ pub async fn run(setup: &Setup, cli: &Cli, tool: &str, input: &str, json: bool) 
     } else {
         None
     };
-    let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::OnDemand).await?;
     let input: serde_json::Value = match serde_json::from_str(input) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
@@ -33,10 +32,21 @@ pub async fn run(setup: &Setup, cli: &Cli, tool: &str, input: &str, json: bool) 
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    // Recorded like a session's calls, so `toolhost changes`/`undo` see what it did.
-    let store = match toolhost::store::Store::open(&setup.data_dir) {
-        Ok(store) => Some(store),
-        Err(e) => {
+    // Recorded like a session's calls, so `toolhost changes`/`undo` see what it did. The
+    // store opens (SQLite reads its schema and write-ahead log) on its own thread while the
+    // toolset is built: on more than one core, a one-shot call does not wait for both.
+    let data_dir = setup.data_dir.clone();
+    let opening = std::thread::spawn(move || toolhost::store::Store::open(&data_dir));
+    let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::OnDemand).await;
+    let opened = opening.join();
+    let toolset = toolset?;
+    let store = match opened {
+        Ok(Ok(store)) => Some(store),
+        Err(_) => {
+            eprintln!("toolhost: the session store is unavailable (opening it failed); this call will not be recorded");
+            None
+        }
+        Ok(Err(e)) => {
             eprintln!("toolhost: the session store is unavailable ({e}); this call will not be recorded");
             None
         }
