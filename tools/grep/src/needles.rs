@@ -169,30 +169,40 @@ impl Needles {
         if let Some(exact) = &self.exact {
             return exact.find(haystack.get(from..)?).map(|i| from + i);
         }
-        // A fixed number of probes lets the compiler unroll the step and keep every probe's
-        // bytes in registers.
+        // Without a folded probe byte the step compares the bytes as they are (no OR).
+        if self.probes.iter().all(|pr| pr.fp == 0 && pr.fq == 0) {
+            self.find_fixed::<false>(haystack, from)
+        } else {
+            self.find_fixed::<true>(haystack, from)
+        }
+    }
+
+    /// [`Needles::find`] with a fixed number of probes, which lets the compiler unroll the
+    /// step and keep every probe's bytes in registers.
+    #[inline(always)]
+    fn find_fixed<const FOLD: bool>(&self, haystack: &[u8], from: usize) -> Option<usize> {
         match &self.probes[..] {
-            [a] => self.find_with(&[*a], haystack, from),
-            [a, b] => self.find_with(&[*a, *b], haystack, from),
-            [a, b, c] => self.find_with(&[*a, *b, *c], haystack, from),
-            [a, b, c, d] => self.find_with(&[*a, *b, *c, *d], haystack, from),
-            probes => self.find_with(probes, haystack, from),
+            [a] => self.find_with::<FOLD>(&[*a], haystack, from),
+            [a, b] => self.find_with::<FOLD>(&[*a, *b], haystack, from),
+            [a, b, c] => self.find_with::<FOLD>(&[*a, *b, *c], haystack, from),
+            [a, b, c, d] => self.find_with::<FOLD>(&[*a, *b, *c, *d], haystack, from),
+            probes => self.find_with::<FOLD>(probes, haystack, from),
         }
     }
 
     #[inline(always)]
-    fn find_with(&self, probes: &[Probe], haystack: &[u8], from: usize) -> Option<usize> {
+    fn find_with<const FOLD: bool>(&self, probes: &[Probe], haystack: &[u8], from: usize) -> Option<usize> {
         let mut at = from;
         // 32 starts a step, then 16, then one at a time.
         while at + self.reach + 32 <= haystack.len() {
-            let mask = step(probes, haystack, at) | step(probes, haystack, at + 16) << 16;
+            let mask = step::<FOLD>(probes, haystack, at) | step::<FOLD>(probes, haystack, at + 16) << 16;
             if let Some(i) = self.first_in(mask, haystack, at) {
                 return Some(i);
             }
             at += 32;
         }
         if at + self.reach + 16 <= haystack.len() {
-            if let Some(i) = self.first_in(step(probes, haystack, at), haystack, at) {
+            if let Some(i) = self.first_in(step::<FOLD>(probes, haystack, at), haystack, at) {
                 return Some(i);
             }
             at += 16;
@@ -222,9 +232,10 @@ impl Needles {
 
 /// Bit `i` set when the probe bytes of some needle fit at start `at + i`, for the 16
 /// starts from `at` (`at + p + 16` and `at + q + 16` within `haystack` for every probe).
+/// Without `FOLD`, no probe has a fold bit and the bytes are compared as they are.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
-fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
+fn step<const FOLD: bool>(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
     use core::arch::wasm32::*;
     let base = haystack.as_ptr();
     let mut any = u8x16_splat(0);
@@ -234,8 +245,9 @@ fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
         // bound, `at + reach + 16 <= len`); wasm loads need no alignment.
         let (hp, hq) =
             unsafe { (v128_load(base.add(at + pr.p) as *const v128), v128_load(base.add(at + pr.q) as *const v128)) };
-        let fit_p = u8x16_eq(v128_or(hp, u8x16_splat(pr.fp)), u8x16_splat(pr.bp));
-        let fit_q = u8x16_eq(v128_or(hq, u8x16_splat(pr.fq)), u8x16_splat(pr.bq));
+        let (hp, hq) = if FOLD { (v128_or(hp, u8x16_splat(pr.fp)), v128_or(hq, u8x16_splat(pr.fq))) } else { (hp, hq) };
+        let fit_p = u8x16_eq(hp, u8x16_splat(pr.bp));
+        let fit_q = u8x16_eq(hq, u8x16_splat(pr.bq));
         any = v128_or(any, v128_and(fit_p, fit_q));
     }
     u32::from(u8x16_bitmask(any))
@@ -243,7 +255,8 @@ fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
 
 /// The same mask, one lane at a time.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn step(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
+fn step<const FOLD: bool>(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
+    debug_assert!(FOLD || probes.iter().all(|pr| pr.fp == 0 && pr.fq == 0));
     let mut mask = 0u32;
     for lane in 0..16 {
         let s = at + lane;
