@@ -112,6 +112,12 @@ pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
 /// to hide from the scan.
 pub const PROTECTED_SCAN_DEPTH: usize = 64;
 
+/// Most bytes of one ignore file (`.gitignore`, `.ignore`, `.git/info/exclude`) a grep or
+/// glob walk reads (`toolhost_core::walk`); the rest is not read. The host reads these files
+/// itself, outside every sandbox, and the agent can write them: real ones are a few KiB, and
+/// one that never ends (a huge file of patterns) must not cost the walk its memory.
+pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+
 /// Longest the bubblewrap self-check may take, in milliseconds (§7.9): it launches `true` in
 /// a sandbox (~6 ms); a `bwrap` that hangs would otherwise hang every command that needs it.
 pub const SANDBOX_SELF_CHECK_TIMEOUT_MS: u64 = 10_000;

@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-pub use ignore_rules::MAX_IGNORE_FILE_BYTES;
 use ignore_rules::{Listed, Rules, Verdict};
 
 /// What a directory entry is, as its directory's listing says (a symlink is not followed).

@@ -18,10 +18,9 @@ use std::sync::Arc;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::open::{open_dir_at, open_regular_at};
+use toolhost_limits::MAX_IGNORE_FILE_BYTES;
 
-/// Bytes of an ignore file read; the rest is not (real ones are a few KiB).
-pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+use crate::open::{open_dir_at, open_regular_at};
 
 /// Which ignore files a directory's listing shows (none is opened unless it is listed).
 #[derive(Debug, Default, Clone, Copy)]
