@@ -41,15 +41,17 @@ pub struct Entry<'a> {
     /// Its name in its directory.
     pub name: &'a OsStr,
     pub kind: Kind,
-    /// Its directory, as opened when it was listed.
-    dir: &'a File,
+    /// Its directory, as opened when it was listed (none for the walk root).
+    dir: Option<&'a File>,
 }
 
 impl Entry<'_> {
     /// The modification time (ms since the epoch, when it has one) of this entry if it is
-    /// still a regular file in the directory it was listed in; an error otherwise.
+    /// still a regular file in the directory it was listed in; an error otherwise (the walk
+    /// root included: it was not listed).
     pub fn modified_ms(&self) -> std::io::Result<Option<u64>> {
-        crate::open::file_mtime_at(self.dir, self.name)
+        let dir = self.dir.ok_or_else(|| std::io::Error::from_raw_os_error(libc::EISDIR))?;
+        crate::open::file_mtime_at(dir, self.name)
     }
 }
 
@@ -83,20 +85,17 @@ struct Shared {
 
 /// Walk the directory `root` (a real path) on `threads` threads (the calling one among
 /// them), each with its own visitor from `visitor`; returns when the walk is over. The root
-/// is visited first, as a [`Kind::Dir`] entry.
+/// is visited first, as a [`Kind::Dir`] entry; a root that cannot be opened without
+/// following a symlink, or listed, yields nothing more.
 pub fn walk<M, V>(root: &Path, threads: usize, visitor: M)
 where
     M: Fn() -> V + Sync,
     V: FnMut(&Entry) -> Flow,
 {
-    let Ok(root_fd) = crate::open::open_with(root, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK) else {
-        return;
-    };
-    let name = root.file_name().unwrap_or(OsStr::new("."));
-    if visitor()(&Entry { path: root, name, kind: Kind::Dir, dir: &root_fd }) != Flow::Continue {
+    let name = root.file_name().unwrap_or(OsStr::new("/"));
+    if visitor()(&Entry { path: root, name, kind: Kind::Dir, dir: None }) != Flow::Continue {
         return;
     }
-    drop(root_fd);
     let shared = Shared {
         queue: Mutex::new(Queue { jobs: vec![Job { path: root.to_path_buf(), rules: ignore_rules::ancestors(root) }], busy: 0 }),
         ready: Condvar::new(),
@@ -246,7 +245,7 @@ fn read_dir<V: FnMut(&Entry) -> Flow>(job: &Job, visitor: &mut V, quit: &AtomicB
         if verdict == Verdict::Ignore || (verdict == Verdict::None && name.starts_with(b".")) {
             continue;
         }
-        let entry = Entry { path: full, name: OsStr::from_bytes(name), kind, dir: &dir };
+        let entry = Entry { path: full, name: OsStr::from_bytes(name), kind, dir: Some(&dir) };
         match visitor(&entry) {
             Flow::Quit => {
                 quit.store(true, Ordering::Relaxed);

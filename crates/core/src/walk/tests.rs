@@ -231,7 +231,10 @@ fn an_entrys_modification_time_is_read_in_its_directory() {
     let want = std::fs::metadata(root.join("sub/f.txt")).unwrap().modified().unwrap();
     let want = want.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
     let got = Mutex::new(None);
-    walk(&root, 1, || {
+    // A file named as the root, inside it, must not pass for the root's time.
+    put(&root, root.file_name().unwrap().to_str().unwrap(), "x\n");
+    let root_time = Mutex::new(None);
+    walk(&root.join("sub"), 1, || {
         |e: &Entry| {
             if e.kind == Kind::File {
                 *got.lock().unwrap() = Some(e.modified_ms().unwrap());
@@ -239,5 +242,14 @@ fn an_entrys_modification_time_is_read_in_its_directory() {
             Flow::Continue
         }
     });
+    walk(&root, 1, || {
+        |e: &Entry| {
+            if e.path == root {
+                *root_time.lock().unwrap() = Some(e.modified_ms().is_err());
+            }
+            Flow::Continue
+        }
+    });
     assert_eq!(got.into_inner().unwrap(), Some(Some(want)));
+    assert_eq!(root_time.into_inner().unwrap(), Some(true), "the root has no modification time here");
 }
