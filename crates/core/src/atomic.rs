@@ -441,9 +441,7 @@ mod tests {
     fn a_fifo_at_the_target_is_refused_without_waiting() {
         let (_dir, root) = canonical_tempdir();
         let fifo = root.join("pipe");
-        let c = c_path(fifo.as_os_str()).unwrap();
-        // SAFETY: valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::open::make_fifo(&fifo);
         let e = write_atomic(&fifo, b"x", None).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }

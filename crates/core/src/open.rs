@@ -22,7 +22,11 @@ const PATH_ONLY: i32 = libc::O_RDONLY | libc::O_NONBLOCK;
 /// waited on (`O_NONBLOCK`, no effect on a regular file), and anything but a regular file
 /// refused, judged on the open file itself. With the open file's metadata (size, mtime).
 pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
-    let file = open_no_symlinks(path)?;
+    regular(open_no_symlinks(path)?)
+}
+
+/// `file` with its metadata if it is a regular file, judged on the open file itself.
+fn regular(file: File) -> std::io::Result<(File, std::fs::Metadata)> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
@@ -55,12 +59,7 @@ pub fn open_dir_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<File> 
 /// opens a path: the name alone is looked up, a symlink is not followed, a FIFO is not
 /// waited on, anything but a regular file is refused. With its metadata.
 pub fn open_regular_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<(File, std::fs::Metadata)> {
-    let file = open_at(dir, name, libc::O_RDONLY | libc::O_NONBLOCK)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok((file, meta))
+    regular(open_at(dir, name, libc::O_RDONLY | libc::O_NONBLOCK)?)
 }
 
 /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC)`; `name` must be one component.
@@ -84,20 +83,34 @@ fn open_at(dir: &File, name: &std::ffi::OsStr, flags: i32) -> std::io::Result<Fi
 /// when it has one) of the regular file named `name` in `dir`, an error for anything else (a
 /// symlink included).
 pub fn file_mtime_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<Option<u64>> {
-    use std::os::fd::AsRawFd;
-    let c = c_path(name)?;
-    // SAFETY: `stat` is plain data, written by the kernel below.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: a live directory descriptor, a NUL-terminated name, a live `stat` to fill.
-    let rc = unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let st = stat_at(dir, name)?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
     let ms = (st.st_mtime >= 0).then(|| st.st_mtime as u64 * 1000 + st.st_mtime_nsec as u64 / 1_000_000);
     Ok(ms)
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: what the entry `name` of `dir` is, a symlink
+/// not followed.
+pub(crate) fn stat_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<libc::stat> {
+    use std::os::fd::AsRawFd;
+    let c = c_path(name)?;
+    // SAFETY: `stat` is plain data, written by the kernel below.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a live directory descriptor, a NUL-terminated name, a live `stat` to fill.
+    if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// Make a FIFO at `path` (tests: what a walk or an open must not wait on).
+#[cfg(test)]
+pub(crate) fn make_fifo(path: &Path) {
+    let c = c_path(path).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
 }
 
 /// Open the real path `path` with `flags`, no symlink followed anywhere in it (as
@@ -198,8 +211,9 @@ pub fn c_path(path: impl AsRef<std::ffi::OsStr>) -> std::io::Result<std::ffi::CS
 mod tests {
     use super::*;
 
-    #[test]
-    fn no_symlink_on_the_way_is_followed_with_or_without_openat2() {
+    /// A real root holding `secrets/key`, `d` (a symlink to `secrets`) and `real/key` (5
+    /// bytes).
+    fn secrets_and_plain() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join("secrets")).unwrap();
@@ -207,6 +221,12 @@ mod tests {
         std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
         std::fs::create_dir(root.join("real")).unwrap();
         std::fs::write(root.join("real/key"), "plain").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn no_symlink_on_the_way_is_followed_with_or_without_openat2() {
+        let (_dir, root) = secrets_and_plain();
         let (through, plain) = (root.join("d/key"), root.join("real/key"));
         for flags in [libc::O_RDONLY | libc::O_NONBLOCK, PATH_ONLY] {
             assert_eq!(open_by_name_check(&through, flags).unwrap_err().raw_os_error(), Some(libc::ELOOP));
@@ -224,17 +244,10 @@ mod tests {
     #[test]
     fn opens_and_stats_in_a_directory_follow_no_symlink_and_wait_on_no_fifo() {
         use std::ffi::OsStr;
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join("secrets")).unwrap();
-        std::fs::write(root.join("secrets/key"), "s3cret").unwrap();
-        std::os::unix::fs::symlink(root.join("secrets"), root.join("d")).unwrap();
-        std::fs::create_dir_all(root.join("real/sub")).unwrap();
-        std::fs::write(root.join("real/key"), "plain").unwrap();
+        let (_dir, root) = secrets_and_plain();
+        std::fs::create_dir(root.join("real/sub")).unwrap();
         std::os::unix::fs::symlink(root.join("secrets/key"), root.join("real/link")).unwrap();
-        let c = c_path(root.join("real/fifo")).unwrap();
-        // SAFETY: a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        make_fifo(&root.join("real/fifo"));
         let top = open_with(&root, libc::O_RDONLY | libc::O_DIRECTORY).unwrap();
         // A symlinked directory, a name with a slash, an empty name: refused.
         assert!(open_dir_at(&top, OsStr::new("d")).is_err());
@@ -274,7 +287,7 @@ mod tests {
         assert!(stat_no_symlinks(&walked).is_err());
         // A FIFO (swapped in after the walk) is neither waited on nor read.
         let fifo = root.join("fifo");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        make_fifo(&fifo);
         assert!(open_regular(&fifo).is_err());
     }
 }

@@ -195,14 +195,7 @@ fn kind_of(dir: &File, name: &[u8], d_type: u8) -> Option<Kind> {
         libc::DT_DIR => Kind::Dir,
         libc::DT_LNK => Kind::Symlink,
         libc::DT_UNKNOWN => {
-            use std::os::fd::AsRawFd;
-            let c = crate::open::c_path(OsStr::from_bytes(name)).ok()?;
-            // SAFETY: `stat` is plain data written by the kernel.
-            let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            // SAFETY: a live directory descriptor, a NUL-terminated name, a live `stat`.
-            if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-                return None;
-            }
+            let st = crate::open::stat_at(dir, OsStr::from_bytes(name)).ok()?;
             match st.st_mode & libc::S_IFMT {
                 libc::S_IFREG => Kind::File,
                 libc::S_IFDIR => Kind::Dir,

@@ -182,9 +182,7 @@ fn ignore_files_that_are_symlinks_or_fifos_are_not_read() {
     // A symlink to a file of patterns would hide plain.txt if it were read.
     std::os::unix::fs::symlink(top.join("secret"), root.join(".gitignore")).unwrap();
     // A FIFO nobody writes to would block the walk forever if it were opened for reading.
-    let fifo = crate::open::c_path(root.join("sub/.ignore")).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::open::make_fifo(&root.join("sub/.ignore"));
     // A `.git` file names its git dir anywhere: not followed.
     put(&top, "elsewhere/info/exclude", "third.txt\n");
     put(&root, "sub2/.git", &format!("gitdir: {}\n", top.join("elsewhere").display()));

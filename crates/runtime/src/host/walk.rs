@@ -213,7 +213,7 @@ fn spawn_walk(
     // No walked path is in the workspace when the root is neither in it nor above it.
     let never_inside = !root.starts_with(&workspace) && !workspace.starts_with(&root);
     std::thread::spawn(move || {
-        toolhost_core::walk::walk(&root.clone(), threads, || {
+        toolhost_core::walk::walk(&root, threads, || {
             let mut sender = ChunkSender { tx: tx.clone(), chunk: Vec::with_capacity(WALK_CHUNK) };
             let (workspace, policy, root, matcher) = (&workspace, &policy, &root, &matcher);
             move |entry: &Entry| {
