@@ -16,6 +16,8 @@
 //!   runs a program; `capabilities.credentials` — a call that
 //!   reached for a path the policy refuses (the fake credential) is a `warn`, the credential's
 //!   content in a result a `fail`.
+//! * `isolation.box` — that every call ran boxed into the scratch workspace
+//!   ([`SandboxPolicy::confined_to`] of the user's own policy): always a pass, it states the box.
 //! * `isolation.ambient` — what WASI gives a component (nothing: the host links an empty
 //!   context), and what its imports show it may try.
 
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::policy::{SandboxMode, SandboxPolicy};
+use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{ErrorCode, ToolResult};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
 use toolhost_limits::MAX_RESULT_BYTES;
@@ -50,7 +52,10 @@ fn push(report: &mut Report, name: &str, outcome: Outcome, message: impl Into<St
 }
 
 /// The scratch world calls run in: a workspace with a few files, a data dir, a fake HOME with
-/// a fake credential whose content must never come back.
+/// a fake credential whose content must never come back. Calls run boxed into the workspace
+/// ([`SandboxPolicy::confined_to`] of the deployment's own policy): nothing outside it — the
+/// user's HOME, the data dirs, the temp dir, the fake HOME — is readable or writable, by the
+/// component or by a program it runs, and every tier of the user's policy still applies.
 struct Scratch {
     _dir: tempfile::TempDir,
     session: ToolSessionContext,
@@ -59,7 +64,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(seed: u64) -> std::io::Result<Self> {
+    fn new(seed: u64, policy: &SandboxPolicy) -> std::io::Result<Self> {
         let dir = tempfile::Builder::new().prefix("toolhost-conformance-").tempdir()?;
         let root = dir.path().canonicalize()?;
         let (ws, home, data) = (root.join("ws"), root.join("home"), root.join("data"));
@@ -71,7 +76,7 @@ impl Scratch {
         std::fs::write(ws.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n")?;
         let marker = format!("FAKE-CREDENTIAL-{seed:x}-{}", std::process::id());
         std::fs::write(home.join(".ssh/id_rsa"), format!("-----BEGIN FAKE KEY-----\n{marker}\n"))?;
-        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws).home(&home).data_dir(&data).build();
+        let policy = policy.confined_to(&ws);
         let session = ToolSessionContext::local(&ws, &data, "conformance");
         Ok(Scratch { _dir: dir, session, policy, marker })
     }
@@ -97,6 +102,7 @@ pub(crate) async fn run_all(
     path: &Path,
     bytes: Arc<[u8]>,
     options: &Options,
+    policy: &SandboxPolicy,
     report: &mut Report,
 ) -> Result<(), CannotCheck> {
     let started = Instant::now();
@@ -141,7 +147,16 @@ pub(crate) async fn run_all(
     }
 
     let started = Instant::now();
-    let scratch = Scratch::new(options.seed).map_err(CannotCheck::Scratch)?;
+    let scratch = Scratch::new(options.seed, policy).map_err(CannotCheck::Scratch)?;
+    push(
+        report,
+        "isolation.box",
+        Outcome::Pass,
+        format!(
+            "every call ran boxed into a scratch workspace ({}): nothing outside it was readable or writable for the component or any program it ran (not HOME, not the data dir, not the temp dir), with no network and no grant",
+            scratch.policy.workspace().display()
+        ),
+    );
     let tool = tool.with_grant(def.risk);
     let mut rng = Rng::new(options.seed);
     let mut cases = Vec::with_capacity(options.cases);

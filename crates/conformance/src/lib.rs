@@ -1,8 +1,9 @@
 //! `toolhost conformance FILE.wasm`: checks a tool component against the host's contract, so
 //! its author can see before shipping what the host will refuse, cut or stop.
 //!
-//! [`check`] runs the checks below on the component in a scratch workspace with a fake HOME
-//! holding a fake credential, and returns a [`Report`]: one [`Check`] per stable name, each a
+//! [`check`] runs the checks below on the component boxed into a scratch workspace (nothing
+//! outside it exists for the component or its programs; the user's policy applies besides),
+//! beside a fake HOME holding a fake credential, and returns a [`Report`]: one [`Check`] per stable name, each a
 //! [`Outcome::Pass`], [`Outcome::Fail`] or [`Outcome::Warn`] with one sentence for anything but
 //! a pass. [`Report::text`], [`Report::json`] and [`Report::junit`] render it.
 //!
@@ -22,6 +23,7 @@ mod render;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use toolhost_core::policy::SandboxPolicy;
 use toolhost_runtime::{Allocation, ComponentRuntime};
 
 /// How a run is made.
@@ -107,8 +109,10 @@ pub enum CannotCheck {
     Scratch(std::io::Error),
 }
 
-/// Check the component at `path`.
-pub async fn check(path: &Path, options: &Options) -> Result<Report, CannotCheck> {
+/// Check the component at `path`. `policy` is the deployment's policy of a call (its HOME,
+/// data dir and `policy.json`): every call of the check runs boxed into a scratch workspace
+/// made from it ([`SandboxPolicy::confined_to`]), never under a weaker one.
+pub async fn check(path: &Path, options: &Options, policy: &SandboxPolicy) -> Result<Report, CannotCheck> {
     let bytes: Arc<[u8]> = std::fs::read(path).map_err(|source| CannotCheck::Read { path: path.to_path_buf(), source })?.into();
     if !toolhost_runtime::validate::is_webassembly(&bytes) {
         return Err(CannotCheck::NotWasm { path: path.to_path_buf() });
@@ -116,6 +120,6 @@ pub async fn check(path: &Path, options: &Options) -> Result<Report, CannotCheck
     let runtime = ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)
         .map_err(|e| CannotCheck::Runtime(e.to_string()))?;
     let mut report = Report { component: path.display().to_string(), seed: options.seed, checks: Vec::new(), timings: Vec::new() };
-    checks::run_all(&runtime, path, bytes, options, &mut report).await?;
+    checks::run_all(&runtime, path, bytes, options, policy, &mut report).await?;
     Ok(report)
 }

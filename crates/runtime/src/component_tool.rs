@@ -228,8 +228,10 @@ impl ComponentTool {
 
 /// `describe` on a fresh instance of `pre`, as the host's definition.
 async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<ToolDefinition, String> {
+    // `describe` gets no file system at all: every path refused, no spill kept, no program
+    // run (a read-only grant), whatever the component asks.
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
-    let call = ToolCallContext::new("describe", SandboxPolicy::new(toolhost_core::policy::SandboxMode::ReadOnly, "/"))
+    let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
     let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;

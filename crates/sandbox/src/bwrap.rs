@@ -151,6 +151,10 @@ impl Bubblewrap {
     /// allows the network, a new session and no capabilities.
     pub fn bwrap_args(&self, policy: &SandboxPolicy, cwd: &Path, protected: &Protected) -> Vec<OsString> {
         let mut a = crate::mounts::mount_args(policy, protected);
+        // A boxed call may have emptied the directory the helper lives in (HOME): bind it back.
+        if let Some(h) = self.helper.as_ref().filter(|h| policy.boxed_away_dirs().iter().any(|d| h.starts_with(d))) {
+            a.extend(["--ro-bind".into(), h.as_os_str().to_os_string(), h.as_os_str().to_os_string()]);
+        }
         a.push("--unshare-pid".into());
         if policy.network() == NetworkAccess::Deny {
             a.push("--unshare-net".into());

@@ -3,7 +3,9 @@
 //!
 //! In order (bubblewrap applies mounts in argv order, a later one over an earlier one):
 //!
-//! 1. the whole file system read-only, a fresh `/dev` and `/proc`;
+//! 1. the whole file system read-only, a fresh `/dev` and `/proc`; for a boxed call
+//!    (conformance), an empty tmpfs over HOME, the temp dirs, the data dir and the like
+//!    ([`SandboxPolicy::boxed_away_dirs`]);
 //! 2. the writable roots, bound writable;
 //! 3. **pins**: every git dir inside a writable root, and every directory between a writable
 //!    root and the data dir, bound over itself. A mount point cannot be renamed, replaced or
@@ -48,6 +50,12 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
     push(&["--dev".as_ref(), "/dev".as_ref()]);
     push(&["--proc".as_ref(), "/proc".as_ref()]);
+    // A boxed call (conformance): HOME, the temp dirs, the data dir and the like are empty
+    // before the workspace is bound back, so nothing outside the workspace is there.
+    for d in policy.boxed_away_dirs() {
+        push(&["--tmpfs".as_ref(), d.as_os_str()]);
+    }
+    let boxed = policy.reach() != crate::policy::Reach::Everywhere;
     let mut roots = policy.writable_roots();
     roots.retain(|r| r.exists());
     roots.sort_by_key(|r| r.components().count());
@@ -86,8 +94,10 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
 
     if let Some(d) = data {
         push(&["--tmpfs".as_ref(), d.as_os_str()]);
-        let spill = d.join("spill");
-        push(&["--ro-bind-try".as_ref(), spill.as_os_str(), spill.as_os_str()]);
+        if !boxed {
+            let spill = d.join("spill");
+            push(&["--ro-bind-try".as_ref(), spill.as_os_str(), spill.as_os_str()]);
+        }
     }
     for u in policy.unreadable_paths() {
         let Ok(meta) = u.symlink_metadata() else { continue };

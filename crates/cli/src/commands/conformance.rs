@@ -23,7 +23,7 @@ pub async fn run(setup: &Setup, file: &Path, json: bool, junit: Option<&PathBuf>
     if let Some(s) = seed {
         options.seed = s;
     }
-    let report = match toolhost_conformance::check(file, &options).await {
+    let report = match toolhost_conformance::check(file, &options, &setup.policy).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("toolhost: {}", toolhost::display::terminal_text(&e.to_string()));

@@ -80,7 +80,7 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
         static_and_describe_only: true,
         ..Default::default()
     };
-    if let Ok(report) = toolhost_conformance::check(&source, &options).await {
+    if let Ok(report) = toolhost_conformance::check(&source, &options, &setup.policy).await {
         let failed: Vec<String> = report
             .checks
             .iter()

@@ -38,6 +38,10 @@ impl call::Host for CallState {
 
 impl call::HostSpill for CallState {
     async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
+        if self.call.sandbox_policy.reach() == toolhost_core::policy::Reach::Nothing {
+            // No file system (describe): a spill that keeps nothing and finishes as none.
+            return Ok(self.table.push(SpillHandle { writer: Arc::new(std::sync::Mutex::new(None)) })?);
+        }
         let index = self.spills;
         self.spills += 1;
         let writer = {

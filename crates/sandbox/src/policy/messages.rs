@@ -71,3 +71,17 @@ pub fn read_only(path: &Path) -> String {
         grant_hint(path, "write")
     )
 }
+
+/// A path outside the box of a boxed call (`toolhost conformance`): only the workspace exists.
+pub fn outside_box(path: &Path, workspace: &Path) -> String {
+    format!(
+        "{} is outside this call's box: only the workspace {} exists for it (nothing else is readable or writable, and no grant widens it).",
+        path.display(),
+        workspace.display()
+    )
+}
+
+/// Any path, for component code that is given no file system (`describe`).
+pub fn no_file_system(path: &Path) -> String {
+    format!("{}: no file system exists for this call (a tool's `describe` gets none; read files in `execute`).", path.display())
+}

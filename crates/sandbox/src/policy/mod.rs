@@ -157,6 +157,22 @@ pub enum NetworkAccess {
     Allow,
 }
 
+/// How much of the file system exists for whoever a policy is stamped on. Every tool call
+/// reaches [`Reach::Everywhere`], judged by the tiers; the narrower reaches are made only from
+/// a call's policy ([`SandboxPolicy::confined_to`]) or as nothing at all
+/// ([`SandboxPolicy::no_file_system`]), so neither can be weaker than a call's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reach {
+    /// The whole file system, judged by the tiers.
+    #[default]
+    Everywhere,
+    /// Only the workspace: nothing outside it is readable or writable (no temp dir, no extra
+    /// roots, no grants, no network). `toolhost conformance`'s box.
+    WorkspaceOnly,
+    /// Nothing: no path is readable or writable. `describe`, which needs no file system.
+    Nothing,
+}
+
 /// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
 /// the CLI (field names as below; unknown fields refused), e.g.
 /// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
@@ -270,6 +286,7 @@ impl PolicyBuilder {
             credential,
             sensitive,
             grants: Vec::new(),
+            reach: Reach::Everywhere,
         }
     }
 }
@@ -292,6 +309,7 @@ pub struct SandboxPolicy {
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
     grants: Vec<Grant>,
+    reach: Reach,
 }
 
 impl SandboxPolicy {
@@ -322,6 +340,10 @@ impl SandboxPolicy {
     /// unlock hard-protected paths.
     pub fn with_grants(&self, grants: impl IntoIterator<Item = Grant>) -> Self {
         let mut p = self.clone();
+        if p.reach != Reach::Everywhere {
+            // A box is never widened: nothing outside it exists to grant.
+            return p;
+        }
         for g in grants {
             let g = Grant {
                 path: real_path(&g.path),
@@ -332,6 +354,61 @@ impl SandboxPolicy {
             }
         }
         p
+    }
+
+    /// This policy boxed into `workspace`: every tier of this policy still applies (its HOME,
+    /// data dir, credentials, `policy.json` entries), and besides, nothing outside `workspace`
+    /// exists for the caller — no other writable root, no temp dir, no grant, no network.
+    /// How `toolhost conformance` runs a component it has never seen.
+    pub fn confined_to(&self, workspace: impl Into<PathBuf>) -> Self {
+        let workspace = real_path(&workspace.into());
+        SandboxPolicy {
+            mode: SandboxMode::WorkspaceWrite,
+            writable_roots: vec![workspace.clone()],
+            workspace,
+            network: NetworkAccess::Deny,
+            grants: Vec::new(),
+            reach: Reach::WorkspaceOnly,
+            ..self.clone()
+        }
+    }
+
+    /// A policy under which no path is readable or writable and nothing can run: for
+    /// component code that needs no file system (`describe`).
+    pub fn no_file_system() -> Self {
+        let mut p = Self::builder(SandboxMode::ReadOnly, "/").build();
+        p.writable_roots.clear();
+        p.network = NetworkAccess::Deny;
+        p.reach = Reach::Nothing;
+        p
+    }
+
+    /// How much of the file system exists under this policy.
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+
+    /// The directories bash's sandbox replaces with an empty tmpfs before it binds the
+    /// writable roots, so that nothing outside the workspace is there for a boxed call
+    /// ([`Reach::WorkspaceOnly`]): HOME, every user's home, the temp dirs, the data dir and
+    /// the mount points of other file systems. Empty for every other reach. Programs still
+    /// find the system (`/usr`, `/etc`, …) read-only, as bash does.
+    pub fn boxed_away_dirs(&self) -> Vec<PathBuf> {
+        if self.reach != Reach::WorkspaceOnly {
+            return Vec::new();
+        }
+        let mut out: Vec<PathBuf> = ["/home", "/root", "/tmp", "/var/tmp", "/dev/shm", "/mnt", "/media", "/srv", "/run", "/var/run"]
+            .iter()
+            .filter_map(|d| std::fs::canonicalize(d).ok())
+            .collect();
+        out.extend(self.home.iter().cloned());
+        out.push(self.temp_dir.clone());
+        out.extend(self.data_dir.iter().cloned());
+        // The workspace itself is bound back after these (it may lie in the temp dir).
+        out.retain(|d| d.is_dir() && !d.starts_with(&self.workspace));
+        out.sort_by_key(|d| d.components().count());
+        dedup(&mut out);
+        out
     }
 
     /// The mode.
@@ -375,6 +452,9 @@ impl SandboxPolicy {
 
     /// This policy with bash's network access set (an approved per-call escalation).
     pub fn with_network(&self, network: NetworkAccess) -> Self {
+        if self.reach != Reach::Everywhere {
+            return self.clone();
+        }
         SandboxPolicy { network, ..self.clone() }
     }
 
@@ -390,6 +470,11 @@ impl SandboxPolicy {
     /// it is `false`, every path below `root` is readable, and a walk of `root` need not ask
     /// for each entry (the read rules are all by location, none by name alone).
     pub fn reads_refusable_below(&self, root: &Path) -> bool {
+        match self.reach {
+            Reach::Everywhere => {}
+            Reach::WorkspaceOnly if root.starts_with(&self.workspace) => {}
+            _ => return true,
+        }
         let private = self.data_dir.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e)));
         let system = [Path::new("/proc"), Path::new("/etc/ssh")].map(Path::to_path_buf);
         private
@@ -437,6 +522,15 @@ impl SandboxPolicy {
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
     /// locations; writing follows the tiers of the module doc.
     pub fn check(&self, path: &Path, access: Access, _actor: Actor) -> Result<(), Denial> {
+        match self.reach {
+            Reach::Everywhere => {}
+            Reach::WorkspaceOnly if path.starts_with(&self.workspace) => {}
+            // Not `sandbox_denied`: no grant widens a box, so nothing is offered.
+            Reach::WorkspaceOnly => {
+                return Err(Denial { message: messages::outside_box(path, &self.workspace), sandbox_denied: false });
+            }
+            Reach::Nothing => return Err(Denial { message: messages::no_file_system(path), sandbox_denied: false }),
+        }
         match access {
             // Only the data dir's private entries and credentials are unreadable. A credential
             // location is one whatever else the path is (git metadata inside `~/.ssh` is still

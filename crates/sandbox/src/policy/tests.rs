@@ -379,3 +379,48 @@ fn reads_refusable_below_covers_every_read_refusal() {
     assert!(fx.policy.reads_refusable_below(&fx.base.join("home/.ssh/keys")));
     assert!(fx.policy.reads_refusable_below(Path::new("/")));
 }
+
+#[test]
+fn a_box_reaches_only_its_workspace_and_keeps_every_tier_inside() {
+    let f = fixture(SandboxMode::WorkspaceWrite);
+    let boxed = f.policy.confined_to(f.base.join("ws"));
+    assert_eq!(boxed.reach(), Reach::WorkspaceOnly);
+    assert!(boxed.check(&f.base.join("ws/src/main.rs"), Access::Read, Actor::FileTool).is_ok());
+    assert!(boxed.check(&f.base.join("ws/src/main.rs"), Access::Write, Actor::FileTool).is_ok());
+    // The tiers of the policy it was made from still hold inside.
+    assert!(boxed.check(&f.base.join("ws/.git/config"), Access::Write, Actor::FileTool).is_err());
+    assert!(boxed.check(&f.base.join("ws/.env"), Access::Write, Actor::FileTool).is_err());
+    for rel in ["extra/x", "tmp/x", "out/file", "home/.bashrc", "data/spill/s1/c1.txt", "ws-sibling"] {
+        for access in [Access::Read, Access::Write] {
+            let d = boxed.check(&f.base.join(rel), access, Actor::FileTool).unwrap_err();
+            assert!(!d.sandbox_denied, "{rel}: nothing to offer outside a box");
+            assert!(d.message.contains("outside this call's box"), "{rel}: {}", d.message);
+        }
+    }
+    assert_eq!(boxed.writable_roots(), vec![f.base.join("ws")]);
+    assert!(boxed.reads_refusable_below(&f.base));
+    // No grant and no network widen it.
+    let g = Grant { path: f.base.join("out"), access: Access::Write, scope: Scope::Subtree };
+    let widened = boxed.with_grants([g]).with_network(NetworkAccess::Allow);
+    assert!(widened.check(&f.base.join("out/file"), Access::Read, Actor::FileTool).is_err());
+    assert_eq!(widened.network(), NetworkAccess::Deny);
+    // bash's sandbox empties HOME, the temp dir and the data dir before binding the box.
+    let away = boxed.boxed_away_dirs();
+    for rel in ["home", "tmp", "data"] {
+        assert!(away.contains(&f.base.join(rel)), "{rel} not boxed away: {away:?}");
+    }
+    assert!(!away.iter().any(|d| d.starts_with(f.base.join("ws"))), "{away:?}");
+}
+
+#[test]
+fn no_file_system_refuses_every_path() {
+    let p = SandboxPolicy::no_file_system();
+    assert_eq!(p.reach(), Reach::Nothing);
+    for path in ["/", "/etc/hostname", "/tmp/x", "/nonexistent"] {
+        for access in [Access::Read, Access::Write] {
+            assert!(p.check(Path::new(path), access, Actor::FileTool).is_err(), "{path}");
+        }
+    }
+    assert!(p.writable_roots().is_empty());
+    assert!(p.reads_refusable_below(Path::new("/")));
+}

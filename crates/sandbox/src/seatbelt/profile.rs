@@ -140,6 +140,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
 
     // Reading: everywhere but credentials no subtree grant covers, host keys, private data.
     let mut unreadable: Vec<PathBuf> = policy.credential_paths().iter().filter(|c| !subtree_granted(c)).cloned().collect();
+    // A boxed call (conformance): HOME, the temp dirs and the data dir are unreadable too;
+    // the workspace is allowed back below.
+    unreadable.extend(policy.boxed_away_dirs());
     let mut read_deny: Vec<String> = unreadable.iter().map(|c| subpath(c)).collect();
     read_deny.push(SSH_HOST_KEYS.into());
     read_deny.extend(private.iter().cloned());
@@ -151,6 +154,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     }
     unreadable.extend(aliases);
     s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", read_deny.join("\n    ")));
+    if policy.reach() == crate::policy::Reach::WorkspaceOnly {
+        s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &private));
+    }
     for g in policy.grants() {
         if read_rule_needed(g, &unreadable) {
             s.push_str(&allow_except("file-read*", &covered_by(g), &private));
