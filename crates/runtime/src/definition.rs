@@ -556,6 +556,24 @@ mod tests {
     }
 
     #[test]
+    fn sizes_are_checked_on_the_text_before_it_is_parsed() {
+        let described = |description: String, input_schema: String| Described {
+            id: "t".into(),
+            description,
+            input_schema,
+            output_schema: None,
+            risk: toolhost_core::tool::ToolRisk::ReadOnly,
+        };
+        let huge = described("x".repeat(32 << 20), r#"{"type":"object"}"#.into());
+        assert!(matches!(check_described(huge), Err(DefinitionError::Limit(PastLimit::DescriptionBytes { .. }))));
+        // Not JSON at all, and too large: refused for its size, never parsed.
+        let big = described("d".into(), "[".repeat(MAX_SCHEMA_BYTES + 1));
+        assert!(matches!(check_described(big), Err(DefinitionError::Limit(PastLimit::SchemaBytes { kind: SchemaKind::Input, .. }))));
+        let fine = described("d".into(), r#"{"type":"object","properties":{"a":{"type":"string"}}}"#.into());
+        assert_eq!(check_described(fine).unwrap().id.as_str(), "t");
+    }
+
+    #[test]
     fn ids_differ_from_taken_ones_ignoring_case() {
         let def = |id: &str| ToolDefinition {
             id: ToolId::new(id),
