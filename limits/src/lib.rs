@@ -14,6 +14,37 @@ pub const MAX_RESULT_BYTES: usize = 32_000;
 /// each head + tail, fit). A tool must bound it itself: the host withholds a larger one.
 pub const MAX_STRUCTURED_BYTES: usize = 64 * 1024;
 
+/// Largest tool description a component may declare, in bytes: the model reads every tool's
+/// description on every request (`tools/list`), so a third-party one is bounded; a paragraph
+/// or a page is plenty. Checked once, when the definition is first read.
+pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
+
+/// Largest input or output schema a component may declare, as JSON text (each checked on
+/// its own): the input schema goes to the model with every request, and the host compiles
+/// both. Property descriptions and enums count.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+
+/// Deepest a schema may nest, in JSON levels (an object or an array is one), counting a
+/// `$ref`'s target as if written where the `$ref` is: validation recurses this deep.
+pub const MAX_SCHEMA_DEPTH: usize = 32;
+
+/// Most JSON values a schema may have with every `$ref` written out where it is used:
+/// bounds what compiling and validating it costs (a few kilobytes of `anyOf`s that refer
+/// twice to the next level are 2^levels schemas written out).
+pub const MAX_SCHEMA_NODES: usize = 10_000;
+
+/// Most values one `enum` of a schema may list.
+pub const MAX_SCHEMA_ENUM_VALUES: usize = 1_000;
+
+/// Most regular expressions (`pattern` values and `patternProperties` keys, with every
+/// `$ref` written out) one schema may have; each compiles within [`SCHEMA_REGEX_SIZE_LIMIT`].
+pub const MAX_SCHEMA_PATTERNS: usize = 100;
+
+/// Most memory one schema regular expression may compile to, and the most its lazy DFA may
+/// cache, in bytes. Patterns run on a linear-time engine (no backtracking, so no
+/// lookaround and no backreference); one past this is refused when the schema is checked.
+pub const SCHEMA_REGEX_SIZE_LIMIT: usize = 256 * 1024;
+
 /// Bytes kept free for a footer when a tool bounds its own text (§7.1, §9
 /// `FOOTER_RESERVE_BYTES`); `read` stops at `MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES`.
 pub const FOOTER_RESERVE_BYTES: usize = 512;

@@ -40,6 +40,12 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-foreign", "foreign"),
     ("toolhost-tool-noexport", "noexport"),
     ("toolhost-tool-snoop", "snoop"),
+    ("toolhost-tool-refloop", "refloop"),
+    ("toolhost-tool-deepanyof", "deepanyof"),
+    ("toolhost-tool-selfref", "selfref"),
+    ("toolhost-tool-hugedesc", "hugedesc"),
+    ("toolhost-tool-bashid", "bashid"),
+    ("toolhost-tool-backtrack", "backtrack"),
 ];
 
 /// Guest crates whose own unit tests run natively.

@@ -108,6 +108,9 @@ pub(crate) async fn run_all(
     let started = Instant::now();
     let inspected = match runtime.inspect(path, bytes).await {
         Ok(i) => i,
+        Err(InvalidComponent::Definition(source)) if source.is_limit() => {
+            return Err(CannotCheck::Definition { path: path.to_path_buf(), source });
+        }
         Err(e) => {
             static_failure(report, e);
             report.timings.push(("static".into(), started.elapsed().as_millis()));
@@ -204,14 +207,27 @@ fn static_failure(report: &mut Report, e: InvalidComponent) {
         InvalidComponent::ForeignImport(_) => ("static.imports", e.to_string()),
         InvalidComponent::NoToolExport(_) | InvalidComponent::Link(_) => ("static.exports", e.to_string()),
         InvalidComponent::Describe(_) => ("describe.returns", e.to_string()),
+        InvalidComponent::Definition(d) => (definition_check(d), e.to_string()),
     };
-    for passed in ["static.component", "static.imports", "static.exports"] {
+    for passed in ["static.component", "static.imports", "static.exports", "describe.returns"] {
         if passed == name {
             break;
         }
         push(report, passed, Outcome::Pass, "");
     }
     push(report, name, Outcome::Fail, text);
+}
+
+/// The `describe.*` check a definition's refusal belongs to (the runtime checks every
+/// definition with [`rules::check_definition`] as soon as `describe` returns).
+fn definition_check(e: &rules::DefinitionError) -> &'static str {
+    use rules::DefinitionError as E;
+    match e {
+        E::Id(_) | E::BuiltinId { .. } | E::DuplicateId { .. } => "describe.id",
+        E::Description => "describe.description",
+        E::Schema(_) => "describe.schema",
+        E::OutputSchema(_) | E::Limit(_) => "describe.output-schema",
+    }
 }
 
 /// The `describe.*` checks; the schema's validator when the schema is one.
@@ -225,7 +241,7 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
     let id = def.id.as_str();
     if !rules::valid_id(id) {
         push(report, "describe.id", Outcome::Fail, rules::DefinitionError::Id(id.into()).to_string());
-    } else if toolhost_builtins::DEFAULT_TOOLSET.contains(&id) {
+    } else if toolhost_builtins::DEFAULT_TOOLSET.iter().any(|b| b.eq_ignore_ascii_case(id)) {
         push(report, "describe.id", Outcome::Warn, format!("`{id}` is a built-in tool's id: `tool add` refuses it, give a third-party tool another"));
     } else {
         push(report, "describe.id", Outcome::Pass, format!("`{id}`"));
@@ -238,8 +254,7 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
     push(report, "describe.risk", Outcome::Pass, def.risk.name());
     let schema = &def.input_schema;
     let validator = match rules::check_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
-        jsonschema::meta::validate(schema).map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?;
-        jsonschema::draft202012::new(schema).map_err(|e| format!("its input schema does not compile as JSON Schema 2020-12: {e}"))
+        toolhost_runtime::definition::compile_schema(schema).map_err(|e| format!("its input schema does not compile as JSON Schema 2020-12: {e}"))
     }) {
         Ok(v) => {
             push(report, "describe.schema", Outcome::Pass, "a valid JSON Schema (2020-12) of an object");
@@ -281,10 +296,7 @@ fn output_schema_check(report: &mut Report, def: &ToolDefinition) {
         push(report, "describe.output-schema", Outcome::Pass, "none: the tool returns text only");
         return;
     };
-    let checked = rules::check_output_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
-        jsonschema::meta::validate(schema).map_err(|e| format!("its output schema is not valid JSON Schema: {e}"))?;
-        jsonschema::draft202012::new(schema).map_err(|e| format!("its output schema does not compile as JSON Schema 2020-12: {e}"))
-    });
+    let checked = rules::check_output_schema(schema).map_err(|e| e.to_string());
     match checked {
         Ok(_) => push(report, "describe.output-schema", Outcome::Pass, "a valid JSON Schema (2020-12) of an object"),
         Err(e) => push(report, "describe.output-schema", Outcome::Fail, e),

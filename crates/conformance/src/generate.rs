@@ -58,7 +58,14 @@ pub fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     }
 }
 
+/// Follows the schema at most this deep (a checked schema nests no deeper: the host refuses
+/// one past `MAX_SCHEMA_DEPTH`, and every `$ref` cycle); past it, a value is `null`.
+pub const MAX_GENERATE_DEPTH: usize = toolhost_limits::MAX_SCHEMA_DEPTH;
+
 fn generate(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value {
+    if depth >= MAX_GENERATE_DEPTH {
+        return Value::Null;
+    }
     let schema = resolve(root, schema);
     if let Some(c) = schema.get("const") {
         return c.clone();
@@ -198,6 +205,17 @@ mod tests {
         let mut rng = Rng::new(1);
         let invalid = (0..64).filter(|i| i % 2 == 1).filter(|i| !validator.is_valid(&input(&schema, &mut rng, *i))).count();
         assert!(invalid >= 16, "only {invalid} of 32 mutations were invalid");
+    }
+
+    #[test]
+    fn a_schema_that_refers_to_itself_does_not_recurse_without_end() {
+        // The host refuses such a schema; the generator stops at its depth bound regardless.
+        let schema = json!({"type": "object", "properties": {"q": {"$ref": "#/$defs/node"}}, "required": ["q"],
+            "$defs": {"node": {"oneOf": [{"$ref": "#/$defs/node"}]}}});
+        let mut rng = Rng::new(5);
+        for i in 0..8 {
+            let _ = input(&schema, &mut rng, i);
+        }
     }
 
     #[test]

@@ -107,6 +107,10 @@ pub enum CannotCheck {
     Runtime(String),
     #[error("cannot make the scratch workspace: {0}")]
     Scratch(std::io::Error),
+    /// Its definition goes past a limit ([`toolhost_runtime::definition::PastLimit`]): the
+    /// host reads it no further, so nothing can be checked (no input generated, no call made).
+    #[error("{} cannot be checked: {source}", path.display())]
+    Definition { path: PathBuf, source: toolhost_runtime::definition::DefinitionError },
 }
 
 /// Check the component at `path`. `policy` is the deployment's policy of a call (its HOME,

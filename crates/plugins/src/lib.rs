@@ -9,7 +9,8 @@
 //! A component flows: [`check_component`] reads it, has the runtime
 //! ([`toolhost_runtime::ComponentRuntime::inspect`]) check that it is a component of a
 //! supported `toolhost:tool` version importing nothing else, compile it and ask it to
-//! describe itself, then judges the definition by [`rules`]. `toolhost tool add` shows the
+//! describe itself (checking the definition: [`toolhost_runtime::definition`]), then checks
+//! its id against the ids already taken ([`rules::check_definition`], the same checker). `toolhost tool add` shows the
 //! [`Candidate`] to the user and records it in the [`ToolStore`]; every later session
 //! [`load_installed`]s the set — each component only while its bytes match their pin, held
 //! to the risk granted at install ([`toolhost_runtime::Grant`]) — and `--tool` loads
@@ -26,7 +27,7 @@ use toolhost_runtime::validate::InvalidComponent;
 use toolhost_runtime::{ComponentRuntime, ComponentTool};
 
 pub use installed::{InstalledTool, NotLoaded, StoreError, ToolStore};
-pub use rules::DefinitionError;
+pub use rules::{DefinitionError, Taken};
 
 /// Why a file cannot be used as a tool.
 #[derive(Debug, thiserror::Error)]
@@ -61,15 +62,15 @@ impl Candidate {
 }
 
 /// Read `path` and check it as a tool: a component the runtime can run, whose definition
-/// meets [`rules::check_definition`] with `builtin_ids` reserved.
-pub async fn check_component(runtime: &Arc<ComponentRuntime>, path: &Path, builtin_ids: &[&str]) -> Result<Candidate, PluginError> {
+/// meets [`rules::check_definition`] with the ids `taken` (ignoring case).
+pub async fn check_component(runtime: &Arc<ComponentRuntime>, path: &Path, taken: &[Taken<'_>]) -> Result<Candidate, PluginError> {
     let bytes: Arc<[u8]> = std::fs::read(path).map_err(|source| PluginError::Read { path: path.to_path_buf(), source })?.into();
-    let inspected = runtime
-        .inspect(path, bytes.clone())
-        .await
-        .map_err(|source| PluginError::Invalid { path: path.to_path_buf(), source })?;
+    let inspected = runtime.inspect(path, bytes.clone()).await.map_err(|source| match source {
+        InvalidComponent::Definition(source) => PluginError::Definition { path: path.to_path_buf(), source },
+        source => PluginError::Invalid { path: path.to_path_buf(), source },
+    })?;
     let definition = toolhost_core::tool::DynTool::definition(&inspected.tool);
-    rules::check_definition(definition, builtin_ids).map_err(|source| PluginError::Definition { path: path.to_path_buf(), source })?;
+    rules::check_definition(definition, taken).map_err(|source| PluginError::Definition { path: path.to_path_buf(), source })?;
     Ok(Candidate {
         path: path.to_path_buf(),
         bytes,
@@ -88,9 +89,11 @@ pub enum Installed {
 }
 
 /// Load every installed component in install order: each only while its file matches its
-/// pinned SHA-256 and it still meets the rules, held to the risk the user granted.
+/// pinned SHA-256 and it still meets the rules (its id distinct, ignoring case, from the
+/// built-ins' and every earlier one's), held to the risk the user granted.
 pub async fn load_installed(runtime: &Arc<ComponentRuntime>, store: &ToolStore, builtin_ids: &[&str]) -> Result<Vec<Installed>, StoreError> {
     let mut out = Vec::new();
+    let mut loaded_ids: Vec<String> = Vec::new();
     for tool in store.list()? {
         let bytes = match store.verified_bytes(&tool) {
             Ok(b) => b,
@@ -106,13 +109,16 @@ pub async fn load_installed(runtime: &Arc<ComponentRuntime>, store: &ToolStore, 
                 if def.id.as_str() != tool.id {
                     Err(format!("it now describes itself as `{}`, not `{}`", def.id, tool.id))
                 } else {
-                    rules::check_definition(def, builtin_ids).map(|()| component).map_err(|e| e.to_string())
+                    let mut taken: Vec<Taken<'_>> = builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+                    taken.extend(loaded_ids.iter().map(|id| Taken::Tool(id)));
+                    rules::check_definition(def, &taken).map(|()| component).map_err(|e| e.to_string())
                 }
             }
             Err(e) => Err(e.to_string()),
         };
         out.push(match loaded {
             Ok(component) => {
+                loaded_ids.push(tool.id.clone());
                 let risk = tool.risk;
                 Installed::Loaded(tool, component.with_grant(risk))
             }
@@ -133,11 +139,10 @@ pub async fn load_uninstalled(
     let mut seen: Vec<String> = taken.to_vec();
     let mut out = Vec::new();
     for path in paths {
-        let candidate = check_component(runtime, path, builtin_ids).await?;
+        let mut reserved: Vec<Taken<'_>> = builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+        reserved.extend(seen.iter().map(|id| Taken::Tool(id)));
+        let candidate = check_component(runtime, path, &reserved).await?;
         let id = candidate.definition().id.to_string();
-        if seen.contains(&id) {
-            return Err(PluginError::Definition { path: path.clone(), source: DefinitionError::DuplicateId(id) });
-        }
         seen.push(id);
         let risk: ToolRisk = candidate.definition().risk;
         out.push(candidate.tool.with_grant(risk));

@@ -16,7 +16,7 @@ use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage};
-use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolId, ToolRisk};
+use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 
 /// Why the host stopped a running component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -62,8 +62,9 @@ pub struct ComponentTool {
     source: crate::Source,
     pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
-    /// Checks the structured value of every successful call against the output schema.
-    output_validator: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
+    /// Checks the structured value of every successful call against the output schema
+    /// (compiled on first use, on a blocking thread: see [`ComponentTool::check_structured`]).
+    output_validator: Arc<std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>>,
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
     grant: crate::Grant,
     records_reads: bool,
@@ -89,7 +90,7 @@ impl ComponentTool {
         runtime: Arc<ComponentRuntime>,
         source: crate::Source,
         pre: Prepared,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, crate::validate::InvalidComponent> {
         let definition = describe_once(&runtime, &pre).await?;
         Ok(ComponentTool {
             runtime,
@@ -166,7 +167,7 @@ impl ComponentTool {
     /// Ask a fresh instance for the definition again (the first came from loading it).
     pub async fn describe_again(&self) -> Result<ToolDefinition, String> {
         let pre = self.pre().await.map_err(|e| e.message)?;
-        describe_once(&self.runtime, pre).await
+        describe_once(&self.runtime, pre).await.map_err(|e| e.to_string())
     }
 
     /// Hold the component to `risk` (what the user granted at install), whatever it declares.
@@ -182,8 +183,16 @@ impl ComponentTool {
 
     /// Check a successful call's structured value against the output schema: the value a
     /// client is given must be the one the tool promised. Every refusal ends with
-    /// [`STRUCTURED_WITHHELD`].
-    fn check_structured(&self, structured: Option<String>) -> Result<Option<serde_json::Value>, ToolError> {
+    /// [`STRUCTURED_WITHHELD`]. The schema was bounded when the definition was checked and
+    /// its patterns run on a linear-time engine; even so the check runs on a blocking thread
+    /// raced against the call's `deadline` and `cancel`, so it never outlives the call nor
+    /// holds up the host's other requests.
+    async fn check_structured(
+        &self,
+        structured: Option<String>,
+        deadline: Instant,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Option<serde_json::Value>, ToolError> {
         let id = &self.definition.id;
         let withheld = |why: String| ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"));
         let Some(schema) = &self.definition.output_schema else {
@@ -202,20 +211,45 @@ impl ComponentTool {
                 toolhost_limits::MAX_STRUCTURED_BYTES
             )));
         }
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| withheld(format!("returned a structured result that is not JSON ({e})")))?;
-        let validator = self.output_validator.get_or_init(|| {
-            jsonschema::draft202012::new(schema).map_err(|e| format!("its output schema does not compile ({e})"))
+        let validator = self.output_validator.clone();
+        let schema = validator.get().is_none().then(|| schema.clone());
+        let check = tokio::task::spawn_blocking(move || -> Result<serde_json::Value, String> {
+            let value: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("returned a structured result that is not JSON ({e})"))?;
+            let validator = validator.get_or_init(|| {
+                let schema = schema.unwrap_or_default();
+                crate::definition::compile_schema(&schema)
+                    .map(Arc::new)
+                    .map_err(|e| format!("its output schema does not compile ({e})"))
+            });
+            let validator = validator.as_ref().map_err(Clone::clone)?;
+            if validator.is_valid(&value) {
+                return Ok(value);
+            }
+            let why = match validator.validate(&value) {
+                Ok(()) => return Ok(value),
+                Err(e) => {
+                    let at = e.instance_path.to_string();
+                    format!(
+                        "returned a structured result that does not match its output schema (at `{}`: {e})",
+                        if at.is_empty() { "/" } else { &at }
+                    )
+                }
+            };
+            Err(why)
         });
-        let validator = validator.as_ref().map_err(|e| withheld(e.clone()))?;
-        if let Some(e) = validator.iter_errors(&value).next() {
-            let at = e.instance_path.to_string();
-            return Err(withheld(format!(
-                "returned a structured result that does not match its output schema (at `{}`: {e})",
-                if at.is_empty() { "/" } else { &at }
-            )));
+        tokio::select! {
+            checked = check => match checked {
+                Ok(Ok(value)) => Ok(Some(value)),
+                Ok(Err(why)) => Err(withheld(why)),
+                Err(e) => Err(withheld(format!("could not have its structured result checked ({e})"))),
+            },
+            () = cancel.cancelled() => Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL)),
+            () = tokio::time::sleep_until(deadline.into()) => Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!("the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"),
+            )),
         }
-        Ok(Some(value))
     }
 
     /// Run calls as `parts` parallel parts when the component exports `parallel` (1: always
@@ -227,7 +261,7 @@ impl ComponentTool {
 }
 
 /// `describe` on a fresh instance of `pre`, as the host's definition.
-async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<ToolDefinition, String> {
+async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<ToolDefinition, crate::validate::InvalidComponent> {
     // `describe` gets no file system at all: every path refused, no spill kept, no program
     // run (a read-only grant), whatever the component asks.
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
@@ -235,14 +269,15 @@ async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<Too
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
     let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;
-    let def = run.value.map_err(|e| e.message)?;
-    let input_schema: serde_json::Value =
-        serde_json::from_str(&def.input_schema).map_err(|e| format!("its input schema is not JSON: {e}"))?;
-    let output_schema = match &def.output_schema {
-        Some(text) => Some(serde_json::from_str(text).map_err(|e| format!("its output schema is not JSON: {e}"))?),
-        None => None,
-    };
-    Ok(ToolDefinition { id: ToolId::new(&def.id), description: def.description, input_schema, output_schema, risk: def.risk })
+    let def = run.value.map_err(|e| crate::validate::InvalidComponent::Describe(e.message))?;
+    // Bounded and checked before anything else reads it (the one checker).
+    crate::definition::check_described(def).map_err(crate::validate::InvalidComponent::Definition)
+}
+
+/// When `call` must end: its deadline, and never later than [`DEFAULT_CALL_TIMEOUT`] from now.
+fn call_deadline(call: &ToolCallContext) -> Instant {
+    let longest = Instant::now() + DEFAULT_CALL_TIMEOUT;
+    call.deadline.unwrap_or(longest).min(longest)
 }
 
 type ExportFuture<'a, R> =
@@ -251,10 +286,7 @@ type ExportFuture<'a, R> =
 /// A fresh store for one instance serving `call`: the memory cap, and the call's
 /// cancellation and deadline checked at every epoch tick.
 fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: ToolCallContext, share: Arc<CallShare>) -> Store<CallState> {
-    let deadline = call
-        .deadline
-        .unwrap_or_else(|| Instant::now() + DEFAULT_CALL_TIMEOUT)
-        .min(Instant::now() + DEFAULT_CALL_TIMEOUT);
+    let deadline = call_deadline(&call);
     let cancel = call.cancel.clone();
     let limits = StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
     let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits, share, runtime.ticking()));
@@ -368,6 +400,8 @@ impl DynTool for ComponentTool {
             return ToolResult::from_error(ToolError::execution_failed(reason));
         }
         let started = Instant::now();
+        let deadline = call_deadline(&call);
+        let cancel = call.cancel.clone();
         let (value, states, crashed) = if prepared.is_parallel() && self.parts > 1 {
             run_parallel(&self.runtime, prepared, &self.grant, session, call, text, self.parts).await
         } else {
@@ -386,9 +420,11 @@ impl DynTool for ComponentTool {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
         }
-        let value = value.map(|answer| {
-            answer.and_then(|Output { text, structured }| Ok((text, self.check_structured(structured)?)))
-        });
+        let value = match value {
+            Ok(Ok(Output { text, structured })) => Ok(self.check_structured(structured, deadline, &cancel).await.map(|s| (text, s))),
+            Ok(Err(e)) => Ok(Err(e)),
+            Err(e) => Err(e),
+        };
         let mut result = match value {
             Ok(Ok((text, structured))) => {
                 // Only a succeeded call records what it read (§7.4).

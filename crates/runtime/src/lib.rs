@@ -24,6 +24,7 @@
 pub mod cache;
 mod limiter;
 pub mod component_tool;
+pub mod definition;
 mod exports;
 pub mod validate;
 pub mod wit;
@@ -272,7 +273,7 @@ impl ComponentRuntime {
         }
         let pre = self.prepare(bytes.as_ref(), &key).map_err(load_err)?;
         let source = Source { path: path.clone(), key: key.clone(), bytes: Some(bytes) };
-        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(load_err)?;
+        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(|e| load_err(e.to_string()))?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(tool)
     }

@@ -42,6 +42,10 @@ pub enum InvalidComponent {
     Link(String),
     #[error("its `describe` failed: {0}")]
     Describe(String),
+    /// What `describe` returned breaks a rule or goes past a limit
+    /// ([`crate::definition::check_definition`]).
+    #[error("{0}")]
+    Definition(crate::definition::DefinitionError),
 }
 
 /// A component that passed [`ComponentRuntime::inspect`]: loaded, with its facts.
@@ -96,8 +100,9 @@ fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
 
 impl ComponentRuntime {
     /// Check that `bytes` (named `path`) are a tool component this host can run, compile it
-    /// (cached), and ask it to describe itself. The definition's own rules (id, description,
-    /// schema) are the caller's to judge.
+    /// (cached), and ask it to describe itself; the definition is checked
+    /// ([`crate::definition::check_definition`], with no id taken: the caller knows which are)
+    /// before anything else reads it.
     pub async fn inspect(self: &Arc<Self>, path: &Path, bytes: Arc<[u8]>) -> Result<Inspected, InvalidComponent> {
         check_header(&bytes)?;
         let key = cache::cache_key(&self.engine, &bytes);
@@ -118,7 +123,7 @@ impl ComponentRuntime {
             .ok_or_else(|| InvalidComponent::NoToolExport(if exports.is_empty() { "nothing".into() } else { exports.join(", ") }))?;
         let pre = self.link(&component).map_err(InvalidComponent::Link)?;
         let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: Some(ComponentBytes::Shared(bytes)) };
-        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(InvalidComponent::Describe)?;
+        let tool = ComponentTool::describe(self.clone(), source, pre).await?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(Inspected { tool, wit_version, imports, exports, sha256 })
     }

@@ -14,7 +14,7 @@ use clap::Subcommand;
 
 use toolhost::display::{terminal_line, terminal_text};
 use toolhost::plugins::rules::{risk_meaning, risk_rank};
-use toolhost::plugins::{Candidate, InstalledTool, ToolStore, installed::now_rfc3339};
+use toolhost::plugins::{Candidate, InstalledTool, Taken, ToolStore, installed::now_rfc3339};
 use toolhost::runtime::Allocation;
 
 use crate::setup::Setup;
@@ -70,7 +70,12 @@ fn refuse(message: &str) -> ExitCode {
 async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool) -> Result<ExitCode> {
     let runtime = setup.runtime(Allocation::OnDemand)?;
     let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    let candidate = match toolhost::plugins::check_component(&runtime, &source, toolhost::builtins::DEFAULT_TOOLSET).await {
+    // Its id must differ, ignoring case, from every built-in's and installed one's (but the
+    // one it upgrades, spelt exactly the same).
+    let installed: Vec<String> = store.list()?.into_iter().map(|t| t.id).collect();
+    let mut taken: Vec<Taken<'_>> = toolhost::builtins::DEFAULT_TOOLSET.iter().map(|id| Taken::Builtin(id)).collect();
+    taken.extend(installed.iter().map(|id| Taken::Upgradable(id)));
+    let candidate = match toolhost::plugins::check_component(&runtime, &source, &taken).await {
         Ok(c) => c,
         Err(e) => return Ok(refuse(&format!("not installed: {e}"))),
     };
