@@ -93,6 +93,14 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
     for d in &data_dirs {
         hide_data_dir(&mut a, d);
     }
+    // Private files (`--token-file`): a file behind `/dev/null`, a directory an empty tmpfs.
+    for f in policy.private_files() {
+        match f.symlink_metadata() {
+            Ok(m) if m.is_dir() => a.extend([OsString::from("--perms"), "0000".into(), "--tmpfs".into(), f.clone().into_os_string()]),
+            Ok(m) if m.is_file() => a.extend([OsString::from("--ro-bind"), "/dev/null".into(), f.clone().into_os_string()]),
+            _ => {}
+        }
+    }
     // HOME's hidden entries: masked, with what stays readable inside bound back (writable
     // where a writable root holds it, and then with the pins, carve-outs and data dirs below
     // it bound again, since a bind shows the host's tree, not the mounts made over it).

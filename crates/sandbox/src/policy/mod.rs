@@ -563,6 +563,11 @@ impl SandboxPolicy {
         out
     }
 
+    /// Files outside the data dir that are private data (`--token-file`; real paths).
+    pub fn private_files(&self) -> &[PathBuf] {
+        &self.private_files
+    }
+
     /// Other toolhost data dirs this policy knows of (real paths).
     pub fn other_data_dirs(&self) -> &[PathBuf] {
         &self.other_data_dirs
