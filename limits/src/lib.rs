@@ -138,6 +138,12 @@ pub const MAX_ESCALATION_PATHS: usize = 16;
 /// hold a writable `.git/config`). 200,000 entries take ~0.1 s to list on a warm cache.
 pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
 
+/// Most bytes of the registry of data dirs (`~/.toolhost/data-dirs`, one path a line) that
+/// toolhost reads at start: the registry is read by every start, and at 4 KiB a path this holds
+/// a thousand data dirs; one that outgrew it is no longer rewritten (a new data dir is then
+/// found by its marker and the scan only).
+pub const MAX_DATA_DIR_REGISTRY_BYTES: usize = 256 * 1024;
+
 /// Deepest directory level bash's protected-entry scan descends to; a deeper tree fails closed
 /// like [`PROTECTED_SCAN_ENTRIES`]. No real source tree is this deep; a tree this deep is made
 /// to hide from the scan.

@@ -37,6 +37,37 @@ pub const SECRETS: &[(&str, &str)] = &[
     (".gnupg/x", "GNUPG"),
     (".config/gcloud/x", "GCLOUD"),
     (".azure/x", "AZURE"),
+    // The logins of the agents that drive toolhost (issue 27).
+    (".claude/.credentials.json", "CLAUDE-LOGIN"),
+    (".codex/auth.json", "CODEX-LOGIN"),
+    (".config/github-copilot/hosts.json", "COPILOT-LOGIN"),
+    // Other stores of secrets (issue 27).
+    (".vault-token", "VAULT-TOKEN"),
+    (".pgpass", "PGPASS"),
+    (".my.cnf", "MY-CNF"),
+    (".terraform.d/credentials.tfrc.json", "TERRAFORM"),
+    (".m2/settings.xml", "M2-SETTINGS"),
+    (".gradle/gradle.properties", "GRADLE-PROPERTIES"),
+    (".config/rclone/rclone.conf", "RCLONE"),
+    (".cargo/credentials", "CARGO-OLD-CREDENTIALS"),
+    (".gem/credentials", "GEM-CREDENTIALS"),
+    (".config/hub", "HUB"),
+    (".local/share/keyrings/login.keyring", "KEYRING"),
+    (".password-store/github.gpg", "PASSWORD-STORE"),
+    (".config/op/config", "ONEPASSWORD"),
+    (".bash_history", "BASH-HISTORY"),
+    // A store nobody listed: closed because it is one of HOME's hidden entries.
+    (".newagent/token", "NEWAGENT-UNLISTED"),
+];
+
+/// Files under HOME that must stay readable (package caches and toolchains an agent's build
+/// reads, the shell's and git's configuration): (path under HOME, marker stem).
+pub const READABLE_HOME_FILES: &[(&str, &str)] = &[
+    (".cargo/registry/index/crates/serde.json", "CARGO-REGISTRY"),
+    (".rustup/settings.toml", "RUSTUP"),
+    (".m2/repository/org/x/x.pom", "M2-REPOSITORY"),
+    (".local/lib/python3.12/site-packages/x.py", "PYTHON-USER-SITE"),
+    (".gitconfig", "GITCONFIG"),
 ];
 
 /// Credential directories that also get a file whose *name* holds a marker, so a listing
@@ -261,6 +292,8 @@ pub struct Attack {
     pub name_markers: Vec<(&'static str, String)>,
     /// The known content of HOME/.bashrc.
     pub bashrc: String,
+    /// Files under HOME that must stay readable ([`READABLE_HOME_FILES`]), with their markers.
+    pub readable: Vec<Secret>,
     /// Extra environment variables for every run.
     pub env: Vec<(OsString, OsString)>,
     /// The PATH every run gets (the test's own by default).
@@ -290,6 +323,14 @@ impl Attack {
             std::fs::write(home.join(dir).join(&m), "x\n").unwrap();
             name_markers.push((*dir, m));
         }
+        let mut readable = Vec::new();
+        for (rel, stem) in READABLE_HOME_FILES {
+            let path = home.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let m = format!("READABLE-{stem}-{}", rand_hex());
+            std::fs::write(&path, format!("# {m}\n")).unwrap();
+            readable.push(Secret { rel, path, marker: m });
+        }
         let bashrc = format!("# the user's bashrc {}\nexport EDITOR=vi\n", rand_hex());
         std::fs::write(home.join(".bashrc"), &bashrc).unwrap();
         if let Some(warm) = warm_cache() {
@@ -303,6 +344,7 @@ impl Attack {
             secrets,
             name_markers,
             bashrc,
+            readable,
             env: Vec::new(),
             path_var: std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
         }

@@ -151,6 +151,7 @@ impl HttpServer {
     pub fn start_with(fx: &Fixture, extra: &[&str], mcp_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut cmd = toolhost_command(fx);
         cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]).args(mcp_args).envs(env.iter().copied());
+        let env_token = env.iter().find(|(k, _)| *k == "TOOLHOST_MCP_TOKEN").map(|(_, v)| v.to_string());
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -172,7 +173,19 @@ impl HttpServer {
                 if let Some(url) = line.split("listening at ").nth(1) {
                     let _ = tx.send(StartLine::Url(url.trim().to_string()));
                 }
-                if let Some(token) = line.strip_prefix("toolhost: MCP bearer token: ") {
+                // The server says where its token is (never the token): a file the test reads,
+                // or the environment the test set.
+                if let Some(rest) = line.strip_prefix("toolhost: MCP bearer token in ") {
+                    let path = rest.split(" (mode").next().unwrap_or(rest);
+                    let token = std::fs::read_to_string(path).unwrap_or_default();
+                    let _ = tx.send(StartLine::Token(token.trim().to_string()));
+                } else if let Some(path) = line.strip_prefix("toolhost: MCP bearer token from --token-file ") {
+                    let token = std::fs::read_to_string(path).unwrap_or_default();
+                    let _ = tx.send(StartLine::Token(token.trim().to_string()));
+                } else if line.starts_with("toolhost: MCP bearer token from $TOOLHOST_MCP_TOKEN") {
+                    let _ = tx.send(StartLine::Token(env_token.clone().unwrap_or_default()));
+                } else if let Some(token) = line.strip_prefix("toolhost: MCP bearer token: ") {
+                    // A toolhost that printed its token (before issue 27).
                     let _ = tx.send(StartLine::Token(token.trim().to_string()));
                 }
             }
@@ -193,7 +206,7 @@ impl HttpServer {
         HttpServer { child, url, token, stderr: seen }
     }
 
-    /// The bearer token the server printed.
+    /// The bearer token of the server (from where its start line said it is).
     pub fn token(&self) -> &str {
         self.token.as_deref().unwrap_or_else(|| panic!("the server printed no bearer token; stderr:\n{}", self.stderr()))
     }

@@ -308,3 +308,88 @@ fn git_metadata_inside_a_credential_dir_is_not_readable() {
         grep.assert_hidden(m, &format!("grep in {}", git.display()));
     }
 }
+
+/// Fail closed, but not shut: the package caches and toolchains an agent's build reads, and
+/// the shell's and git's configuration, stay readable among HOME's hidden entries (issue 27).
+#[test]
+fn package_caches_toolchains_and_git_config_in_home_stay_readable() {
+    let a = Attack::new();
+    for r in &a.readable {
+        let out = a.call("read", json!({ "path": r.path.display().to_string() }));
+        assert!(out.text().contains(&r.marker), "read ~/{} is refused: {}", r.rel, out.all());
+        let out = a.call("grep", json!({ "pattern": "READABLE-", "path": r.path.display().to_string() }));
+        assert!(out.text().contains(&r.marker), "grep ~/{} is refused: {}", r.rel, out.all());
+    }
+    if !a.sandbox_or_skip("package_caches_toolchains_and_git_config_in_home_stay_readable (bash)") {
+        return;
+    }
+    let files: Vec<String> = a.readable.iter().map(|r| format!("'{}'", r.path.display())).collect();
+    let out = a.bash(&format!("cat {} ~/.bashrc 2>&1; ls ~/.cargo/registry/index/crates", files.join(" ")));
+    for r in &a.readable {
+        assert!(out.text().contains(&r.marker), "bash cannot read ~/{}: {}", r.rel, out.all());
+    }
+    assert!(out.text().contains("serde.json"), "bash cannot list ~/.cargo/registry: {}", out.all());
+    assert!(out.text().contains(a.bashrc.lines().next().unwrap()), "bash cannot read ~/.bashrc: {}", out.all());
+}
+
+/// `policy.json` `"readable_home_entries"` opens a hidden entry nobody listed, but never a
+/// listed credential inside what it opens.
+#[test]
+fn readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential() {
+    let a = Attack::new();
+    std::fs::write(a.data.join("policy.json"), json!({ "readable_home_entries": [".newagent", ".config"] }).to_string()).unwrap();
+    let opened = a.secret(".newagent/token");
+    let out = a.call("read", json!({ "path": opened.path.display().to_string() }));
+    assert!(out.text().contains(&opened.marker), "readable_home_entries did not open ~/.newagent: {}", out.all());
+    let closed = [".config/gh/hosts.yml", ".config/github-copilot/hosts.json", ".config/rclone/rclone.conf", ".config/op/config"];
+    for rel in closed {
+        let s = a.secret(rel);
+        a.call("read", json!({ "path": s.path.display().to_string() })).assert_hidden(&s.marker, &format!("read ~/{rel} under a readable .config"));
+    }
+    if !a.sandbox_or_skip("readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential (bash)") {
+        return;
+    }
+    let out = a.bash(&format!("cat '{}'; grep -ra MARKER- ~/.config 2>&1 | head -c 4000", opened.path.display()));
+    assert!(out.text().contains(&opened.marker), "bash cannot read the opened ~/.newagent/token: {}", out.all());
+    for rel in closed {
+        out.assert_hidden(&a.secret(rel).marker, &format!("bash on ~/{rel} under a readable .config"));
+    }
+}
+
+/// Secrets mounted into a container or pod (`/run/secrets`, the Kubernetes service-account
+/// token under `/var/run/secrets`): made here only as root, and removed again.
+#[test]
+fn container_secrets_under_run_secrets_are_unreadable() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED container_secrets_under_run_secrets_are_unreadable: needs root to create /run/secrets");
+        return;
+    }
+    let a = Attack::new();
+    let base = std::path::Path::new("/run/secrets");
+    let created_base = !base.exists();
+    let dir = base.join(format!("toolhost-attack-{}", rand_hex()));
+    if std::fs::create_dir_all(dir.join("kubernetes.io/serviceaccount")).is_err() {
+        eprintln!("SKIPPED container_secrets_under_run_secrets_are_unreadable: cannot create {}", dir.display());
+        return;
+    }
+    let m = marker("SERVICE-ACCOUNT-TOKEN");
+    let token = dir.join("kubernetes.io/serviceaccount/token");
+    std::fs::write(&token, format!("{m}\n")).unwrap();
+    let via_var_run = std::path::Path::new("/var/run/secrets").join(dir.file_name().unwrap()).join("kubernetes.io/serviceaccount/token");
+    let mut outs = vec![
+        ("read", a.call("read", json!({ "path": token.display().to_string() }))),
+        ("read via /var/run", a.call("read", json!({ "path": via_var_run.display().to_string() }))),
+        ("grep", a.call("grep", json!({ "pattern": "MARKER-", "path": dir.display().to_string() }))),
+    ];
+    if a.sandbox_or_skip("container_secrets_under_run_secrets_are_unreadable (bash)") {
+        outs.push(("bash", a.bash(&format!("cat '{}' '{}' 2>&1; grep -ra MARKER- /run/secrets 2>&1 | head", token.display(), via_var_run.display()))));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if created_base {
+        let _ = std::fs::remove_dir(base);
+    }
+    for (what, out) in outs {
+        out.assert_hidden(&m, &format!("{what} of a service-account token under /run/secrets"));
+    }
+}

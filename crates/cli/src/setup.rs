@@ -101,11 +101,85 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     let data_dir = data_dir(cli)?;
     // The data dir must exist before the policy is built: bash's sandbox pins and hides it.
     create_private_dir(&data_dir)?;
-    let mut builder = SandboxPolicy::builder(cli.mode, &workspace).data_dir(&data_dir).config(policy_config(&data_dir)?);
-    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+    mark_data_dir(&data_dir)?;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let others = match &home {
+        Some(h) => register_data_dir(&h.join(".toolhost").join(DATA_DIR_REGISTRY), &data_dir),
+        None => Vec::new(),
+    };
+    let mut builder = SandboxPolicy::builder(cli.mode, &workspace)
+        .data_dir(&data_dir)
+        .other_data_dirs(others)
+        .config(policy_config(&data_dir)?);
+    if let Some(home) = home {
         builder = builder.home(home);
     }
+    // The bearer token that guards `mcp --listen` is private data wherever its file is.
+    if let crate::Command::Mcp { token_file: Some(file), .. } = &cli.command {
+        builder = builder.private_file(file);
+    }
     Ok(Setup { workspace, data_dir, policy: builder.build() })
+}
+
+/// Every data dir this user's toolhosts opened, one absolute path a line: `~/.toolhost/data-dirs`
+/// (private data of `~/.toolhost` when that is a data dir, one of HOME's hidden entries
+/// otherwise). Each instance's policy treats the marked ones as data dirs, so bash cannot
+/// read another session's store or token even outside its writable roots.
+const DATA_DIR_REGISTRY: &str = "data-dirs";
+
+/// Put [`toolhost_sandbox::policy::DATA_DIR_MARKER`] in the data dir: every toolhost's fence
+/// and sandbox then know it for one.
+fn mark_data_dir(dir: &std::path::Path) -> Result<()> {
+    let marker = dir.join(toolhost_sandbox::policy::DATA_DIR_MARKER);
+    if toolhost_sandbox::policy::is_marked_data_dir(dir) {
+        return Ok(());
+    }
+    std::fs::write(&marker, "This directory is a toolhost data dir: no toolhost tool or bash reads its private entries or writes in it.\n")
+        .with_context(|| format!("cannot mark the data dir {}", marker.display()))
+}
+
+/// Add `data_dir` to the registry at `registry` (under an exclusive `flock`, dropping entries
+/// no longer marked) and return the other marked data dirs it lists. Best effort: a registry
+/// that cannot be read or written leaves the marker and the scan to find the others.
+fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> Vec<PathBuf> {
+    use std::io::{Read, Seek, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let own = data_dir.canonicalize().unwrap_or_else(|_| data_dir.to_path_buf());
+    if let Some(parent) = registry.parent()
+        && create_private_dir(parent).is_err()
+    {
+        return Vec::new();
+    }
+    let Ok(mut file) = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(registry)
+    else {
+        return Vec::new();
+    };
+    // SAFETY: flock on a descriptor this function owns; released when it closes.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Vec::new();
+    }
+    let mut text = String::new();
+    if (&mut file).take(toolhost_limits::MAX_DATA_DIR_REGISTRY_BYTES as u64).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    let listed: Vec<PathBuf> = text.lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect();
+    let mut alive: Vec<PathBuf> = Vec::new();
+    for d in listed {
+        if !alive.contains(&d) && toolhost_sandbox::policy::is_marked_data_dir(&d) {
+            alive.push(d);
+        }
+    }
+    let others: Vec<PathBuf> = alive.iter().filter(|d| **d != own).cloned().collect();
+    let mut kept = alive.clone();
+    if !kept.contains(&own) {
+        kept.push(own);
+    }
+    let new_text: String = kept.iter().filter_map(|d| d.to_str()).filter(|d| !d.contains('\n')).map(|d| format!("{d}\n")).collect();
+    if new_text != text && new_text.len() <= toolhost_limits::MAX_DATA_DIR_REGISTRY_BYTES {
+        let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(new_text.as_bytes()));
+    }
+    others
 }
 
 /// Create the data dir (mode 0700: it holds every call's arguments and results) if missing.

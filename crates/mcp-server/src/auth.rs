@@ -164,7 +164,7 @@ impl Authenticator {
     pub fn new(token: &str, source: &TokenSource) -> Self {
         let hint = match source {
             TokenSource::Generated(path) => format!(
-                "the token is in {} (a new one at each start) and on the server's stderr",
+                "the token is in {} (a new one at each start)",
                 path.display()
             ),
             TokenSource::File => "the token is the content of the file the server was given with --token-file".into(),

@@ -13,9 +13,12 @@
 //!    dir by renaming its parent;
 //! 4. **carve-outs**: every existing protected entry of the scan ([`crate::scan`]: sensitive
 //!    files, git metadata) and configured hard-protected path, bound read-only over itself;
-//! 5. **hidden**: the data dir (an empty tmpfs, with its `spill/` bound back read-only),
-//!    credential locations (`--perms 0000 --tmpfs` for directories, `/dev/null` for files),
-//!    and the sockets of the user's session ([`session_sockets`]).
+//! 5. **hidden**: every toolhost data dir (this one's, the other ones the policy knows, the
+//!    marked ones the scan found: an empty tmpfs, with its `spill/` bound back read-only),
+//!    HOME's hidden entries that are not readable (masked, with the readable entries inside
+//!    bound back: [`SandboxPolicy::hidden_home_masks`]), credential locations (`--perms 0000
+//!    --tmpfs` for directories, `/dev/null` for files), and the sockets of the user's session
+//!    ([`session_sockets`]).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -66,7 +69,12 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
 
     let mut pins: Vec<PathBuf> = protected.git_dirs.iter().filter(|g| inside(g)).cloned().collect();
     let data = policy.data_dir().filter(|d| d.is_dir());
-    if let Some(d) = data {
+    // Every toolhost data dir is hidden like this one's: those the policy knows and the
+    // marked ones the scan found in the writable roots.
+    let mut data_dirs: Vec<PathBuf> = data.iter().map(|d| d.to_path_buf()).collect();
+    data_dirs.extend(policy.other_data_dirs().iter().chain(&protected.data_dirs).filter(|d| d.is_dir()).cloned());
+    sort_dedup(&mut data_dirs);
+    for d in &data_dirs {
         pins.extend(d.ancestors().skip(1).filter(|a| inside(a)).map(Path::to_path_buf));
     }
     sort_dedup(&mut pins);
@@ -83,26 +91,78 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
         .cloned()
         .collect();
     carve.extend(policy.hard_protected_paths().into_iter().filter(|p| p.exists() && inside(p)));
-    if let Some(d) = data {
-        carve.retain(|c| !c.starts_with(d));
-    }
+    carve.retain(|c| !data_dirs.iter().any(|d| c.starts_with(d) && c != d));
     sort_dedup(&mut carve);
     // `-try`: an entry that vanishes before bwrap mounts it has nothing left to protect.
     for c in &carve {
         push(&["--ro-bind-try".as_ref(), c.as_os_str(), c.as_os_str()]);
     }
 
-    if let Some(d) = data {
-        push(&["--tmpfs".as_ref(), d.as_os_str()]);
-        if !boxed {
-            let spill = d.join("spill");
-            push(&["--ro-bind-try".as_ref(), spill.as_os_str(), spill.as_os_str()]);
+    for d in &data_dirs {
+        hide_data_dir(&mut a, d, boxed);
+    }
+    // Private files (`--token-file`): a file behind `/dev/null`, a directory an empty tmpfs.
+    for f in policy.private_files() {
+        match f.symlink_metadata() {
+            Ok(m) if m.is_dir() => a.extend([OsString::from("--perms"), "0000".into(), "--tmpfs".into(), f.clone().into_os_string()]),
+            Ok(m) if m.is_file() => a.extend([OsString::from("--ro-bind"), "/dev/null".into(), f.clone().into_os_string()]),
+            _ => {}
         }
     }
+    // HOME's hidden entries: masked, with what stays readable inside bound back (writable
+    // where a writable root holds it, and then with the pins, carve-outs and data dirs below
+    // it bound again, since a bind shows the host's tree, not the mounts made over it).
+    // A boxed call has no HOME at all (emptied above): nothing of it is bound back.
+    let masks = if boxed { Vec::new() } else { policy.hidden_home_masks() };
+    let root_of = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    for m in &masks {
+        let Ok(meta) = m.path.symlink_metadata() else { continue };
+        if !meta.is_dir() {
+            a.extend(["--ro-bind", "/dev/null"].map(OsString::from));
+            a.push(m.path.clone().into_os_string());
+            continue;
+        }
+        let perms = if m.keep.is_empty() { "0000" } else { "0111" };
+        a.extend(["--perms", perms, "--tmpfs"].map(OsString::from));
+        a.push(m.path.clone().into_os_string());
+        for (k, access) in &m.keep {
+            // A kept symlink (`~/.cargo/bin -> /opt/cargo/bin`) is made again: what it points
+            // to is judged where it is.
+            if k.symlink_metadata().is_ok_and(|t| t.file_type().is_symlink()) {
+                if let Ok(text) = std::fs::read_link(k) {
+                    a.extend([OsString::from("--symlink"), text.into_os_string(), k.clone().into_os_string()]);
+                }
+                continue;
+            }
+            let writable = root_of(k) || *access == crate::policy::Access::Write;
+            a.push(if writable { "--bind".into() } else { "--ro-bind".into() });
+            a.push(k.clone().into_os_string());
+            a.push(k.clone().into_os_string());
+            if writable {
+                for p in pins.iter().filter(|p| p.starts_with(k) && *p != k) {
+                    a.extend([OsString::from("--bind-try"), p.clone().into_os_string(), p.clone().into_os_string()]);
+                }
+                for c in carve.iter().filter(|c| c.starts_with(k) && *c != k) {
+                    a.extend([OsString::from("--ro-bind-try"), c.clone().into_os_string(), c.clone().into_os_string()]);
+                }
+            }
+            for d in data_dirs.iter().filter(|d| d.starts_with(k) && *d != k) {
+                hide_data_dir(&mut a, d, boxed);
+            }
+        }
+    }
+    let masked = |p: &Path| masks.iter().any(|m| p.starts_with(&m.path) && !m.keep.iter().any(|(k, _)| p.starts_with(k)));
+    let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
     for u in policy.unreadable_paths() {
-        let Ok(meta) = u.symlink_metadata() else { continue };
-        // A symlinked credential entry: mask what it points to if that exists.
-        let target = if meta.file_type().is_symlink() { std::fs::canonicalize(&u).ok() } else { Some(u.clone()) };
+        if u.symlink_metadata().is_err() {
+            continue;
+        }
+        // Real paths: bubblewrap cannot mount through a symlink (a symlinked credential
+        // entry: mask what it points to; `/var/run/secrets` is `/run/secrets`).
+        let target = std::fs::canonicalize(&u).ok();
+        if masked(&u) && target.as_deref().is_some_and(masked) {
+            continue;
+        }
         match target {
             Some(t) if t.is_dir() => {
                 // A grant on something inside (an exact read of ~/.ssh/known_hosts) is bound
@@ -170,6 +230,18 @@ pub fn session_sockets() -> Vec<(PathBuf, bool)> {
         }
     }
     out
+}
+
+/// A data dir as bash sees it: an empty tmpfs that bash cannot write in either (mode 0555;
+/// bash holds no capability that overrides it), its `spill/` bound back read-only.
+fn hide_data_dir(a: &mut Vec<OsString>, d: &Path, boxed: bool) {
+    let spill = d.join("spill");
+    a.extend(["--perms", "0555", "--tmpfs"].map(OsString::from));
+    a.push(d.as_os_str().to_os_string());
+    // A boxed call (conformance) sees nothing outside its workspace, spill files included.
+    if !boxed {
+        a.extend([OsString::from("--ro-bind-try"), spill.clone().into_os_string(), spill.into_os_string()]);
+    }
 }
 
 fn sort_dedup(v: &mut Vec<PathBuf>) {

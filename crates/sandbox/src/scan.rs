@@ -28,6 +28,9 @@ pub struct Protected {
     /// Git dirs (directories named `.git`, and those `.git` files and `commondir`s name):
     /// pinned in place.
     pub git_dirs: Vec<PathBuf>,
+    /// Toolhost data dirs (directories holding [`crate::policy::DATA_DIR_MARKER`]): hidden
+    /// and pinned like the call's own data dir.
+    pub data_dirs: Vec<PathBuf>,
 }
 
 /// Why the scan could not cover the writable roots; bash does not run.
@@ -43,9 +46,14 @@ pub enum ScanError {
     TooDeep { path: String },
 }
 
-/// Scan the writable roots of `policy` (and HOME when a writable root holds it).
+/// Scan the writable roots of `policy` and its workspace (and HOME when a writable root holds
+/// it).
 pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     let mut roots: Vec<PathBuf> = policy.writable_roots().into_iter().filter(|r| r.is_dir()).collect();
+    // The workspace in every mode: a marked data dir there is hidden from a read-only bash too.
+    if !roots.iter().any(|r| policy.workspace().starts_with(r)) && policy.workspace().is_dir() {
+        roots.push(policy.workspace().to_path_buf());
+    }
     if let Some(h) = policy.home()
         && roots.iter().any(|r| h.starts_with(r))
         && !roots.iter().any(|r| r == h)
@@ -62,6 +70,7 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     }
     dedup(&mut walk.out.entries);
     dedup(&mut walk.out.git_dirs);
+    dedup(&mut walk.out.data_dirs);
     Ok(walk.out)
 }
 
@@ -123,6 +132,12 @@ impl Walk<'_> {
                     self.git_dir(root, &target)?;
                 }
                 continue;
+            }
+            // A data dir is hidden and pinned whole; the scan still goes on into it, so a
+            // marker bash planted cannot hide git metadata from the sweep (and bash may not
+            // create one: it is a protected name).
+            if e.file_name() == crate::policy::DATA_DIR_MARKER && ft.is_file() {
+                self.out.data_dirs.push(dir.to_path_buf());
             }
             if self.policy.is_protected_name(&path) {
                 self.out.entries.push(path.clone());

@@ -40,6 +40,9 @@ fn fixture(mode: SandboxMode) -> Fixture {
         "data/spill/s",
         "outside/granted",
         "outside/other",
+        "home/.newagent",
+        "home/.cargo/registry",
+        "ws/other-data/spill",
     ] {
         std::fs::create_dir_all(base.join(d)).unwrap();
     }
@@ -52,6 +55,13 @@ fn fixture(mode: SandboxMode) -> Fixture {
         ("home/.netrc", "TOP-SECRET-NETRC"),
         ("outside/granted/f", "granted"),
         ("outside/other/f", "other"),
+        ("home/.newagent/token", "TOP-SECRET-UNLISTED"),
+        ("home/.cargo/registry/x", "cache"),
+        ("home/.cargo/credentials", "TOP-SECRET-CARGO"),
+        ("home/.gitconfig", "[user]\n\tname = x\n"),
+        ("ws/other-data/.toolhost-data-dir", "marker"),
+        ("ws/other-data/policy.json", "{}"),
+        ("ws/other-data/spill/x", "spill"),
     ] {
         std::fs::write(base.join(f), text).unwrap();
     }
@@ -590,6 +600,12 @@ async fn acc_10a_file_tool_fence_and_bubblewrap_agree_on_every_path() {
         f.home.join(".netrc"),
         f.base.join("outside/granted/f"),
         f.base.join("outside/other/f"),
+        f.home.join(".newagent/token"),
+        f.home.join(".cargo/registry/x"),
+        f.home.join(".cargo/credentials"),
+        f.home.join(".gitconfig"),
+        f.ws.join("other-data/policy.json"),
+        f.ws.join("other-data/spill/x"),
     ];
     let mut script = String::new();
     for (i, p) in paths.iter().enumerate() {

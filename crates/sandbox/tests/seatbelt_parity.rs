@@ -51,6 +51,17 @@ const FILES: &[&str] = &[
     "home/.config/gh/hosts.yml",
     "home/.cargo/config.toml",
     "home/.bashrc",
+    "home/.claude/.credentials.json",
+    "home/.newagent/token",
+    "home/.cargo/registry/index/x",
+    "home/.local/lib/python3.12/site-packages/x.py",
+    "home/.local/share/keyrings/login.keyring",
+    "home/.gitconfig",
+    "home/.bash_history",
+    "ws/other-data/.toolhost-data-dir",
+    "ws/other-data/policy.json",
+    "ws/other-data/mcp-token",
+    "ws/other-data/spill/s/x",
     "outside/granted/f",
     "outside/other/f",
     "outside/exactdir/f",
@@ -132,6 +143,30 @@ const MATRIX: &[&str] = &[
     "home/.local/bin/tool",
     "home/.cargo/config.toml",
     "home/project/x",
+    // HOME's hidden entries: closed unless readable (issue 27).
+    "home/.claude/.credentials.json",
+    "home/.newagent",
+    "home/.newagent/token",
+    "home/.newagent/new",
+    "home/.cargo",
+    "home/.cargo/registry/index/x",
+    "home/.cargo/registry/new",
+    "home/.local/lib/python3.12/site-packages/x.py",
+    "home/.local/lib/other/x",
+    "home/.local/share/keyrings/login.keyring",
+    "home/.gitconfig",
+    "home/.bash_history",
+    "home/.vault-token",
+    "/run/secrets/kubernetes.io/serviceaccount/token",
+    "/var/run/secrets/x",
+    // Another toolhost's data dir in the workspace, found by its marker.
+    "ws/other-data",
+    "ws/other-data/.toolhost-data-dir",
+    "ws/other-data/policy.json",
+    "ws/other-data/mcp-token",
+    "ws/other-data/cache/components/x",
+    "ws/other-data/spill/s/x",
+    "ws/other-data/new",
     // Grants (see `grants`).
     "outside/granted/new/deep",
     "outside/exactdir",
@@ -166,10 +201,13 @@ impl Fixture {
         if rel.starts_with('/') { PathBuf::from(rel) } else { self.base.join(rel) }
     }
 
+    /// A policy that knows `ws/other-data` as another data dir (the registry's work; one the
+    /// scan finds is [`a_marked_data_dir_the_scan_finds_is_hidden_and_pinned`]).
     fn policy(&self, mode: SandboxMode, workspace: &str) -> SandboxPolicy {
         SandboxPolicy::builder(mode, self.base.join(workspace))
             .home(self.base.join("home"))
             .data_dir(self.base.join("data"))
+            .other_data_dirs([self.base.join("ws/other-data")])
             .config(PolicyConfig {
                 extra_writable_roots: vec![self.base.join("extra")],
                 temp_dir: Some(self.base.join("tmp")),
@@ -192,6 +230,7 @@ impl Fixture {
             g("/etc/ssh/ssh_host_ed25519_key", Access::Read, Scope::Exact),
             g("data", Access::Write, Scope::Subtree),
             g("ws/.git/hooks", Access::Write, Scope::Subtree),
+            g("home/.newagent/token", Access::Read, Scope::Exact),
         ]
     }
 }
@@ -380,4 +419,29 @@ fn bash_can_run_under_the_profile() {
     assert_eq!(inv.command, ["/bin/bash", "-c", "true"]);
     assert_eq!(inv.program, "/usr/bin/sandbox-exec");
     assert_eq!(Path::new(&inv.params["WORKSPACE"]), f.path("ws"));
+}
+
+#[test]
+fn a_marked_data_dir_the_scan_finds_is_hidden_and_pinned() {
+    // Not listed in the policy: the fence finds it by its marker, the profile by the scan of
+    // the writable roots (and of the workspace in read-only mode).
+    let f = Fixture::new();
+    for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly] {
+        let policy = SandboxPolicy::builder(mode, f.path("ws"))
+            .home(f.path("home"))
+            .data_dir(f.path("data"))
+            .config(PolicyConfig { temp_dir: Some(f.path("tmp")), ..Default::default() })
+            .build();
+        let inv = invocation(&policy);
+        let allows = |op: &str, rel: &str| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()));
+        for rel in ["ws/other-data/policy.json", "ws/other-data/mcp-token", "ws/other-data/cache/components/x"] {
+            assert!(!allows("file-read-data", rel), "{mode:?}: {rel} is readable");
+            assert!(policy.check(&f.path(rel), Access::Read, Actor::Bash).is_err(), "{mode:?}: the fence reads {rel}");
+        }
+        assert!(allows("file-read-data", "ws/other-data/spill/s/x"), "{mode:?}: spill");
+        for rel in ["ws/other-data", "ws/other-data/policy.json", "ws/other-data/spill/s/x", "ws/other-data/new", "ws/other-data/.toolhost-data-dir"] {
+            assert!(!allows("file-write-create", rel), "{mode:?}: {rel} is writable");
+            assert!(!allows("file-write-unlink", rel), "{mode:?}: {rel} is removable");
+        }
+    }
 }

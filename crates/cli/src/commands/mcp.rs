@@ -85,8 +85,23 @@ enum Auth {
     Off,
 }
 
-/// `toolhost mcp --listen ADDR`: bind, set up the bearer token, print the URL and the token,
-/// serve until SIGINT/SIGTERM.
+/// Where the bearer token is, for the start line on stderr (never the token itself).
+fn token_whereabouts(source: &toolhost::mcp::auth::TokenSource, auth: &Auth) -> String {
+    use toolhost::mcp::auth::{TOKEN_ENV, TokenSource};
+    match (source, auth) {
+        (TokenSource::Generated(path), _) => {
+            format!("MCP bearer token in {} (mode 0600, a new one at each start)", toolhost::display::terminal_text(&path.display().to_string()))
+        }
+        (TokenSource::File, Auth::Token(Some(file))) => {
+            format!("MCP bearer token from --token-file {}", toolhost::display::terminal_text(&file.display().to_string()))
+        }
+        (TokenSource::File, _) => "MCP bearer token from --token-file".into(),
+        (TokenSource::Env, _) => format!("MCP bearer token from ${TOKEN_ENV}"),
+    }
+}
+
+/// `toolhost mcp --listen ADDR`: bind, set up the bearer token, print the URL and where the
+/// token is (never the token), serve until SIGINT/SIGTERM.
 async fn serve_http(
     server: toolhost::mcp::McpServer,
     listen: &str,
@@ -135,10 +150,11 @@ async fn serve_http(
     if !addr.ip().is_loopback() {
         eprintln!("toolhost: warning: {addr} is not a loopback address; anyone who can reach it and has the token can run these tools");
     }
-    // The lines a supervisor (or a test) reads to find the endpoint and its token.
+    // The lines a supervisor (or a test) reads to find the endpoint and where its token is.
+    // The token itself is never printed: stderr goes to logs, terminals and CI output.
     eprintln!("toolhost: MCP (Streamable HTTP) listening at {}", endpoint.url()?);
     match &token {
-        Some((token, _)) => eprintln!("toolhost: MCP bearer token: {token}"),
+        Some((_, source)) => eprintln!("toolhost: {}", token_whereabouts(source, &auth)),
         None => eprintln!(
             "toolhost: warning: --no-auth: requests need no bearer token; any local process (another user's, another workspace's bash) can run these tools"
         ),

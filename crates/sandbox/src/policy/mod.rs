@@ -10,11 +10,14 @@
 //!   (spill files, component cache, session store), and the git metadata of every repository
 //!   ([`crate::git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
 //!   Of the data dir, the [`DATA_DIR_PRIVATE`] entries (the store, the policy, the cache) are
-//!   not readable either; the spill dir is.
-//! * **credential** — neither readable nor writable without a grant: [`CREDENTIAL_HOME_ENTRIES`]
-//!   under HOME, [`SYSTEM_CREDENTIAL_PATHS`] and `/etc/ssh/*_key`, plus configured entries,
-//!   plus every process's environment (`/proc/<pid>/environ`: the host's own holds the agent's
-//!   API keys).
+//!   not readable either; the spill dir is. Every other toolhost data dir (listed, or marked
+//!   by [`DATA_DIR_MARKER`]) and a `--token-file` are held the same way.
+//! * **credential** — neither readable nor writable without a grant: every hidden entry of
+//!   HOME but the readable ones ([`READABLE_HOME_ENTRIES`], `readable_home_entries`:
+//!   [`SandboxPolicy::is_hidden_home`], so a store nobody listed is closed too),
+//!   [`CREDENTIAL_HOME_ENTRIES`] under HOME (closed even inside a readable entry),
+//!   [`SYSTEM_CREDENTIAL_PATHS`] and `/etc/ssh/*_key`, plus configured entries, plus every
+//!   process's environment (`/proc/<pid>/environ`: the host's own holds the agent's API keys).
 //! * **sensitive** — readable; writable only with a grant: [`SENSITIVE_NAMES`] anywhere in a
 //!   writable root or under HOME, [`HOME_SENSITIVE_ENTRIES`] under HOME (files that run code
 //!   at the user's next login, shell, editor or git command), plus configured names.
@@ -36,10 +39,10 @@ pub use escalation::{Escalation, EscalationError, EscalationRequest, PathPermiss
 pub use paths::{normalize_lexically, real_path};
 use paths::dedup;
 pub use tiers::{
-    CREDENTIAL_HOME_ENTRIES, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, SENSITIVE_NAMES,
-    SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
+    CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, READABLE_HOME_ENTRIES,
+    SENSITIVE_NAMES, SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
 };
-use tiers::{is_process_environment, name_matches};
+use tiers::{home_pattern_covers, is_process_environment, name_matches};
 
 /// The session's sandbox mode.
 #[derive(
@@ -183,6 +186,10 @@ pub struct PolicyConfig {
     pub extra_writable_roots: Vec<PathBuf>,
     /// More credential locations; relative entries are taken under HOME.
     pub extra_credential: Vec<PathBuf>,
+    /// More of HOME's hidden entries that stay readable (HOME-relative, in the syntax of
+    /// [`READABLE_HOME_ENTRIES`], e.g. `".config/mytool"`); every other hidden entry of HOME
+    /// is a credential. A [`CREDENTIAL_HOME_ENTRIES`] location stays closed.
+    pub readable_home_entries: Vec<String>,
     /// More sensitive names, in the syntax of [`SENSITIVE_NAMES`].
     pub extra_sensitive: Vec<String>,
     /// More hard-protected paths (absolute).
@@ -207,10 +214,27 @@ pub struct PolicyBuilder {
     workspace: PathBuf,
     home: Option<PathBuf>,
     data_dir: Option<PathBuf>,
+    other_data_dirs: Vec<PathBuf>,
+    private_files: Vec<PathBuf>,
     config: PolicyConfig,
 }
 
 impl PolicyBuilder {
+    /// Other toolhost data dirs (another instance's `--data-dir`), treated exactly like this
+    /// one's: their private entries unreadable, nothing in them writable, for every tool and
+    /// bash. A directory holding [`DATA_DIR_MARKER`] is one wherever it is, listed or not.
+    pub fn other_data_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.other_data_dirs.extend(dirs);
+        self
+    }
+
+    /// A file outside the data dir that is private data all the same (`mcp --listen
+    /// --token-file`: the bearer token that guards the tools): never readable nor writable.
+    pub fn private_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.private_files.push(file.into());
+        self
+    }
+
     /// HOME for the credential and sensitive tiers (default: `$HOME`; an empty `$HOME` is none).
     pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
         self.home = Some(home.into());
@@ -253,6 +277,14 @@ impl PolicyBuilder {
         if let Some(d) = &self.data_dir {
             hard.push((real_path(d), Tier::DataDir));
         }
+        let own = self.data_dir.as_deref().map(real_path);
+        let mut other_data_dirs: Vec<PathBuf> =
+            self.other_data_dirs.iter().map(|d| real_path(d)).filter(|d| Some(d) != own.as_ref()).collect();
+        dedup(&mut other_data_dirs);
+        hard.extend(other_data_dirs.iter().map(|d| (d.clone(), Tier::DataDir)));
+        let mut private_files: Vec<PathBuf> = self.private_files.iter().map(|f| real_path(f)).collect();
+        dedup(&mut private_files);
+        hard.extend(private_files.iter().map(|f| (f.clone(), Tier::DataDir)));
         hard.extend(
             self.config
                 .extra_hard_protected
@@ -272,6 +304,17 @@ impl PolicyBuilder {
         }
         let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
         sensitive.extend(self.config.extra_sensitive.iter().cloned());
+        let mut readable_home: Vec<String> = READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
+        readable_home.extend(
+            self.config.readable_home_entries.iter().map(|e| e.trim_start_matches("~/").trim_matches('/').to_string()).filter(|e| !e.is_empty()),
+        );
+        // A root the user chose inside one of HOME's hidden entries (a workspace in
+        // `~/.dotfiles`) is theirs to work in: the hidden-entry rule does not close it.
+        let home_links = home.as_deref().map(home_links).unwrap_or_default();
+        let exempt_roots: Vec<PathBuf> = match &home {
+            Some(h) => roots.iter().filter(|r| home_rest(h, &home_links, r).is_some()).cloned().collect(),
+            None => Vec::new(),
+        };
         SandboxPolicy {
             mode: self.mode,
             workspace,
@@ -285,10 +328,92 @@ impl PolicyBuilder {
             hard_protected: hard,
             credential,
             sensitive,
+            readable_home,
+            exempt_roots,
+            home_links,
+            other_data_dirs,
+            private_files,
             grants: Vec::new(),
             reach: Reach::Everywhere,
         }
     }
+}
+
+/// The HOME-relative rest of `path` when it lies in one of `home`'s hidden entries (its first
+/// component below HOME begins with `.`).
+fn hidden_rest<'a>(home: &Path, path: &'a Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let rest = path.strip_prefix(home).ok()?;
+    let first = rest.iter().next()?;
+    first.as_bytes().starts_with(b".").then_some(rest)
+}
+
+/// [`hidden_rest`] of the real path `path`, also where it lies below the target of a
+/// symlinked hidden entry of HOME (`~/.config -> /data/config`: `/data/config/gh` is
+/// `.config/gh`).
+fn home_rest(home: &Path, links: &[(PathBuf, PathBuf)], path: &Path) -> Option<PathBuf> {
+    if let Some(rest) = hidden_rest(home, path) {
+        return Some(rest.to_path_buf());
+    }
+    links.iter().find_map(|(target, rel)| Some(rel.join(path.strip_prefix(target).ok()?)))
+}
+
+/// HOME's hidden entries that are symlinks out of HOME: (real target, HOME-relative name).
+/// One `readdir` of HOME when the policy is built.
+fn home_links(home: &Path) -> Vec<(PathBuf, PathBuf)> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(entries) = std::fs::read_dir(home) else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if !name.as_bytes().starts_with(b".") || !e.file_type().is_ok_and(|t| t.is_symlink()) {
+            continue;
+        }
+        if let Ok(target) = std::fs::canonicalize(e.path())
+            && !target.starts_with(home)
+            && !home.starts_with(&target)
+        {
+            out.push((target, PathBuf::from(name)));
+        }
+    }
+    out
+}
+
+/// One of HOME's hidden entries that bash's sandbox hides, and the existing paths inside it
+/// that stay visible ([`SandboxPolicy::hidden_home_masks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HomeMask {
+    /// The hidden entry (directly in HOME).
+    pub path: PathBuf,
+    /// What inside it is bound back (a symlink is made again as a symlink), shallowest
+    /// first, with the access a grant gave (a readable entry, a root or the data dir:
+    /// [`Access::Read`]; the mount decides by the writable roots whether it is writable).
+    pub keep: Vec<(PathBuf, Access)>,
+}
+
+/// The existing paths below `dir` that `parts` (pattern components) name.
+fn expand_pattern(dir: &Path, parts: &[&str], out: &mut Vec<(PathBuf, Access)>) {
+    let Some((first, rest)) = parts.split_first() else {
+        if dir.symlink_metadata().is_ok() {
+            out.push((dir.to_path_buf(), Access::Read));
+        }
+        return;
+    };
+    if first.ends_with('*') {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten().take(1_000) {
+            if name_matches(first, &e.file_name()) {
+                expand_pattern(&e.path(), rest, out);
+            }
+        }
+    } else {
+        expand_pattern(&dir.join(first), rest, out);
+    }
+}
+
+/// Whether `dir` holds [`DATA_DIR_MARKER`] (one `lstat`).
+pub fn is_marked_data_dir(dir: &Path) -> bool {
+    dir.join(DATA_DIR_MARKER).symlink_metadata().is_ok_and(|m| m.is_file())
 }
 
 /// Read/write rules for one call.
@@ -308,6 +433,16 @@ pub struct SandboxPolicy {
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
+    /// HOME-relative patterns of HOME's hidden entries that stay readable.
+    readable_home: Vec<String>,
+    /// Writable roots inside one of HOME's hidden entries (not closed by the rule).
+    exempt_roots: Vec<PathBuf>,
+    /// HOME's hidden entries that are symlinks out of HOME: (real target, name).
+    home_links: Vec<(PathBuf, PathBuf)>,
+    /// Other toolhost data dirs known when the policy was built.
+    other_data_dirs: Vec<PathBuf>,
+    /// Files outside the data dir that are private data (`--token-file`).
+    private_files: Vec<PathBuf>,
     grants: Vec<Grant>,
     reach: Reach,
 }
@@ -332,6 +467,8 @@ impl SandboxPolicy {
             workspace: workspace.into(),
             home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
             data_dir: None,
+            other_data_dirs: Vec::new(),
+            private_files: Vec::new(),
             config: PolicyConfig::default(),
         }
     }
@@ -475,23 +612,113 @@ impl SandboxPolicy {
             Reach::WorkspaceOnly if root.starts_with(&self.workspace) => {}
             _ => return true,
         }
-        let private = self.data_dir.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e)));
         let system = [Path::new("/proc"), Path::new("/etc/ssh")].map(Path::to_path_buf);
-        private
+        // HOME's hidden entries refuse reads: HOME and every directory above it may hold one.
+        let home = self.home.as_ref().is_some_and(|h| {
+            h.starts_with(root)
+                || home_rest(h, &self.home_links, root).is_some()
+                || self.home_links.iter().any(|(t, _)| t.starts_with(root))
+        });
+        home || self
+            .private_data_paths()
+            .into_iter()
             .chain(self.credential.iter().cloned())
             .chain(system)
             .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
     }
 
-    /// Whether `path` is one of the data dir's [`DATA_DIR_PRIVATE`] entries (or below one):
-    /// neither readable nor writable by any tool or bash, whatever a grant says.
+    /// Whether a walk must ask [`SandboxPolicy::check`] about `path` even where
+    /// [`SandboxPolicy::reads_refusable_below`] said no: its name is one of a data dir's
+    /// [`DATA_DIR_PRIVATE`] entries, and the directory holding it may be a marked data dir.
+    pub fn may_be_private_data(path: &Path) -> bool {
+        path.file_name().is_some_and(|n| DATA_DIR_PRIVATE.iter().any(|e| n == *e))
+    }
+
+    /// Every private location known without looking at the file system: each known data
+    /// dir's [`DATA_DIR_PRIVATE`] entries and the private files (`--token-file`). A marked
+    /// data dir elsewhere is found by [`SandboxPolicy::is_private_data`] and by bash's scan.
+    pub fn private_data_paths(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .data_dir
+            .iter()
+            .chain(&self.other_data_dirs)
+            .flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e)))
+            .collect();
+        out.extend(self.private_files.iter().cloned());
+        out
+    }
+
+    /// Files outside the data dir that are private data (`--token-file`; real paths).
+    pub fn private_files(&self) -> &[PathBuf] {
+        &self.private_files
+    }
+
+    /// Other toolhost data dirs this policy knows of (real paths).
+    pub fn other_data_dirs(&self) -> &[PathBuf] {
+        &self.other_data_dirs
+    }
+
+    /// Whether `path` is private data, neither readable nor writable by any tool or bash
+    /// whatever a grant says: one of a data dir's [`DATA_DIR_PRIVATE`] entries (or below one)
+    /// — this one's, another known one's, or that of any directory holding
+    /// [`DATA_DIR_MARKER`] — or a private file (`--token-file`). The marker is looked for
+    /// only in a directory whose child on the path has a private entry's name (one `lstat`
+    /// each), never in every ancestor.
     pub fn is_private_data(&self, path: &Path) -> bool {
-        self.data_dir.as_ref().is_some_and(|d| {
+        let private_in = |d: &PathBuf| {
             path.strip_prefix(d)
                 .ok()
                 .and_then(|rest| rest.components().next())
                 .is_some_and(|first| DATA_DIR_PRIVATE.iter().any(|e| first.as_os_str() == *e))
-        })
+        };
+        if self.data_dir.iter().chain(&self.other_data_dirs).any(private_in) {
+            return true;
+        }
+        if self.private_files.iter().any(|f| path.starts_with(f)) {
+            return true;
+        }
+        let mut dir = PathBuf::new();
+        for c in path.components() {
+            if let std::path::Component::Normal(name) = c
+                && DATA_DIR_PRIVATE.iter().any(|e| name == *e)
+                && dir.parent().is_some()
+                && is_marked_data_dir(&dir)
+            {
+                return true;
+            }
+            dir.push(c);
+        }
+        false
+    }
+
+    /// Whether `path` lies in a directory holding [`DATA_DIR_MARKER`] (it or an ancestor):
+    /// one `lstat` per ancestor, so asked only of a write the other tiers would allow.
+    fn in_marked_data_dir(&self, path: &Path) -> bool {
+        path.ancestors().any(|a| a.parent().is_some() && is_marked_data_dir(a))
+    }
+
+    /// Whether `path` lies in one of HOME's hidden entries that is not readable: not in
+    /// [`READABLE_HOME_ENTRIES`] or `readable_home_entries`, not in this policy's data dir
+    /// (its spill stays readable; its private entries are judged on their own) and not in a
+    /// writable root chosen inside a hidden entry. Such a path is a credential.
+    pub fn is_hidden_home(&self, path: &Path) -> bool {
+        let Some(rest) = self.home.as_deref().and_then(|h| home_rest(h, &self.home_links, path)) else {
+            return false;
+        };
+        !(self.readable_home.iter().any(|e| home_pattern_covers(e, &rest))
+            || self.data_dir.as_ref().is_some_and(|d| path.starts_with(d))
+            || self.exempt_roots.iter().any(|r| path.starts_with(r)))
+    }
+
+    /// The HOME-relative patterns of HOME's hidden entries that stay readable (defaults plus
+    /// configured).
+    pub fn readable_home_entries(&self) -> &[String] {
+        &self.readable_home
+    }
+
+    /// Writable roots that lie inside one of HOME's hidden entries: readable as a whole.
+    pub fn exempt_roots(&self) -> &[PathBuf] {
+        &self.exempt_roots
     }
 
     /// The grants this policy carries.
@@ -550,30 +777,41 @@ impl SandboxPolicy {
                 }
                 Ok(())
             }
-            Access::Write => match self.tier(path) {
-                tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => Err(Denial {
-                    message: messages::hard_protected(path, tier),
-                    sandbox_denied: false,
-                }),
-                _ if self.granted(path, Access::Write) => Ok(()),
-                Tier::Credential => Err(Denial {
-                    message: messages::credential(path),
-                    sandbox_denied: true,
-                }),
-                Tier::Sensitive => Err(Denial {
-                    message: messages::sensitive(path),
-                    sandbox_denied: true,
-                }),
-                Tier::Writable => Ok(()),
-                Tier::Outside => Err(Denial {
-                    message: if self.mode == SandboxMode::ReadOnly {
-                        messages::read_only(path)
-                    } else {
-                        messages::outside(path, &self.writable_roots)
-                    },
-                    sandbox_denied: true,
-                }),
-            },
+            Access::Write => {
+                let verdict = self.write_verdict(path);
+                // Another toolhost's data dir that no list named: found by its marker.
+                if verdict.is_ok() && self.in_marked_data_dir(path) {
+                    return Err(Denial { message: messages::hard_protected(path, Tier::DataDir), sandbox_denied: false });
+                }
+                verdict
+            }
+        }
+    }
+
+    fn write_verdict(&self, path: &Path) -> Result<(), Denial> {
+        match self.tier(path) {
+            tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => Err(Denial {
+                message: messages::hard_protected(path, tier),
+                sandbox_denied: false,
+            }),
+            _ if self.granted(path, Access::Write) => Ok(()),
+            Tier::Credential => Err(Denial {
+                message: messages::credential(path),
+                sandbox_denied: true,
+            }),
+            Tier::Sensitive => Err(Denial {
+                message: messages::sensitive(path),
+                sandbox_denied: true,
+            }),
+            Tier::Writable => Ok(()),
+            Tier::Outside => Err(Denial {
+                message: if self.mode == SandboxMode::ReadOnly {
+                    messages::read_only(path)
+                } else {
+                    messages::outside(path, &self.writable_roots)
+                },
+                sandbox_denied: true,
+            }),
         }
     }
 
@@ -602,6 +840,60 @@ impl SandboxPolicy {
             out.extend(entries.flatten().map(|e| e.path()).filter(|p| is_ssh_host_key(p)));
         }
         dedup(&mut out);
+        out
+    }
+
+    /// HOME's hidden entries bash's sandbox must hide, each with what inside it stays
+    /// visible (existing paths only): the readable entries below it, a writable root or the
+    /// data dir chosen inside it, and grants inside it. One `readdir` of HOME, and one of
+    /// each directory a `*` pattern names.
+    pub fn hidden_home_masks(&self) -> Vec<HomeMask> {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(home) = &self.home else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(home) else { return Vec::new() };
+        let mut out = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if !name.as_bytes().starts_with(b".") {
+                continue;
+            }
+            let spelled = home.join(&name);
+            // A symlink out of HOME: its target is hidden (as the fence judges it); one
+            // within HOME is judged where it points.
+            let path = if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                match std::fs::canonicalize(&spelled) {
+                    Ok(t) if self.home_links.iter().any(|(target, _)| *target == t) => t,
+                    _ => continue,
+                }
+            } else {
+                spelled.clone()
+            };
+            if !self.is_hidden_home(&path) || self.granted(&path, Access::Read) {
+                continue;
+            }
+            let mut keep: Vec<(PathBuf, Access)> = Vec::new();
+            for pattern in &self.readable_home {
+                let mut parts = pattern.split('/').filter(|p| !p.is_empty());
+                if parts.next().is_some_and(|first| name_matches(first, &name)) {
+                    expand_pattern(&path, &parts.collect::<Vec<_>>(), &mut keep);
+                }
+            }
+
+            for r in self.exempt_roots.iter().chain(&self.data_dir) {
+                if r.starts_with(&path) && r.exists() {
+                    keep.push((r.clone(), Access::Read));
+                }
+            }
+            for g in &self.grants {
+                if g.path.starts_with(&path) && g.path != path && g.path.exists() {
+                    keep.push((g.path.clone(), g.access));
+                }
+            }
+            keep.sort_by_key(|(p, _)| p.components().count());
+            keep.dedup_by(|a, b| a.0 == b.0);
+            out.push(HomeMask { path, keep });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
         out
     }
 
@@ -649,9 +941,15 @@ impl SandboxPolicy {
     }
 
     fn is_credential(&self, path: &Path) -> bool {
-        self.credential.iter().any(|c| path.starts_with(c))
+        // Through a symlinked hidden entry of HOME, a credential is also found by its HOME name.
+        let spelled = self.home.as_deref().and_then(|h| {
+            let (target, rel) = self.home_links.iter().find(|(t, _)| path.starts_with(t))?;
+            Some(h.join(rel).join(path.strip_prefix(target).ok()?))
+        });
+        self.credential.iter().any(|c| path.starts_with(c) || spelled.as_ref().is_some_and(|s| s.starts_with(c)))
             || is_process_environment(path)
             || is_ssh_host_key(path)
+            || self.is_hidden_home(path)
     }
 
     /// Whether `path` is under one of HOME's [`HOME_SENSITIVE_ENTRIES`].
@@ -662,9 +960,13 @@ impl SandboxPolicy {
     }
 
     /// Whether bash may not create `path` without a grant: a sensitive name, a HOME entry of
-    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata. Used by [`crate::scan`].
+    /// [`HOME_SENSITIVE_ENTRIES`], git metadata, or a [`DATA_DIR_MARKER`] (one bash planted
+    /// would make the next call hide that directory). Used by [`crate::scan`].
     pub fn is_protected_name(&self, path: &Path) -> bool {
-        self.is_sensitive_name(path) || self.is_home_sensitive(path) || crate::git::is_git_metadata(path)
+        self.is_sensitive_name(path)
+            || self.is_home_sensitive(path)
+            || crate::git::is_git_metadata(path)
+            || path.file_name().is_some_and(|n| n == DATA_DIR_MARKER)
     }
 
     /// Whether a write grant of this policy covers `path`.

@@ -84,7 +84,17 @@ const WORKSPACE_WRITE: &[(&str, bool, bool, bool)] = &[
     ("home/.netrc", false, false, true),
     ("home/.config/gh/hosts.yml", false, false, true),
     ("home/.cargo/credentials.toml", false, false, true),
-    ("home/.cargo/config.toml", true, false, true),
+    // HOME's hidden entries fail closed (cargo's own config may hold a registry token).
+    ("home/.cargo/config.toml", false, false, true),
+    ("home/.cargo/registry/index/x", true, false, true),
+    ("home/.cargo/credentials", false, false, true),
+    ("home/.newagent/token", false, false, true),
+    ("home/.local/lib/python3.12/x.py", true, false, true),
+    ("home/.local/lib/perl5/x.pm", false, false, true),
+    ("home/.local/share/keyrings/login.keyring", false, false, true),
+    ("home/.gitconfig", true, false, true),
+    ("home/.claude/.credentials.json", false, false, true),
+    ("home/visible/x", true, false, true),
     ("home/.bashrc", true, false, true),
     ("out/file", true, false, true),
 ];
@@ -423,4 +433,93 @@ fn no_file_system_refuses_every_path() {
     }
     assert!(p.writable_roots().is_empty());
     assert!(p.reads_refusable_below(Path::new("/")));
+
+fn readable_home_entries_widen_the_hidden_rule_but_never_a_listed_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+        .home(base.join("home"))
+        .config(PolicyConfig { readable_home_entries: vec!["~/.newagent".into(), ".config/".into()], ..Default::default() })
+        .build();
+    let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
+    assert!(read("home/.newagent/token"));
+    assert!(read("home/.config/mytool/x"));
+    assert!(!read("home/.config/gh/hosts.yml"), "a listed credential stays closed");
+    assert!(!read("home/.config/github-copilot/hosts.json"));
+    assert!(!read("home/.other/x"));
+    // Walks over HOME ask about every entry.
+    assert!(policy.reads_refusable_below(&base.join("home")));
+    assert!(policy.reads_refusable_below(&base));
+    assert!(!policy.reads_refusable_below(&base.join("home/visible")));
+}
+
+#[test]
+fn a_root_or_the_data_dir_inside_a_hidden_entry_stays_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("home/.dotfiles"))
+        .home(base.join("home"))
+        .data_dir(base.join("home/.local/state/toolhost"))
+        .build();
+    let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
+    assert!(read("home/.dotfiles/vimrc"));
+    assert!(policy.check(&base.join("home/.dotfiles/vimrc"), Access::Write, Actor::FileTool).is_ok());
+    assert!(read("home/.local/state/toolhost/spill/s/x"));
+    assert!(!read("home/.local/state/toolhost/toolhost.db"));
+    assert!(!read("home/.local/state/other"));
+}
+
+#[test]
+fn a_symlinked_hidden_entry_is_judged_by_its_home_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(base.join("home")).unwrap();
+    std::fs::create_dir_all(base.join("elsewhere/config/gh")).unwrap();
+    std::fs::create_dir_all(base.join("elsewhere/ssh")).unwrap();
+    std::os::unix::fs::symlink(base.join("elsewhere/config"), base.join("home/.config")).unwrap();
+    std::os::unix::fs::symlink(base.join("elsewhere/ssh"), base.join("home/.ssh")).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+        .home(base.join("home"))
+        .config(PolicyConfig { readable_home_entries: vec![".config".into()], ..Default::default() })
+        .build();
+    let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
+    assert!(!read("elsewhere/ssh/id_rsa"), "~/.ssh through its symlink");
+    assert!(!read("elsewhere/config/gh/hosts.yml"), "~/.config/gh through its symlink");
+    assert!(read("elsewhere/config/mytool/x"));
+}
+
+#[test]
+fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(base.join("ws/state/other/spill")).unwrap();
+    std::fs::write(base.join("ws/state/other").join(DATA_DIR_MARKER), "").unwrap();
+    std::fs::create_dir_all(base.join("ws/plain/cache")).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+        .home(base.join("home"))
+        .data_dir(base.join("data"))
+        .private_file(base.join("ws/token"))
+        .build();
+    let check = |rel: &str, access| policy.check(&base.join(rel), access, Actor::FileTool).is_ok();
+    for rel in ["ws/state/other/mcp-token", "ws/state/other/toolhost.db", "ws/state/other/cache/components/x", "ws/token"] {
+        assert!(!check(rel, Access::Read), "read {rel}");
+        assert!(policy.is_private_data(&base.join(rel)), "{rel}");
+    }
+    assert!(check("ws/state/other/spill/x", Access::Read));
+    for rel in ["ws/state/other/policy.json", "ws/state/other/spill/x", "ws/state/other/new", "ws/token"] {
+        let w = policy.check(&base.join(rel), Access::Write, Actor::FileTool);
+        assert!(w.as_ref().is_err_and(|d| !d.sandbox_denied), "write {rel}: {w:?}");
+    }
+    // A directory without the marker is not a data dir.
+    assert!(check("ws/plain/cache/x", Access::Read));
+    assert!(check("ws/plain/cache/x", Access::Write));
+    assert!(SandboxPolicy::may_be_private_data(&base.join("ws/plain/cache")));
+    assert!(!SandboxPolicy::may_be_private_data(&base.join("ws/plain")));
+    // A listed one needs no marker.
+    let listed = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+        .home(base.join("home"))
+        .other_data_dirs([base.join("ws/plain")])
+        .build();
+    assert!(listed.check(&base.join("ws/plain/cache/x"), Access::Read, Actor::FileTool).is_err());
+    assert!(listed.check(&base.join("ws/plain/x"), Access::Write, Actor::FileTool).is_err());
 }

@@ -22,9 +22,159 @@ pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
     ".git-credentials",
     ".config/gh",
     ".cargo/credentials.toml",
+    ".cargo/credentials",
     ".npmrc",
     ".pypirc",
+    // The logins of the agents that drive toolhost.
+    ".claude/.credentials.json",
+    ".claude.json",
+    ".codex/auth.json",
+    ".config/github-copilot",
+    ".copilot",
+    ".gemini",
+    // Secret stores, database and tool logins.
+    ".vault-token",
+    ".pgpass",
+    ".my.cnf",
+    ".terraform.d/credentials.tfrc.json",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".config/rclone",
+    ".gem/credentials",
+    ".config/hub",
+    ".local/share/keyrings",
+    ".password-store",
+    ".config/op",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".bundle/config",
+    ".composer/auth.json",
+    ".config/composer/auth.json",
+    ".nuget/NuGet/NuGet.Config",
+    ".config/NuGet/NuGet.Config",
+    ".s3cfg",
+    ".boto",
+    ".oci",
+    ".config/doctl",
+    ".config/hcloud",
+    ".pki",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".cache/huggingface/token",
+    // Histories: commands typed with a token in them.
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
+    ".sqlite_history",
+    ".lesshst",
+    ".viminfo",
 ];
+
+/// What stays readable of HOME's hidden entries (HOME-relative, a trailing `*` in a component
+/// names a prefix): every other path whose first component below HOME begins with `.` is a
+/// credential (neither readable nor writable without a grant), so a store nobody listed is
+/// closed too. These are the shell's and git's own configuration (bash, git and editors read
+/// them; they are also sensitive: writable only with a grant), and the package caches and
+/// toolchains an agent's builds read. `policy.json` `"readable_home_entries"` adds more; the
+/// [`CREDENTIAL_HOME_ENTRIES`] stay closed whatever this list says.
+pub const READABLE_HOME_ENTRIES: &[&str] = &[
+    // Shells, readline, editors, git (identity, aliases; tokens belong in a credential helper).
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".inputrc",
+    ".vimrc",
+    ".exrc",
+    ".editorconfig",
+    ".tmux.conf",
+    ".gitconfig",
+    ".gitignore_global",
+    ".config/git",
+    ".config/fish",
+    ".config/nvim",
+    // Rust.
+    ".cargo/bin",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup",
+    // JVM.
+    ".m2/repository",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    ".ivy2/cache",
+    ".sdkman/candidates",
+    // JavaScript.
+    ".npm",
+    ".nvm/versions",
+    ".nvm/nvm.sh",
+    ".yarn/berry/cache",
+    ".bun/bin",
+    ".bun/install/cache",
+    ".deno",
+    ".volta/tools",
+    // Python.
+    ".pyenv/versions",
+    ".pyenv/shims",
+    ".local/lib/python*",
+    ".local/bin",
+    ".local/share/uv",
+    ".local/share/pipx",
+    ".local/share/virtualenvs",
+    ".local/share/pnpm",
+    // Other toolchains.
+    ".rbenv/versions",
+    ".nuget/packages",
+    ".dotnet/tools",
+    ".ghcup/bin",
+    ".cabal/packages",
+    ".elan/toolchains",
+    ".julia/packages",
+    // Caches of package managers and build tools.
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/pypoetry",
+    ".cache/go-build",
+    ".cache/yarn",
+    ".cache/pnpm",
+    ".cache/node-gyp",
+    ".cache/ms-playwright",
+    ".cache/pre-commit",
+    ".cache/sccache",
+    ".cache/bazel",
+    ".cache/deno",
+    ".cache/typescript",
+    ".cache/coursier",
+];
+
+/// Whether the HOME-relative pattern `pattern` (components, a trailing `*` a prefix) covers
+/// the HOME-relative path `rest` (is it or lies below it).
+pub(super) fn home_pattern_covers(pattern: &str, rest: &Path) -> bool {
+    let mut comps = rest.iter();
+    for part in pattern.split('/').filter(|p| !p.is_empty()) {
+        match comps.next() {
+            Some(c) if name_matches(part, c) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The file whose presence marks a directory as a toolhost data dir, created in every data dir
+/// a toolhost opens: every instance's fence and sandbox treat a marked directory like its own
+/// data dir (its private entries unreadable, nothing in it writable).
+pub const DATA_DIR_MARKER: &str = ".toolhost-data-dir";
 
 /// System files that hold credentials: neither readable nor writable (a host running as root
 /// could otherwise read them; bash's sandbox masks them). `/etc/ssh/*_key` is matched too.
@@ -36,6 +186,10 @@ pub const SYSTEM_CREDENTIAL_PATHS: &[&str] = &[
     "/etc/sudoers",
     "/etc/sudoers.d",
     "/etc/security/opasswd",
+    // Secrets mounted into containers and pods (a Kubernetes service-account token, Docker
+    // and Compose secrets); `/var/run` is usually a symlink to `/run`.
+    "/run/secrets",
+    "/var/run/secrets",
 ];
 
 /// Entries of toolhost's data dir that no tool and no bash may read or write, not even with a
@@ -48,6 +202,7 @@ pub const DATA_DIR_PRIVATE: &[&str] = &[
     "toolhost.db-shm",
     "toolhost.db-journal",
     "policy.json",
+    "data-dirs",
     "cache",
     "mcp-token",
     "tools",

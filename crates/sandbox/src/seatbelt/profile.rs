@@ -80,6 +80,13 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
     if let Some(name) = policy.sensitive_names().iter().find(|n| n.contains('"')) {
         return Err(SandboxError::UnsupportedPath(format!("the sensitive name {name:?} holds a '\"'")));
     }
+    // HOME and the readable entries are written into regexes: no `"` nor `\` there.
+    if let Some(h) = policy.home().and_then(Path::to_str).filter(|h| h.contains(['"', '\\'])) {
+        return Err(SandboxError::UnsupportedPath(format!("HOME {h:?} holds a '\"' or a '\\'")));
+    }
+    if let Some(e) = policy.readable_home_entries().iter().find(|e| e.contains(['"', '\\'])) {
+        return Err(SandboxError::UnsupportedPath(format!("the readable HOME entry {e:?} holds a '\"' or a '\\'")));
+    }
     Ok(())
 }
 
@@ -127,10 +134,16 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     let roots = policy.mode_roots();
     let touches_root = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
     let subtree_granted = |c: &Path| policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path));
-    let private: Vec<String> = policy
-        .data_dir()
-        .map(|d| DATA_DIR_PRIVATE.iter().map(|e| subpath(&d.join(e))).collect())
-        .unwrap_or_default();
+    // Private data: every known data dir's private entries, the private files, and those of
+    // the marked data dirs the call's scan found.
+    let mut private_paths = policy.private_data_paths();
+    if let Some(p) = call {
+        private_paths.extend(p.data_dirs.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e))));
+    }
+    let private: Vec<String> = private_paths.iter().map(|p| subpath(p)).collect();
+    // HOME's hidden entries that are not readable (a credential tier of their own, matched
+    // by a pattern: [`hidden_home_filters`]).
+    let hidden = hidden_home_filters(policy, call.is_some());
     let aliased = |ps: &[PathBuf]| -> Vec<PathBuf> {
         if call.is_none() {
             return Vec::new();
@@ -144,6 +157,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     // the workspace is allowed back below.
     unreadable.extend(policy.boxed_away_dirs());
     let mut read_deny: Vec<String> = unreadable.iter().map(|c| subpath(c)).collect();
+    read_deny.extend(hidden.iter().cloned());
     read_deny.push(SSH_HOST_KEYS.into());
     read_deny.extend(private.iter().cloned());
     let aliases = aliased(&unreadable);
@@ -158,13 +172,16 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &private));
     }
     for g in policy.grants() {
-        if read_rule_needed(g, &unreadable) {
+        if read_rule_needed(g, &unreadable) || hidden_home_granted(policy, g) {
             s.push_str(&allow_except("file-read*", &covered_by(g), &private));
         }
     }
 
     // Writing: the mode's roots, less everything the policy keeps from bash there.
-    let pins = if call.is_some() { pins(policy) } else { Vec::new() };
+    let pins = match call {
+        Some(p) => pins(policy, p),
+        None => Vec::new(),
+    };
     if !roots.is_empty() {
         let allow: Vec<String> = roots.iter().map(|r| subpath(r)).collect();
         let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
@@ -181,15 +198,20 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         deny.extend(creds.iter().map(|c| subpath(c)));
         deny.push(SSH_HOST_KEYS.into());
         deny.extend(private.iter().cloned());
-        // HOME's persistence files, where a root reaches them (workspace = HOME, say).
+        // HOME's persistence files and hidden entries, where a root reaches them (workspace =
+        // HOME, say).
         if let Some(h) = policy.home() {
             deny.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)).filter(|e| touches_root(e)).map(|e| subpath(&e)));
+            if touches_root(h) {
+                deny.extend(hidden.iter().cloned());
+            }
         }
         if let Some(p) = call {
             let creds: Vec<PathBuf> = creds.into_iter().cloned().collect();
             deny.extend(aliased(&creds).iter().map(|a| subpath(a)));
             deny.push(SSH_HOST_KEYS_PRIVATE.into());
             deny.extend(scan_entries(p));
+            deny.extend(p.data_dirs.iter().map(|d| subpath(d)));
             deny.extend(pins.iter().map(|d| literal(d)));
             add_any_case(&mut deny);
         }
@@ -209,6 +231,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         }
         hard.push(DOT_GIT.into());
         hard.extend(pins.iter().map(|d| literal(d)));
+        if let Some(p) = call {
+            hard.extend(p.data_dirs.iter().map(|d| subpath(d)));
+        }
         if call.is_some() {
             add_any_case(&mut hard);
         }
@@ -218,6 +243,70 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     }
     s.push_str(DEV_WRITES);
     s
+}
+
+/// The filters for HOME's hidden entries that are not readable
+/// ([`SandboxPolicy::is_hidden_home`]): a path below HOME whose first component begins with
+/// `.`, less the readable entries (as regexes: a `*` is one component's rest), this policy's
+/// data dir and the roots chosen inside a hidden entry. In a call's profile HOME is matched in
+/// any case (the exceptions only as spelled: a case variant stays closed) and, under `/tmp`,
+/// `/var` or `/etc`, with its `/private` spelling too.
+fn hidden_home_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
+    let Some(home) = policy.home() else { return Vec::new() };
+    let mut spellings = vec![home.to_path_buf()];
+    if call {
+        spellings.extend(private_alias(home));
+    }
+    let mut out = Vec::new();
+    for h in spellings {
+        let Some(h_text) = h.to_str() else { continue };
+        let respell = |p: &Path| -> Option<PathBuf> { Some(h.join(p.strip_prefix(home).ok()?)) };
+        let base = if call { fold_literal(h_text) } else { Some(regex_escape(h_text)) };
+        let Some(base) = base else { continue };
+        let mut except: Vec<String> = policy
+            .readable_home_entries()
+            .iter()
+            .map(|e| format!("(regex #\"^{}/{}(/|$)\")", regex_escape(h_text), pattern_regex(e)))
+            .collect();
+        except.extend(policy.data_dir().into_iter().chain(policy.exempt_roots().iter().map(PathBuf::as_path)).filter_map(respell).map(|p| subpath(&p)));
+        out.push(format!(
+            "(require-all (regex #\"^{base}/\\.\") (require-not (require-any\n      {})))",
+            except.join("\n      ")
+        ));
+    }
+    out
+}
+
+/// A HOME-relative pattern of [`crate::policy::READABLE_HOME_ENTRIES`] as a regex: each
+/// component literal, a trailing `*` one or more characters of that component.
+fn pattern_regex(pattern: &str) -> String {
+    let parts: Vec<String> = pattern
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .map(|part| match part.strip_suffix('*') {
+            Some(prefix) => format!("{}[^/]+", regex_escape(prefix)),
+            None => regex_escape(part),
+        })
+        .collect();
+    parts.join("/")
+}
+
+/// `text` with the regex metacharacters escaped.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.^$|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether `g` opens for reading part of HOME's hidden entries (so it needs a read rule of its
+/// own): it lies in one, or it is a subtree grant over HOME.
+fn hidden_home_granted(policy: &SandboxPolicy, g: &Grant) -> bool {
+    policy.is_hidden_home(&g.path) || (g.scope == Scope::Subtree && policy.home().is_some_and(|h| h.starts_with(&g.path)))
 }
 
 /// Whether the read rule leaves part of what `g` covers unreadable (`unreadable`: the
@@ -258,9 +347,10 @@ fn scan_entries(protected: &Protected) -> Vec<String> {
 /// Existing directories strictly inside a writable root above a protected location: the
 /// data dir, configured hard-protected paths and each root's `.git/hooks`, credentials and
 /// HOME's persistence files.
-fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
+fn pins(policy: &SandboxPolicy, protected: &Protected) -> Vec<PathBuf> {
     let roots = policy.mode_roots();
     let mut guarded: Vec<PathBuf> = policy.hard_protected_paths();
+    guarded.extend(protected.data_dirs.iter().cloned());
     guarded.extend(policy.credential_paths().iter().cloned());
     if let Some(h) = policy.home() {
         guarded.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)));
@@ -415,6 +505,8 @@ mod tests {
     (subpath "/etc/sudoers")
     (subpath "/etc/sudoers.d")
     (subpath "/etc/security/opasswd")
+    (subpath "/run/secrets")
+    (subpath "/var/run/secrets")
     (subpath "/golden/home/.ssh")
     (subpath "/golden/home/.gnupg")
     (subpath "/golden/home/.aws")
@@ -425,20 +517,150 @@ mod tests {
     (subpath "/golden/home/.git-credentials")
     (subpath "/golden/home/.config/gh")
     (subpath "/golden/home/.cargo/credentials.toml")
+    (subpath "/golden/home/.cargo/credentials")
     (subpath "/golden/home/.npmrc")
     (subpath "/golden/home/.pypirc")
+    (subpath "/golden/home/.claude/.credentials.json")
+    (subpath "/golden/home/.claude.json")
+    (subpath "/golden/home/.codex/auth.json")
+    (subpath "/golden/home/.config/github-copilot")
+    (subpath "/golden/home/.copilot")
+    (subpath "/golden/home/.gemini")
+    (subpath "/golden/home/.vault-token")
+    (subpath "/golden/home/.pgpass")
+    (subpath "/golden/home/.my.cnf")
+    (subpath "/golden/home/.terraform.d/credentials.tfrc.json")
+    (subpath "/golden/home/.m2/settings.xml")
+    (subpath "/golden/home/.m2/settings-security.xml")
+    (subpath "/golden/home/.gradle/gradle.properties")
+    (subpath "/golden/home/.config/rclone")
+    (subpath "/golden/home/.gem/credentials")
+    (subpath "/golden/home/.config/hub")
+    (subpath "/golden/home/.local/share/keyrings")
+    (subpath "/golden/home/.password-store")
+    (subpath "/golden/home/.config/op")
+    (subpath "/golden/home/.yarnrc")
+    (subpath "/golden/home/.yarnrc.yml")
+    (subpath "/golden/home/.bundle/config")
+    (subpath "/golden/home/.composer/auth.json")
+    (subpath "/golden/home/.config/composer/auth.json")
+    (subpath "/golden/home/.nuget/NuGet/NuGet.Config")
+    (subpath "/golden/home/.config/NuGet/NuGet.Config")
+    (subpath "/golden/home/.s3cfg")
+    (subpath "/golden/home/.boto")
+    (subpath "/golden/home/.oci")
+    (subpath "/golden/home/.config/doctl")
+    (subpath "/golden/home/.config/hcloud")
+    (subpath "/golden/home/.pki")
+    (subpath "/golden/home/.mozilla")
+    (subpath "/golden/home/.config/google-chrome")
+    (subpath "/golden/home/.config/chromium")
+    (subpath "/golden/home/.cache/huggingface/token")
+    (subpath "/golden/home/.bash_history")
+    (subpath "/golden/home/.zsh_history")
+    (subpath "/golden/home/.python_history")
+    (subpath "/golden/home/.psql_history")
+    (subpath "/golden/home/.mysql_history")
+    (subpath "/golden/home/.node_repl_history")
+    (subpath "/golden/home/.sqlite_history")
+    (subpath "/golden/home/.lesshst")
+    (subpath "/golden/home/.viminfo")
     (subpath "/golden/home/.config/secret")
+    (require-all (regex #"^/golden/home/\.") (require-not (require-any
+      (regex #"^/golden/home/\.bashrc(/|$)")
+      (regex #"^/golden/home/\.bash_profile(/|$)")
+      (regex #"^/golden/home/\.bash_login(/|$)")
+      (regex #"^/golden/home/\.bash_logout(/|$)")
+      (regex #"^/golden/home/\.profile(/|$)")
+      (regex #"^/golden/home/\.zshrc(/|$)")
+      (regex #"^/golden/home/\.zshenv(/|$)")
+      (regex #"^/golden/home/\.zprofile(/|$)")
+      (regex #"^/golden/home/\.zlogin(/|$)")
+      (regex #"^/golden/home/\.zlogout(/|$)")
+      (regex #"^/golden/home/\.inputrc(/|$)")
+      (regex #"^/golden/home/\.vimrc(/|$)")
+      (regex #"^/golden/home/\.exrc(/|$)")
+      (regex #"^/golden/home/\.editorconfig(/|$)")
+      (regex #"^/golden/home/\.tmux\.conf(/|$)")
+      (regex #"^/golden/home/\.gitconfig(/|$)")
+      (regex #"^/golden/home/\.gitignore_global(/|$)")
+      (regex #"^/golden/home/\.config/git(/|$)")
+      (regex #"^/golden/home/\.config/fish(/|$)")
+      (regex #"^/golden/home/\.config/nvim(/|$)")
+      (regex #"^/golden/home/\.cargo/bin(/|$)")
+      (regex #"^/golden/home/\.cargo/registry(/|$)")
+      (regex #"^/golden/home/\.cargo/git(/|$)")
+      (regex #"^/golden/home/\.rustup(/|$)")
+      (regex #"^/golden/home/\.m2/repository(/|$)")
+      (regex #"^/golden/home/\.gradle/caches(/|$)")
+      (regex #"^/golden/home/\.gradle/wrapper(/|$)")
+      (regex #"^/golden/home/\.ivy2/cache(/|$)")
+      (regex #"^/golden/home/\.sdkman/candidates(/|$)")
+      (regex #"^/golden/home/\.npm(/|$)")
+      (regex #"^/golden/home/\.nvm/versions(/|$)")
+      (regex #"^/golden/home/\.nvm/nvm\.sh(/|$)")
+      (regex #"^/golden/home/\.yarn/berry/cache(/|$)")
+      (regex #"^/golden/home/\.bun/bin(/|$)")
+      (regex #"^/golden/home/\.bun/install/cache(/|$)")
+      (regex #"^/golden/home/\.deno(/|$)")
+      (regex #"^/golden/home/\.volta/tools(/|$)")
+      (regex #"^/golden/home/\.pyenv/versions(/|$)")
+      (regex #"^/golden/home/\.pyenv/shims(/|$)")
+      (regex #"^/golden/home/\.local/lib/python[^/]+(/|$)")
+      (regex #"^/golden/home/\.local/bin(/|$)")
+      (regex #"^/golden/home/\.local/share/uv(/|$)")
+      (regex #"^/golden/home/\.local/share/pipx(/|$)")
+      (regex #"^/golden/home/\.local/share/virtualenvs(/|$)")
+      (regex #"^/golden/home/\.local/share/pnpm(/|$)")
+      (regex #"^/golden/home/\.rbenv/versions(/|$)")
+      (regex #"^/golden/home/\.nuget/packages(/|$)")
+      (regex #"^/golden/home/\.dotnet/tools(/|$)")
+      (regex #"^/golden/home/\.ghcup/bin(/|$)")
+      (regex #"^/golden/home/\.cabal/packages(/|$)")
+      (regex #"^/golden/home/\.elan/toolchains(/|$)")
+      (regex #"^/golden/home/\.julia/packages(/|$)")
+      (regex #"^/golden/home/\.cache/pip(/|$)")
+      (regex #"^/golden/home/\.cache/uv(/|$)")
+      (regex #"^/golden/home/\.cache/pypoetry(/|$)")
+      (regex #"^/golden/home/\.cache/go-build(/|$)")
+      (regex #"^/golden/home/\.cache/yarn(/|$)")
+      (regex #"^/golden/home/\.cache/pnpm(/|$)")
+      (regex #"^/golden/home/\.cache/node-gyp(/|$)")
+      (regex #"^/golden/home/\.cache/ms-playwright(/|$)")
+      (regex #"^/golden/home/\.cache/pre-commit(/|$)")
+      (regex #"^/golden/home/\.cache/sccache(/|$)")
+      (regex #"^/golden/home/\.cache/bazel(/|$)")
+      (regex #"^/golden/home/\.cache/deno(/|$)")
+      (regex #"^/golden/home/\.cache/typescript(/|$)")
+      (regex #"^/golden/home/\.cache/coursier(/|$)")
+      (subpath "/golden/home/.toolhost"))))
     (regex #"^/etc/ssh/[^/]+_key$")
     (subpath "/golden/home/.toolhost/toolhost.db")
     (subpath "/golden/home/.toolhost/toolhost.db-wal")
     (subpath "/golden/home/.toolhost/toolhost.db-shm")
     (subpath "/golden/home/.toolhost/toolhost.db-journal")
     (subpath "/golden/home/.toolhost/policy.json")
+    (subpath "/golden/home/.toolhost/data-dirs")
     (subpath "/golden/home/.toolhost/cache")
     (subpath "/golden/home/.toolhost/mcp-token")
     (subpath "/golden/home/.toolhost/tools")
     (subpath "/golden/home/.toolhost/tools.json")
     (subpath "/golden/home/.toolhost/locks"))))
+(allow file-read*
+  (require-all
+    (subpath "/golden/home/.kube")
+    (require-not (require-any
+      (subpath "/golden/home/.toolhost/toolhost.db")
+      (subpath "/golden/home/.toolhost/toolhost.db-wal")
+      (subpath "/golden/home/.toolhost/toolhost.db-shm")
+      (subpath "/golden/home/.toolhost/toolhost.db-journal")
+      (subpath "/golden/home/.toolhost/policy.json")
+      (subpath "/golden/home/.toolhost/data-dirs")
+      (subpath "/golden/home/.toolhost/cache")
+      (subpath "/golden/home/.toolhost/mcp-token")
+      (subpath "/golden/home/.toolhost/tools")
+      (subpath "/golden/home/.toolhost/tools.json")
+      (subpath "/golden/home/.toolhost/locks")))))
 (allow file-write*
   (require-all
     (require-any
@@ -472,6 +694,8 @@ mod tests {
       (subpath "/etc/sudoers")
       (subpath "/etc/sudoers.d")
       (subpath "/etc/security/opasswd")
+      (subpath "/run/secrets")
+      (subpath "/var/run/secrets")
       (subpath "/golden/home/.ssh")
       (subpath "/golden/home/.gnupg")
       (subpath "/golden/home/.aws")
@@ -482,8 +706,54 @@ mod tests {
       (subpath "/golden/home/.git-credentials")
       (subpath "/golden/home/.config/gh")
       (subpath "/golden/home/.cargo/credentials.toml")
+      (subpath "/golden/home/.cargo/credentials")
       (subpath "/golden/home/.npmrc")
       (subpath "/golden/home/.pypirc")
+      (subpath "/golden/home/.claude/.credentials.json")
+      (subpath "/golden/home/.claude.json")
+      (subpath "/golden/home/.codex/auth.json")
+      (subpath "/golden/home/.config/github-copilot")
+      (subpath "/golden/home/.copilot")
+      (subpath "/golden/home/.gemini")
+      (subpath "/golden/home/.vault-token")
+      (subpath "/golden/home/.pgpass")
+      (subpath "/golden/home/.my.cnf")
+      (subpath "/golden/home/.terraform.d/credentials.tfrc.json")
+      (subpath "/golden/home/.m2/settings.xml")
+      (subpath "/golden/home/.m2/settings-security.xml")
+      (subpath "/golden/home/.gradle/gradle.properties")
+      (subpath "/golden/home/.config/rclone")
+      (subpath "/golden/home/.gem/credentials")
+      (subpath "/golden/home/.config/hub")
+      (subpath "/golden/home/.local/share/keyrings")
+      (subpath "/golden/home/.password-store")
+      (subpath "/golden/home/.config/op")
+      (subpath "/golden/home/.yarnrc")
+      (subpath "/golden/home/.yarnrc.yml")
+      (subpath "/golden/home/.bundle/config")
+      (subpath "/golden/home/.composer/auth.json")
+      (subpath "/golden/home/.config/composer/auth.json")
+      (subpath "/golden/home/.nuget/NuGet/NuGet.Config")
+      (subpath "/golden/home/.config/NuGet/NuGet.Config")
+      (subpath "/golden/home/.s3cfg")
+      (subpath "/golden/home/.boto")
+      (subpath "/golden/home/.oci")
+      (subpath "/golden/home/.config/doctl")
+      (subpath "/golden/home/.config/hcloud")
+      (subpath "/golden/home/.pki")
+      (subpath "/golden/home/.mozilla")
+      (subpath "/golden/home/.config/google-chrome")
+      (subpath "/golden/home/.config/chromium")
+      (subpath "/golden/home/.cache/huggingface/token")
+      (subpath "/golden/home/.bash_history")
+      (subpath "/golden/home/.zsh_history")
+      (subpath "/golden/home/.python_history")
+      (subpath "/golden/home/.psql_history")
+      (subpath "/golden/home/.mysql_history")
+      (subpath "/golden/home/.node_repl_history")
+      (subpath "/golden/home/.sqlite_history")
+      (subpath "/golden/home/.lesshst")
+      (subpath "/golden/home/.viminfo")
       (subpath "/golden/home/.config/secret")
       (regex #"^/etc/ssh/[^/]+_key$")
       (subpath "/golden/home/.toolhost/toolhost.db")
@@ -491,6 +761,7 @@ mod tests {
       (subpath "/golden/home/.toolhost/toolhost.db-shm")
       (subpath "/golden/home/.toolhost/toolhost.db-journal")
       (subpath "/golden/home/.toolhost/policy.json")
+      (subpath "/golden/home/.toolhost/data-dirs")
       (subpath "/golden/home/.toolhost/cache")
       (subpath "/golden/home/.toolhost/mcp-token")
       (subpath "/golden/home/.toolhost/tools")
