@@ -206,6 +206,8 @@ fn read_until_result(out: &mut impl BufRead, id: &str) -> (Option<Value>, usize,
         line.clear();
         match out.read_line(&mut line) {
             Ok(0) | Err(_) => return (None, longest, progress),
+            // The output ended inside a line: the host was killed (the watchdog says why).
+            Ok(_) if !line.ends_with('\n') => return (None, longest, progress),
             Ok(_) => {}
         }
         let ev: Value = match serde_json::from_str(line.trim_end()) {
