@@ -196,3 +196,61 @@ pub const MCP_IDLE_TIMEOUT_SECS: u64 = 60;
 /// client that initializes in a loop from exhausting memory. 64 is far more than the clients
 /// of one workspace open at once.
 pub const MCP_MAX_SESSIONS: usize = 64;
+
+/// Most spills one call may hold unfinished at once (toolhost:tool `call.spill`): the host
+/// buffers up to [`SPILL_BUFFER_BYTES`] of each in memory before it reaches the disk, so
+/// without this bound a component opening thousands of spills would hold gigabytes of the
+/// host's memory, none of it counted against the component's own. Opening one more fails the
+/// call with an error naming this limit. The built-in tools hold one; a parallel call's parts
+/// share theirs.
+pub const MAX_CALL_OPEN_SPILLS: usize = 8;
+
+/// Most spill files one call may create (toolhost:tool `call.spill`, finished or not, and the
+/// files of the programs it runs): finished ones stay in the spill dir for
+/// [`SPILL_RETENTION_SECS`]. Opening one more fails the call with an error naming this limit.
+pub const MAX_CALL_SPILL_FILES: usize = 32;
+
+/// Most bytes one call may put in spill files, over all of them (toolhost:tool `call.spill`
+/// and the programs it runs): four full spill files ([`MAX_SPILL_BYTES`] each). A component's
+/// append past it fails the call with an error naming this limit; a program's output past it
+/// is not saved (its result says so).
+pub const MAX_CALL_SPILL_BYTES: u64 = 4 * MAX_SPILL_BYTES;
+
+/// Capacity of a call's progress channel (§8.3): at most this many progress events wait
+/// between a running call and its transport; more are dropped (progress is never needed).
+pub const PROGRESS_CHANNEL_CAPACITY: usize = 64;
+
+/// Longest progress message a component may report (`call.report-progress`), in bytes; a
+/// longer one is cut at a character boundary. With [`PROGRESS_CHANNEL_CAPACITY`] it bounds
+/// the progress one call has buffered to 1 MiB.
+pub const MAX_PROGRESS_MESSAGE_BYTES: usize = 16 * 1024;
+
+/// `toolhost session`: most bytes of progress events queued for a client that reads more
+/// slowly than calls report; past it new progress events are dropped (and counted in the
+/// call's result event, `droppedProgress`). Results, errors and acknowledgements are never
+/// dropped: see [`SESSION_MAX_QUEUED_OUTPUT_BYTES`].
+pub const SESSION_MAX_QUEUED_PROGRESS_BYTES: usize = 4 * 1024 * 1024;
+
+/// `toolhost session`: most bytes of results, errors and acknowledgements queued for a slow
+/// client; past it the session waits for the client to read before it queues the next (so
+/// it stops reading requests and starting calls), instead of dropping one. A single event
+/// larger than this is still queued alone.
+pub const SESSION_MAX_QUEUED_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// `toolhost mcp --listen`: most connections open at once (further lowered to half the
+/// process's descriptor limit, so the tools keep descriptors to work with). Past it a new
+/// connection closes the oldest unauthenticated one, or is itself closed when every open one
+/// has authenticated.
+pub const MCP_MAX_CONNECTIONS: usize = 256;
+
+/// `toolhost mcp --listen`: most connections open at once that have not yet sent a request
+/// with the bearer token (further lowered to a quarter of the connection bound). A new
+/// connection past it closes the oldest unauthenticated one, so connections that send
+/// nothing cannot keep an authenticated client out, whatever their number.
+pub const MCP_MAX_UNAUTHENTICATED_CONNECTIONS: usize = 32;
+
+/// `toolhost mcp --listen`: a connection is closed when no request carrying the bearer token
+/// has arrived this many seconds after it was accepted (or any request, with `--no-auth`).
+/// Shorter than [`MCP_IDLE_TIMEOUT_SECS`], which applies once it has; as long as
+/// [`MCP_HEADER_READ_TIMEOUT_SECS`], since a real client sends its first request at once.
+pub const MCP_AUTH_TIMEOUT_SECS: u64 = 10;

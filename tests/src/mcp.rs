@@ -149,9 +149,22 @@ impl HttpServer {
 
     /// Like [`HttpServer::start`], with `mcp_args` after `--listen 127.0.0.1:0` and `env` set.
     pub fn start_with(fx: &Fixture, extra: &[&str], mcp_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        Self::start_command(fx, extra, mcp_args, env, |_| {})
+    }
+
+    /// Like [`HttpServer::start_with`], with `adjust` applied to the command before it is
+    /// spawned (e.g. a `pre_exec` that lowers a resource limit).
+    pub fn start_command(
+        fx: &Fixture,
+        extra: &[&str],
+        mcp_args: &[&str],
+        env: &[(&str, &str)],
+        adjust: impl FnOnce(&mut std::process::Command),
+    ) -> HttpServer {
         let mut cmd = toolhost_command(fx);
         cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]).args(mcp_args).envs(env.iter().copied());
         let env_token = env.iter().find(|(k, _)| *k == "TOOLHOST_MCP_TOKEN").map(|(_, v)| v.to_string());
+        adjust(&mut cmd);
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

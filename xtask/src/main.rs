@@ -46,6 +46,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-hugedesc", "hugedesc"),
     ("toolhost-tool-bashid", "bashid"),
     ("toolhost-tool-backtrack", "backtrack"),
+    ("toolhost-tool-hoarder", "hoarder"),
 ];
 
 /// Guest crates whose own unit tests run natively.

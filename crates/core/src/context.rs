@@ -17,8 +17,8 @@ use crate::policy::SandboxPolicy;
 /// The environment variables a session takes from the host process (§4).
 pub const INHERITED_ENVIRONMENT: [&str; 6] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL", "TMPDIR"];
 
-/// Capacity of a call's progress channel (§8.3).
-pub const PROGRESS_CHANNEL_CAPACITY: usize = 64;
+/// Capacity of a call's progress channel (§8.3); defined with the other limits.
+pub use toolhost_limits::PROGRESS_CHANNEL_CAPACITY;
 
 /// What a session's calls share: where they work and the state that outlives one call (§4).
 ///

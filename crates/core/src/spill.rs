@@ -77,6 +77,14 @@ impl SpillWriter {
         self.written == 0 && self.buffer.is_empty()
     }
 
+    /// Bytes this file may still take before its cap (0 once capped or failed).
+    pub fn room(&self) -> u64 {
+        if self.capped || self.failed {
+            return 0;
+        }
+        MAX_SPILL_BYTES - self.written - self.buffer.len() as u64
+    }
+
     /// Append bytes, up to the cap.
     pub fn append(&mut self, bytes: &[u8]) {
         if self.capped || self.failed {

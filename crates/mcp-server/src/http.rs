@@ -14,6 +14,11 @@
 //!   within `MCP_HEADER_READ_TIMEOUT_SECS` of its first byte, `MCP_IDLE_TIMEOUT_SECS` for a
 //!   connection with no request in flight ([`super::watch`]), and at most `MCP_MAX_SESSIONS`
 //!   live MCP sessions (503 for the next `initialize`: [`super::sessions`]).
+//! * Connections ([`super::conns`]): at most `MCP_MAX_CONNECTIONS` open and
+//!   `MCP_MAX_UNAUTHENTICATED_CONNECTIONS` of them without a request that carried the token
+//!   (both lowered to fit the descriptor limit; a new connection closes the oldest
+//!   unauthenticated one), and none stays open `MCP_AUTH_TIMEOUT_SECS` after its accept
+//!   without such a request.
 //! * One server process is one toolhost session (one observation table, spill dir and store
 //!   record): every client of it shares them, and calls run one after another in arrival
 //!   order, as on stdio. Both the 2025-11-25 revision (an MCP session per `initialize`, with
@@ -38,6 +43,7 @@ use toolhost_limits::{MAX_REQUEST_BYTES, MCP_HEADER_READ_TIMEOUT_SECS, MCP_IDLE_
 
 use super::McpServer;
 use super::auth::Authenticator;
+use super::conns::Connections;
 use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};
 use super::watch::{ConnWatch, InFlightBody, WatchedIo};
 
@@ -136,14 +142,10 @@ pub struct HttpOptions {
 }
 
 impl HttpOptions {
-    /// What answers `req` before rmcp sees it, if anything: 401 without the token, 404 off
-    /// [`MCP_PATH`], 403 for a malformed `Origin`.
-    fn refuse(&self, req: &hyper::Request<hyper::body::Incoming>) -> Option<Response> {
-        if let Some(auth) = &self.auth
-            && let Err(refusal) = auth.check(req.headers())
-        {
-            return Some(auth.unauthorized(refusal));
-        }
+    /// What answers a request whose token passed (checked first, in the connection's
+    /// handler: 401 without it) before rmcp sees it, if anything: 404 off [`MCP_PATH`], 403
+    /// for a malformed `Origin`.
+    fn after_auth(&self, req: &hyper::Request<hyper::body::Incoming>) -> Option<Response> {
         if req.uri().path() != MCP_PATH {
             return Some(not_found());
         }
@@ -245,10 +247,21 @@ impl HttpEndpoint {
         sessions: &CancellationToken,
     ) -> std::io::Result<()> {
         let options = Arc::new(self.options.clone());
+        let conns = Connections::for_this_process();
+        let (max_total, max_unauthenticated) = conns.bounds();
+        tracing::debug!("at most {max_total} connections, {max_unauthenticated} of them unauthenticated");
         loop {
             let (stream, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
                     Ok(accepted) => accepted,
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                        && conns.evict_oldest_unauthenticated() =>
+                    {
+                        // Out of descriptors: the oldest unauthenticated connection made room
+                        // once its task has closed it.
+                        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                        continue;
+                    }
                     Err(e) => {
                         // EMFILE and the like: wait a moment rather than spin or stop serving.
                         tracing::warn!("accept failed: {e}");
@@ -258,6 +271,13 @@ impl HttpEndpoint {
                 },
                 _ = shutdown.cancelled() => return Ok(()),
             };
+            let Some(slot) = conns.admit() else {
+                // Every open connection has authenticated and there is no room: close this one.
+                tracing::debug!("connection from {peer} refused: {max_total} connections are open");
+                drop(stream);
+                continue;
+            };
+            let slot = Arc::new(slot);
             let service = service.clone();
             let closing = sessions.clone();
             let open = open.clone();
@@ -270,12 +290,20 @@ impl HttpEndpoint {
                 );
                 let io = TokioIo::new(WatchedIo::new(stream, watch.clone()));
                 let requests = watch.clone();
+                let authenticates = slot.clone();
                 let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let in_flight = requests.request_started();
                     let mut service = service.clone();
                     let options = options.clone();
+                    let refused = match &options.auth {
+                        Some(auth) => auth.check(req.headers()).err().map(|refusal| auth.unauthorized(refusal)),
+                        None => None,
+                    };
+                    if refused.is_none() {
+                        authenticates.authenticated();
+                    }
                     async move {
-                        let res = match options.refuse(&req) {
+                        let res = match refused.or_else(|| options.after_auth(&req)) {
                             Some(res) => res,
                             None => match watch_refusal(tower_service::Service::call(&mut service, req)).await {
                                 (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
@@ -293,6 +321,10 @@ impl HttpEndpoint {
                     why = watch.expired() => {
                         // Dropping the connection closes it.
                         tracing::debug!("connection from {peer} closed: {why:?} timeout");
+                        Ok(())
+                    }
+                    why = slot.closed() => {
+                        tracing::debug!("connection from {peer} closed: {why:?}");
                         Ok(())
                     }
                     _ = closing.cancelled() => {

@@ -25,6 +25,7 @@
 //! live MCP sessions).
 
 pub mod auth;
+pub mod conns;
 pub mod http;
 mod sessions;
 pub mod stdio;

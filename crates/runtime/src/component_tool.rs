@@ -348,6 +348,9 @@ fn trap_to_error(e: &wasmtime::Error) -> ToolError {
             Interrupted::Deadline => ToolError::new(ErrorCode::Timeout, STOPPED_AT_DEADLINE),
         };
     }
+    if let Some(limit) = e.downcast_ref::<crate::host::CallLimit>() {
+        return ToolError::execution_failed(format!("the tool component passed a bound of its call: {limit}"));
+    }
     let cap = || format!("a call may use at most {} MiB of memory", MAX_STORE_MEMORY >> 20);
     if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
         if *trap == wasmtime::Trap::AllocationTooLarge {

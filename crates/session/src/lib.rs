@@ -10,10 +10,15 @@
 //! is read (memory stays bounded) and answered with an error event naming its line and the
 //! limit, under its id when one is found in it; the session goes on.
 //!
+//! Output waits in an [`output::OutputQueue`] for a client that reads slowly: progress
+//! events past its bound are dropped and counted (the call's result event says how many, as
+//! `droppedProgress`), results never are.
+//!
 //! `bounded_lines` and `request_id` give the line-based transports (this one and MCP over
 //! stdio) request lines with a size cap, and the id of a line too long to parse.
 
 pub mod bounded_lines;
+pub mod output;
 mod request_id;
 
 use std::collections::HashMap;
@@ -23,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncWrite};
 use std::time::Duration;
 
 use toolhost_limits::{MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES};
@@ -31,6 +36,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::bounded_lines::{BoundedLines, Line, too_long_message};
+use crate::output::OutputQueue;
 use toolhost_core::context::{PROGRESS_CHANNEL_CAPACITY, ToolCallContext, ToolProgress, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::registry::FinalizedToolset;
@@ -211,14 +217,18 @@ impl SessionRuntime {
         R: AsyncBufRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
-        let writer = tokio::spawn(write_lines(output, out_rx));
+        let out = Arc::new(OutputQueue::default());
+        let writer = {
+            let out = out.clone();
+            tokio::spawn(async move { out.write_to(output).await })
+        };
         let (job_tx, job_rx) = mpsc::unbounded_channel::<Job>();
         let pending: Pending = Arc::default();
-        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out_tx.clone(), pending.clone()));
-        let read = read_requests(self.clone(), input, job_tx, out_tx, pending).await;
+        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out.clone(), pending.clone()));
+        let read = read_requests(self.clone(), input, job_tx, out.clone(), pending).await;
         // EOF (or a read error): the runner finishes what was already read, then the writer.
         let _ = runner.await;
+        out.close();
         let written = writer.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
         read.and(written)
     }
@@ -362,6 +372,16 @@ fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
     format!("{{\"id\":{id},\"{key}\":{body}}}")
 }
 
+/// A call's result event; `droppedProgress` counts the progress events of the call that a
+/// slow client did not get (present only when some were dropped).
+fn result_event(id: &Value, result: &ToolResult, dropped: u64) -> String {
+    let line = event(id, "result", result);
+    if dropped == 0 {
+        return line;
+    }
+    format!("{},\"droppedProgress\":{dropped}}}", &line[..line.len() - 1])
+}
+
 /// Parse one line into (id, request), or (id if known, what is wrong).
 fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
     let value: Value = serde_json::from_str(line).map_err(|e| (Value::Null, format!("not valid JSON: {e}")))?;
@@ -423,7 +443,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
     runtime: Arc<SessionRuntime>,
     input: R,
     jobs: mpsc::UnboundedSender<Job>,
-    out: mpsc::UnboundedSender<String>,
+    out: Arc<OutputQueue>,
     pending: Pending,
 ) -> std::io::Result<()> {
     let mut lines = BoundedLines::new(input, MAX_REQUEST_BYTES);
@@ -432,12 +452,12 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
             Line::Fits(bytes) => bytes,
             Line::TooLong { bytes, id } => {
                 let msg = too_long_message(line_no, bytes, MAX_REQUEST_BYTES);
-                let _ = out.send(event(&id.unwrap_or(Value::Null), "error", &msg));
+                out.send(event(&id.unwrap_or(Value::Null), "error", &msg)).await;
                 continue;
             }
         };
         let Ok(line) = std::str::from_utf8(buf) else {
-            let _ = out.send(event(&Value::Null, "error", &format!("line {line_no}: not UTF-8")));
+            out.send(event(&Value::Null, "error", &format!("line {line_no}: not UTF-8"))).await;
             continue;
         };
         if line.trim().is_empty() {
@@ -446,7 +466,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
         let (id, request) = match parse_request(line) {
             Ok(r) => r,
             Err((id, msg)) => {
-                let _ = out.send(event(&id, "error", &format!("line {line_no}: {msg}")));
+                out.send(event(&id, "error", &format!("line {line_no}: {msg}"))).await;
                 continue;
             }
         };
@@ -458,7 +478,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                     if p.contains_key(&key(&id)) {
                         drop(p);
                         let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
-                        let _ = out.send(event(&id, "error", &msg));
+                        out.send(event(&id, "error", &msg)).await;
                         continue;
                     }
                     p.insert(key(&id), cancel.clone());
@@ -470,16 +490,16 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 match token {
                     Some(t) => {
                         t.cancel();
-                        let _ = out.send(event(&id, "ok", &true));
+                        out.send(event(&id, "ok", &true)).await;
                     }
                     None => {
-                        let _ = out.send(event(&id, "error", &format!("no call with id {} is running", key(&target))));
+                        out.send(event(&id, "error", &format!("no call with id {} is running", key(&target)))).await;
                     }
                 }
             }
             Request::Undo(change_id) | Request::Reapply(change_id) if !pending.lock().unwrap_or_else(|e| e.into_inner()).is_empty() => {
                 let _ = change_id;
-                let _ = out.send(event(&id, "error", &SESSION_ACTIVE));
+                out.send(event(&id, "error", &SESSION_ACTIVE)).await;
             }
             Request::Undo(change_id) => {
                 let _ = jobs.send(Job::Undo { id, change_id, direction: Direction::Undo });
@@ -495,7 +515,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
 async fn run_jobs(
     runtime: Arc<SessionRuntime>,
     mut jobs: mpsc::UnboundedReceiver<Job>,
-    out: mpsc::UnboundedSender<String>,
+    out: Arc<OutputQueue>,
     pending: Pending,
 ) {
     while let Some(job) = jobs.recv().await {
@@ -505,6 +525,7 @@ async fn run_jobs(
                 let call_id = runtime.next_call_id();
                 let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
                 let forward_id = id.clone();
+                let forward_key = key(&id);
                 let forward_out = out.clone();
                 let forwarder = tokio::spawn(async move {
                     while let Some(p) = rx.recv().await {
@@ -516,39 +537,29 @@ async fn run_jobs(
                                 serde_json::json!({"message": message, "fraction": f})
                             }
                         };
-                        let _ = forward_out.send(event(&forward_id, "progress", &body));
+                        forward_out.progress(&forward_key, event(&forward_id, "progress", &body));
                     }
                 });
                 let result = runtime.call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline).await;
                 // The call's context (and its sender) is gone: the forwarder drains and ends.
                 let _ = forwarder.await;
                 pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&key(&id));
-                let _ = out.send(event(&id, "result", &result));
+                let dropped = out.take_dropped(&key(&id));
+                out.send(result_event(&id, &result, dropped)).await;
             }
             Job::Undo { id, change_id, direction } => {
                 let r = match direction {
                     Direction::Undo => runtime.undo(&change_id).await,
                     Direction::Reapply => runtime.reapply(&change_id).await,
                 };
-                let _ = out.send(match r {
+                out.send(match r {
                     Ok(()) => event(&id, "ok", &true),
                     Err(e) => event(&id, "error", &e.to_string()),
-                });
+                })
+                .await;
             }
         }
     }
-}
-
-async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::UnboundedReceiver<String>) -> std::io::Result<()> {
-    while let Some(line) = lines.recv().await {
-        output.write_all(line.as_bytes()).await?;
-        output.write_all(b"\n").await?;
-        // Flush once the queue is empty, so a burst is written together.
-        if lines.is_empty() {
-            output.flush().await?;
-        }
-    }
-    output.flush().await
 }
 
 #[cfg(test)]

@@ -1,13 +1,23 @@
 //! `call`: this call's context — cancellation, the scan timeout, elapsed time, progress —
 //! and its spill files, shared by every instance of the call ([`super::CallShare`]).
+//!
+//! What the host holds for the call is bounded per call, not only the component's own
+//! memory: at most `MAX_CALL_OPEN_SPILLS` unfinished spills (each buffers up to
+//! `SPILL_BUFFER_BYTES` in the host), `MAX_CALL_SPILL_FILES` spill files and
+//! `MAX_CALL_SPILL_BYTES` in them, and progress messages of at most
+//! `MAX_PROGRESS_MESSAGE_BYTES`. Passing a spill bound fails the call with a [`CallLimit`]
+//! (the WIT functions have no error to return); a longer progress message is cut.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use wasmtime::component::Resource;
 
 use toolhost_core::context::ToolProgress;
 use toolhost_core::spill::{SpillWriter, spill_path};
-use toolhost_limits::SCAN_TIMEOUT_MS;
+use toolhost_limits::{
+    MAX_CALL_OPEN_SPILLS, MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_PROGRESS_MESSAGE_BYTES, SCAN_TIMEOUT_MS,
+};
 
 use super::{CallState, SharedSpill};
 use crate::v0_2::toolhost::tool::call;
@@ -15,6 +25,39 @@ use crate::v0_2::toolhost::tool::call;
 /// A spill file being written for this call.
 pub struct SpillHandle {
     writer: SharedSpill,
+}
+
+/// A per-call bound on what the host holds that a component passed; the call fails with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallLimit {
+    /// `spill()` while the call already holds the most unfinished spills.
+    #[error(
+        "the tool opened a spill while this call held {held} unfinished ones; a call may hold at most {MAX_CALL_OPEN_SPILLS} (MAX_CALL_OPEN_SPILLS): finish a spill before opening another"
+    )]
+    OpenSpills { held: usize },
+    /// `spill()` past the number of spill files a call may create.
+    #[error(
+        "the tool opened more spill files than a call may create: at most {MAX_CALL_SPILL_FILES} (MAX_CALL_SPILL_FILES), its programs' included"
+    )]
+    SpillFiles,
+    /// `append` past the bytes a call may spill.
+    #[error(
+        "the tool spilled more than a call may: at most {} MiB over all its spill files (MAX_CALL_SPILL_BYTES), its programs' included",
+        MAX_CALL_SPILL_BYTES >> 20
+    )]
+    SpillBytes,
+}
+
+/// `message` cut to at most [`MAX_PROGRESS_MESSAGE_BYTES`], at a character boundary.
+fn bounded_message(mut message: String) -> String {
+    if message.len() > MAX_PROGRESS_MESSAGE_BYTES {
+        let mut end = MAX_PROGRESS_MESSAGE_BYTES;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+    }
+    message
 }
 impl call::Host for CallState {
     async fn cancelled(&mut self) -> wasmtime::Result<bool> {
@@ -31,7 +74,7 @@ impl call::Host for CallState {
 
     async fn report_progress(&mut self, message: String, fraction: Option<f64>) -> wasmtime::Result<()> {
         let fraction = fraction.filter(|f| f.is_finite()).map(|f| f.clamp(0.0, 1.0));
-        self.call.report_progress(ToolProgress::Message { message, fraction });
+        self.call.report_progress(ToolProgress::Message { message: bounded_message(message), fraction });
         Ok(())
     }
 }
@@ -46,6 +89,17 @@ impl call::HostSpill for CallState {
         self.spills += 1;
         let writer = {
             let mut spills = self.share.spills.lock().unwrap_or_else(|e| e.into_inner());
+            if spills.len() <= index {
+                // A new spill of the call (not one a parallel part already opened).
+                let held = spills.iter().filter(|s| s.lock().unwrap_or_else(|e| e.into_inner()).is_some()).count();
+                if held >= MAX_CALL_OPEN_SPILLS {
+                    return Err(CallLimit::OpenSpills { held }.into());
+                }
+                let files = index + 1 - spills.len();
+                if self.share.spill_files.fetch_add(files, Ordering::SeqCst) + files > MAX_CALL_SPILL_FILES {
+                    return Err(CallLimit::SpillFiles.into());
+                }
+            }
             while spills.len() <= index {
                 let n = spills.len();
                 let call_id =
@@ -62,6 +116,14 @@ impl call::HostSpill for CallState {
         let writer = self.table.get(&this)?.writer.clone();
         let mut slot = writer.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(w) = slot.as_mut() {
+            // What the file will take of it (the per-file cap may keep less), counted against
+            // the call's budget before anything is buffered.
+            let take = (line.len() as u64 + 1).min(w.room());
+            let used = self.share.spill_bytes.fetch_add(take, Ordering::SeqCst);
+            if used + take > MAX_CALL_SPILL_BYTES {
+                self.share.spill_bytes.fetch_sub(take, Ordering::SeqCst);
+                return Err(CallLimit::SpillBytes.into());
+            }
             w.append(line.as_bytes());
             w.append(b"\n");
         }

@@ -39,7 +39,7 @@ use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_core::spill::SpillWriter;
 
-pub use call::SpillHandle;
+pub use call::{CallLimit, SpillHandle};
 pub use draft::DraftHandle;
 pub(crate) use types::{code_from_wit, to_wit};
 pub use walk::WalkerHandle;
@@ -70,17 +70,66 @@ pub struct CallShare {
     spills: std::sync::Mutex<Vec<SharedSpill>>,
     /// Programs the call's instances ran so far (names their spill files apart).
     runs: std::sync::atomic::AtomicUsize,
+    /// Spill files the call created or reserved, its own and its programs'
+    /// (`MAX_CALL_SPILL_FILES`).
+    spill_files: std::sync::atomic::AtomicUsize,
+    /// Bytes the call's spill files hold or a running program reserved
+    /// (`MAX_CALL_SPILL_BYTES`).
+    spill_bytes: std::sync::atomic::AtomicU64,
 }
 
 impl CallShare {
     /// What the one instance of an ordinary call holds.
     pub fn single(grant: Grant) -> Self {
-        CallShare { grant, parallel: false, walks: Default::default(), spills: Default::default(), runs: Default::default() }
+        CallShare {
+            grant,
+            parallel: false,
+            walks: Default::default(),
+            spills: Default::default(),
+            runs: Default::default(),
+            spill_files: Default::default(),
+            spill_bytes: Default::default(),
+        }
     }
 
     /// What the parts of a parallel call share.
     pub fn parallel(grant: Grant) -> Self {
-        CallShare { grant, parallel: true, walks: Default::default(), spills: Default::default(), runs: Default::default() }
+        CallShare {
+            grant,
+            parallel: true,
+            walks: Default::default(),
+            spills: Default::default(),
+            runs: Default::default(),
+            spill_files: Default::default(),
+            spill_bytes: Default::default(),
+        }
+    }
+}
+
+impl CallShare {
+    /// Reserve two whole spill files (a program's stdout and stderr) against the call's spill
+    /// bounds; false, reserving nothing, when they do not fit.
+    fn reserve_run_spills(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        use toolhost_limits::{MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_SPILL_BYTES};
+        if self.spill_files.fetch_add(2, SeqCst) + 2 > MAX_CALL_SPILL_FILES {
+            self.spill_files.fetch_sub(2, SeqCst);
+            return false;
+        }
+        if self.spill_bytes.fetch_add(2 * MAX_SPILL_BYTES, SeqCst) + 2 * MAX_SPILL_BYTES > MAX_CALL_SPILL_BYTES {
+            self.spill_bytes.fetch_sub(2 * MAX_SPILL_BYTES, SeqCst);
+            self.spill_files.fetch_sub(2, SeqCst);
+            return false;
+        }
+        true
+    }
+
+    /// After a run that [`Self::reserve_run_spills`]: keep only the bytes its two spill files
+    /// hold.
+    fn settle_run_spills(&self, sizes: [u64; 2]) {
+        use toolhost_limits::MAX_SPILL_BYTES;
+        let unused = sizes.iter().map(|s| MAX_SPILL_BYTES - (*s).min(MAX_SPILL_BYTES)).sum();
+        self.spill_bytes.fetch_sub(unused, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

@@ -174,7 +174,11 @@ impl process::Host for CallState {
         self.share.grant.note_run(noted.join(" "));
         let n = self.share.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let spill = |stream: &str| spill_path(&self.session.data_dir, &self.session.session_id, &format!("{}-run{n}-{stream}", self.call.call_id.0));
-        let streams = Arc::new(Mutex::new((Capture::new(Some(spill("stdout"))), Capture::new(Some(spill("stderr"))))));
+        // The run's two spill files are reserved whole against the call's spill bounds; when
+        // they do not fit, its output is still bounded (head and tail) but not saved.
+        let reserve = self.share.reserve_run_spills();
+        let (out_spill, err_spill) = if reserve { (Some(spill("stdout")), Some(spill("stderr"))) } else { (None, None) };
+        let streams = Arc::new(Mutex::new((Capture::new(out_spill), Capture::new(err_spill))));
         let sink = streams.clone();
         let progress: ProgressFn = Arc::new(move |stream, bytes: &[u8]| {
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
@@ -211,6 +215,9 @@ impl process::Host for CallState {
             let empty = || Capture::new(None);
             (std::mem::replace(&mut s.0, empty()), std::mem::replace(&mut s.1, empty()))
         };
+        if reserve {
+            self.share.settle_run_spills([&stdout, &stderr].map(|c| c.spill_path().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len())));
+        }
         let (termination, exit_code, signal) = match run.end {
             ProcessEnd::Exited { code: Some(code), .. } => (process::Termination::Exited, Some(code), None),
             ProcessEnd::Exited { code: None, signal } => (process::Termination::Signalled, None, signal),
