@@ -39,6 +39,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-describetrap", "describetrap"),
     ("toolhost-tool-foreign", "foreign"),
     ("toolhost-tool-noexport", "noexport"),
+    ("toolhost-tool-forger", "forger"),
 ];
 
 /// Guest crates whose own unit tests run natively.

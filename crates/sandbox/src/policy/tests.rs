@@ -379,3 +379,15 @@ fn reads_refusable_below_covers_every_read_refusal() {
     assert!(fx.policy.reads_refusable_below(&fx.base.join("home/.ssh/keys")));
     assert!(fx.policy.reads_refusable_below(Path::new("/")));
 }
+
+#[test]
+fn process_env_allow_names_exact_variables_or_prefixes() {
+    let config: PolicyConfig = serde_json::from_str(r#"{"process_env_allow": ["GOFLAGS", "MYAPP_*", "*"]}"#).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/ws").config(config).build();
+    assert!(policy.process_env_allowed("GOFLAGS"));
+    assert!(policy.process_env_allowed("MYAPP_LEVEL"));
+    assert!(!policy.process_env_allowed("GOFLAGSX"), "an exact name is not a prefix");
+    assert!(!policy.process_env_allowed("goflags"));
+    assert!(!policy.process_env_allowed("GIT_DIR"), "a bare `*` allows nothing");
+    assert!(!SandboxPolicy::workspace_write("/ws").process_env_allowed("GOFLAGS"));
+}
