@@ -114,7 +114,7 @@ fn writing_a_tilde_path_does_not_create_a_tilde_directory() {
 }
 
 /// The terminal approval prompt shows the model's `justification` escaped on one line: ESC,
-/// CR and newlines cannot erase the real request (`Write Subtree /`) and draw a harmless one.
+/// CR and newlines cannot erase the real request (write, subtree, `/`) and draw a harmless one.
 /// Run on a real pseudo-terminal through util-linux `script`; the answer is "n".
 #[test]
 fn a_justification_cannot_redraw_the_approval_prompt() {
@@ -139,13 +139,44 @@ fn a_justification_cannot_redraw_the_approval_prompt() {
     cmd.args(["-qec", &inner, "/dev/null"]).env("HOME", &a.home);
     let out = run_limited(&mut cmd, Some(b"n\n".to_vec()), std::time::Duration::from_secs(60)).expect("script ran");
     let shown = out.stdout.clone();
-    assert!(shown.contains("Write Subtree /"), "the real request is not shown: {shown:?}");
+    assert!(shown.contains(r#"write, subtree: "/" and everything below it"#), "the real request is not shown: {shown:?}");
     promise(!shown.contains('\u{1b}'), || format!("a raw ESC reached the terminal: {shown:?}"));
     let lines: Vec<&str> = shown.lines().collect();
     promise(!lines.iter().any(|l| l.trim_start().starts_with("Read Exact")), || format!("the model drew a line of the prompt: {shown:?}"));
+    promise(!lines.iter().any(|l| l.trim_start().starts_with("reason:")), || format!("the model drew a line of the prompt: {shown:?}"));
 }
 
 /// `'…'` for /bin/sh.
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A component's description is written by whoever wrote the component, for a terminal:
+/// `forger` (process-execution) clears the screen, sets the window title and draws a second
+/// `risk: read-only` line. `toolhost tools` and `tool show` print it escaped on one line, so
+/// the only `risk:` line is the real one.
+#[test]
+fn a_components_description_cannot_run_escapes_or_forge_fields_in_tools_and_tool_show() {
+    let a = Attack::new();
+    let forger = toolhost_tests::test_components_dir().join("forger.wasm");
+    let forger = forger.to_str().unwrap();
+    let out = a.run(&["--tool", forger], &["tools"]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    let found = controls(&out.raw);
+    promise(found.is_empty(), || format!("`toolhost tools` printed raw controls {found:?}:\n{:?}", out.stdout));
+    let line = out.stdout.lines().find(|l| l.starts_with("forger\t")).unwrap_or_else(|| panic!("forger is not listed: {}", out.all()));
+    assert!(line.contains(r"Lists the files of the workspace.\u001b[2J\u001b[H\u001b]0;forged title\u0007"), "{line:?}");
+
+    let add = a.run(&[], &["tool", "add", forger, "--yes"]);
+    assert_eq!(add.code, Some(0), "{}", add.all());
+    let found = controls(&add.raw);
+    promise(found.is_empty(), || format!("`tool add` printed raw controls {found:?}:\n{:?}", add.stdout));
+    let show = a.run(&[], &["tool", "show", "forger"]);
+    assert_eq!(show.code, Some(0), "{}", show.all());
+    let found = controls(&show.raw);
+    promise(found.is_empty(), || format!("`tool show` printed raw controls {found:?}:\n{:?}", show.stdout));
+    let risks: Vec<&str> = show.stdout.lines().filter(|l| l.trim_start().starts_with("risk:")).collect();
+    promise(risks.len() == 1 && risks[0].contains("process-execution"), || format!("the description forged a field of `tool show`: {risks:?}\n{}", show.stdout));
+    let description = show.stdout.lines().find(|l| l.starts_with("description: ")).unwrap_or_else(|| panic!("{}", show.stdout));
+    assert!(description.contains(r"\nrisk:        read-only (granted)") && description.contains(r"\u009b31m"), "{description:?}");
 }

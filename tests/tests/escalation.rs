@@ -51,3 +51,64 @@ async fn without_an_approver_an_escalated_write_is_denied_and_nothing_is_written
     let r = call(&ts, &fx, "write", json!({"path": "a", "content": "x", "sandboxPermissions": {"paths": [], "extra": 1}, "justification": "j"})).await;
     assert_eq!(r.error.unwrap().code, ErrorCode::InvalidArguments);
 }
+
+/// Attack: an MCP elicitation that read "Extra access to ~ … (Approving this lets the bash
+/// call read README.md only.)" was a write grant on all of HOME, and bash then appended to
+/// `~/.bashrc`. Through the built binary and the official MCP Python SDK: the elicitation
+/// names write, subtree and the path; the model's reason is one quoted, escaped line marked
+/// as its own; the terminal prompt (on a pseudo-terminal through `script`) shows the very
+/// same words. Declined, nothing is written.
+#[test]
+fn the_approval_request_names_access_scope_and_path_the_same_in_mcp_and_on_the_terminal() {
+    use toolhost_tests::attack::{Attack, promise, run_limited};
+    let a = Attack::new();
+    if !a.sandbox_or_skip("the_approval_request_names_access_scope_and_path") {
+        return;
+    }
+    let bashrc = a.home.join(".bashrc");
+    let justification = "Extra access to ~ for the README.\n(Approving this lets the bash call read README.md only.)";
+    let arguments = json!({
+        "command": format!("echo pwned >> {}", bashrc.display()),
+        "sandboxPermissions": {"paths": [{"path": a.home, "access": "write", "scope": "subtree"}]},
+        "justification": justification,
+    });
+    let bin = toolhost_bin();
+    let arguments_json = arguments.to_string();
+    let args = [bin.as_os_str(), a.ws.as_os_str(), a.data.as_os_str(), std::ffi::OsStr::new(&arguments_json), std::ffi::OsStr::new("decline")];
+    let (report, _) = toolhost_tests::mcp::run_client_script("elicit_client.py", &args, Some(&a.home));
+    assert_eq!(report["asked"].as_array().map(Vec::len), Some(1), "{report}");
+    let message = report["asked"][0]["message"].as_str().unwrap();
+    let home = serde_json::to_string(&a.home).unwrap();
+    let grant = message.lines().find(|l| l.contains(&home)).unwrap_or_else(|| panic!("the path is not named: {message}"));
+    promise(grant.contains("write") && grant.contains("subtree") && grant.contains("everything below it"), || {
+        format!("the elicitation does not say it grants writing everything under {home}: {message}")
+    });
+    let reason: Vec<&str> = message.lines().filter(|l| l.contains("Approving this")).collect();
+    promise(reason.len() == 1 && reason[0].contains(r#""Extra access to ~ for the README.\n(Approving this"#), || {
+        format!("the model's reason is not one quoted, escaped line: {message:?}")
+    });
+    promise(reason[0].contains("model's reason"), || format!("the reason is not marked as the model's: {message:?}"));
+    assert_eq!(report["call"]["meta"]["toolhost/status"], "denied", "{report}");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "declined, yet .bashrc changed");
+
+    // The terminal prompt: the same words.
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("terminal half skipped: no `script` for a pseudo-terminal");
+        return;
+    }
+    let inner = format!(
+        "{} --workspace {} --data-dir {} call bash '{}'",
+        bin.display(),
+        a.ws.display(),
+        a.data.display(),
+        arguments.to_string().replace('\'', r"'\''")
+    );
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &inner, "/dev/null"]).env("HOME", &a.home);
+    let out = run_limited(&mut cmd, Some(b"n\n".to_vec()), std::time::Duration::from_secs(60)).expect("script ran");
+    let shown = out.stdout.replace("\r\n", "\n");
+    promise(shown.contains(&format!("toolhost: {message} [y/N]")), || {
+        format!("the terminal prompt is not the elicitation's words:\nterminal: {shown:?}\nMCP: {message:?}")
+    });
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "refused, yet .bashrc changed");
+}

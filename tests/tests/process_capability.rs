@@ -169,17 +169,68 @@ fn the_environment_a_component_sets_is_an_allow_list() {
     if !a.sandbox_or_skip("the_environment_a_component_sets_is_an_allow_list") {
         return;
     }
-    let r = run(&a, json!({"program": "printenv", "args": ["GREETING"], "env": ["GREETING=hi there"]}));
-    assert_eq!(r["structuredContent"]["stdout"]["text"], "hi there\n", "{r}");
+    // The short list of harmless names passes.
+    let r = run(&a, json!({"program": "printenv", "args": ["LANG", "TZ", "NO_COLOR"], "env": ["LANG=C.UTF-8", "TZ=Europe/Berlin", "NO_COLOR=1"]}));
+    assert_eq!(r["structuredContent"]["stdout"]["text"], "C.UTF-8\nEurope/Berlin\n1\n", "{r}");
     for refused in ["PATH=/tmp/evil", "LD_PRELOAD=/tmp/evil.so", "BASH_ENV=/tmp/evil.sh", "HOME=/tmp", "GIT_SSH_COMMAND=evil", "NODE_OPTIONS=--require=/tmp/x"] {
         let r = run(&a, json!({"program": "true", "env": [refused]}));
         assert_eq!(r["error"]["code"], "permission_denied", "{refused} was not refused: {r}");
         let name = refused.split('=').next().unwrap();
         assert!(text(&r).contains(&format!("may not set {name}")), "{refused}: {r}");
     }
+    // Anything else is refused, naming the variable and how an operator allows it; nothing runs.
+    let policy_file = a.data.join("policy.json");
+    for refused in ["GIT_DIR=.", "XDG_CONFIG_HOME=cfg", "PAGER=sh -c id", "GIT_EXTERNAL_DIFF=x", "GREETING=hi there"] {
+        let name = refused.split('=').next().unwrap();
+        let r = run(&a, json!({"program": "touch", "args": [format!("ran-{name}")], "env": [refused]}));
+        assert_eq!(r["error"]["code"], "permission_denied", "{refused} was not refused: {r}");
+        let t = text(&r);
+        assert!(t.contains(&format!("may not set {name}")), "{refused}: {r}");
+        assert!(t.contains(&format!("\"{name}\" to \"process_env_allow\" in {}", policy_file.display())), "{refused}: {r}");
+        promise(!a.ws.join(format!("ran-{name}")).exists(), || format!("the program ran with {refused}: {r}"));
+    }
+    // A locale or zone that would name a file of the tool's is refused too.
+    for refused in ["LANG=/ws/locale", "TZ=../../ws/zone"] {
+        let r = run(&a, json!({"program": "true", "env": [refused]}));
+        assert_eq!(r["error"]["code"], "permission_denied", "{refused} was not refused: {r}");
+    }
+    // The operator allows a name in policy.json; PATH stays refused even then.
+    std::fs::write(&policy_file, r#"{"process_env_allow": ["GREETING", "PATH"]}"#).unwrap();
+    let r = run(&a, json!({"program": "printenv", "args": ["GREETING"], "env": ["GREETING=hi there"]}));
+    assert_eq!(r["structuredContent"]["stdout"]["text"], "hi there\n", "{r}");
+    let r = run(&a, json!({"program": "true", "env": ["PATH=/tmp/evil"]}));
+    assert_eq!(r["error"]["code"], "permission_denied", "{r}");
     // The program gets the fake HOME the session was started with, not one the tool chose.
     let r = run(&a, json!({"program": "printenv", "args": ["HOME"]}));
     assert_eq!(r["structuredContent"]["stdout"]["text"], format!("{}\n", a.home.display()), "{r}");
+}
+
+/// The attack the allow-list stops: a process tool writes a git config of its own (here the
+/// test writes it) and runs `git status` with `XDG_CONFIG_HOME` pointing at it. What an
+/// approver reads as `runs("git status")` would run the config's `core.fsmonitor` command.
+#[test]
+fn git_status_cannot_be_pointed_at_a_config_the_tool_wrote() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("git_status_cannot_be_pointed_at_a_config_the_tool_wrote") {
+        return;
+    }
+    let init = std::process::Command::new("git").args(["init", "-q"]).arg(&a.ws).output().expect("git init");
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let pwned = a.ws.join("fsmonitor-ran");
+    a.put("cfg/git/config", format!("[core]\n\tfsmonitor = echo pwned > {}\n", pwned.display()));
+    a.put("tracked.txt", "x\n");
+    let r = run(&a, json!({"program": "git", "args": ["status", "--short"], "env": [format!("XDG_CONFIG_HOME={}", a.ws.join("cfg").display())]}));
+    promise(!pwned.exists(), || format!("`git status` ran the tool's core.fsmonitor command: {r}"));
+    assert_eq!(r["error"]["code"], "permission_denied", "{r}");
+    assert!(text(&r).contains("may not set XDG_CONFIG_HOME"), "{r}");
+    // GIT_DIR at a repository of the tool's own: the same.
+    let r = run(&a, json!({"program": "git", "args": ["status", "--short"], "env": ["GIT_DIR=cfg"]}));
+    assert_eq!(r["error"]["code"], "permission_denied", "{r}");
+    assert!(text(&r).contains("may not set GIT_DIR"), "{r}");
+    // Without the variable, git status runs (the sandbox is not what refused it).
+    let r = run(&a, json!({"program": "git", "args": ["status", "--short"]}));
+    assert_eq!(r["structuredContent"]["exitCode"], 0, "{r}");
+    assert!(!pwned.exists(), "{r}");
 }
 
 /// `tool add` grants process-execution with the words saying what it means, and the

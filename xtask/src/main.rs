@@ -47,6 +47,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-bashid", "bashid"),
     ("toolhost-tool-backtrack", "backtrack"),
     ("toolhost-tool-hoarder", "hoarder"),
+    ("toolhost-tool-forger", "forger"),
 ];
 
 /// Guest crates whose own unit tests run natively.

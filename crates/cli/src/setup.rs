@@ -45,8 +45,8 @@ fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy:
     }
 }
 
-/// The policy config file inside the data dir (hard-protected: tools cannot change it).
-const POLICY_FILE: &str = "policy.json";
+// The policy config file inside the data dir (hard-protected: tools cannot change it).
+use toolhost_sandbox::policy::POLICY_FILE;
 
 
 /// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).

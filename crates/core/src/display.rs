@@ -36,9 +36,16 @@ pub fn quote_path(path: &str) -> Cow<'_, str> {
     if !path.starts_with('"') && !path.chars().any(is_unsafe) {
         return Cow::Borrowed(path);
     }
-    let mut out = String::with_capacity(path.len() + 8);
+    Cow::Owned(quoted(path))
+}
+
+/// `text` as one JSON string literal, always: quotes around it, `"` and `\` escaped, every
+/// control and bidi character (DEL and C1 too) a `\u` escape. For text the model wrote
+/// that is shown inside toolhost's own lines (an approval request's reason and paths).
+pub fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
     out.push('"');
-    for c in path.chars() {
+    for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -47,7 +54,7 @@ pub fn quote_path(path: &str) -> Cow<'_, str> {
         }
     }
     out.push('"');
-    Cow::Owned(out)
+    out
 }
 
 /// JSON text for a terminal or a pipe: C1 controls and bidi controls (which JSON allows raw

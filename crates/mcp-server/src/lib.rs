@@ -157,16 +157,8 @@ impl Approver for ElicitEscalations {
         if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
             return false;
         }
-        let mut paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
-        if escalation.network {
-            paths.push("the network (bash may reach any host)".into());
-        }
-        let mut message = format!("The {tool} call asks for extra access to {}.", paths.join(", "));
-        if !escalation.justification.trim().is_empty() {
-            let reason = escalation.justification.trim().trim_end_matches('.');
-            message.push_str(&format!(" Reason given: {reason}."));
-        }
-        message.push_str(" Allow it for this call?");
+        // The words of every approval channel (`approval_request`), the model's on one escaped line.
+        let message = toolhost_core::approval::approval_request(tool, escalation);
         let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else { return false };
         let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
         match peer.create_elicitation(params).await {

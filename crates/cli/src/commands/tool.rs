@@ -220,10 +220,11 @@ async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<
         println!("contract:    toolhost:tool@{}", t.wit);
         match &definition {
             Ok(def) => {
-                println!("description: {}", terminal_text(def.description.trim()));
+                // One escaped line: a description cannot print a field of its own under these.
+                println!("description: {}", terminal_line(def.description.trim()));
                 println!("input schema:\n{}", toolhost::display::json_text(&serde_json::to_string_pretty(&def.input_schema)?));
             }
-            Err(why) => println!("NOT LOADED:  {}", terminal_text(why)),
+            Err(why) => println!("NOT LOADED:  {}", terminal_line(why)),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -176,6 +176,9 @@ pub enum Reach {
     Nothing,
 }
 
+/// The policy config file's name inside the data dir ([`PolicyConfig`]).
+pub const POLICY_FILE: &str = "policy.json";
+
 /// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
 /// the CLI (field names as below; unknown fields refused), e.g.
 /// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
@@ -205,6 +208,10 @@ pub struct PolicyConfig {
     /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
     /// may need more).
     pub scan_entries: Option<usize>,
+    /// Environment variables a process-execution component may set for a program it runs,
+    /// besides the host's short allow-list: exact names, or a prefix ending in `*`
+    /// (`["GOFLAGS", "MYAPP_*"]`). Never `PATH`, `HOME`, loader or start-up-hook variables.
+    pub process_env_allow: Vec<String>,
 }
 
 /// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
@@ -325,6 +332,7 @@ impl PolicyBuilder {
             network: self.config.network,
             limits: self.config.limits,
             scan_entries: self.config.scan_entries.unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
+            process_env_allow: self.config.process_env_allow.clone(),
             hard_protected: hard,
             credential,
             sensitive,
@@ -430,6 +438,8 @@ pub struct SandboxPolicy {
     network: NetworkAccess,
     limits: crate::cgroup::CallLimits,
     scan_entries: usize,
+    /// `policy.json`'s `process_env_allow`.
+    process_env_allow: Vec<String>,
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: Vec<PathBuf>,
     sensitive: Vec<String>,
@@ -585,6 +595,15 @@ impl SandboxPolicy {
     /// bash's per-call limits.
     pub fn limits(&self) -> crate::cgroup::CallLimits {
         self.limits
+    }
+
+    /// Whether `policy.json`'s `process_env_allow` names the environment variable `name`
+    /// (exactly, or by a prefix ending in `*`).
+    pub fn process_env_allowed(&self, name: &str) -> bool {
+        self.process_env_allow.iter().any(|entry| match entry.strip_suffix('*') {
+            Some(prefix) => !prefix.is_empty() && name.starts_with(prefix),
+            None => entry == name,
+        })
     }
 
     /// This policy with bash's network access set (an approved per-call escalation).

@@ -433,7 +433,9 @@ fn no_file_system_refuses_every_path() {
     }
     assert!(p.writable_roots().is_empty());
     assert!(p.reads_refusable_below(Path::new("/")));
+}
 
+#[test]
 fn readable_home_entries_widen_the_hidden_rule_but_never_a_listed_credential() {
     let dir = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(dir.path()).unwrap();
@@ -522,4 +524,16 @@ fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
         .build();
     assert!(listed.check(&base.join("ws/plain/cache/x"), Access::Read, Actor::FileTool).is_err());
     assert!(listed.check(&base.join("ws/plain/x"), Access::Write, Actor::FileTool).is_err());
+}
+
+#[test]
+fn process_env_allow_names_exact_variables_or_prefixes() {
+    let config: PolicyConfig = serde_json::from_str(r#"{"process_env_allow": ["GOFLAGS", "MYAPP_*", "*"]}"#).unwrap();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/ws").config(config).build();
+    assert!(policy.process_env_allowed("GOFLAGS"));
+    assert!(policy.process_env_allowed("MYAPP_LEVEL"));
+    assert!(!policy.process_env_allowed("GOFLAGSX"), "an exact name is not a prefix");
+    assert!(!policy.process_env_allowed("goflags"));
+    assert!(!policy.process_env_allowed("GIT_DIR"), "a bare `*` allows nothing");
+    assert!(!SandboxPolicy::workspace_write("/ws").process_env_allowed("GOFLAGS"));
 }
