@@ -213,7 +213,7 @@ impl ComponentTool {
         }
         let validator = self.output_validator.clone();
         let schema = validator.get().is_none().then(|| schema.clone());
-        let check = tokio::task::spawn_blocking(move || -> Result<serde_json::Value, String> {
+        let check = off_the_runtime(deadline, cancel, move || -> Result<serde_json::Value, String> {
             let value: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| format!("returned a structured result that is not JSON ({e})"))?;
             let validator = validator.get_or_init(|| {
@@ -238,14 +238,12 @@ impl ComponentTool {
             };
             Err(why)
         });
-        tokio::select! {
-            checked = check => match checked {
-                Ok(Ok(value)) => Ok(Some(value)),
-                Ok(Err(why)) => Err(withheld(why)),
-                Err(e) => Err(withheld(format!("could not have its structured result checked ({e})"))),
-            },
-            () = cancel.cancelled() => Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL)),
-            () = tokio::time::sleep_until(deadline.into()) => Err(ToolError::new(
+        match check.await {
+            Ok(Ok(Ok(value))) => Ok(Some(value)),
+            Ok(Ok(Err(why))) => Err(withheld(why)),
+            Ok(Err(e)) => Err(withheld(format!("could not have its structured result checked ({e})"))),
+            Err(Interrupted::Cancelled) => Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL)),
+            Err(Interrupted::Deadline) => Err(ToolError::new(
                 ErrorCode::Timeout,
                 format!("the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"),
             )),
@@ -272,6 +270,22 @@ async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<Too
     let def = run.value.map_err(|e| crate::validate::InvalidComponent::Describe(e.message))?;
     // Bounded and checked before anything else reads it (the one checker).
     crate::definition::check_described(def).map_err(crate::validate::InvalidComponent::Definition)
+}
+
+/// Runs `work` on a blocking thread raced against a call's `deadline` and `cancel`: the
+/// answer, or which of them came first (the thread then finishes unobserved, so `work` must
+/// be bounded on its own). The async runtime is never held up by it.
+async fn off_the_runtime<T: Send + 'static>(
+    deadline: Instant,
+    cancel: &tokio_util::sync::CancellationToken,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<Result<T, tokio::task::JoinError>, Interrupted> {
+    let handle = tokio::task::spawn_blocking(work);
+    tokio::select! {
+        done = handle => Ok(done),
+        () = cancel.cancelled() => Err(Interrupted::Cancelled),
+        () = tokio::time::sleep_until(deadline.into()) => Err(Interrupted::Deadline),
+    }
 }
 
 /// When `call` must end: its deadline, and never later than [`DEFAULT_CALL_TIMEOUT`] from now.
@@ -526,4 +540,40 @@ async fn run_parallel(
     states.push(store.into_data());
     let crashed = value.as_ref().is_err_and(is_crash);
     (value.map_err(|e| trap_to_error(&e)), states, crashed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Work that outlives the call's deadline or cancel is not waited for (it is still blocked
+    /// when the answer comes), and does not hold up the async runtime meanwhile.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn work_off_the_runtime_ends_with_the_call() {
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let held = Arc::new(std::sync::Mutex::new(held));
+        let blocked = |held: Arc<std::sync::Mutex<std::sync::mpsc::Receiver<()>>>| {
+            move || held.lock().unwrap().recv_timeout(Duration::from_secs(120)).is_ok()
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let ticker = tokio::spawn(async { tokio::time::sleep(Duration::from_millis(50)).await });
+        let r = off_the_runtime(Instant::now() + Duration::from_millis(200), &cancel, blocked(held.clone())).await;
+        assert!(matches!(r, Err(Interrupted::Deadline)));
+        assert!(ticker.await.is_ok(), "the async runtime was held up");
+
+        let c = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            c.cancel();
+        });
+        let r = off_the_runtime(Instant::now() + Duration::from_secs(600), &cancel, blocked(held.clone())).await;
+        assert!(matches!(r, Err(Interrupted::Cancelled)));
+
+        // Let the first blocked one go; the second takes the next message.
+        release.send(()).unwrap();
+        release.send(()).unwrap();
+        let r = off_the_runtime(Instant::now() + Duration::from_secs(600), &tokio_util::sync::CancellationToken::new(), || 7).await;
+        assert_eq!(r.unwrap().unwrap(), 7);
+    }
 }

@@ -1,5 +1,8 @@
 // The body every definition fixture shares (`include!`d by `badid`, `blankdesc`, `badschema`,
-// `badoutput` and `describetrap`, which define the constants it uses): a tool bound straight
+// `badoutput` and `describetrap`, and by the hostile ones `refloop`, `deepanyof`, `selfref`,
+// `hugedesc`, `bashid` and `backtrack`, which define the constants it uses; a constant may be
+// any value that turns `Into<String>`, so a fixture can build a large one when `describe` or
+// `execute` runs): a tool bound straight
 // to `wit/since_v0.2.0` with wit-bindgen — not through the SDK, which cannot emit a broken
 // definition — that describes itself as its crate says and otherwise behaves: it takes only
 // `{}`, refuses anything else as `invalid tool input: …`, and answers at once, so conformance
