@@ -8,9 +8,12 @@
 //!   match. Every path argument accepts that form back (`crate::fence::normalize`), so `read`
 //!   and `edit` reach the file. Other paths are shown as they are.
 //! * **Text on a terminal** ([`terminal_text`], [`terminal_line`]): the approval prompt,
-//!   `toolhost changes`, `doctor` and errors. The same escapes, without quotes; newlines and
+//!   `toolhost changes`, `doctor`, `tools`, `tool show` and errors. The same escapes, without quotes; newlines and
 //!   tabs kept in multi-line text and escaped in one-line fields (a justification cannot draw
 //!   a second line of the prompt).
+//! * **The model's words inside toolhost's own lines** ([`quoted`]): always a JSON string
+//!   literal, as an approval request shows a path and the justification
+//!   (`crate::approval::approval_request`).
 
 use std::borrow::Cow;
 

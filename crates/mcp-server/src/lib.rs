@@ -14,7 +14,8 @@
 //! * Escalation (`sandboxPermissions`): with `--allow-escalation` every one is approved;
 //!   otherwise [`ElicitEscalations`] asks the user through MCP elicitation when the client
 //!   declared it (handshake revisions only: 2026-07-28 forbids server-to-client requests),
-//!   and denies when nobody can be asked.
+//!   and denies when nobody can be asked. The message is the terminal prompt's words
+//!   (`toolhost_core::approval::approval_request`).
 //!
 //! Both the 2025-11-25 revision (`initialize` handshake) and the stateless 2026-07-28
 //! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle

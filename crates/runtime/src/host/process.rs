@@ -80,15 +80,15 @@ pub enum EnvValue {
     Any,
     /// Digits only (`COLUMNS`, `SOURCE_DATE_EPOCH`).
     Number,
-    /// A locale name (`en_US.UTF-8`, `C`): letters, digits, `_ . - @`; no `/`, which would
-    /// make the C library load locale data from a file the tool chose.
+    /// A locale name (`en_US.UTF-8`, `C`): letters, digits, `_ . - @`; no `/` or `..`, which
+    /// would make the C library load locale data from a file the tool chose.
     Locale,
     /// Locale names separated by `:` (`LANGUAGE`).
     LocaleList,
     /// A time zone (`Europe/Berlin`, `UTC`, `EST5EDT,M3.2.0,M11.1.0`): relative to the
     /// system's zone files, no `..`, not a path (`/…`, `:/…`).
     TimeZone,
-    /// A terminal name (`xterm-256color`): letters, digits, `. _ + -`; no `/`.
+    /// A terminal name (`xterm-256color`): letters, digits, `. _ + -`; no `/` or `..`.
     Terminal,
 }
 
@@ -129,7 +129,7 @@ pub const ALLOWED_ENV: &[(&str, EnvValue)] = &[
 impl EnvValue {
     /// Whether `value` is one this kind allows.
     fn allows(self, value: &str) -> bool {
-        let locale = |v: &str| v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@'));
+        let locale = |v: &str| !v.contains("..") && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@'));
         match self {
             EnvValue::Any => true,
             EnvValue::Number => value.chars().all(|c| c.is_ascii_digit()),
@@ -141,7 +141,7 @@ impl EnvValue {
                     && !name.split('/').any(|part| part == "..")
                     && value.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.,:/<>".contains(c))
             }
-            EnvValue::Terminal => value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')),
+            EnvValue::Terminal => !value.contains("..") && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')),
         }
     }
 
@@ -407,7 +407,7 @@ mod tests {
             assert!(why.contains(&format!("may not set {unknown}")) && why.contains(&format!("\"{unknown}\" to \"process_env_allow\" in /data/policy.json")), "{why}");
         }
         // A name that must stay a name.
-        for (name, value) in [("LANG", "/ws/locale"), ("LC_CTYPE", "../x"), ("LANGUAGE", "en:/ws/x"), ("TZ", "/ws/zone"), ("TZ", ":/ws/zone"), ("TZ", "../../ws/zone"), ("TERM", "../ws/t"), ("COLUMNS", "80x")] {
+        for (name, value) in [("LANG", "/ws/locale"), ("LC_CTYPE", "../x"), ("LC_ALL", ".."), ("LANGUAGE", "en:/ws/x"), ("LANGUAGE", "de:.."), ("TZ", "/ws/zone"), ("TZ", ":/ws/zone"), ("TZ", "../../ws/zone"), ("TERM", "../ws/t"), ("COLUMNS", "80x")] {
             let why = env_refusal(name, value, &none, file).unwrap_or_else(|| panic!("{name}={value} was allowed"));
             assert!(why.contains(&format!("may set {name} for a program it runs only to")), "{why}");
         }
