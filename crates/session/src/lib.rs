@@ -439,6 +439,11 @@ fn key(id: &Value) -> String {
     }
 }
 
+/// Whether a call is running or queued.
+fn busy(pending: &Pending) -> bool {
+    !pending.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+}
+
 async fn read_requests<R: AsyncBufRead + Unpin>(
     runtime: Arc<SessionRuntime>,
     input: R,
@@ -473,15 +478,14 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
         match request {
             Request::Call { tool, arguments, timeout } => {
                 let cancel = runtime.cancel.child_token();
-                {
+                let running = {
                     let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
-                    if p.contains_key(&key(&id)) {
-                        drop(p);
-                        let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
-                        out.send(event(&id, "error", &msg)).await;
-                        continue;
-                    }
-                    p.insert(key(&id), cancel.clone());
+                    p.contains_key(&key(&id)) || p.insert(key(&id), cancel.clone()).is_some()
+                };
+                if running {
+                    let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
+                    out.send(event(&id, "error", &msg)).await;
+                    continue;
                 }
                 let _ = jobs.send(Job::Call { id, tool, arguments, timeout, cancel });
             }
@@ -497,7 +501,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                     }
                 }
             }
-            Request::Undo(change_id) | Request::Reapply(change_id) if !pending.lock().unwrap_or_else(|e| e.into_inner()).is_empty() => {
+            Request::Undo(change_id) | Request::Reapply(change_id) if busy(&pending) => {
                 let _ = change_id;
                 out.send(event(&id, "error", &SESSION_ACTIVE)).await;
             }
