@@ -393,3 +393,32 @@ fn container_secrets_under_run_secrets_are_unreadable() {
         out.assert_hidden(&m, &format!("{what} of a service-account token under /run/secrets"));
     }
 }
+
+/// A workspace that is HOME: the readable caches inside a closed hidden entry are bound back
+/// writable (cargo can still fetch into `~/.cargo/registry`), with the git metadata inside
+/// them still protected; the closed rest stays unreadable and unwritable.
+#[test]
+fn a_home_workspace_keeps_caches_writable_and_hidden_entries_closed() {
+    let mut a = Attack::new();
+    a.ws = a.home.clone();
+    if !a.sandbox_or_skip("a_home_workspace_keeps_caches_writable_and_hidden_entries_closed") {
+        return;
+    }
+    let index_git = a.home.join(".cargo/registry/index/crates/.git");
+    std::fs::create_dir_all(&index_git).unwrap();
+    std::fs::write(index_git.join("config"), "[core]\n").unwrap();
+    let unlisted = a.secret(".newagent/token");
+    let out = a.bash(
+        "echo fetched > ~/.cargo/registry/new.crate; echo '[core] fsmonitor = evil' >> ~/.cargo/registry/index/crates/.git/config; \
+         echo planted > ~/.newagent/planted; cat ~/.newagent/token; ls -a ~/.newagent ~/.cargo 2>&1; cat ~/.cargo/registry/index/crates/serde.json",
+    );
+    let registry = a.readable.iter().find(|r| r.rel.starts_with(".cargo/registry")).unwrap();
+    assert!(out.text().contains(&registry.marker), "bash cannot read ~/.cargo/registry: {}", out.all());
+    assert_eq!(std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).ok().as_deref(), Some("fetched\n"), "{}", out.all());
+    promise(std::fs::read_to_string(index_git.join("config")).unwrap() == "[core]\n", || {
+        format!("bash changed the git config inside ~/.cargo/registry: {}", out.all())
+    });
+    out.assert_hidden(&unlisted.marker, "bash cat ~/.newagent/token in a HOME workspace");
+    promise(!a.home.join(".newagent/planted").exists(), || format!("bash wrote into ~/.newagent: {}", out.all()));
+    out.assert_hidden("credentials", "bash ls ~/.cargo shows what it holds");
+}
