@@ -393,3 +393,61 @@ fn container_secrets_under_run_secrets_are_unreadable() {
         out.assert_hidden(&m, &format!("{what} of a service-account token under /run/secrets"));
     }
 }
+
+/// A workspace that is HOME: the readable caches inside a closed hidden entry are bound back
+/// writable (cargo can still fetch into `~/.cargo/registry`), with the git metadata inside
+/// them still protected; the closed rest stays unreadable and unwritable.
+#[test]
+fn a_home_workspace_keeps_caches_writable_and_hidden_entries_closed() {
+    let mut a = Attack::new();
+    a.ws = a.home.clone();
+    if !a.sandbox_or_skip("a_home_workspace_keeps_caches_writable_and_hidden_entries_closed") {
+        return;
+    }
+    let index_git = a.home.join(".cargo/registry/index/crates/.git");
+    std::fs::create_dir_all(&index_git).unwrap();
+    std::fs::write(index_git.join("config"), "[core]\n").unwrap();
+    let unlisted = a.secret(".newagent/token");
+    std::fs::create_dir_all(a.home.join(".config/git")).unwrap();
+    std::fs::write(a.home.join(".config/git/config"), "[user]\n\tname = me\n").unwrap();
+    let out = a.bash(
+        "echo fetched > ~/.cargo/registry/new.crate; echo '[core] fsmonitor = evil' >> ~/.cargo/registry/index/crates/.git/config; \
+         echo '[core] pager = evil' >> ~/.config/git/config; grep name ~/.config/git/config; \
+         echo planted > ~/.newagent/planted; cat ~/.newagent/token; ls -a ~/.newagent ~/.cargo 2>&1; cat ~/.cargo/registry/index/crates/serde.json",
+    );
+    let registry = a.readable.iter().find(|r| r.rel.starts_with(".cargo/registry")).unwrap();
+    assert!(out.text().contains(&registry.marker), "bash cannot read ~/.cargo/registry: {}", out.all());
+    assert_eq!(std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).ok().as_deref(), Some("fetched\n"), "{}", out.all());
+    promise(std::fs::read_to_string(index_git.join("config")).unwrap() == "[core]\n", || {
+        format!("bash changed the git config inside ~/.cargo/registry: {}", out.all())
+    });
+    out.assert_hidden(&unlisted.marker, "bash cat ~/.newagent/token in a HOME workspace");
+    promise(!a.home.join(".newagent/planted").exists(), || format!("bash wrote into ~/.newagent: {}", out.all()));
+    out.assert_hidden("credentials", "bash ls ~/.cargo shows what it holds");
+    assert!(out.text().contains("name = me"), "bash cannot read ~/.config/git/config: {}", out.all());
+    promise(std::fs::read_to_string(a.home.join(".config/git/config")).unwrap() == "[user]\n\tname = me\n", || {
+        format!("bash changed ~/.config/git/config (sensitive) in a HOME workspace: {}", out.all())
+    });
+}
+
+/// A data dir inside a hidden entry of a HOME workspace (`TOOLHOST_HOME=~/.local/state/…`):
+/// bash can neither read its store nor plant a policy in it.
+#[test]
+fn a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private() {
+    let mut a = Attack::new();
+    if !a.sandbox_or_skip("a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private") {
+        return;
+    }
+    let data = a.home.join(".local/state/toolhost");
+    a.move_data_dir(&data);
+    a.ws = a.home.clone();
+    std::fs::create_dir_all(a.home.join(".local/bin")).unwrap();
+    let m = marker("STORE-IN-HIDDEN");
+    std::fs::write(a.home.join("notes.txt"), format!("{m}\n")).unwrap();
+    assert!(a.call("read", json!({ "path": "notes.txt" })).text().contains(&m));
+    std::fs::remove_file(a.home.join("notes.txt")).unwrap();
+    let d = data.display();
+    let out = a.bash(&format!("echo '{{}}' > '{d}/policy.json' 2>&1; touch '{d}/planted' 2>&1; cat '{d}'/toolhost.db* 2>&1 | grep -ao 'MARKER-[A-Z-]*-[0-9a-f]*'"));
+    out.assert_hidden(&m, "bash cat the store of a data dir in ~/.local/state");
+    promise(!data.join("policy.json").exists() && !data.join("planted").exists(), || format!("bash wrote into the data dir: {}", out.all()));
+}

@@ -101,8 +101,9 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     let data_dir = data_dir(cli)?;
     // The data dir must exist before the policy is built: bash's sandbox pins and hides it.
     create_private_dir(&data_dir)?;
-    mark_data_dir(&data_dir)?;
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    refuse_shared_data_dir(&data_dir, home.as_deref())?;
+    mark_data_dir(&data_dir)?;
     let others = match &home {
         Some(h) => register_data_dir(&h.join(".toolhost").join(DATA_DIR_REGISTRY), &data_dir),
         None => Vec::new(),
@@ -126,6 +127,22 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
 /// otherwise). Each instance's policy treats the marked ones as data dirs, so bash cannot
 /// read another session's store or token even outside its writable roots.
 const DATA_DIR_REGISTRY: &str = "data-dirs";
+
+/// A data dir is marked, and every toolhost then keeps tools and bash from writing in it: it
+/// must be a directory of its own, not `/`, HOME or the system temp dir.
+fn refuse_shared_data_dir(dir: &std::path::Path, home: Option<&std::path::Path>) -> Result<()> {
+    let real = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let dir = real(dir);
+    let shared = [Some(PathBuf::from("/")), home.map(real), Some(real(&std::env::temp_dir()))];
+    if shared.iter().flatten().any(|s| *s == dir) {
+        anyhow::bail!(
+            "the data dir {} is a directory other programs share (/, HOME or the temp dir); every toolhost keeps its tools and bash from writing in a data dir, so give it one of its own (--data-dir or TOOLHOST_HOME, e.g. {}/toolhost)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
 
 /// Put [`toolhost_sandbox::policy::DATA_DIR_MARKER`] in the data dir: every toolhost's fence
 /// and sandbox then know it for one.

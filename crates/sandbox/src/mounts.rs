@@ -134,7 +134,14 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
                 }
                 continue;
             }
-            let writable = root_of(k) || *access == crate::policy::Access::Write;
+            // The data dir kept inside a hidden entry is shown as a data dir is.
+            if data_dirs.contains(k) {
+                hide_data_dir(&mut a, k, boxed);
+                continue;
+            }
+            // A kept entry that is itself protected (`.config/git`, `.local/bin`: sensitive)
+            // comes back read-only, as its carve-out had it.
+            let writable = (root_of(k) && !carve.contains(k)) || *access == crate::policy::Access::Write;
             a.push(if writable { "--bind".into() } else { "--ro-bind".into() });
             a.push(k.clone().into_os_string());
             a.push(k.clone().into_os_string());

@@ -43,6 +43,15 @@ pub fn credential(path: &Path) -> String {
     )
 }
 
+/// A path in one of HOME's hidden entries that is not readable: closed like a credential.
+pub fn hidden_home(path: &Path) -> String {
+    format!(
+        "{} lies in a hidden entry of HOME (~/.<name>), where logins and tokens live: it is neither readable nor writable in this sandbox unless the user lists it as readable (policy.json \"readable_home_entries\"; package caches and toolchains already are). {}",
+        path.display(),
+        grant_hint(path, "read")
+    )
+}
+
 /// A sensitive file: writable only with a grant.
 pub fn sensitive(path: &Path) -> String {
     format!(

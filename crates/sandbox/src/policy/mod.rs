@@ -790,7 +790,7 @@ impl SandboxPolicy {
                 }
                 if self.is_credential(path) && !self.granted(path, Access::Read) {
                     return Err(Denial {
-                        message: messages::credential(path),
+                        message: self.credential_message(path),
                         sandbox_denied: true,
                     });
                 }
@@ -815,7 +815,7 @@ impl SandboxPolicy {
             }),
             _ if self.granted(path, Access::Write) => Ok(()),
             Tier::Credential => Err(Denial {
-                message: messages::credential(path),
+                message: self.credential_message(path),
                 sandbox_denied: true,
             }),
             Tier::Sensitive => Err(Denial {
@@ -957,6 +957,15 @@ impl SandboxPolicy {
             return Some(Tier::GitMetadata);
         }
         None
+    }
+
+    /// Why `path` is a credential, for the denial: a listed location, or the hidden-entry rule.
+    fn credential_message(&self, path: &Path) -> String {
+        if self.is_hidden_home(path) && !self.credential.iter().any(|c| path.starts_with(c)) {
+            messages::hidden_home(path)
+        } else {
+            messages::credential(path)
+        }
     }
 
     fn is_credential(&self, path: &Path) -> bool {

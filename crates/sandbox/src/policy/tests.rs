@@ -449,6 +449,10 @@ fn readable_home_entries_widen_the_hidden_rule_but_never_a_listed_credential() {
     assert!(!read("home/.config/gh/hosts.yml"), "a listed credential stays closed");
     assert!(!read("home/.config/github-copilot/hosts.json"));
     assert!(!read("home/.other/x"));
+    let d = policy.check(&base.join("home/.other/x"), Access::Read, Actor::FileTool).unwrap_err();
+    assert!(d.message.contains("hidden entry of HOME") && d.message.contains("readable_home_entries") && d.sandbox_denied, "{d:?}");
+    let d = policy.check(&base.join("home/.config/gh/hosts.yml"), Access::Read, Actor::FileTool).unwrap_err();
+    assert!(d.message.contains("credential location"), "{d:?}");
     // Walks over HOME ask about every entry.
     assert!(policy.reads_refusable_below(&base.join("home")));
     assert!(policy.reads_refusable_below(&base));
