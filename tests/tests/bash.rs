@@ -16,7 +16,7 @@ async fn acc_10c_bash_runs_under_the_policy_of_this_call() {
     assert!(r.text().starts_with("ok\n[exit 0; duration "), "{}", r.text());
     // Outside the writable roots the kernel refuses, and the result says so.
     let r = call(&ts, &fx, "bash", json!({"command": "echo x > /etc/toolhost-test"})).await;
-    assert!(r.succeeded(), "a non-zero exit is a completed call");
+    assert!(r.succeeded(), "a non-zero exit is a completed call: {}", r.text());
     assert!(r.sandbox_denied, "{}", r.text());
     assert!(r.text().contains("[sandbox denied: "), "{}", r.text());
     assert!(!std::path::Path::new("/etc/toolhost-test").exists());
