@@ -254,3 +254,14 @@ pub const MCP_MAX_UNAUTHENTICATED_CONNECTIONS: usize = 32;
 /// Shorter than [`MCP_IDLE_TIMEOUT_SECS`], which applies once it has; as long as
 /// [`MCP_HEADER_READ_TIMEOUT_SECS`], since a real client sends its first request at once.
 pub const MCP_AUTH_TIMEOUT_SECS: u64 = 10;
+
+/// `toolhost session`: most requests (calls, undo, reapply) read but not yet answered; the
+/// next one is answered at once with an error naming this limit, and never run. Input is
+/// read while a call runs (so `cancel` reaches it), so without a bound a client could queue
+/// requests faster than they run.
+pub const SESSION_MAX_QUEUED_REQUESTS: usize = 64;
+
+/// `toolhost session`: most bytes of request lines read but not yet answered (each is at
+/// most [`MAX_REQUEST_BYTES`], held parsed until it runs); the next request past it is
+/// refused like one past [`SESSION_MAX_QUEUED_REQUESTS`]. A lone request always fits.
+pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;

@@ -390,3 +390,45 @@ fn a_connection_that_never_authenticates_is_closed_early() {
     promise(silent < Duration::from_secs(30), || format!("a connection that sent nothing stayed open {silent:?}"));
     promise(wrong < Duration::from_secs(30), || format!("a connection sending only wrong tokens stayed open {wrong:?}"));
 }
+
+/// While a call runs, a session client sends 100 more requests of 15 MiB each (1.5 GB, each
+/// under the request size limit): the host does not queue them all, its memory stays
+/// bounded, the ones past the bound are answered at once with an error naming it, and the
+/// running call can still be cancelled.
+#[test]
+fn a_session_does_not_queue_requests_without_bound() {
+    let a = Attack::new();
+    install(&a, "misbehave");
+    let mut s = a.session(&[]);
+    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND_KIB);
+    s.send(&json!({"id": "loop", "tool": "misbehave", "arguments": {"action": "loop"}, "timeoutMs": 120000}));
+    std::thread::sleep(Duration::from_millis(300));
+    let pad = "a".repeat(15 << 20);
+    let mut sent = 0;
+    for i in 0..100 {
+        let request = json!({"id": format!("q{i}"), "tool": "misbehave", "arguments": {"action": "echo", "pad": pad}});
+        if s.proc.send_raw(format!("{request}\n").as_bytes()).is_err() {
+            break;
+        }
+        sent += 1;
+    }
+    drop(pad);
+    std::thread::sleep(Duration::from_millis(500));
+    dog.check("100 requests of 15 MiB queued behind a running call");
+    s.send(&json!({"id": "c", "cancel": "loop"}));
+    let mut refused = 0;
+    let mut looped = None;
+    for _ in 0..sent + 2 {
+        let ev = s.next_final();
+        if ev["id"] == "loop" {
+            looped = Some(ev.clone());
+        }
+        if ev["error"].as_str().is_some_and(|e| e.contains("SESSION_MAX_QUEUED")) {
+            refused += 1;
+        }
+    }
+    eprintln!("{sent} requests sent, {refused} refused as past the bound");
+    let looped = looped.expect("the running call's result");
+    assert_eq!(looped["result"]["error"]["code"], "cancelled", "{looped}");
+    assert!(refused >= 90, "only {refused} of {sent} requests of 15 MiB were refused");
+}

@@ -31,7 +31,9 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use std::time::Duration;
 
-use toolhost_limits::{MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES};
+use toolhost_limits::{
+    MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES, SESSION_MAX_QUEUED_REQUEST_BYTES, SESSION_MAX_QUEUED_REQUESTS,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -222,10 +224,11 @@ impl SessionRuntime {
             let out = out.clone();
             tokio::spawn(async move { out.write_to(output).await })
         };
-        let (job_tx, job_rx) = mpsc::unbounded_channel::<Job>();
+        let (job_tx, job_rx) = mpsc::unbounded_channel::<(Job, usize)>();
         let pending: Pending = Arc::default();
-        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out.clone(), pending.clone()));
-        let read = read_requests(self.clone(), input, job_tx, out.clone(), pending).await;
+        let backlog = Arc::new(Backlog::default());
+        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out.clone(), pending.clone(), backlog.clone()));
+        let read = read_requests(self.clone(), input, job_tx, out.clone(), pending, backlog).await;
         // EOF (or a read error): the runner finishes what was already read, then the writer.
         let _ = runner.await;
         out.close();
@@ -353,6 +356,36 @@ pub fn stdout_wants_color() -> bool {
 /// Request ids (as JSON text) of calls read but not yet answered → their cancel tokens.
 type Pending = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
+/// Requests read but not yet answered, and the bytes of their lines: bounded by
+/// `SESSION_MAX_QUEUED_REQUESTS` and `SESSION_MAX_QUEUED_REQUEST_BYTES`.
+#[derive(Default)]
+struct Backlog(Mutex<(usize, usize)>);
+
+impl Backlog {
+    /// Take in a request of `bytes`, or say why not.
+    fn admit(&self, bytes: usize) -> Result<(), String> {
+        let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if b.0 >= SESSION_MAX_QUEUED_REQUESTS || (b.0 > 0 && b.1 + bytes > SESSION_MAX_QUEUED_REQUEST_BYTES) {
+            return Err(format!(
+                "{} requests ({} MiB) are already waiting in this session; at most {SESSION_MAX_QUEUED_REQUESTS} requests and {} MiB wait at once (SESSION_MAX_QUEUED_REQUESTS, SESSION_MAX_QUEUED_REQUEST_BYTES): this one was not run; send it again once a result has arrived",
+                b.0,
+                b.1 >> 20,
+                SESSION_MAX_QUEUED_REQUEST_BYTES >> 20
+            ));
+        }
+        b.0 += 1;
+        b.1 += bytes;
+        Ok(())
+    }
+
+    /// A request of `bytes` was answered.
+    fn release(&self, bytes: usize) {
+        let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        b.0 -= 1;
+        b.1 -= bytes;
+    }
+}
+
 enum Job {
     Call { id: Value, tool: String, arguments: Value, timeout: Option<Duration>, cancel: CancellationToken },
     Undo { id: Value, change_id: String, direction: Direction },
@@ -447,9 +480,10 @@ fn busy(pending: &Pending) -> bool {
 async fn read_requests<R: AsyncBufRead + Unpin>(
     runtime: Arc<SessionRuntime>,
     input: R,
-    jobs: mpsc::UnboundedSender<Job>,
+    jobs: mpsc::UnboundedSender<(Job, usize)>,
     out: Arc<OutputQueue>,
     pending: Pending,
+    backlog: Arc<Backlog>,
 ) -> std::io::Result<()> {
     let mut lines = BoundedLines::new(input, MAX_REQUEST_BYTES);
     while let Some((line_no, line)) = lines.next_line().await? {
@@ -461,6 +495,7 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 continue;
             }
         };
+        let len = buf.len();
         let Ok(line) = std::str::from_utf8(buf) else {
             out.send(event(&Value::Null, "error", &format!("line {line_no}: not UTF-8"))).await;
             continue;
@@ -475,6 +510,12 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 continue;
             }
         };
+        if matches!(request, Request::Call { .. } | Request::Undo(_) | Request::Reapply(_))
+            && let Err(why) = backlog.admit(len)
+        {
+            out.send(event(&id, "error", &format!("line {line_no}: {why}"))).await;
+            continue;
+        }
         match request {
             Request::Call { tool, arguments, timeout } => {
                 let cancel = runtime.cancel.child_token();
@@ -483,11 +524,12 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                     p.contains_key(&key(&id)) || p.insert(key(&id), cancel.clone()).is_some()
                 };
                 if running {
+                    backlog.release(len);
                     let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
                     out.send(event(&id, "error", &msg)).await;
                     continue;
                 }
-                let _ = jobs.send(Job::Call { id, tool, arguments, timeout, cancel });
+                let _ = jobs.send((Job::Call { id, tool, arguments, timeout, cancel }, len));
             }
             Request::Cancel(target) => {
                 let token = pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
@@ -503,13 +545,14 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
             }
             Request::Undo(change_id) | Request::Reapply(change_id) if busy(&pending) => {
                 let _ = change_id;
+                backlog.release(len);
                 out.send(event(&id, "error", &SESSION_ACTIVE)).await;
             }
             Request::Undo(change_id) => {
-                let _ = jobs.send(Job::Undo { id, change_id, direction: Direction::Undo });
+                let _ = jobs.send((Job::Undo { id, change_id, direction: Direction::Undo }, len));
             }
             Request::Reapply(change_id) => {
-                let _ = jobs.send(Job::Undo { id, change_id, direction: Direction::Reapply });
+                let _ = jobs.send((Job::Undo { id, change_id, direction: Direction::Reapply }, len));
             }
         }
     }
@@ -518,11 +561,19 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
 
 async fn run_jobs(
     runtime: Arc<SessionRuntime>,
-    mut jobs: mpsc::UnboundedReceiver<Job>,
+    mut jobs: mpsc::UnboundedReceiver<(Job, usize)>,
     out: Arc<OutputQueue>,
     pending: Pending,
+    backlog: Arc<Backlog>,
 ) {
-    while let Some(job) = jobs.recv().await {
+    while let Some((job, bytes)) = jobs.recv().await {
+        run_job(&runtime, job, &out, &pending).await;
+        backlog.release(bytes);
+    }
+}
+
+async fn run_job(runtime: &Arc<SessionRuntime>, job: Job, out: &Arc<OutputQueue>, pending: &Pending) {
+    {
         match job {
             Job::Call { id, tool, arguments, timeout, cancel } => {
                 let deadline = timeout.map(|t| std::time::Instant::now() + t);
