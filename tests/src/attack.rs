@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::toolhost_bin;
+use crate::watchdog::Watchdog;
 
 /// How long one toolhost run may take before the hang guard kills it.
 pub const HANG_GUARD: Duration = Duration::from_secs(300);
@@ -175,9 +176,20 @@ pub fn result_text(result: &Value) -> String {
 /// Runs `cmd` (in a process group of its own) with `stdin` bytes, killing the group and
 /// returning None if it has not ended within `limit`.
 pub fn run_limited(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration) -> Option<Out> {
+    run_limited_watched(cmd, stdin, limit, None)
+}
+
+/// [`run_limited`] under a [`Watchdog`] of `bound` bytes of resident memory (named `what`
+/// in the report): panics if the run went past it.
+pub fn run_watched(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration, bound: u64, what: &str) -> Option<Out> {
+    run_limited_watched(cmd, stdin, limit, Some((bound, what)))
+}
+
+fn run_limited_watched(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration, watch: Option<(u64, &str)>) -> Option<Out> {
     cmd.process_group(0).stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn toolhost");
     let pgid = child.id() as i32;
+    let dog = watch.map(|(bound, what)| (Watchdog::start(child.id(), bound), what));
     if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
         std::thread::spawn(move || {
             let _ = pipe.write_all(&bytes);
@@ -208,6 +220,10 @@ pub fn run_limited(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration) -
     // Whatever it left behind in its group goes too (a hung helper, a bwrap stand-in).
     // SAFETY: kill(2) on our own child's process group.
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    if let Some((dog, what)) = dog {
+        let _ = child.wait();
+        dog.finish(what);
+    }
     let status = status?;
     let raw = t_out.join().unwrap();
     let err = t_err.join().unwrap();

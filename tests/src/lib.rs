@@ -7,6 +7,7 @@ pub mod attack;
 pub mod http;
 pub mod jsonl;
 pub mod mcp;
+pub mod watchdog;
 
 use std::path::PathBuf;
 use std::sync::Arc;

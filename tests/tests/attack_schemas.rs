@@ -15,17 +15,14 @@
 //! Every run is watched: a host past [`MAX_RSS`] of resident memory is killed and the test
 //! fails (on the unfixed host `refloop` reached 4 GB in 5 s).
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolhost_tests::attack::{Attack, Out, promise};
 use toolhost_tests::test_components_dir;
+use toolhost_tests::watchdog::Watchdog;
 
 /// Most resident memory a toolhost process of these tests may reach before it is killed.
 const MAX_RSS: u64 = 1 << 30;
@@ -51,99 +48,11 @@ const REFUSED: &[(&str, &[&str])] = &[
     ("bashid", &["the id `Bash` is taken by a built-in tool (`bash`"]),
 ];
 
-/// Watches a process's resident memory: kills it past [`MAX_RSS`], remembers the peak.
-struct Watchdog {
-    stop: Arc<AtomicBool>,
-    peak: Arc<AtomicU64>,
-    tripped: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// Resident memory of `pid` in bytes (0 once it is gone).
-fn rss(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
-impl Watchdog {
-    fn start(pid: u32) -> Self {
-        let (stop, peak, tripped) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
-        let (s, p, t) = (stop.clone(), peak.clone(), tripped.clone());
-        let thread = std::thread::spawn(move || {
-            while !s.load(Ordering::SeqCst) {
-                let now = rss(pid);
-                p.fetch_max(now, Ordering::SeqCst);
-                if now > MAX_RSS {
-                    t.store(true, Ordering::SeqCst);
-                    // SAFETY: kill(2) on the test's own child.
-                    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        });
-        Watchdog { stop, peak, tripped, thread: Some(thread) }
-    }
-
-    /// Stops watching; panics if the process went past [`MAX_RSS`].
-    fn finish(mut self, what: &str) -> u64 {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let peak = self.peak.load(Ordering::SeqCst);
-        promise(!self.tripped.load(Ordering::SeqCst), || {
-            format!("{what}: the host went past {} MiB of resident memory and was killed", MAX_RSS >> 20)
-        });
-        peak
-    }
-}
-
-/// Runs `cmd` to its end under a [`Watchdog`] and [`RUN_LIMIT`]; panics if it hung or went
-/// past [`MAX_RSS`].
+/// Runs `cmd` to its end under a [`Watchdog`] of [`MAX_RSS`] and [`RUN_LIMIT`]; panics if it
+/// hung or went past [`MAX_RSS`].
 fn run_watched(mut cmd: Command, what: &str) -> Out {
-    cmd.process_group(0).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn toolhost");
-    let dog = Watchdog::start(child.id());
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = so.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = se.read_to_end(&mut v);
-        v
-    });
-    let deadline = Instant::now() + RUN_LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if Instant::now() >= deadline {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    // SAFETY: kill(2) on our own child's process group.
-    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-    let _ = child.wait();
-    dog.finish(what);
-    let status = status.unwrap_or_else(|| panic!("{what}: toolhost hung past {RUN_LIMIT:?}"));
-    let raw = t_out.join().unwrap();
-    let err = t_err.join().unwrap();
-    Out {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&raw).into_owned(),
-        stderr: String::from_utf8_lossy(&err).into_owned(),
-        raw,
-    }
+    toolhost_tests::attack::run_watched(&mut cmd, None, RUN_LIMIT, MAX_RSS, what)
+        .unwrap_or_else(|| panic!("{what}: toolhost hung past {RUN_LIMIT:?}"))
 }
 
 /// The session's next line that is not progress, within `limit`.
@@ -262,7 +171,7 @@ fn an_installed_hostile_definition_is_not_loaded() {
     let mut cmd = a.command(&[]);
     cmd.arg("mcp");
     let mut mcp = toolhost_tests::attack::McpStdio::start(cmd);
-    let dog = Watchdog::start(mcp.proc.pid());
+    let dog = Watchdog::start(mcp.proc.pid(), MAX_RSS);
     let list = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
     promise(!names.iter().any(|n| ["refloop", "deepanyof", "selfref", "Bash"].contains(n)), || format!("offered: {names:?}"));
@@ -281,7 +190,7 @@ fn a_backtracking_pattern_does_not_outlive_the_call() {
     let a = Attack::new();
     let file = component("backtrack");
     let mut session = a.session(&["--tool", path_str(&file)]);
-    let dog = Watchdog::start(session.proc.pid());
+    let dog = Watchdog::start(session.proc.pid(), MAX_RSS);
     let started = Instant::now();
     session.send(&json!({"id": "slow", "tool": "backtrack", "arguments": {}, "timeoutMs": 3000}));
     let line = final_line(&mut session, Duration::from_secs(30));
@@ -305,7 +214,7 @@ fn a_backtracking_pattern_does_not_outlive_the_call() {
     let mut cmd = a.command(&["--tool", path_str(&file)]);
     cmd.arg("mcp");
     let mut mcp = toolhost_tests::attack::McpStdio::start(cmd);
-    let dog = Watchdog::start(mcp.proc.pid());
+    let dog = Watchdog::start(mcp.proc.pid(), MAX_RSS);
     let called = mcp.call_tool("backtrack", json!({}));
     assert!(called.get("result").is_some(), "{called}");
     let list = mcp.request("tools/list", json!({}));
