@@ -433,6 +433,11 @@ impl Attack {
     pub fn sandbox_or_skip(&self, test: &str) -> bool {
         let out = self.run(&[], &["doctor"]);
         if out.code != Some(0) {
+            // CI sets this: there a missing sandbox is a failure, not a quiet skip of every
+            // attack on bash.
+            if std::env::var_os("TOOLHOST_REQUIRE_SANDBOX").is_some_and(|v| v == "1") {
+                panic!("{test}: bash's sandbox is unavailable and TOOLHOST_REQUIRE_SANDBOX=1 (`toolhost doctor`):\n{}", out.all());
+            }
             eprintln!("SKIPPED {test}: bash's sandbox is unavailable here (`toolhost doctor`):\n{}", out.all());
             return false;
         }
