@@ -139,3 +139,16 @@ impl call::HostSpill for CallState {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_progress_message_is_cut_at_a_character_boundary() {
+        assert_eq!(bounded_message("short".into()), "short");
+        let cut = bounded_message("é".repeat(MAX_PROGRESS_MESSAGE_BYTES));
+        assert!(cut.len() <= MAX_PROGRESS_MESSAGE_BYTES && cut.len() > MAX_PROGRESS_MESSAGE_BYTES - 2);
+        assert!(cut.chars().all(|c| c == 'é'));
+    }
+}
