@@ -59,6 +59,7 @@ fn bounded_message(mut message: String) -> String {
     }
     message
 }
+
 impl call::Host for CallState {
     async fn cancelled(&mut self) -> wasmtime::Result<bool> {
         Ok(self.call.cancel.is_cancelled())
