@@ -59,6 +59,7 @@ fn bounded_message(mut message: String) -> String {
     }
     message
 }
+
 impl call::Host for CallState {
     async fn cancelled(&mut self) -> wasmtime::Result<bool> {
         Ok(self.call.cancel.is_cancelled())
@@ -141,5 +142,18 @@ impl call::HostSpill for CallState {
         // unfinished one is deleted when the call ends (see `CallShare`).
         self.table.delete(this)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_progress_message_is_cut_at_a_character_boundary() {
+        assert_eq!(bounded_message("short".into()), "short");
+        let cut = bounded_message("é".repeat(MAX_PROGRESS_MESSAGE_BYTES));
+        assert!(cut.len() <= MAX_PROGRESS_MESSAGE_BYTES && cut.len() > MAX_PROGRESS_MESSAGE_BYTES - 2);
+        assert!(cut.chars().all(|c| c == 'é'));
     }
 }

@@ -236,3 +236,31 @@ fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, wit_types::ToolE
     })?;
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::SeqCst;
+    use toolhost_core::tool::ToolRisk;
+    use toolhost_limits::{MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_SPILL_BYTES};
+
+    #[test]
+    fn a_programs_spill_files_are_reserved_whole_and_settled_to_what_they_hold() {
+        let share = CallShare::single(Grant::new("t", ToolRisk::ProcessExecution));
+        let fit = (MAX_CALL_SPILL_BYTES / (2 * MAX_SPILL_BYTES)) as usize;
+        for _ in 0..fit {
+            assert!(share.reserve_run_spills());
+        }
+        // Full: the next run is not spilled, and reserves nothing.
+        assert!(!share.reserve_run_spills());
+        assert_eq!(share.spill_bytes.load(SeqCst), MAX_CALL_SPILL_BYTES);
+        // A run that spilled 1 MiB and nothing gives back the rest.
+        share.settle_run_spills([1 << 20, 0]);
+        assert_eq!(share.spill_bytes.load(SeqCst), MAX_CALL_SPILL_BYTES - 2 * MAX_SPILL_BYTES + (1 << 20));
+        assert!(!share.reserve_run_spills(), "less than two whole files are left");
+        share.spill_bytes.store(0, SeqCst);
+        share.spill_files.store(MAX_CALL_SPILL_FILES - 1, SeqCst);
+        assert!(!share.reserve_run_spills(), "two files do not fit");
+        assert_eq!(share.spill_files.load(SeqCst), MAX_CALL_SPILL_FILES - 1);
+    }
+}
