@@ -18,67 +18,13 @@ use serde_json::{Value, json};
 use toolhost_tests::attack::{Attack, promise, result_text};
 use toolhost_tests::http::{initialize_body, mcp_headers, split_url};
 use toolhost_tests::mcp::HttpServer;
+use toolhost_tests::watchdog::{Watchdog, rss_bytes};
 use toolhost_tests::{Fixture, test_components_dir};
 
-/// The host's resident memory may not pass this (KiB) in any attack here: a toolhost serving
+/// The host's resident memory may not pass this (bytes) in any attack here: a toolhost serving
 /// one call stays far below it (the component's own memory is bounded separately).
-const RSS_BOUND_KIB: u64 = 600 * 1024;
+const RSS_BOUND: u64 = 600 << 20;
 
-/// Samples a process's `VmRSS` every 20 ms, keeps the largest and kills the process (its
-/// group) the moment it passes the bound, so an unbounded host fails the test instead of
-/// the machine.
-struct Watchdog {
-    peak: Arc<AtomicU64>,
-    killed: Arc<AtomicBool>,
-    stop: Arc<AtomicBool>,
-    bound: u64,
-}
-
-impl Watchdog {
-    fn start(pid: u32, bound_kib: u64) -> Watchdog {
-        let (peak, killed, stop) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-        let (p, k, s) = (peak.clone(), killed.clone(), stop.clone());
-        std::thread::spawn(move || {
-            while !s.load(Ordering::SeqCst) {
-                let Some(kib) = rss_kib(pid) else { break };
-                p.fetch_max(kib, Ordering::SeqCst);
-                if kib > bound_kib {
-                    k.store(true, Ordering::SeqCst);
-                    // SAFETY: kill(2) on the test's own child and its process group.
-                    unsafe {
-                        libc::kill(pid as i32, libc::SIGKILL);
-                        libc::kill(-(pid as i32), libc::SIGKILL);
-                    }
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        Watchdog { peak, killed, stop, bound: bound_kib }
-    }
-
-    /// Stops sampling and fails the test if the bound was passed.
-    fn check(&self, what: &str) {
-        self.stop.store(true, Ordering::SeqCst);
-        let peak = self.peak.load(Ordering::SeqCst);
-        eprintln!("{what}: the host's peak RSS was {} MiB (bound {} MiB)", peak / 1024, self.bound / 1024);
-        promise(!self.killed.load(Ordering::SeqCst), || {
-            format!("{what}: the host's RSS passed {} MiB (killed by the watchdog)", self.bound / 1024)
-        });
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-}
-
-/// `VmRSS` of `pid` in KiB, None once it is gone.
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
 
 /// Files and bytes under `dir`, recursively.
 fn tree_size(dir: &Path) -> (usize, u64) {
@@ -114,9 +60,9 @@ fn unfinished_spills_of_a_component_do_not_take_the_hosts_memory() {
     let a = Attack::new();
     install(&a, "hoarder");
     let mut s = a.session(&[]);
-    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND_KIB);
+    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND);
     let r = s.try_call("open", "hoarder", json!({"action": "open", "count": 6000, "bytes": 255 * 1024}));
-    dog.check("6,000 unfinished spills of 255 KiB");
+    dog.finish("6,000 unfinished spills of 255 KiB");
     let r = r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
     let result = &r["result"];
     assert_eq!(result["status"], "failed", "6,000 unfinished spills were allowed: {r}");
@@ -136,7 +82,7 @@ fn finished_spill_files_of_one_call_are_bounded_on_disk() {
     let a = Attack::new();
     install(&a, "hoarder");
     let mut s = a.session(&[]);
-    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND_KIB);
+    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND);
     let spill_dir = a.data.join("spill");
     // Watch the disk while the call runs: an unbounded host fills it before it answers.
     let done = Arc::new(AtomicBool::new(false));
@@ -153,7 +99,7 @@ fn finished_spill_files_of_one_call_are_bounded_on_disk() {
     let r = s.try_call("files", "hoarder", json!({"action": "files", "count": 100, "bytes": 8 << 20}));
     done.store(true, Ordering::SeqCst);
     watcher.join().unwrap();
-    dog.check("100 spill files of 8 MiB");
+    dog.finish("100 spill files of 8 MiB");
     let r = r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
     let (files, bytes) = tree_size(&spill_dir);
     let most = most.load(Ordering::SeqCst).max(bytes);
@@ -178,7 +124,7 @@ fn progress_messages_of_a_component_are_bounded() {
     cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = cmd.spawn().expect("spawn toolhost session");
     let pid = child.id();
-    let dog = Watchdog::start(pid, RSS_BOUND_KIB);
+    let dog = Watchdog::start(pid, RSS_BOUND);
     let mut stdin = child.stdin.take().unwrap();
     let request = json!({"id": "p", "tool": "hoarder", "arguments": {"action": "progress", "count": 200, "bytes": 8 << 20}});
     writeln!(stdin, "{request}").unwrap();
@@ -186,7 +132,7 @@ fn progress_messages_of_a_component_are_bounded() {
     std::thread::sleep(Duration::from_secs(15));
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let (result, longest, _) = read_until_result(&mut out, "p");
-    dog.check("200 progress messages of 8 MiB");
+    dog.finish("200 progress messages of 8 MiB");
     drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
@@ -242,7 +188,7 @@ fn a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounde
     cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = cmd.spawn().expect("spawn toolhost session");
     let pid = child.id();
-    let dog = Watchdog::start(pid, RSS_BOUND_KIB);
+    let dog = Watchdog::start(pid, RSS_BOUND);
     let mut stdin = child.stdin.take().unwrap();
     let done = a.ws.join("flood.done");
     let command = "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo flood-end; touch flood.done";
@@ -250,14 +196,14 @@ fn a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounde
     writeln!(stdin, "{request}").unwrap();
     // Read nothing until bash has printed everything (or the watchdog killed the host).
     let started = Instant::now();
-    while !done.exists() && rss_kib(pid).is_some() && started.elapsed() < Duration::from_secs(150) {
+    while !done.exists() && rss_bytes(pid).is_some() && started.elapsed() < Duration::from_secs(150) {
         std::thread::sleep(Duration::from_millis(100));
     }
     eprintln!("bash printed 1 GB in {:?} while the client read nothing", started.elapsed());
     std::thread::sleep(Duration::from_secs(2));
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let (result, _, progress) = read_until_result(&mut out, "flood");
-    dog.check("bash printing 1 GB to a client that reads nothing");
+    dog.finish("bash printing 1 GB to a client that reads nothing");
     drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
@@ -400,7 +346,7 @@ fn a_session_does_not_queue_requests_without_bound() {
     let a = Attack::new();
     install(&a, "misbehave");
     let mut s = a.session(&[]);
-    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND_KIB);
+    let dog = Watchdog::start(s.proc.pid(), RSS_BOUND);
     s.send(&json!({"id": "loop", "tool": "misbehave", "arguments": {"action": "loop"}, "timeoutMs": 120000}));
     std::thread::sleep(Duration::from_millis(300));
     let pad = "a".repeat(15 << 20);
@@ -414,7 +360,7 @@ fn a_session_does_not_queue_requests_without_bound() {
     }
     drop(pad);
     std::thread::sleep(Duration::from_millis(500));
-    dog.check("100 requests of 15 MiB queued behind a running call");
+    dog.finish("100 requests of 15 MiB queued behind a running call");
     s.send(&json!({"id": "c", "cancel": "loop"}));
     let mut refused = 0;
     let mut looped = None;
