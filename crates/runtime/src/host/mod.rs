@@ -46,7 +46,7 @@ pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};
 
 use types::{io_err, raced};
-use crate::Grant;
+use crate::grant::Grant;
 use walk::{SharedQueue, WalkKey};
 use crate::v0_2::toolhost::tool::types as wit_types;
 
@@ -169,7 +169,7 @@ pub struct CallState {
     /// What this instance shares with the call's other instances.
     share: Arc<CallShare>,
     /// Keeps the epoch advancing (deadline and cancellation checks) while this store lives.
-    _ticking: crate::Ticking,
+    _ticking: crate::epoch::Ticking,
 }
 
 impl CallState {
@@ -178,7 +178,7 @@ impl CallState {
         call: ToolCallContext,
         limits: StoreLimits,
         share: Arc<CallShare>,
-        ticking: crate::Ticking,
+        ticking: crate::epoch::Ticking,
     ) -> Self {
         CallState {
             // No preopens, no environment, no arguments, no sockets: `std::fs`, `std::env`
