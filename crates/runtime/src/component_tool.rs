@@ -4,14 +4,16 @@
 //! [`ToolResult`]; the host goes on serving.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
 use crate::exports::{Output, Prepared};
 use crate::host::{CallShare, CallState};
-use crate::{ComponentRuntime, DEFAULT_CALL_TIMEOUT, MAX_STORE_MEMORY};
+use crate::engine::{ComponentRuntime, MAX_STORE_MEMORY};
+use crate::grant::Grant;
+use crate::source::Source;
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
@@ -39,6 +41,10 @@ pub const STOPPED_AT_DEADLINE: &str = "the tool ran past its deadline and was st
 /// The text of a call the host stopped on cancellation (the component did not stop itself).
 pub const STOPPED_ON_CANCEL: &str = "the call was cancelled";
 
+/// How long one component call may run when the caller set no earlier deadline. Scans stop
+/// themselves at the 30 s scan timeout; this bound only stops runaways.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// Parts a parallel call is split into by default: one per core, at most this many.
 pub const MAX_PARTS: u32 = 4;
 
@@ -59,14 +65,14 @@ pub fn default_parts() -> u32 {
 pub struct ComponentTool {
     runtime: Arc<ComponentRuntime>,
     /// Where the component's bytes come from, prepared into `pre` on first use.
-    source: crate::Source,
+    source: Source,
     pre: tokio::sync::OnceCell<Prepared>,
     definition: ToolDefinition,
     /// Checks the structured value of every successful call against the output schema
     /// (compiled on first use, on a blocking thread: see [`ComponentTool::check_structured`]).
     output_validator: Arc<std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>>,
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
-    grant: crate::Grant,
+    grant: Grant,
     records_reads: bool,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
@@ -88,7 +94,7 @@ impl ComponentTool {
     /// Ask a freshly loaded component for its definition.
     pub(super) async fn describe(
         runtime: Arc<ComponentRuntime>,
-        source: crate::Source,
+        source: Source,
         pre: Prepared,
     ) -> Result<Self, crate::validate::InvalidComponent> {
         let definition = describe_once(&runtime, &pre).await?;
@@ -97,7 +103,7 @@ impl ComponentTool {
             source,
             pre: tokio::sync::OnceCell::new_with(Some(pre)),
             output_validator: Default::default(),
-            grant: crate::Grant::new(definition.id.to_string(), definition.risk),
+            grant: Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -107,13 +113,13 @@ impl ComponentTool {
 
     /// A component whose definition is already known (from the cache); it is compiled or
     /// deserialised on its first call.
-    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: crate::Source, definition: ToolDefinition) -> Self {
+    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: Source, definition: ToolDefinition) -> Self {
         ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new(),
             output_validator: Default::default(),
-            grant: crate::Grant::new(definition.id.to_string(), definition.risk),
+            grant: Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -177,7 +183,7 @@ impl ComponentTool {
     }
 
     /// What the component may do.
-    pub fn grant(&self) -> &crate::Grant {
+    pub fn grant(&self) -> &Grant {
         &self.grant
     }
 
@@ -265,7 +271,7 @@ async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<Too
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
     let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
-    let describing = crate::Grant::new("describe", ToolRisk::ReadOnly);
+    let describing = Grant::new("describe", ToolRisk::ReadOnly);
     let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;
     let def = run.value.map_err(|e| crate::validate::InvalidComponent::Describe(e.message))?;
     // Bounded and checked before anything else reads it (the one checker).
@@ -322,7 +328,7 @@ fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: Tool
 async fn run<R: Send + 'static>(
     runtime: &ComponentRuntime,
     pre: &Prepared,
-    grant: &crate::Grant,
+    grant: &Grant,
     session: ToolSessionContext,
     call: ToolCallContext,
     export: impl for<'a> FnOnce(&'a Prepared, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
@@ -483,7 +489,7 @@ impl DynTool for ComponentTool {
 async fn run_parallel(
     runtime: &Arc<ComponentRuntime>,
     pre: &Prepared,
-    grant: &crate::Grant,
+    grant: &Grant,
     session: &ToolSessionContext,
     call: ToolCallContext,
     input: String,

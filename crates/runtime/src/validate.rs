@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use wasmtime::component::Component;
 
-use crate::{ComponentBytes, ComponentRuntime, ComponentTool, Source, cache};
+use crate::cache;
+use crate::component_tool::ComponentTool;
+use crate::engine::ComponentRuntime;
+use crate::source::{ComponentBytes, Source};
 
 pub use crate::wit::SUPPORTED_WIT_VERSIONS;
 

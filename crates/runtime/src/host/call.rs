@@ -19,7 +19,7 @@ use toolhost_limits::{
     MAX_CALL_OPEN_SPILLS, MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_PROGRESS_MESSAGE_BYTES, SCAN_TIMEOUT_MS,
 };
 
-use super::{CallState, SharedSpill};
+use super::state::{CallState, SharedSpill};
 use crate::v0_2::toolhost::tool::call;
 
 /// A spill file being written for this call.

@@ -15,8 +15,8 @@ use toolhost_core::result::ToolResultArtifact;
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
 
 use super::types::{WitResult, err, io_err, write_error};
-use super::open_checked;
-use super::CallState;
+use super::state::CallState;
+use super::workspace::open_checked;
 use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// A file about to be written, holding its path's write lock.

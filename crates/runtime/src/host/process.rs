@@ -18,7 +18,7 @@ use toolhost_sandbox::capture::{Capture, Stream};
 use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 
 use super::types::{WitResult, err};
-use super::CallState;
+use super::state::CallState;
 use crate::v0_2::toolhost::tool::{process, types};
 
 /// Variables a component may set for a run, at most.

@@ -4,7 +4,7 @@
 use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
-use super::CallState;
+use super::state::CallState;
 use crate::v0_2::toolhost::tool::types;
 
 /// A host error as the contract's tool-error.

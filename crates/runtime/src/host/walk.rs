@@ -16,7 +16,7 @@ use toolhost_core::open::open_regular;
 use toolhost_core::policy::{Access, Actor};
 
 use super::types::{WitResult, err};
-use super::CallState;
+use super::state::CallState;
 use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// Files a walk delivers per batch.

@@ -1,0 +1,94 @@
+//! What one component may do: the risk the user granted it, and what it was refused or ran
+//! under that grant, noted for conformance.
+
+use std::sync::Arc;
+
+use toolhost_core::tool::ToolRisk;
+
+/// What one component may do, from the risk the user granted it (at `tool add`, or its
+/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file`, `stat`
+/// and `open-dir` only; `open-for-write` needs workspace-mutation or more, and
+/// `process.run` needs process-execution.
+#[derive(Debug, Clone)]
+pub struct Grant {
+    /// The tool's id, named in refusals.
+    pub tool: String,
+    /// The granted risk.
+    pub risk: ToolRisk,
+    /// Every capability refused for lack of a grant, as `open-for-write(PATH)` or
+    /// `process.run(PROGRAM)`, shared by the
+    /// clones of this grant (conformance reports them).
+    refusals: Noted,
+    /// Every program run through `process.run`, as `program args…`, shared the same way
+    /// (conformance compares them with what `inspect` said).
+    runs: Noted,
+}
+
+/// What a [`Grant`] notes for whoever reads it (conformance), shared by its clones: at most
+/// [`MAX_NOTED_REFUSALS`] entries until taken, so a long session of a tool that keeps trying
+/// does not grow it without bound.
+#[derive(Debug, Clone, Default)]
+struct Noted(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Noted {
+    fn push(&self, entry: String) {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() < MAX_NOTED_REFUSALS {
+            entries.push(entry);
+        }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// How many refused capabilities (and programs run) a [`Grant`] keeps until they are taken.
+const MAX_NOTED_REFUSALS: usize = 64;
+
+impl Grant {
+    /// `tool` held to `risk`.
+    pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
+        Grant { tool: tool.into(), risk, refusals: Noted::default(), runs: Noted::default() }
+    }
+
+    /// The capabilities refused since the last call of this, oldest first.
+    pub fn take_refusals(&self) -> Vec<String> {
+        self.refusals.take()
+    }
+
+    /// The programs run since the last call of this, oldest first.
+    pub fn take_runs(&self) -> Vec<String> {
+        self.runs.take()
+    }
+
+    /// Note a program about to run.
+    pub(crate) fn note_run(&self, command: String) {
+        self.runs.push(command);
+    }
+
+    /// Why this grant refuses `open-for-write` of `path`, as the model-facing text (and
+    /// noted); `None` if it allows it.
+    pub fn refuses_writes(&self, path: &str) -> Option<String> {
+        (self.risk == ToolRisk::ReadOnly).then(|| {
+            self.refusals.push(format!("open-for-write({path:?})"));
+            format!(
+                "the tool `{}` is granted read-only, so it cannot write files; a tool that writes must be installed as workspace-mutation",
+                self.tool
+            )
+        })
+    }
+
+    /// Why this grant refuses `process.run` of `program`, as the model-facing text (and
+    /// noted); `None` if it allows it.
+    pub fn refuses_processes(&self, program: &str) -> Option<String> {
+        (self.risk != ToolRisk::ProcessExecution).then(|| {
+            self.refusals.push(format!("process.run({program:?})"));
+            format!(
+                "the tool `{}` is granted {}, so it cannot run programs; a tool that runs programs must be installed as process-execution",
+                self.tool,
+                self.risk.name()
+            )
+        })
+    }
+}
