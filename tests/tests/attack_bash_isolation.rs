@@ -195,7 +195,7 @@ fn a_fork_bomb_ends_and_the_next_call_works() {
     }
     let command = "for i in $(seq 5000); do sleep 30 & done; wait";
     let out = a.call("bash", json!({ "command": command, "timeoutMs": 20000 }));
-    // bash ending with an exit code is a succeeded call (seed 000 §7.9); what must show is
+    // bash ending with an exit code is a succeeded call (docs/contract.md#bash); what must show is
     // that the per-call limit, not the timeout or the machine, ended the bomb.
     assert!(
         out.text().contains("[limit: the call reached its process limit"),

@@ -1,5 +1,6 @@
-//! bash through the toolset (seed 000 §7.9, §10 沙箱 / 取消与进程 / 有界结果): it runs only
-//! inside the sandbox made from this call's policy; without a sandbox it does not run.
+//! bash through the toolset (docs/contract.md#bash; docs/acceptance.md: sandbox, cancellation and
+//! processes, bounded results): it runs only inside the sandbox made from this call's policy;
+//! without a sandbox it does not run.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! The command-line contract of DESIGN.md: `tools`, `call`, exit codes 0/1/2.
+//! The command-line contract of docs/cli.md: `tools`, `call`, exit codes 0/1/2.
 
 use std::process::Command;
 
@@ -141,8 +141,9 @@ fn a_policy_config_in_the_data_dir_extends_the_tiers() {
 
 #[test]
 fn spill_dirs_older_than_seven_days_are_removed_at_start() {
-    // §8.2: at start, session spill directories last modified over 7 days ago go; newer ones
-    // (one a minute short of the limit) stay, and so does everything outside spill/.
+    // docs/contract.md#spill-files: at start, session spill directories last modified over 7 days
+    // ago go; newer ones (one a minute short of the limit) stay, and so does everything outside
+    // spill/.
     let fx = Fixture::new();
     let spill = fx.data.path().join("spill");
     let day = std::time::Duration::from_secs(24 * 3600);

@@ -1,4 +1,4 @@
-//! §10 契约与分层 (contract and layering): all six items of seed 000 §10, through the real
+//! Contract and layering (docs/acceptance.md): all six items of that group, through the real
 //! host and real components.
 
 use async_trait::async_trait;
@@ -137,7 +137,8 @@ async fn acc_05_definition_order_is_the_config_order() {
         let ids: Vec<&str> = ts.definitions().iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, order);
     }
-    // The agents' toolsets list the landed tools in the seed's order.
+    // The agents' toolsets list the landed tools in the contract's order
+    // (docs/contract.md#definitions-and-the-toolset).
     let ids = |c: ToolsetConfig| c.tools.iter().map(|t| t.to_string()).collect::<Vec<_>>();
     let seed_default = ["read", "write", "edit", "grep", "glob", "list", "bash"];
     let seed_explorer = ["read", "grep", "glob", "list", "bash"];

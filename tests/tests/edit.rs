@@ -1,6 +1,6 @@
-//! `edit` and `write` (seed 000 §7.2, §7.3, §8.4) through the host and the real components:
-//! one-line summaries, the file_change artifact, refusals, CRLF/BOM, 1 MiB, and concurrent
-//! changes detected through the tool.
+//! `edit` and `write` (docs/contract.md#write, #edit, #file-changes-and-undo) through the host and
+//! the real components: one-line summaries, the file_change artifact, refusals, CRLF/BOM, 1 MiB,
+//! and concurrent changes detected through the tool.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,5 @@
-//! Escalation through the file tools (seed 000 §7.5; the seed's gap: file tools with a write
-//! grant were never tested): a grant widens one call, never hard-protected paths.
+//! Escalation through the file tools (docs/contract.md#escalation-parameters; file tools with a
+//! write grant were untested before): a grant widens one call, never hard-protected paths.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! §10 路径安全 (path safety), attacked: symlinks out of the writable set and into
+//! Path safety (docs/acceptance.md), attacked: symlinks out of the writable set and into
 //! credential dirs, dangling symlinks, hard links, `..`, and a symlink swapped in and out
 //! while reads and writes run.
 
@@ -294,8 +294,8 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
 
 #[tokio::test]
 async fn fence_denials_are_marked_sandbox_denied_except_the_hard_protected_tier() {
-    // §6.2: the sensitive, credential and outside tiers are permission_denied and marked
-    // sandbox_denied; the hard-protected tier is permission_denied only.
+    // docs/contract.md#paths: the sensitive, credential and outside tiers are permission_denied and
+    // marked sandbox_denied; the hard-protected tier is permission_denied only.
     let fx = Fixture::new();
     let home = Home::new();
     fx.write(".env", "KEY=1\n");

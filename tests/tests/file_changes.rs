@@ -1,5 +1,6 @@
-//! §10 结果与 Artifact: undo and reapply of file changes (seed 000 §8.4), the session store,
-//! and what the user sees after a reload or in the crash window.
+//! Results and artifacts (docs/acceptance.md): undo and reapply of file changes
+//! (docs/contract.md#file-changes-and-undo), the session store, and what the user sees after a
+//! reload or in the crash window.
 
 use std::process::Command;
 
@@ -163,9 +164,10 @@ fn after_the_session_exits_changes_shows_the_exact_hunks_and_the_cli_undoes_and_
     assert!(String::from_utf8_lossy(&out.stderr).contains("no recorded file change has the id nope"));
 }
 
-/// §8.4's caveat, as the user sees it: the file was written but the record was not saved
-/// (the store was unavailable — as after a crash between the two). The change is on disk
-/// and `toolhost changes` does not list it, so it cannot be undone from the store.
+/// The crash window (docs/sessions.md#what-is-not-atomic-the-crash-window), as the user sees it:
+/// the file was written but the record was not saved (the store was unavailable — as after a crash
+/// between the two). The change is on disk and `toolhost changes` does not list it, so it cannot be
+/// undone from the store.
 #[tokio::test]
 async fn a_change_written_but_not_recorded_is_on_disk_and_not_listed() {
     let fx = Fixture::new();

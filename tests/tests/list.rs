@@ -1,4 +1,4 @@
-//! `list` (seed 000 §7.8) through the host: a zero-based sorted page, the footer, hidden
+//! `list` (docs/contract.md#list) through the host: a zero-based sorted page, the footer, hidden
 //! entries, directories with `/`, bad limits, missing paths and files.
 
 use serde_json::json;

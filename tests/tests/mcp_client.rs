@@ -60,7 +60,7 @@ fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts(
     };
     assert!(text(ok("read")).contains("alpha"), "{}", calls["read"]);
 
-    // A refused edit: isError and the seed's text.
+    // A refused edit: isError and the contract's text (docs/contract.md#read-before-edit).
     let refused = &calls["edit_unread"];
     assert_eq!(refused["isError"], true, "{refused}");
     assert_eq!(text(refused), "Read b.txt before editing it.");

@@ -1,4 +1,4 @@
-//! `read` (seed 000 §7.1) through the host and the real component: the three bounds, the
+//! `read` (docs/contract.md#read) through the host and the real component: the three bounds, the
 //! footers, long lines, CRLF, BOM, empty, binary, past-the-end, directories and bad limits.
 
 use serde_json::json;

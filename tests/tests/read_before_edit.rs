@@ -1,5 +1,5 @@
-//! Read before edit (seed 000 §7.4, §10 items 31–34) through the host and the real
-//! components. One toolset per test: its session holds the one observation table.
+//! Read before edit (docs/contract.md#read-before-edit, docs/acceptance.md items 31–34) through the
+//! host and the real components. One toolset per test: its session holds the one observation table.
 
 use serde_json::json;
 use toolhost::{ErrorCode, FinalizedToolset, ToolResult, ToolResultStatus};
@@ -62,7 +62,7 @@ async fn acc_32_files_changed_since_the_read_must_be_read_again() {
     fx.write("a.txt", "one\ntwo\nthree (by the user)\n");
     assert_refused(&edit(&ts, &fx, "a.txt", "one", "ONE").await, &changed("a.txt"));
     assert_eq!(disk(&fx, "a.txt"), "one\ntwo\nthree (by the user)\n");
-    // write (the seed's gap)
+    // write (was untested)
     assert!(read(&ts, &fx, "b.txt").await.succeeded());
     fx.write("b.txt", "changed outside\n");
     assert_refused(&write(&ts, &fx, "b.txt", "mine\n").await, &changed("b.txt"));

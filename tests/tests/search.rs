@@ -1,5 +1,6 @@
-//! `grep` and `glob` (seed 000 §7.6, §7.7), spill files (§8.2) and the credential tier for
-//! the read-only file tools (10b), through the host and the real components.
+//! `grep` and `glob` (docs/contract.md#grep, #glob), spill files (docs/contract.md#spill-files) and
+//! the credential tier for the read-only file tools (10b), through the host and the real
+//! components.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -303,7 +304,7 @@ async fn acc_23_timeout_reports_at_least_the_counted_matches() {
     assert!(text.contains(" files; search timed out after 0.001s — narrow the path or pattern]"), "{}", &text[text.len().saturating_sub(300)..]);
     let counts = parse_at_least(&text, "[at least ");
     assert!(counts[0] < 4000, "{counts:?}");
-    // With the seed's budget the same scans finish with exact totals.
+    // With the contract's budget (docs/limits.md) the same scans finish with exact totals.
     let ts = toolset(&fx, ALL).await;
     let r = ts.call("glob", json!({"pattern": "**/*.txt"}), fx.call("g2")).await;
     assert!(r.text().contains("[showing the 100 most recently modified of 4000 files;"), "{}", &r.text()[r.text().len() - 200..]);

@@ -1,4 +1,4 @@
-//! `toolhost session` (DESIGN.md): JSON Lines through the real binary, and the session
+//! `toolhost session` (docs/sessions.md): JSON Lines through the real binary, and the session
 //! runtime's cancel and progress through the library with the test components.
 
 use std::sync::Arc;
@@ -23,7 +23,7 @@ fn a_session_reads_edits_twice_is_refused_on_an_unread_file_undoes_in_reverse_an
     let r = s.call("c2", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "ONE"}));
     assert_eq!(r["status"], "succeeded", "{r}");
     let first = change_of(&r)["changeId"].as_str().unwrap().to_string();
-    // Consecutive edits need no re-read (§7.4).
+    // Consecutive edits need no re-read (docs/contract.md#read-before-edit).
     let r = s.call("c3", "edit", json!({"filePath": "a.txt", "oldString": "two", "newString": "TWO"}));
     assert_eq!(r["status"], "succeeded", "{r}");
     let second = change_of(&r)["changeId"].as_str().unwrap().to_string();

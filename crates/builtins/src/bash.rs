@@ -1,4 +1,4 @@
-//! The `bash` tool (seed 000 §7.9): the one built-in that lives in the host. It only ever
+//! The `bash` tool (docs/contract.md#bash): the one built-in that lives in the host. It only ever
 //! runs inside the OS sandbox made from this call's policy (`toolhost_sandbox::bash`); when
 //! the sandbox is unavailable it does not run at all.
 

@@ -1,4 +1,4 @@
-//! The built-in tools and the agents' toolsets (seed 000 §3).
+//! The built-in tools and the agents' toolsets (docs/contract.md#definitions-and-the-toolset).
 //!
 //! Built-in file tools are WebAssembly components embedded in the binary at build time
 //! (`build.rs`; `TOOLHOST_COMPONENTS` loads them from a directory instead); bash lives in
@@ -36,15 +36,18 @@ const BUILTIN_IDS: [&str; BUILTIN_COMPONENT_CRATES.len()] = {
     ids
 };
 
-/// The one tool whose reads count as "the model read this file" (§7.4). Other tools that
-/// open files (grep on a single file, third-party tools) leave the observation table alone.
+/// The one tool whose reads count as "the model read this file"
+/// (docs/contract.md#read-before-edit). Other tools that open files (grep on a single file,
+/// third-party tools) leave the observation table alone.
 pub const READ_TOOL: &str = "read";
 
-/// The default agent's tools, in the order the model sees them (§3: read write edit grep
-/// glob list bash; only those that have landed are listed).
+/// The default agent's tools, in the order the model sees them
+/// (docs/contract.md#definitions-and-the-toolset: read write edit grep glob list bash; only those
+/// that have landed are listed).
 pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
 
-/// The explorer sub-agent's tools (§3: read grep glob list bash; only landed ones).
+/// The explorer sub-agent's tools (docs/contract.md#definitions-and-the-toolset: read grep glob
+/// list bash; only landed ones).
 pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
 
 /// Which agent a toolset is for.

@@ -1,6 +1,6 @@
-//! The `toolhost` command line (contract in DESIGN.md): `tools`, `call`, `session`, `tool`, `conformance`, `wit`,
-//! `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options. Exit codes: 0
-//! succeeded, 1 the call did not succeed, 2 usage.
+//! The `toolhost` command line (contract in docs/cli.md): `tools`, `call`, `session`, `tool`,
+//! `conformance`, `wit`, `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options.
+//! Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
 //!
 //! This file holds the options and `main`; [`setup`] builds what every command works with
 //! once (workspace, data dir, policy, bash's sandbox, the finalized toolset), and each
@@ -66,7 +66,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// JSON Lines session on stdin/stdout (requests and events as in DESIGN.md).
+    /// JSON Lines session on stdin/stdout (requests and events as in docs/sessions.md).
     Session,
     /// Say whether bash's sandbox works here, and if not why and what to do.
     Doctor,

@@ -1,5 +1,5 @@
 //! A [`Report`] as text (one line per check), as JSON (`{"component", "seed", "checks"}`, as
-//! DESIGN.md gives it) and as JUnit XML (one test case per check; a warn passes with its
+//! docs/extending.md gives it) and as JUnit XML (one test case per check; a warn passes with its
 //! message in `system-out`).
 
 use crate::{Outcome, Report};

@@ -1,5 +1,6 @@
-//! Approval of escalations (seed 000 §7.5): a call that carries `sandboxPermissions` runs
-//! only if an [`Approver`] allows it, and then with a policy widened for this call alone.
+//! Approval of escalations (docs/contract.md#escalation-parameters): a call that carries
+//! `sandboxPermissions` runs only if an [`Approver`] allows it, and then with a policy widened for
+//! this call alone.
 
 use async_trait::async_trait;
 use toolhost_sandbox::policy::Escalation;

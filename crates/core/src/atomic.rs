@@ -1,4 +1,4 @@
-//! Atomic file replacement (seed 000 §6.2, §7.3) in a pinned directory.
+//! Atomic file replacement (docs/contract.md#paths, #edit) in a pinned directory.
 //!
 //! The target's directory is opened once ([`PinnedDir::open`]: `O_DIRECTORY|O_NOFOLLOW`) and
 //! must be, as the kernel names the opened descriptor, exactly the directory the fence
@@ -29,8 +29,9 @@ pub enum AtomicWriteError {
     /// The directory opened is not the one the fence checked: a symlink or rename raced it.
     #[error("{0} changed while it was being opened (a symlink or rename raced the check); refusing to write there")]
     Moved(PathBuf),
-    /// The target has other names: the rename would leave them with the old content (seed 003
-    /// refuses such files, and a protected file's alias must not become a way around it).
+    /// The target has other names: the rename would leave them with the old content (the fence
+    /// refuses such files, docs/architecture.md#the-path-fence, and a protected file's alias
+    /// must not become a way around it).
     #[error("it has {0} hard links; a write would split it from its other names, so it is refused")]
     HardLinked(u64),
     #[error(transparent)]

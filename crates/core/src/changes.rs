@@ -1,17 +1,18 @@
-//! File-change records (seed 000 §8.4): the diff of what the host committed, counted and
-//! shaped into a [`FileChange`] artifact. A component cannot forge one: the host builds it
-//! from the bytes it wrote.
+//! File-change records (docs/contract.md#file-changes-and-undo): the diff of what the host
+//! committed, counted and shaped into a [`FileChange`] artifact. A component cannot forge one: the
+//! host builds it from the bytes it wrote.
 
 use similar::{ChangeTag, TextDiff};
 
 use crate::observations::sha256_hex;
 use crate::result::{DiffHunk, FileChange, FileChangeKind};
 
-/// Lines of context around each hunk (§8.4).
+/// Lines of context around each hunk (docs/contract.md#file-changes-and-undo).
 pub const HUNK_CONTEXT_LINES: usize = 3;
 
 /// Above this many cells of the edit graph (old lines × new lines) the Myers diff is
-/// replaced by a common-prefix/suffix diff, so one huge rewrite cannot stall a call (§8.4).
+/// replaced by a common-prefix/suffix diff, so one huge rewrite cannot stall a call
+/// (docs/contract.md#file-changes-and-undo).
 pub const MAX_DIFF_CELLS: u64 = 4_000_000;
 
 /// Count added and deleted lines and cut hunks for `before` → `after`.

@@ -1,4 +1,4 @@
-//! The path fence (seed 000 §6.2): every path a tool names becomes a [`CheckedPath`] here,
+//! The path fence (docs/contract.md#paths): every path a tool names becomes a [`CheckedPath`] here,
 //! or an error the model can act on.
 //!
 //! Here: lexical normalisation, canonicalisation and the policy check. Opening the real
@@ -52,13 +52,15 @@ pub fn display_path(workspace: &Path, path: &Path) -> String {
     crate::display::quote_path(&text).into_owned()
 }
 
-/// Longest accepted path, in bytes (seed 003: hard limits before any I/O).
+/// Longest accepted path, in bytes (a hard limit checked before any I/O:
+/// docs/architecture.md#the-path-fence).
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Longest accepted path component, in bytes (the common filesystem limit).
 pub const MAX_COMPONENT_BYTES: usize = 255;
 
-/// Windows device names, refused as a component with or without an extension (seed 003).
+/// Windows device names, refused as a component with or without an extension
+/// (docs/architecture.md#the-path-fence).
 const DEVICE_NAMES: [&str; 22] = [
     "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
     "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
@@ -87,10 +89,11 @@ pub enum PathError {
     ComponentTooLong(usize),
 }
 
-/// Normalise `input` against `base` without touching the filesystem (seed 003): `/` and `\`
-/// both separate, `.` and `..` are removed lexically (never above `/`), and the result is
-/// absolute and printed with `/`. A JSON string literal (`"a\nb"`, the form results show a
-/// path with a control character in) is decoded first; only there may such characters appear.
+/// Normalise `input` against `base` without touching the filesystem
+/// (docs/architecture.md#the-path-fence): `/` and `\` both separate, `.` and `..` are removed
+/// lexically (never above `/`), and the result is absolute and printed with `/`. A JSON string
+/// literal (`"a\nb"`, the form results show a path with a control character in) is decoded first;
+/// only there may such characters appear.
 pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
     let decoded: String;
     let quoted = input.len() >= 2 && input.starts_with('"') && input.ends_with('"');
@@ -152,8 +155,8 @@ pub fn resolve_lexically(session: &ToolSessionContext, input: &str) -> Result<Pa
 }
 
 /// Why [`resolve_path`] refused a path: the error the model reads, and whether the policy
-/// denial is one the call's result marks `sandbox_denied` (§6.2: the sensitive, credential
-/// and outside tiers; not the hard-protected one).
+/// denial is one the call's result marks `sandbox_denied` (docs/contract.md#paths: the sensitive,
+/// credential and outside tiers; not the hard-protected one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FenceError {
     pub error: ToolError,
@@ -166,7 +169,7 @@ impl From<ToolError> for FenceError {
     }
 }
 
-/// Resolve `input` for `access` under `policy` (seed 000 §6.2).
+/// Resolve `input` for `access` under `policy` (docs/contract.md#paths).
 pub fn resolve_path(
     session: &ToolSessionContext,
     input: &str,
@@ -237,7 +240,8 @@ mod tests {
         assert_eq!(p, PathBuf::from("/x"));
     }
 
-    /// The rejection matrix of seed 003, with ordinary inputs that must still work.
+    /// The rejection matrix of docs/architecture.md#the-path-fence, with ordinary inputs that must
+    /// still work.
     #[test]
     fn rejection_matrix() {
         let base = Path::new("/w");

@@ -1,5 +1,6 @@
-//! The read-before-edit table (seed 000 §7.4): real path → SHA-256 of the content the model
-//! last read or wrote. Only the host writes it; a component cannot forge an entry.
+//! The read-before-edit table (docs/contract.md#read-before-edit): real path → SHA-256 of the
+//! content the model last read or wrote. Only the host writes it; a component cannot forge an
+//! entry.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -37,19 +38,22 @@ pub fn sha256_hex(bytes: &[u8]) -> ContentHash {
     hex::encode(sha2::Sha256::digest(bytes))
 }
 
-/// Refusal when an existing file was never read in this session (§7.4, verbatim).
+/// Refusal when an existing file was never read in this session (docs/contract.md#read-before-edit,
+/// verbatim).
 pub fn not_read_message(path: &str) -> String {
     format!("Read {path} before editing it.")
 }
 
-/// Refusal when the file changed since the model read it (§7.4, verbatim).
+/// Refusal when the file changed since the model read it (docs/contract.md#read-before-edit,
+/// verbatim).
 pub fn changed_message(path: &str) -> String {
     format!(
         "{path} changed since you last read it (by you via bash, or by the user). Read it again before editing."
     )
 }
 
-/// Refusal when the file changed between preparing a write and publishing it (§7.3, verbatim).
+/// Refusal when the file changed between preparing a write and publishing it
+/// (docs/contract.md#edit, verbatim).
 pub const STALE_WRITE_MESSAGE: &str = "file changed while edit was being prepared";
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
-//! Registry and toolsets (seed 000 §3): [`ToolRegistryBuilder`] collects the tools this
-//! binary knows, [`ToolsetConfig`] names the ones an agent may use, and [`finalize`] binds
-//! the two and a session into an immutable [`FinalizedToolset`].
+//! Registry and toolsets (docs/contract.md#definitions-and-the-toolset): [`ToolRegistryBuilder`]
+//! collects the tools this binary knows, [`ToolsetConfig`] names the ones an agent may use, and
+//! [`finalize`] binds the two and a session into an immutable [`FinalizedToolset`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -71,7 +71,7 @@ impl ToolsetConfig {
     }
 }
 
-/// A configuration [`finalize`] refuses (§3).
+/// A configuration [`finalize`] refuses (docs/contract.md#definitions-and-the-toolset).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FinalizeError {
     #[error("a registered tool has a blank id")]
@@ -86,7 +86,8 @@ pub enum FinalizeError {
     NotRegistered(ToolId, String),
 }
 
-/// Bind `config` and `session` into a toolset, refusing the five bad configurations of §3.
+/// Bind `config` and `session` into a toolset, refusing the five bad configurations
+/// (docs/contract.md#definitions-and-the-toolset).
 pub fn finalize(
     registry: &ToolRegistry,
     config: &ToolsetConfig,
@@ -135,7 +136,8 @@ pub fn finalize(
     Ok(FinalizedToolset { tools, definitions, session, escalation })
 }
 
-/// What the host knows about a call before it runs (§6.1 `PreparedCall`).
+/// What the host knows about a call before it runs (`PreparedCall`,
+/// docs/contract.md#before-a-call-runs-inspect).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreparedCall {
     /// What the tool reported.
@@ -148,11 +150,12 @@ pub struct PreparedCall {
     pub escalation: Option<toolhost_sandbox::policy::Escalation>,
 }
 
-/// The names of the escalation parameters (§7.5).
+/// The names of the escalation parameters (docs/contract.md#escalation-parameters).
 pub const ESCALATION_PARAMETERS: [&str; 2] = ["sandboxPermissions", "justification"];
 
 /// Add `sandboxPermissions` and `justification` (and the types only they use) to a tool's
-/// schema. Only done when the sandbox is available (§7.5, 10f): otherwise they are absent.
+/// schema. Only done when the sandbox is available (docs/contract.md#escalation-parameters;
+/// docs/acceptance.md 10f): otherwise they are absent.
 fn add_escalation_parameters(schema: &mut serde_json::Value) {
     let extra = crate::tool::input_schema::<EscalationRequest>();
     let Some(target) = schema.as_object_mut() else { return };
@@ -174,7 +177,8 @@ fn add_escalation_parameters(schema: &mut serde_json::Value) {
     }
 }
 
-/// The tools one agent may call, bound to one session (§3).
+/// The tools one agent may call, bound to one session
+/// (docs/contract.md#definitions-and-the-toolset).
 ///
 /// It has no mutating methods and private fields: after [`finalize`], no tool can be
 /// added, removed or replaced. Definitions and dispatch come from the same selection.
@@ -226,8 +230,9 @@ impl FinalizedToolset {
         )
     }
 
-    /// Facts about a call before it runs (§6.1), for the caller to decide whether to ask
-    /// the user. It infers nothing about what a command will touch: the kernel judges that.
+    /// Facts about a call before it runs (docs/contract.md#before-a-call-runs-inspect), for the
+    /// caller to decide whether to ask the user. It infers nothing about what a command will touch:
+    /// the kernel judges that.
     pub async fn prepare(
         &self,
         name: &str,
@@ -297,7 +302,8 @@ impl FinalizedToolset {
     }
 
     /// Take the escalation parameters out of `input`; when present, ask the approver and
-    /// widen this call's policy by the approved grants (§5, §7.5), or refuse the call.
+    /// widen this call's policy by the approved grants (docs/security.md,
+    /// docs/contract.md#escalation-parameters), or refuse the call.
     async fn stamp_escalation(
         &self,
         name: &str,
@@ -341,8 +347,8 @@ impl FinalizedToolset {
         Ok((input, call))
     }
 
-    /// The fallback cut (§8.2): every result leaves here with at most 32,000 bytes of text;
-    /// the whole text is saved to the call's spill file.
+    /// The fallback cut (docs/contract.md#spill-files): every result leaves here with at most
+    /// 32,000 bytes of text; the whole text is saved to the call's spill file.
     fn bound(&self, result: &mut ToolResult, call_id: &str) {
         let text = result.text();
         let cut = spill::fallback_cut(&text, |whole| {

@@ -1,5 +1,6 @@
-//! What a tool call returns (seed 000 §8.1): `ToolResult`, its status, content, artifacts
-//! and typed error. The JSON shape is a contract (DESIGN.md) and is fixed by serde here.
+//! What a tool call returns (docs/contract.md#results): `ToolResult`, its status, content,
+//! artifacts and typed error. The JSON shape is a contract (docs/contract.md#results) and is fixed
+//! by serde here.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +15,7 @@ pub enum ToolResultStatus {
     OutcomeUnknown,
 }
 
-/// Why a call did not succeed (seed 000 §8.1).
+/// Why a call did not succeed (docs/contract.md#results).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -70,14 +71,14 @@ impl ToolError {
     }
 }
 
-/// One piece of model-visible content (seed 000 §8.1: text only).
+/// One piece of model-visible content (docs/contract.md#results: text only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolResultContent {
     Text { text: String },
 }
 
-/// One hunk of a file change, with three lines of context (seed 000 §8.4).
+/// One hunk of a file change, with three lines of context (docs/contract.md#file-changes-and-undo).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffHunk {
@@ -97,7 +98,8 @@ pub enum FileChangeKind {
     Modified,
 }
 
-/// A file change made by write or edit: enough to show the diff and to undo it (§8.4).
+/// A file change made by write or edit: enough to show the diff and to undo it
+/// (docs/contract.md#file-changes-and-undo).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileChange {
@@ -114,15 +116,15 @@ pub struct FileChange {
     pub undone: bool,
 }
 
-/// Data that travels with a result but never reaches the model (§8.1).
+/// Data that travels with a result but never reaches the model (docs/contract.md#results).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolResultArtifact {
     FileChange(FileChange),
 }
 
-/// The one final result of a tool call (seed 000 §8.1). Two results are equal when they say
-/// the same thing: `usage` (what the call happened to cost) is not compared.
+/// The one final result of a tool call (docs/contract.md#results). Two results are equal when they
+/// say the same thing: `usage` (what the call happened to cost) is not compared.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolResult {
     pub status: ToolResultStatus,
@@ -178,7 +180,7 @@ impl ToolResult {
         }
     }
 
-    /// A result for this error; its text equals the error message (§8.1).
+    /// A result for this error; its text equals the error message (docs/contract.md#results).
     pub fn from_error(error: ToolError) -> Self {
         ToolResult {
             status: error.code.status(),

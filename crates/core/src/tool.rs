@@ -1,7 +1,7 @@
-//! The tool contract on the host side (seed 000 §2): the typed [`Tool`] trait for tools that
-//! live in the host (bash), the type-erased [`DynTool`] the registry stores, and
-//! [`ToolAdapter`], which turns one into the other. Component tools implement [`DynTool`]
-//! directly (see `runtime::component_tool`): their input type lives in the component.
+//! The tool contract on the host side (docs/contract.md#definitions-and-the-toolset): the typed
+//! [`Tool`] trait for tools that live in the host (bash), the type-erased [`DynTool`] the registry
+//! stores, and [`ToolAdapter`], which turns one into the other. Component tools implement
+//! [`DynTool`] directly (see `runtime::component_tool`): their input type lives in the component.
 
 use std::fmt;
 use std::sync::Arc;
@@ -43,7 +43,8 @@ impl From<&str> for ToolId {
     }
 }
 
-/// What a tool may change: a hint for users and clients, never a permission decision (§2).
+/// What a tool may change: a hint for users and clients, never a permission decision
+/// (docs/contract.md#definitions-and-the-toolset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolRisk {
@@ -63,7 +64,8 @@ impl ToolRisk {
     }
 }
 
-/// What the model is told about a tool: id + description + input schema + risk (§2).
+/// What the model is told about a tool: id + description + input schema + risk
+/// (docs/contract.md#definitions-and-the-toolset).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
     pub id: ToolId,
@@ -76,7 +78,7 @@ pub struct ToolDefinition {
     pub risk: ToolRisk,
 }
 
-/// Facts a tool reports before it runs (§6.1).
+/// Facts a tool reports before it runs (docs/contract.md#before-a-call-runs-inspect).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallInspection {
@@ -99,7 +101,8 @@ impl From<String> for ToolOutput {
     }
 }
 
-/// A tool implemented in the host, with a typed input (seed 000 §2).
+/// A tool implemented in the host, with a typed input
+/// (docs/contract.md#definitions-and-the-toolset).
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
     /// The input; serde parses it and schemars describes it, from this one type.
@@ -150,10 +153,11 @@ pub trait DynTool: Send + Sync + 'static {
     }
 }
 
-/// The prefix of every input deserialisation error (§2).
+/// The prefix of every input deserialisation error (docs/contract.md#definitions-and-the-toolset).
 pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
-/// The JSON Schema of `T` as tools advertise it: `$schema` and `title` removed (§2).
+/// The JSON Schema of `T` as tools advertise it: `$schema` and `title` removed
+/// (docs/contract.md#definitions-and-the-toolset).
 pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     let mut value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
     if let Some(map) = value.as_object_mut() {
@@ -163,14 +167,16 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     value
 }
 
-/// Parse a tool input, or the `invalid_arguments` error the model sees (§2).
+/// Parse a tool input, or the `invalid_arguments` error the model sees
+/// (docs/contract.md#definitions-and-the-toolset).
 pub fn parse_input<T: DeserializeOwned>(input: &serde_json::Value) -> Result<T, ToolError> {
     T::deserialize(input)
         .map_err(|e| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}")))
 }
 
 /// Erases a typed [`Tool`] into a [`DynTool`]: parses the input, passes both contexts,
-/// and turns the output or error into a [`ToolResult`] (§2).
+/// and turns the output or error into a [`ToolResult`]
+/// (docs/contract.md#definitions-and-the-toolset).
 pub struct ToolAdapter<T: Tool> {
     tool: T,
     definition: ToolDefinition,

@@ -1,4 +1,4 @@
-//! Undo and reapply of recorded file changes (seed 000 §8.4).
+//! Undo and reapply of recorded file changes (docs/contract.md#file-changes-and-undo).
 //!
 //! A batch is a slice of [`FileChange`]s in the order they were made. [`undo`] takes them back
 //! newest first, [`reapply`] makes them again oldest first, so undoing "create, then edit"
@@ -20,8 +20,8 @@
 //! * A failure half-way rolls back the steps already done (newest first); if the rollback
 //!   fails too the error is [`UndoError::RollbackFailed`] and names the files left changed.
 //! * Files involved must be UTF-8 text of at most 1 MiB.
-//! * The observation table is not touched (§7.4): after an undo the model must read the file
-//!   again before editing it.
+//! * The observation table is not touched (docs/contract.md#read-before-edit): after an undo the
+//!   model must read the file again before editing it.
 //!
 //! Not one atomic transaction with the store: if the files are rewritten and saving the
 //! `undone` flag fails, disk and record disagree (see `docs/sessions.md`). Deleting a created

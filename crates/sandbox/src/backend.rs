@@ -1,7 +1,7 @@
-//! The seam between bash and the OS sandbox (seed 000 §4, §7.9): a [`SandboxBackend`] wraps
-//! an argv so that it runs under the call's [`SandboxPolicy`]; it never starts the command
-//! itself. [`crate::bwrap::Bubblewrap`] is the Linux backend, [`crate::seatbelt::Seatbelt`]
-//! the macOS one.
+//! The seam between bash and the OS sandbox (docs/architecture.md#the-policy-and-the-os-sandbox,
+//! docs/contract.md#bash): a [`SandboxBackend`] wraps an argv so that it runs under the call's
+//! [`SandboxPolicy`]; it never starts the command itself. [`crate::bwrap::Bubblewrap`] is the Linux
+//! backend, [`crate::seatbelt::Seatbelt`] the macOS one.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -37,7 +37,8 @@ impl Availability {
     }
 }
 
-/// Wraps argv so that it runs inside the OS sandbox; never starts processes (seed §4).
+/// Wraps argv so that it runs inside the OS sandbox; never starts processes
+/// (docs/architecture.md#the-policy-and-the-os-sandbox).
 pub trait SandboxBackend: Send + Sync {
     /// The argv that runs `argv` in `cwd` under `policy`, pinning what `protected` (the scan
     /// of the policy's writable roots, [`crate::scan::scan`]) found.

@@ -1,4 +1,4 @@
-//! One bash call (seed 000 §7.9): clamp the timeout, wrap `/bin/bash -c command` with the
+//! One bash call (docs/contract.md#bash): clamp the timeout, wrap `/bin/bash -c command` with the
 //! sandbox backend (never run it unwrapped), run it in the workspace root on the process
 //! backend, map the end to an outcome, render the bounded text with its status line, and mark
 //! kernel denials on paths the policy forbids.
@@ -41,7 +41,8 @@ pub struct BashRequest {
     pub progress: Option<ProgressFn>,
 }
 
-/// How the call ended (the host maps these to `ToolResult` statuses, seed §7.9's table).
+/// How the call ended (the host maps these to `ToolResult` statuses: the table in
+/// docs/contract.md#bash).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BashStatus {
     /// bash exited (any code, or a signal nobody here sent): a succeeded tool result.

@@ -1,4 +1,5 @@
-//! bash's Linux sandbox (seed 000 §4, §7.9), a [`SandboxBackend`].
+//! bash's Linux sandbox (docs/architecture.md#the-policy-and-the-os-sandbox,
+//! docs/contract.md#bash), a [`SandboxBackend`].
 //!
 //! [`Bubblewrap`] builds a `bwrap` argv: the whole file system read-only, the
 //! policy's writable roots bound writable, its read-only carve-outs bound read-only over

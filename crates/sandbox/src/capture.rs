@@ -1,6 +1,6 @@
-//! Bounded capture of a command's merged output (seed 000 §7.9, §8.2): memory keeps only the
-//! first [`BASH_HEAD_BYTES`] and the last [`BASH_TAIL_BYTES`]; once the total passes their sum,
-//! a spill file is created and everything is written to it as it arrives, up to
+//! Bounded capture of a command's merged output (docs/contract.md#bash, #spill-files): memory keeps
+//! only the first [`BASH_HEAD_BYTES`] and the last [`BASH_TAIL_BYTES`]; once the total passes their
+//! sum, a spill file is created and everything is written to it as it arrives, up to
 //! [`MAX_SPILL_BYTES`].
 
 use std::collections::VecDeque;

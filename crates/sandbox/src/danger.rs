@@ -1,4 +1,4 @@
-//! The dangerous-command detector (seed 000 §6.1, permissions §10): a fact for the host's
+//! The dangerous-command detector (docs/contract.md#dangerous-commands): a fact for the host's
 //! approval step, not a sandbox rule. It recognizes, by simple shell-word matching:
 //!
 //! * a recursive delete (`rm -r`/`-R`/`--recursive`) of `/`, `~` / `$HOME`, or the workspace

@@ -1,6 +1,7 @@
-//! The process backend (seed 000 §5): starts an argv in its own process group with stdin on
-//! `/dev/null`, a cleared environment and `kill_on_drop`, captures stdout and stderr as they
-//! arrive, and ends it through one [`terminate`] shared by timeout and cancellation.
+//! The process backend (docs/contract.md#cancellation-and-deadlines): starts an argv in its own
+//! process group with stdin on `/dev/null`, a cleared environment and `kill_on_drop`, captures
+//! stdout and stderr as they arrive, and ends it through one [`terminate`] shared by timeout and
+//! cancellation.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -89,7 +90,8 @@ pub struct ProcessOutcome {
     pub exec_failed: bool,
 }
 
-/// Starts processes (seed §4); the only way bash's argv is run.
+/// Starts processes (docs/architecture.md#the-policy-and-the-os-sandbox); the only way bash's argv
+/// is run.
 pub trait ProcessBackend: Send + Sync {
     /// Runs `request` to its end.
     fn run(&self, request: ProcessRequest) -> BoxFuture<'_, ProcessOutcome>;

@@ -1,5 +1,5 @@
-//! The protected-entry scan of bash's writable roots (seed 000 §7.9, issue: git metadata and
-//! sensitive files for bash as for the file tools).
+//! The protected-entry scan of bash's writable roots (docs/contract.md#bash, issue: git metadata
+//! and sensitive files for bash as for the file tools).
 //!
 //! Before a bash call, [`scan`] walks every writable root (and HOME when a root holds it) and
 //! returns what the OS sandbox must pin: every existing sensitive file and git metadata entry

@@ -1,4 +1,4 @@
-//! bash's macOS sandbox (seed 000 §7.9), a [`SandboxBackend`]: Seatbelt, through
+//! bash's macOS sandbox (docs/contract.md#bash), a [`SandboxBackend`]: Seatbelt, through
 //! `sandbox-exec`.
 //!
 //! [`Seatbelt::wrap`] turns `/bin/bash -c <command>` into

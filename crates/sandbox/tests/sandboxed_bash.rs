@@ -1,5 +1,6 @@
 //! bash inside real bubblewrap + Landlock (Linux, bwrap installed; written for running as
-//! root, where `--cap-drop ALL` is what stops escapes). Acceptance numbers follow seed 000 §10.
+//! root, where `--cap-drop ALL` is what stops escapes). Acceptance numbers follow
+//! docs/acceptance.md.
 
 #![cfg(target_os = "linux")]
 
@@ -642,8 +643,8 @@ impl GroupKiller for CountingKiller {
     }
 }
 
-/// The seed's gap (§10 K2): timeout and cancellation end in the one `terminate`, which is
-/// the only caller of the backend's group killer — proven by counting its calls.
+/// docs/acceptance.md K2 (was untested): timeout and cancellation end in the one `terminate`, which
+/// is the only caller of the backend's group killer — proven by counting its calls.
 #[tokio::test]
 async fn timeout_and_cancel_go_through_the_same_terminate() {
     let f = fixture(SandboxMode::WorkspaceWrite);

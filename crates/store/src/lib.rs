@@ -4,7 +4,7 @@
 //!
 //! Migrations are versioned in code ([`MIGRATIONS`]) and tracked with `PRAGMA user_version`.
 //!
-//! # The crash window (seed 000 §8.4)
+//! # The crash window (docs/sessions.md#what-is-not-atomic-the-crash-window)
 //!
 //! Writing a file and recording the call are not one atomic transaction. A call is recorded
 //! after the tool has returned, so if the process dies (or the store cannot be written)

@@ -1,10 +1,11 @@
-//! The `edit` tool (seed 000 §7.3): replace an exact string in a file, or create a file.
+//! The `edit` tool (docs/contract.md#edit): replace an exact string in a file, or create a file.
 //!
-//! Reads top to bottom as the seed section: the input and its bounds, the checks that need
-//! no file, then the flow through the host's draft (which holds the path's write lock,
-//! enforces read-before-edit (§7.4) and the 1 MiB UTF-8 rule, and refuses the commit with
-//! `file changed while edit was being prepared` when the disk changed meanwhile), the
-//! replacement ([`replace::replace`]) and the one-line summary ([`replace::summary`]).
+//! Reads top to bottom as its section of docs/contract.md: the input and its bounds, the checks
+//! that need no file, then the flow through the host's draft (which holds the path's write lock,
+//! enforces read-before-edit (docs/contract.md#read-before-edit) and the 1 MiB UTF-8 rule, and
+//! refuses the commit with `file changed while edit was being prepared` when the disk changed
+//! meanwhile), the replacement ([`replace::replace`]) and the one-line summary
+//! ([`replace::summary`]).
 
 mod replace;
 

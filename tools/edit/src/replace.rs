@@ -1,4 +1,4 @@
-//! The pure part of `edit` (seed 000 §7.3): exact replacement, the line range of the new
+//! The pure part of `edit` (docs/contract.md#edit): exact replacement, the line range of the new
 //! text, the failures and the one-line summary.
 //!
 //! Matching is exact, with two allowances for how the file is stored:
@@ -171,7 +171,7 @@ pub fn replace(
     })
 }
 
-/// The one-line result (seed 000 §7.3, verbatim): `Created <path> (+a)`,
+/// The one-line result (docs/contract.md#edit, verbatim): `Created <path> (+a)`,
 /// `Edited <path>:<line> (+a -d)`, `Edited <path>:<first>-<last> (+a -d)`, and
 /// `Replaced <n> occurrences in <path> (+a -d)` when more than one occurrence was replaced.
 /// `replaced` is none when the file was created.

@@ -1,10 +1,10 @@
-//! The `glob` tool (seed 000 §7.7): find files by glob pattern, newest first.
+//! The `glob` tool (docs/contract.md#glob): find files by glob pattern, newest first.
 //!
-//! Reads top to bottom as the seed section: the input and its bound, then the loop — the
-//! host walks below `path` with the pattern as its only glob (`.gitignore`, hidden entries,
-//! symlinks and credential paths handled there; files only) and [`scan::scan`] counts every
-//! match, writes the full list to a spill in traversal order and keeps the newest in a heap
-//! of capacity [`MAX_RESULTS`] ([`newest`]) — then the footer ([`report`]).
+//! Reads top to bottom as its section of docs/contract.md: the input and its bound, then the loop —
+//! the host walks below `path` with the pattern as its only glob (`.gitignore`, hidden entries,
+//! symlinks and credential paths handled there; files only) and [`scan::scan`] counts every match,
+//! writes the full list to a spill in traversal order and keeps the newest in a heap of capacity
+//! [`MAX_RESULTS`] ([`newest`]) — then the footer ([`report`]).
 
 mod newest;
 mod report;
@@ -20,7 +20,7 @@ use newest::Entry;
 use report::End;
 use scan::{Stop};
 
-/// Files returned (seed 000 §7.7, §9 `MAX_RESULTS`: 100).
+/// Files returned (docs/contract.md#glob, docs/limits.md `MAX_RESULTS`: 100).
 pub const MAX_RESULTS: usize = toolhost_sdk::limits::GLOB_MAX_RESULTS;
 
 /// Input of the `glob` tool.
@@ -89,8 +89,8 @@ impl Tool for Glob {
             return Err(ToolError::cancelled(report::CANCELLED));
         }
         let kept = scanned.newest.into_sorted();
-        // The full list is only kept when the result leaves something out (seed 000 §8.2);
-        // an unfinished spill is deleted by the host when dropped.
+        // The full list is only kept when the result leaves something out
+        // (docs/contract.md#spill-files); an unfinished spill is deleted by the host when dropped.
         let spilled = if (kept.len() as u64) < scanned.total {
             spill.finish()
         } else {

@@ -1,5 +1,5 @@
-//! The bounded heap of glob (seed 000 §7.7 "遍历时用容量 100 的堆保留最新的条目"): memory is
-//! [`MAX_RESULTS`] entries whatever the number of matches.
+//! The bounded heap of glob (docs/contract.md#glob: the walk keeps the newest entries in a heap of
+//! capacity 100): memory is [`MAX_RESULTS`] entries whatever the number of matches.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

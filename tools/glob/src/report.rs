@@ -1,5 +1,5 @@
-//! The text glob returns (seed 000 §7.7, §8.2): the kept paths newest first, then a footer
-//! when files were left out or the scan timed out. Every model-facing text is defined here.
+//! The text glob returns (docs/contract.md#glob, #spill-files): the kept paths newest first, then a
+//! footer when files were left out or the scan timed out. Every model-facing text is defined here.
 
 use toolhost_sdk::Spilled;
 
@@ -7,20 +7,21 @@ use crate::newest::Entry;
 
 pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, seconds};
 
-/// The result when no file matched (seed 000 §7.7, verbatim).
+/// The result when no file matched (docs/contract.md#glob, verbatim).
 pub fn no_files(pattern: &str, path: &str) -> String {
     format!("No files match {pattern} in {path}")
 }
 
 
-/// Footer when files were left out (seed 000 §7.7, verbatim); without the path when the
-/// spill failed (§8.2), with `toolhost_sdk::scan::CAPPED` when it was capped.
+/// Footer when files were left out (docs/contract.md#glob, verbatim); without the path when the
+/// spill failed (docs/contract.md#spill-files), with `toolhost_sdk::scan::CAPPED` when it was
+/// capped.
 pub fn showing(shown: usize, total: u64, spilled: Option<&Spilled>) -> String {
     let saved = saved_clause(spilled);
     format!("[showing the {shown} most recently modified of {total} files{saved}]")
 }
 
-/// Footer of a timed-out scan (seed 000 §7.7, verbatim).
+/// Footer of a timed-out scan (docs/contract.md#glob, verbatim).
 pub fn timed_out(total: u64, timeout_ms: u64) -> String {
     format!(
         "[at least {total} files; search timed out after {} — narrow the path or pattern]",

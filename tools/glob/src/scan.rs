@@ -1,5 +1,5 @@
-//! The walk loop of glob (seed 000 §7.7): every matched file is counted, written to the full
-//! list in traversal order and offered to the [`Newest`] heap; cancellation and the timeout
+//! The walk loop of glob (docs/contract.md#glob): every matched file is counted, written to the
+//! full list in traversal order and offered to the [`Newest`] heap; cancellation and the timeout
 //! are checked per entry.
 //!
 //! The host is reached through two seams so the loop runs natively in tests: [`Control`]

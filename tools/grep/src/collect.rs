@@ -1,6 +1,6 @@
-//! What grep keeps while it scans (seed 000 §7.6 "内存只保留返回的部分与计数"): bounded
-//! collectors that hold only the lines or files the result will show, whatever order the
-//! walk delivers files in.
+//! What grep keeps while it scans (docs/contract.md#grep: memory holds only what is returned, and
+//! the counts): bounded collectors that hold only the lines or files the result will show, whatever
+//! order the walk delivers files in.
 //!
 //! Which lines are shown is decided by path order, not by traversal order, so the answer
 //! does not depend on the walk: the result is the first [`MAX_LINES`] lines of the
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{MAX_FILES, MAX_LINE_BYTES, MAX_LINES, MAX_LINES_PER_FILE};
 
-/// Appended to a line cut at [`MAX_LINE_BYTES`] (seed 000 §7.6, verbatim).
+/// Appended to a line cut at [`MAX_LINE_BYTES`] (docs/contract.md#grep, verbatim).
 pub const LINE_TRUNCATED: &str = "... (line truncated to 2000 bytes)";
 
 /// `line` cut to at most [`MAX_LINE_BYTES`] bytes on a char boundary, with

@@ -1,11 +1,10 @@
-//! The `grep` tool (seed 000 §7.6): search file contents with a Rust regex.
+//! The `grep` tool (docs/contract.md#grep): search file contents with a Rust regex.
 //!
-//! Reads top to bottom as the seed section: the input and its bounds, then the loop — the
-//! host walks (`.gitignore`, hidden entries, symlinks and credential paths handled there)
-//! and delivers each file's contents; [`scan::Scan`] runs one `grep-searcher` `Searcher`
-//! with one `grep-regex` matcher over them, counting every match, writing the full list to
-//! a spill and keeping only what the result shows ([`collect`]) — then the footer
-//! ([`report`]).
+//! Reads top to bottom as its section of docs/contract.md: the input and its bounds, then the loop
+//! — the host walks (`.gitignore`, hidden entries, symlinks and credential paths handled there) and
+//! delivers each file's contents; [`scan::Scan`] runs one `grep-searcher` `Searcher` with one
+//! `grep-regex` matcher over them, counting every match, writing the full list to a spill and
+//! keeping only what the result shows ([`collect`]) — then the footer ([`report`]).
 //!
 //! The matcher finds candidate lines faster than the regex would on wasm32 (which has no
 //! Teddy): [`literal`] for a pattern that is one literal, [`required`] for one that requires
@@ -32,19 +31,21 @@ use toolhost_sdk::{
 use report::{End, Found};
 use scan::{Scan, Stop};
 
-/// Matching lines returned in all (seed 000 §7.6, §9 `MAX_LINES`: 250).
+/// Matching lines returned in all (docs/contract.md#grep, docs/limits.md `MAX_LINES`: 250).
 pub const MAX_LINES: usize = toolhost_sdk::limits::GREP_MAX_LINES;
 
-/// Matching lines returned per file (seed 000 §7.6, §9 `MAX_LINES_PER_FILE`: 50).
+/// Matching lines returned per file (docs/contract.md#grep, docs/limits.md `MAX_LINES_PER_FILE`:
+/// 50).
 pub const MAX_LINES_PER_FILE: usize = toolhost_sdk::limits::GREP_MAX_LINES_PER_FILE;
 
-/// Bytes of one returned line (seed 000 §7.6, §9 `MAX_LINE_BYTES`: 2000).
+/// Bytes of one returned line (docs/contract.md#grep, docs/limits.md `MAX_LINE_BYTES`: 2000).
 pub const MAX_LINE_BYTES: usize = toolhost_sdk::limits::GREP_MAX_LINE_BYTES;
 
-/// Files listed by `files_with_matches` and `count` (seed 000 §7.6, §9 `MAX_FILES`: 250).
+/// Files listed by `files_with_matches` and `count` (docs/contract.md#grep, docs/limits.md
+/// `MAX_FILES`: 250).
 pub const MAX_FILES: usize = toolhost_sdk::limits::GREP_MAX_FILES;
 
-/// A file with a longer line is skipped (seed 000 §7.6: 64 MiB).
+/// A file with a longer line is skipped (docs/contract.md#grep: 64 MiB).
 pub const MAX_LINE_LENGTH: u64 = toolhost_sdk::limits::GREP_MAX_LINE_LENGTH;
 
 /// Input of the `grep` tool.

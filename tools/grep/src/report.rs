@@ -1,6 +1,6 @@
-//! The text grep returns (seed 000 §7.6, §8.2): the kept lines or files in path order, then
-//! a footer when something was left out or the scan timed out. Every model-facing text is
-//! defined here, next to the rule that produces it.
+//! The text grep returns (docs/contract.md#grep, #spill-files): the kept lines or files in path
+//! order, then a footer when something was left out or the scan timed out. Every model-facing text
+//! is defined here, next to the rule that produces it.
 
 use std::fmt::Write as _;
 
@@ -12,19 +12,19 @@ pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, second
 
 
 
-/// The result when nothing matched (seed 000 §7.6, verbatim).
+/// The result when nothing matched (docs/contract.md#grep, verbatim).
 pub fn no_matches(pattern: &str, path: &str) -> String {
     format!("No matches for /{pattern}/ in {path}")
 }
 
-/// The note after a file whose matching lines were not all shown (seed 000 §7.6, verbatim).
+/// The note after a file whose matching lines were not all shown (docs/contract.md#grep, verbatim).
 pub fn more_in_file(more: u64) -> String {
     format!("(+{more} more matching lines in this file)")
 }
 
 
 
-/// Footer of `content` mode when lines were left out (seed 000 §7.6, verbatim).
+/// Footer of `content` mode when lines were left out (docs/contract.md#grep, verbatim).
 pub fn showing_lines(shown: usize, lines: u64, files: u64, spilled: Option<&Spilled>) -> String {
     format!(
         "[showing {shown} of {lines} matching lines in {files} files{}]",
@@ -32,7 +32,7 @@ pub fn showing_lines(shown: usize, lines: u64, files: u64, spilled: Option<&Spil
     )
 }
 
-/// Footer of `files_with_matches` and `count` mode when files were left out (the seed's
+/// Footer of `files_with_matches` and `count` mode when files were left out (the contract's
 /// `content` footer, counting files).
 pub fn showing_files(shown: usize, files: u64, spilled: Option<&Spilled>) -> String {
     format!(
@@ -41,7 +41,7 @@ pub fn showing_files(shown: usize, files: u64, spilled: Option<&Spilled>) -> Str
     )
 }
 
-/// Footer of a timed-out `content` or `count` scan (seed 000 §7.6, verbatim).
+/// Footer of a timed-out `content` or `count` scan (docs/contract.md#grep, verbatim).
 pub fn timed_out_lines(lines: u64, files: u64, timeout_ms: u64) -> String {
     format!(
         "[at least {lines} matching lines in {files} files; search timed out after {} — narrow the path or glob]",

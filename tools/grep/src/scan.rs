@@ -1,4 +1,4 @@
-//! The scan loop of grep (seed 000 §7.6): one [`Searcher`] and one matcher (the regex, with
+//! The scan loop of grep (docs/contract.md#grep): one [`Searcher`] and one matcher (the regex, with
 //! [`LiteralMatcher`]'s fast path for literals) for the whole call, run over each file the
 //! host delivers; every match is counted, written to the full list and — while it can still
 //! be shown — kept.
@@ -136,7 +136,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
     pub fn new(mode: OutputMode, matcher: LiteralMatcher, control: &'c C, spill: A) -> Self {
         let searcher = |line_number: bool| {
             SearcherBuilder::new()
-                // A NUL byte marks a binary file: stop searching it (seed 000 §7.6).
+                // A NUL byte marks a binary file: stop searching it (docs/contract.md#grep).
                 .binary_detection(BinaryDetection::quit(b'\x00'))
                 .line_number(line_number)
                 // A line longer than this makes a streamed search fail, which skips the file.
@@ -219,7 +219,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
         let result = run(&mut searchers, &mut sink);
         let (count, stop) = (sink.count, sink.stop);
         if result.is_err() && stop.is_none() {
-            // A line over the limit or a read error: skip the file (seed 000 §7.6).
+            // A line over the limit or a read error: skip the file (docs/contract.md#grep).
             self.spill.rollback(mark);
             return true;
         }

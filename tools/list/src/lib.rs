@@ -1,6 +1,6 @@
-//! The `list` tool (seed 000 §7.8): one level of a directory, sorted by name, paged.
+//! The `list` tool (docs/contract.md#list): one level of a directory, sorted by name, paged.
 //!
-//! Reads top to bottom as the seed section: the input and its bounds, then the page
+//! Reads top to bottom as its section of docs/contract.md: the input and its bounds, then the page
 //! (sorted entries, `offset`/`limit`), then the footer.
 
 mod page;
@@ -11,12 +11,12 @@ use toolhost_sdk::{EntryKind, Risk, Tool, ToolError, open_dir};
 
 use page::{Entry, render_page};
 
-/// Entries per page when `limit` is not given (seed 000 §7.8 and §9 "list 每页": default 200).
-/// Keeps one page well inside the 32,000-byte result budget for typical names.
+/// Entries per page when `limit` is not given (docs/contract.md#list; docs/limits.md, list page:
+/// default 200). Keeps one page well inside the 32,000-byte result budget for typical names.
 pub const DEFAULT_LIMIT: u32 = toolhost_sdk::limits::LIST_DEFAULT_LIMIT;
 
-/// Largest accepted `limit` (seed 000 §7.8 and §9 "list 每页": max 2000). Bounds the result
-/// of one call; larger values are `invalid-arguments`, not clamped.
+/// Largest accepted `limit` (docs/contract.md#list; docs/limits.md, list page: max 2000). Bounds
+/// the result of one call; larger values are `invalid-arguments`, not clamped.
 pub const MAX_LIMIT: u32 = toolhost_sdk::limits::LIST_MAX_LIMIT;
 
 /// Input of the `list` tool.

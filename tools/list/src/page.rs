@@ -1,10 +1,10 @@
-//! The pure part of `list`: bounds, the sorted page and its footer (seed 000 §7.8).
+//! The pure part of `list`: bounds, the sorted page and its footer (docs/contract.md#list).
 
 use toolhost_sdk::ToolError;
 
 use crate::MAX_LIMIT;
 
-/// One directory entry as `list` sees it: only directory or not (seed 000 §7.8).
+/// One directory entry as `list` sees it: only directory or not (docs/contract.md#list).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     /// The entry's file name.
@@ -27,7 +27,7 @@ pub fn check_limit(limit: u32) -> Result<(), ToolError> {
     }
 }
 
-/// The footer when entries remain after the page (seed 000 §7.8, verbatim).
+/// The footer when entries remain after the page (docs/contract.md#list, verbatim).
 pub fn footer(shown: usize, offset: usize) -> String {
     let next = offset + shown;
     format!(

@@ -1,9 +1,10 @@
-//! The `read` tool (seed 000 §7.1): a page of a text file with line numbers.
+//! The `read` tool (docs/contract.md#read): a page of a text file with line numbers.
 //!
-//! Reads top to bottom as the seed section: the input and its bounds, then the loop that
-//! streams the whole file through the line engine ([`lines::LineReader`]), which renders the
-//! page and its footer. The file is always read to its end: that counts the total lines and
-//! lets the host hash every byte and record the read for read-before-edit (§7.4).
+//! Reads top to bottom as its section of docs/contract.md: the input and its bounds, then the loop
+//! that streams the whole file through the line engine ([`lines::LineReader`]), which renders the
+//! page and its footer. The file is always read to its end: that counts the total lines and lets
+//! the host hash every byte and record the read for read-before-edit
+//! (docs/contract.md#read-before-edit).
 
 mod lines;
 
@@ -13,7 +14,7 @@ use toolhost_sdk::{READ_CHUNK_BYTES, Risk, Tool, ToolError, cancelled, open_file
 
 use lines::LineReader;
 
-/// Lines shown when `limit` is not given (seed 000 §7.1 and §9 "read 行数": 2000).
+/// Lines shown when `limit` is not given (docs/contract.md#read; docs/limits.md, read lines: 2000).
 pub const DEFAULT_LIMIT: u32 = toolhost_sdk::limits::READ_MAX_LINES;
 
 /// Input of the `read` tool.

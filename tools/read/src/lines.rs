@@ -1,4 +1,4 @@
-//! The pure part of `read` (seed 000 §7.1): a line engine that consumes the file in chunks
+//! The pure part of `read` (docs/contract.md#read): a line engine that consumes the file in chunks
 //! of any size and renders the page, its footer and its errors.
 //!
 //! Memory stays flat whatever the file: the engine holds the current line's first
@@ -21,24 +21,25 @@ use toolhost_sdk::limits::{
 /// The UTF-8 byte order mark.
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
-/// The text for a file with no lines (seed 000 §7.1, verbatim).
+/// The text for a file with no lines (docs/contract.md#read, verbatim).
 pub const EMPTY_FILE: &str = "[empty file]";
 
 /// What is appended, after a space, to a line cut to [`READ_MAX_LINE_CHARS`] characters
-/// (seed 000 §7.1: `... (line truncated to 2000 chars)`).
+/// (docs/contract.md#read: `... (line truncated to 2000 chars)`).
 pub fn truncation_marker() -> String {
     format!("... (line truncated to {READ_MAX_LINE_CHARS} chars)")
 }
 
 /// The footer when the page stopped at `limit` lines before the end of the file
-/// (seed 000 §7.1: `[showing lines 2-3 of 4. Continue with offset=4]`).
+/// (docs/contract.md#read: `[showing lines 2-3 of 4. Continue with offset=4]`).
 pub fn footer_lines(first: u64, last: u64, total: u64) -> String {
     let next = last + 1;
     format!("[showing lines {first}-{last} of {total}. Continue with offset={next}]")
 }
 
 /// The footer when the page stopped at the content byte bound
-/// (seed 000 §7.1: `[showing lines 1-812 of 3401; stopped at 32 KB. Continue with offset=813]`).
+/// (docs/contract.md#read: `[showing lines 1-812 of 3401; stopped at 32 KB. Continue with
+/// offset=813]`).
 pub fn footer_bytes(first: u64, last: u64, total: u64) -> String {
     let next = last + 1;
     let kb = MAX_RESULT_BYTES / 1000;

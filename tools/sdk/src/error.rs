@@ -1,4 +1,4 @@
-//! Constructors for [`ToolError`], one per error code (seed 000 §8.1).
+//! Constructors for [`ToolError`], one per error code (docs/contract.md#results).
 
 use crate::{ErrorCode, ToolError};
 

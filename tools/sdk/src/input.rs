@@ -1,17 +1,19 @@
-//! Input schema and input parsing, both from the same `Tool::Input` type (seed 000 §2).
+//! Input schema and input parsing, both from the same `Tool::Input` type
+//! (docs/contract.md#definitions-and-the-toolset).
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::ToolError;
 
-/// The text every input-parsing failure starts with (seed 000 §2: "文本以 invalid tool input: 开头").
+/// The text every input-parsing failure starts with (docs/contract.md#definitions-and-the-toolset:
+/// the text starts with `invalid tool input: `).
 pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
 /// The JSON Schema of `T` as schemars 1 generates it, without top-level `$schema` and
-/// `title` (seed 000 §2). A tool's input is a JSON object (MCP requires `"type": "object"`
-/// at the top); for an enum of object variants (`#[serde(tag = …)]`), which schemars writes
-/// as a bare `oneOf`, the top-level `"type": "object"` is added.
+/// `title` (docs/contract.md#definitions-and-the-toolset). A tool's input is a JSON object (MCP
+/// requires `"type": "object"` at the top); for an enum of object variants (`#[serde(tag = …)]`),
+/// which schemars writes as a bare `oneOf`, the top-level `"type": "object"` is added.
 pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     let mut schema = schemars::schema_for!(T).to_value();
     if let Some(object) = schema.as_object_mut() {

@@ -2,9 +2,10 @@
 //!
 //! A tool is a type implementing [`Tool`]: an explicit id, a description, a [`Risk`], and
 //! an `Input` type from which both the input schema ([`input_schema`]) and the parser
-//! ([`parse_input`]) are derived (seed 000 §2). [`export_tool!`] turns it into the
-//! `tool` interface of `wit/since_v0.2.0/tool.wit`: the host calls `describe` once, then `inspect` and
-//! `execute` with JSON input, which the SDK parses before the tool sees it.
+//! ([`parse_input`]) are derived (docs/contract.md#definitions-and-the-toolset). [`export_tool!`]
+//! turns it into the `tool` interface of `wit/since_v0.2.0/tool.wit`: the host calls `describe`
+//! once, then `inspect` and `execute` with JSON input, which the SDK parses before the tool sees
+//! it.
 //!
 //! A tool reaches the workspace only through capability handles the host resolved and
 //! fenced: [`open_file`], [`stat`], [`open_dir`], [`open_for_write`]. Call context comes
@@ -50,7 +51,7 @@
 
 pub mod bindings;
 
-/// Every limit of seed 000 §9, shared with the host.
+/// Every limit of docs/limits.md, shared with the host.
 pub use toolhost_limits as limits;
 mod error;
 mod export;

@@ -9,7 +9,7 @@ use crate::bindings::toolhost::tool::call::{Spill, Spilled, cancelled, elapsed_m
 pub enum Stop {
     /// The call was cancelled: the result is `cancelled`.
     Cancelled,
-    /// The scan timeout passed: the result says "at least" (seed 000 §7.6, §7.7).
+    /// The scan timeout passed: the result says "at least" (docs/contract.md#grep, #glob).
     TimedOut,
 }
 
@@ -90,12 +90,12 @@ impl Append for Spill {
 /// The message of a cancelled scan (the same text the host uses for a cancelled call).
 pub const CANCELLED: &str = "the call was cancelled";
 
-/// Said after a spill path when the 64 MiB cap stopped the spill (seed 000 §8.2
-/// "写满即停，结果写明只保存了前 64 MB").
+/// Said after a spill path when the 64 MiB cap stopped the spill (docs/contract.md#spill-files:
+/// writing stops at the cap and the result says only the first 64 MB were saved).
 pub const CAPPED: &str = " (only the first 64 MB were saved)";
 
 /// `; full list saved to <path>` (plus [`CAPPED`]), or nothing when the spill failed
-/// (seed 000 §8.2: never a path that cannot be read).
+/// (docs/contract.md#spill-files: never a path that cannot be read).
 pub fn saved_clause(spilled: Option<&Spilled>) -> String {
     match spilled {
         Some(s) => format!("; full list saved to {}{}", s.path, if s.capped { CAPPED } else { "" }),

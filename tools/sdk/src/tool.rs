@@ -1,4 +1,5 @@
-//! The `Tool` trait: the guest side of the tool contract (seed 000 §2).
+//! The `Tool` trait: the guest side of the tool contract
+//! (docs/contract.md#definitions-and-the-toolset).
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -22,7 +23,8 @@ pub trait Tool: Default {
     /// What the tool may change; shown to users, never a permission decision.
     fn risk(&self) -> Risk;
 
-    /// Facts about a call before it runs (seed 000 §6.1); read-only by default.
+    /// Facts about a call before it runs (docs/contract.md#before-a-call-runs-inspect); read-only
+    /// by default.
     fn inspect(&self, input: &Self::Input) -> Inspection {
         let _ = input;
         Inspection::ReadOnly

@@ -1,9 +1,9 @@
-//! The `write` tool (seed 000 §7.2): create a file, or replace one the model has read.
+//! The `write` tool (docs/contract.md#write): create a file, or replace one the model has read.
 //!
-//! Reads top to bottom as the seed section: the input and its bound, then the flow through
-//! the host's draft (which creates missing parents, enforces read-before-edit on existing
-//! files (§7.4), refuses a file that changed meanwhile, and writes atomically), then the
-//! one-line summary ([`summary::summary`]).
+//! Reads top to bottom as its section of docs/contract.md: the input and its bound, then the flow
+//! through the host's draft (which creates missing parents, enforces read-before-edit on existing
+//! files (docs/contract.md#read-before-edit), refuses a file that changed meanwhile, and writes
+//! atomically), then the one-line summary ([`summary::summary`]).
 
 mod summary;
 

@@ -1,4 +1,4 @@
-//! The pure part of `write` (seed 000 §7.2): the content bound and the one-line summary.
+//! The pure part of `write` (docs/contract.md#write): the content bound and the one-line summary.
 
 use toolhost_sdk::limits::MAX_EDIT_FILE_BYTES;
 use toolhost_sdk::{ChangeKind, Committed, ToolError};
@@ -17,7 +17,7 @@ pub fn check_content(content: &str) -> Result<(), ToolError> {
     }
 }
 
-/// The one-line result (seed 000 §7.2, verbatim): `Created <path> (+a)`,
+/// The one-line result (docs/contract.md#write, verbatim): `Created <path> (+a)`,
 /// `Overwrote <path> (+a -d)`, `<path> unchanged: the content is identical`.
 pub fn summary(path: &str, committed: &Committed) -> String {
     let (a, d) = (committed.additions, committed.deletions);

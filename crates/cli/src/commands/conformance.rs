@@ -1,6 +1,6 @@
 //! `toolhost conformance FILE.wasm [--json] [--junit FILE] [--cases N] [--seed S]`: every check
-//! of `toolhost-conformance` on one component (contract in DESIGN.md). Exit 0 when no check
-//! failed, 1 when one did, 2 when the file cannot be checked at all.
+//! of `toolhost-conformance` on one component (contract in docs/cli.md and docs/extending.md). Exit
+//! 0 when no check failed, 1 when one did, 2 when the file cannot be checked at all.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,9 +1,9 @@
 //! `toolhost tool add|list|show|remove`: the installed third-party tools (contract in
-//! DESIGN.md). `add` checks the component (the rules, and conformance's static and describe
-//! checks), shows the user what it is and what its risk lets
-//! it do, asks on a terminal (default no; `--yes` for scripts, a non-terminal without it is
-//! refused), then records it pinned by its SHA-256. Exit codes: 0 done, 1 refused or no such
-//! tool (the reason on stderr), 2 usage.
+//! docs/cli.md and docs/extending.md). `add` checks the component (the rules, and conformance's
+//! static and describe checks), shows the user what it is and what its risk lets it do, asks on a
+//! terminal (default no; `--yes` for scripts, a non-terminal without it is refused), then records
+//! it pinned by its SHA-256. Exit codes: 0 done, 1 refused or no such tool (the reason on stderr),
+//! 2 usage.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
-//! `sandboxPermissions` + `justification` (seed §7.5): the request as the model writes it, its
-//! validation, and the grants it becomes.
+//! `sandboxPermissions` + `justification` (docs/contract.md#escalation-parameters): the request as
+//! the model writes it, its validation, and the grants it becomes.
 
 use std::path::Path;
 
@@ -7,7 +7,8 @@ use toolhost_limits::MAX_ESCALATION_PATHS;
 
 use super::{Access, Grant, Scope, real_path};
 
-/// `sandboxPermissions`: only `paths`, unknown fields rejected (seed §7.5).
+/// `sandboxPermissions`: only `paths`, unknown fields rejected
+/// (docs/contract.md#escalation-parameters).
 #[derive(
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
@@ -36,7 +37,8 @@ pub struct PathPermission {
     pub scope: Scope,
 }
 
-/// The escalation parameters of `write`, `edit` and `bash` (seed §7.5).
+/// The escalation parameters of `write`, `edit` and `bash`
+/// (docs/contract.md#escalation-parameters).
 #[derive(
     Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]

@@ -1,4 +1,4 @@
-//! The sandbox policy stamped on each call (seed 000 §5, permissions tiers): which paths a
+//! The sandbox policy stamped on each call (docs/security.md: modes, tiers, grants): which paths a
 //! call may read and write. The file-tool fence judges real paths with
 //! [`SandboxPolicy::check`]; the OS sandboxes (bubblewrap + Landlock, Seatbelt) are generated
 //! from [`SandboxPolicy::writable_roots`], the protected-entry scan ([`crate::scan`]) and
@@ -130,7 +130,8 @@ pub enum Tier {
     Outside,
 }
 
-/// One path the user approved for one call (`sandboxPermissions.paths[i]`, seed §7.5).
+/// One path the user approved for one call (`sandboxPermissions.paths[i]`,
+/// docs/contract.md#escalation-parameters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
     pub path: PathBuf,

@@ -195,7 +195,7 @@ pub const SYSTEM_CREDENTIAL_PATHS: &[&str] = &[
 /// Entries of toolhost's data dir that no tool and no bash may read or write, not even with a
 /// grant: the session store (every call's arguments and text), the policy config, the
 /// component cache (native code the host loads) and the MCP bearer token. The spill dir stays
-/// readable (seed 000 §8.2).
+/// readable (docs/contract.md#spill-files).
 pub const DATA_DIR_PRIVATE: &[&str] = &[
     "toolhost.db",
     "toolhost.db-wal",
