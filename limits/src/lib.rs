@@ -1,10 +1,11 @@
-//! Every limit of seed 000 §9, defined once, for the host and the tool components alike.
+//! Every limit of `docs/limits.md`, defined once, for the host and the tool components alike.
 //!
-//! Each constant says what it protects, its seed section, and why this value. The table in
-//! `docs/limits.md` maps the seed's §9 rows to these names; keep both true together.
+//! Each constant says what it protects, the contract section it serves (`docs/contract.md`), and
+//! why this value. The table in
+//! `docs/limits.md` lists each of these names with its value; keep both true together.
 #![no_std]
 
-/// Largest model-visible result text, footer included (§8.2, §9 `MAX_RESULT_BYTES`):
+/// Largest model-visible result text, footer included (`docs/contract.md#spill-files`):
 /// 8,000 tokens × 4 bytes, the size of one tool message in the request projection.
 pub const MAX_RESULT_BYTES: usize = 32_000;
 
@@ -45,75 +46,75 @@ pub const MAX_SCHEMA_PATTERNS: usize = 100;
 /// lookaround and no backreference); one past this is refused when the schema is checked.
 pub const SCHEMA_REGEX_SIZE_LIMIT: usize = 256 * 1024;
 
-/// Bytes kept free for a footer when a tool bounds its own text (§7.1, §9
-/// `FOOTER_RESERVE_BYTES`); `read` stops at `MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES`.
+/// Bytes kept free for a footer when a tool bounds its own text (`docs/contract.md#read`);
+/// `read` stops at `MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES`.
 pub const FOOTER_RESERVE_BYTES: usize = 512;
 
-/// Largest spill file; writing stops there and the result says so (§8.2, §9 `MAX_SPILL_BYTES`).
+/// Largest spill file; writing stops there and the result says so (`docs/contract.md#spill-files`).
 pub const MAX_SPILL_BYTES: u64 = 64 * 1024 * 1024;
 
 /// grep/glob keep a full list in memory up to this size before streaming it to the spill
-/// file, so small overflows cost no file I/O until needed (§8.2, §9 `SPILL_BUFFER_BYTES`).
+/// file, so small overflows cost no file I/O until needed (`docs/contract.md#spill-files`).
 pub const SPILL_BUFFER_BYTES: usize = 256 * 1024;
 
-/// Spill directories older than this are removed at start (§8.2, §9 `SPILL_RETENTION`), in seconds.
+/// Spill directories older than this are removed at start (`docs/contract.md#spill-files`), in seconds.
 pub const SPILL_RETENTION_SECS: u64 = 7 * 24 * 60 * 60;
 
-/// `read` returns at most this many lines (§7.1, §9 `MAX_LINES`).
+/// `read` returns at most this many lines (`docs/contract.md#read`).
 pub const READ_MAX_LINES: u32 = 2000;
 
-/// `read` cuts a line to this many characters (§7.1, §9 `MAX_LINE_CHARS`).
+/// `read` cuts a line to this many characters (`docs/contract.md#read`).
 pub const READ_MAX_LINE_CHARS: usize = 2000;
 
 /// While reading, only this many bytes of a line are kept; the rest is discarded as it
-/// streams by, so a 3 MB line never sits in memory (§7.1).
+/// streams by, so a 3 MB line never sits in memory (`docs/contract.md#read`).
 pub const READ_LINE_KEEP_BYTES: usize = 8000;
 
-/// `read` stops before its content passes this many bytes, after a whole line (§7.1).
+/// `read` stops before its content passes this many bytes, after a whole line (`docs/contract.md#read`).
 pub const READ_MAX_CONTENT_BYTES: usize = MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES;
 
 /// `write` content, `edit` files and `newString`, and undo/reapply targets are at most this
-/// many bytes of UTF-8 (§7.2, §7.3, §8.4, §9 `MAX_BYTES`).
+/// many bytes of UTF-8 (`docs/contract.md#write`, `docs/contract.md#edit`, `docs/contract.md#file-changes-and-undo`).
 pub const MAX_EDIT_FILE_BYTES: usize = 1024 * 1024;
 
-/// grep returns at most this many matching lines in all (§7.6, §9 `MAX_LINES`).
+/// grep returns at most this many matching lines in all (`docs/contract.md#grep`).
 pub const GREP_MAX_LINES: usize = 250;
 
-/// grep shows at most this many lines of one file (§7.6, §9 `MAX_LINES_PER_FILE`).
+/// grep shows at most this many lines of one file (`docs/contract.md#grep`).
 pub const GREP_MAX_LINES_PER_FILE: usize = 50;
 
-/// grep cuts a matching line to this many bytes (§7.6, §9 `MAX_LINE_BYTES`).
+/// grep cuts a matching line to this many bytes (`docs/contract.md#grep`).
 pub const GREP_MAX_LINE_BYTES: usize = 2000;
 
-/// grep's file modes list at most this many files (§7.6, §9 `MAX_FILES`).
+/// grep's file modes list at most this many files (`docs/contract.md#grep`).
 pub const GREP_MAX_FILES: usize = 250;
 
-/// grep skips a file with a line longer than this (§7.6).
+/// grep skips a file with a line longer than this (`docs/contract.md#grep`).
 pub const GREP_MAX_LINE_LENGTH: u64 = 64 * 1024 * 1024;
 
-/// glob returns at most this many files (§7.7, §9 `MAX_RESULTS`).
+/// glob returns at most this many files (`docs/contract.md#glob`).
 pub const GLOB_MAX_RESULTS: usize = 100;
 
 /// grep and glob stop scanning after this many milliseconds and report "at least"
-/// (§7.6, §7.7, §9 `SCAN_TIMEOUT`).
+/// (`docs/contract.md#grep`, `docs/contract.md#glob`).
 pub const SCAN_TIMEOUT_MS: u64 = 30_000;
 
-/// `list` shows this many entries when no limit is given (§7.8, §9).
+/// `list` shows this many entries when no limit is given (`docs/contract.md#list`).
 pub const LIST_DEFAULT_LIMIT: u32 = 200;
 
-/// `list` shows at most this many entries per page (§7.8, §9).
+/// `list` shows at most this many entries per page (`docs/contract.md#list`).
 pub const LIST_MAX_LIMIT: u32 = 2000;
 
-/// bash keeps this many bytes from the start of the output (§7.9, §9 `CAPTURE_HEAD_BYTES`).
+/// bash keeps this many bytes from the start of the output (`docs/contract.md#bash`).
 pub const BASH_HEAD_BYTES: usize = 2 * 1024;
 
-/// bash keeps this many bytes from the end of the output (§7.9, §9 `CAPTURE_TAIL_BYTES`).
+/// bash keeps this many bytes from the end of the output (`docs/contract.md#bash`).
 pub const BASH_TAIL_BYTES: usize = 14 * 1024;
 
-/// bash's default timeout in milliseconds (§7.9, §9).
+/// bash's default timeout in milliseconds (`docs/contract.md#bash`).
 pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
-/// bash's largest timeout in milliseconds (§7.9, §9).
+/// bash's largest timeout in milliseconds (`docs/contract.md#bash`).
 pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
 /// How often `toolhost mcp` looks whether the installed tools changed (`tools.json`), in
@@ -128,11 +129,11 @@ pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;
 /// is stopped at it, or at the runtime's own 120 s bound, whichever is first).
 pub const MAX_CALL_TIMEOUT_MS: u64 = 3_600_000;
 
-/// `sandboxPermissions.paths` has 1 to this many entries (§7.5).
+/// `sandboxPermissions.paths` has 1 to this many entries (`docs/contract.md#escalation-parameters`).
 pub const MAX_ESCALATION_PATHS: usize = 16;
 
 /// Most directory entries bash's protected-entry scan visits per call, over all writable roots
-/// (§7.9; `toolhost_sandbox::scan`). The scan finds every git dir and sensitive file the OS
+/// (`docs/contract.md#bash`; `toolhost_sandbox::scan`). The scan finds every git dir and sensitive file the OS
 /// sandbox must pin read-only and, after the call, every protected entry bash created. When a
 /// tree is larger, bash refuses to run and says so (failing closed: an unscanned part could
 /// hold a writable `.git/config`). 200,000 entries take ~0.1 s to list on a warm cache.
@@ -155,16 +156,16 @@ pub const PROTECTED_SCAN_DEPTH: usize = 64;
 /// one that never ends (a huge file of patterns) must not cost the walk its memory.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
 
-/// Longest the bubblewrap self-check may take, in milliseconds (§7.9): it launches `true` in
+/// Longest the bubblewrap self-check may take, in milliseconds (`docs/contract.md#bash`): it launches `true` in
 /// a sandbox (~6 ms); a `bwrap` that hangs would otherwise hang every command that needs it.
 pub const SANDBOX_SELF_CHECK_TIMEOUT_MS: u64 = 10_000;
 
-/// Most processes and threads one bash call may have at once (§7.9; a cgroup `pids.max`):
+/// Most processes and threads one bash call may have at once (`docs/contract.md#bash`; a cgroup `pids.max`):
 /// a fork bomb ends at this many instead of exhausting the machine (root ignores
 /// `RLIMIT_NPROC`). Builds with many parallel jobs stay far below it (threads count too).
 pub const BASH_MAX_PIDS: u64 = 1024;
 
-/// Most memory one bash call may use, in MiB (§7.9; a cgroup memory limit): past it the
+/// Most memory one bash call may use, in MiB (`docs/contract.md#bash`; a cgroup memory limit): past it the
 /// kernel kills a process of the call, not of the host. 3 GiB holds a large compile; a 4 GiB
 /// allocation does not fit. `policy.json` may raise or lower both (`"limits"`).
 pub const BASH_MAX_MEMORY_MIB: u64 = 3 * 1024;
@@ -216,7 +217,7 @@ pub const MAX_CALL_SPILL_FILES: usize = 32;
 /// is not saved (its result says so).
 pub const MAX_CALL_SPILL_BYTES: u64 = 4 * MAX_SPILL_BYTES;
 
-/// Capacity of a call's progress channel (§8.3): at most this many progress events wait
+/// Capacity of a call's progress channel (`docs/contract.md#progress`): at most this many progress events wait
 /// between a running call and its transport; more are dropped (progress is never needed).
 pub const PROGRESS_CHANNEL_CAPACITY: usize = 64;
 

@@ -1,4 +1,4 @@
-//! The two contexts a call runs with (seed 000 §4–§5): [`ToolSessionContext`], bound when a
+//! The two contexts a call runs with (`docs/contract.md#layers`): [`ToolSessionContext`], bound when a
 //! toolset is finalized and shared by every call of a session, and [`ToolCallContext`],
 //! made fresh for each call.
 
@@ -14,13 +14,13 @@ use tokio_util::sync::CancellationToken;
 use crate::observations::FileObservations;
 use crate::policy::SandboxPolicy;
 
-/// The environment variables a session takes from the host process (§4).
+/// The environment variables a session takes from the host process (`docs/contract.md#layers`).
 pub const INHERITED_ENVIRONMENT: [&str; 6] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL", "TMPDIR"];
 
-/// Capacity of a call's progress channel (§8.3); defined with the other limits.
+/// Capacity of a call's progress channel (`docs/contract.md#progress`); defined with the other limits.
 pub use toolhost_limits::PROGRESS_CHANNEL_CAPACITY;
 
-/// What a session's calls share: where they work and the state that outlives one call (§4).
+/// What a session's calls share: where they work and the state that outlives one call (`docs/contract.md#layers`).
 ///
 /// It holds no sandbox mode, cancellation token or call id: those travel with each call.
 #[derive(Clone)]
@@ -33,9 +33,9 @@ pub struct ToolSessionContext {
     pub data_dir: PathBuf,
     /// This session's id (used for spill paths).
     pub session_id: String,
-    /// Read-before-edit table: real path → SHA-256 the model last saw (§7.4).
+    /// Read-before-edit table: real path → SHA-256 the model last saw (`docs/contract.md#read-before-edit`).
     pub observations: FileObservations,
-    /// How long grep and glob scan before reporting "at least" (None: the seed's 30 s).
+    /// How long grep and glob scan before reporting "at least" (None: `SCAN_TIMEOUT_MS`, 30 s).
     /// Tests shorten it to run a real timed-out scan.
     pub scan_timeout: Option<std::time::Duration>,
     /// The OS sandbox bash runs in (it wraps argv; it never starts processes).
@@ -44,7 +44,7 @@ pub struct ToolSessionContext {
     pub process_backend: Arc<dyn toolhost_sandbox::process::ProcessBackend>,
     /// Decides escalations (`sandboxPermissions`); refuses them unless told otherwise.
     pub approver: Arc<dyn crate::approval::Approver>,
-    /// One async write lock per real path, shared by write and edit (§7.3).
+    /// One async write lock per real path, shared by write and edit (`docs/contract.md#edit`).
     pub(crate) write_locks: WriteLocks,
 }
 
@@ -73,7 +73,7 @@ impl ToolSessionContext {
     }
 
     /// A session over `working_directory` (made canonical here, once), with the six
-    /// variables of §4 taken from this process's environment.
+    /// variables of `docs/contract.md#layers` taken from this process's environment.
     pub fn local(
         working_directory: impl Into<PathBuf>,
         data_dir: impl Into<PathBuf>,
@@ -141,7 +141,7 @@ impl fmt::Display for ToolCallId {
     }
 }
 
-/// Progress a running call reports (§8.3).
+/// Progress a running call reports (`docs/contract.md#progress`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
     Stdout { chunk: String },
@@ -150,7 +150,7 @@ pub enum ToolProgress {
     Message { message: String, fraction: Option<f64> },
 }
 
-/// One call's context (§5): id, cancellation, deadline, this call's sandbox policy, progress.
+/// One call's context (`docs/contract.md#layers`): id, cancellation, deadline, this call's sandbox policy, progress.
 #[derive(Debug, Clone)]
 pub struct ToolCallContext {
     pub call_id: ToolCallId,
@@ -191,7 +191,7 @@ impl ToolCallContext {
     }
 
     /// Report progress with `try_send`: a full or closed channel drops it and changes
-    /// nothing else (§8.3).
+    /// nothing else (`docs/contract.md#progress`).
     pub fn report_progress(&self, progress: ToolProgress) {
         if let Some(sender) = &self.progress {
             let _ = sender.try_send(progress);

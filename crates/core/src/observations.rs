@@ -61,7 +61,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refusal_texts_are_the_seed_texts() {
+    fn refusal_texts_are_the_contract_texts() {
         assert_eq!(not_read_message("src/a.rs"), "Read src/a.rs before editing it.");
         assert_eq!(
             changed_message("src/a.rs"),

@@ -212,7 +212,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn serialises_exactly_as_the_design_contract() {
+    fn serialises_exactly_as_the_contract() {
         let mut r = ToolResult::from_error(ToolError::invalid_arguments("bad"));
         r.sandbox_denied = true;
         let v = serde_json::to_value(&r).unwrap();

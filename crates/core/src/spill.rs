@@ -1,8 +1,8 @@
-//! Spill files (seed 000 §8.2): the full content behind a bounded result, saved under
+//! Spill files (`docs/contract.md#spill-files`): the full content behind a bounded result, saved under
 //! `<data-dir>/spill/<session-id>/<tool-call-id>.txt` so the model can `read` or `grep` it.
 //!
 //! Only the host writes here; the directory is hard-protected from the tools. A spill that
-//! fails is dropped and the result names no path (§8.2: never a path that cannot be read).
+//! fails is dropped and the result names no path (`docs/contract.md#spill-files`: never a path that cannot be read).
 
 use std::fs::File;
 use std::io::Write;
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use toolhost_limits::{MAX_SPILL_BYTES, SPILL_BUFFER_BYTES, SPILL_RETENTION_SECS};
 
-/// Replace every character outside `[A-Za-z0-9_-]` with `_` (§8.2).
+/// Replace every character outside `[A-Za-z0-9_-]` with `_` (`docs/contract.md#spill-files`).
 pub fn sanitize_id(id: &str) -> String {
     id.chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
@@ -29,7 +29,7 @@ pub fn spill_path(data_dir: &Path, session_id: &str, call_id: &str) -> PathBuf {
         .join(format!("{}.txt", sanitize_id(call_id)))
 }
 
-/// Remove session spill directories last modified more than seven days ago (§8.2).
+/// Remove session spill directories last modified more than seven days ago (`docs/contract.md#spill-files`).
 pub fn remove_expired(data_dir: &Path) {
     let Ok(entries) = std::fs::read_dir(spill_root(data_dir)) else { return };
     let retention = std::time::Duration::from_secs(SPILL_RETENTION_SECS);
@@ -204,7 +204,7 @@ mod tests {
     }
 }
 
-/// The note that ends a result cut by the host (§8.2, verbatim), naming the spill file when
+/// The note that ends a result cut by the host (`docs/contract.md#spill-files`, verbatim), naming the spill file when
 /// it was saved.
 pub fn omitted_note(omitted: usize, saved_at: Option<&Path>) -> String {
     match saved_at {
@@ -216,7 +216,7 @@ pub fn omitted_note(omitted: usize, saved_at: Option<&Path>) -> String {
     }
 }
 
-/// Cut `text` to at most [`MAX_RESULT_BYTES`] including the note (§8.2): keep the start, at
+/// Cut `text` to at most [`MAX_RESULT_BYTES`] including the note (`docs/contract.md#spill-files`): keep the start, at
 /// the last newline in the second half of the budget when there is one, else at a char
 /// boundary. `save` stores the whole text and returns its path (None: saving failed).
 pub fn fallback_cut(text: &str, save: impl FnOnce(&str) -> Option<PathBuf>) -> Option<String> {

@@ -7,7 +7,7 @@
 //!   like JSON Lines session calls). The model-visible text is the one text content; `isError`
 //!   is set for every status but `succeeded`. Status, artifacts, the error code and
 //!   `sandbox_denied` travel in the result's `_meta` under `toolhost/…` keys — never in the
-//!   content, so they do not reach the model (seed 000 §8.1); so does a component call's
+//!   content, so they do not reach the model (`docs/contract.md#results`); so does a component call's
 //!   `usage` (wall time, peak memory).
 //! * `notifications/progress` for calls that carry a progress token (the call's
 //!   [`ToolProgress`], in order); `notifications/cancelled` cancels the call's token.

@@ -140,7 +140,7 @@ impl ComponentTool {
 }
 
 impl ComponentTool {
-    /// Let this tool's successful whole-file reads record observations (§7.4); only the
+    /// Let this tool's successful whole-file reads record observations (`docs/contract.md#read-before-edit`); only the
     /// built-in `read` does.
     pub fn record_reads(mut self, yes: bool) -> Self {
         self.records_reads = yes;
@@ -450,7 +450,7 @@ impl DynTool for ComponentTool {
         };
         let mut result = match value {
             Ok(Ok((text, structured))) => {
-                // Only a succeeded call records what it read (§7.4).
+                // Only a succeeded call records what it read (`docs/contract.md#read-before-edit`).
                 if self.records_reads {
                     for (path, hash) in observed {
                         session.observations.record(&path, hash);
@@ -472,7 +472,7 @@ impl DynTool for ComponentTool {
         // What the host committed happened, whatever the component did afterwards.
         result.artifacts = artifacts;
         // A refusal that is the fence's sensitive, credential or outside denial is marked
-        // like the OS sandbox's (§6.2); a component that went on and succeeded is not.
+        // like the OS sandbox's (`docs/contract.md#paths`); a component that went on and succeeded is not.
         // A program the component ran that the OS sandbox refused a forbidden path is marked
         // as bash's is.
         result.sandbox_denied =

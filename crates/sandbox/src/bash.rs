@@ -448,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn status_lines_match_the_seed() {
+    fn status_lines_are_the_contract_texts() {
         assert_eq!(
             texts::exit_status(7, Duration::from_millis(12)),
             "[exit 7; duration 12 ms]"

@@ -1,9 +1,9 @@
-//! The session runtime (seed 000 §5, DESIGN.md `session`): one [`FinalizedToolset`] with its
+//! The session runtime (`docs/sessions.md`): one [`FinalizedToolset`] with its
 //! observation table and spill dir, calls run one after another in arrival order, each call
 //! with its own id (`<session>-<n>`) and a cancellation token that is a child of the
 //! session's, and every call recorded in the [`Store`].
 //!
-//! [`SessionRuntime::serve_jsonl`] speaks the JSON Lines protocol of DESIGN.md. A reader task
+//! [`SessionRuntime::serve_jsonl`] speaks the JSON Lines protocol of `docs/sessions.md`. A reader task
 //! reads requests while a call runs (so `cancel` reaches it and `undo` can be refused with
 //! `SessionActive`), a runner executes calls and undo/reapply in order, and a writer task
 //! writes one event per line. A request line longer than `MAX_REQUEST_BYTES` is discarded as it
@@ -176,7 +176,7 @@ impl SessionRuntime {
         };
         let recorded = self.with_store(|s| s.record_call(&self.session().session_id, call_id, tool, &arguments, &result));
         if let Some(Err(e)) = recorded {
-            // §8.4's window: the tool's effect happened but the record is lost.
+            // The crash window of `docs/sessions.md`: the tool's effect happened but the record is lost.
             tracing::error!(call_id, "call not recorded: {e}");
             eprintln!(
                 "toolhost: call {call_id} ({tool}) finished but was not recorded: {e}; any file it changed is not listed by `toolhost changes`"
@@ -212,7 +212,7 @@ impl SessionRuntime {
         mark(&store, &changes, direction)
     }
 
-    /// Serve the JSON Lines protocol of DESIGN.md until `input` ends and every request read
+    /// Serve the JSON Lines protocol of `docs/sessions.md` until `input` ends and every request read
     /// has been answered.
     pub async fn serve_jsonl<R, W>(self: Arc<Self>, input: R, output: W) -> std::io::Result<()>
     where

@@ -215,7 +215,7 @@ mod tests {
     }
 
     #[test]
-    fn summaries_are_the_seed_texts() {
+    fn summaries_are_the_contract_texts() {
         assert_eq!(
             summary("src/new.rs", None, &committed(ChangeKind::Created, 4, 0)),
             "Created src/new.rs (+4)"

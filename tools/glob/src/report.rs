@@ -86,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn footers_are_the_seed_text() {
+    fn footers_are_the_contract_text() {
         assert_eq!(
             showing(100, 150, Some(&spilled(false))),
             "[showing the 100 most recently modified of 150 files; full list saved to <path>]"

@@ -197,7 +197,7 @@ mod tests {
     }
 
     #[test]
-    fn footers_are_the_seed_text() {
+    fn footers_are_the_contract_text() {
         assert_eq!(
             showing_lines(250, 1834, 97, Some(&spilled(false))),
             "[showing 250 of 1834 matching lines in 97 files; full list saved to <path>]"

@@ -176,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn footer_text_is_the_seed_text() {
+    fn footer_text_is_the_contract_text() {
         assert_eq!(
             footer(200, 400),
             "[showing 200 entries from offset 400; more entries available at offset 600]"

@@ -335,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_texts() {
+    fn contract_texts() {
         assert_eq!(truncation_marker(), "... (line truncated to 2000 chars)");
         assert_eq!(
             footer_lines(2, 3, 4),

@@ -42,7 +42,7 @@ mod tests {
     }
 
     #[test]
-    fn summaries_are_the_seed_texts() {
+    fn summaries_are_the_contract_texts() {
         assert_eq!(
             summary("src/new.rs", &committed(ChangeKind::Created, 42, 0)),
             "Created src/new.rs (+42)"

@@ -1,6 +1,6 @@
 //! `workspace.draft`: a file about to be written. It holds its path's write lock from
 //! `open-for-write` to its drop; `current` serves the text (checked against the observation
-//! table, §7.4), `commit` publishes the new text atomically under the pinned parent and
+//! table, `docs/contract.md#read-before-edit`), `commit` publishes the new text atomically under the pinned parent and
 //! records the file-change artifact.
 
 use std::io::Read;
@@ -53,7 +53,7 @@ fn read_text(checked: &CheckedPath) -> Result<Option<String>, types::ToolError> 
 }
 
 impl CallState {
-    /// The observation check of §7.4 for an existing file with content hash `hash`.
+    /// The observation check of `docs/contract.md#read-before-edit` for an existing file with content hash `hash`.
     fn check_observed(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
         match self.session.observations.get(draft.checked.as_path()) {
             None => Err(err(types::ErrorCode::InvalidArguments, observations::not_read_message(draft.checked.display()))),
@@ -97,7 +97,7 @@ impl CallState {
         if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
             return Err(write_error(&format!("cannot create the parent directory of {display}"), &display, e));
         }
-        // Resolve again now that the parents exist (§6.2): a symlink planted in the new
+        // Resolve again now that the parents exist (`docs/contract.md#paths`): a symlink planted in the new
         // chain must not take the write elsewhere.
         let again = self.check(&input, Access::Write, Intent::MayCreate)?;
         if again.as_path() != real {
