@@ -1,11 +1,15 @@
 //! `toolhost changes`, `undo`, `reapply`: the recorded file changes, from the session store
 //! alone (no toolset is built).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use toolhost::session::{apply_recorded, render_changes, stdout_wants_color};
+use toolhost::display::{quote_path, terminal_line};
+use toolhost::result::FileChangeKind;
+use toolhost::session::apply_recorded;
+use toolhost::store::RecordedChange;
 use toolhost::undo::Direction;
 use toolhost::ToolSessionContext;
 
@@ -41,4 +45,50 @@ pub async fn apply(setup: &Setup, cli: &Cli, ids: &[String], direction: Directio
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// Render recorded changes for a terminal: a header per change, then its hunks; `+`/`-`
+/// lines coloured when `color`.
+fn render_changes(changes: &[RecordedChange], color: bool) -> String {
+    let (green, red, cyan, bold, reset) =
+        if color { ("\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[1m", "\x1b[0m") } else { ("", "", "", "", "") };
+    let mut out = String::new();
+    for r in changes {
+        let c = &r.change;
+        let kind = match c.kind {
+            FileChangeKind::Created => "created",
+            FileChangeKind::Modified => "modified",
+        };
+        let undone = if c.undone { " [undone]" } else { "" };
+        out.push_str(&format!(
+            "{bold}{} {} ({kind}, +{} -{}){undone}{reset}  session {}\n",
+            terminal_line(&c.change_id),
+            quote_path(&c.path),
+            c.additions,
+            c.deletions,
+            terminal_line(&r.session_id)
+        ));
+        for h in &c.hunks {
+            out.push_str(&format!(
+                "{cyan}@@ -{},{} +{},{} @@{reset}\n",
+                h.old_start, h.old_lines, h.new_start, h.new_lines
+            ));
+            for line in &h.lines {
+                let (pre, post) = match line.as_bytes().first() {
+                    Some(b'+') => (green, reset),
+                    Some(b'-') => (red, reset),
+                    _ => ("", ""),
+                };
+                // A diff line is one line of a file: every control character in it escaped.
+                out.push_str(&format!("{pre}{}{post}\n", terminal_line(line)));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether stdout is a terminal that wants colour (`NO_COLOR` turns it off).
+fn stdout_wants_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

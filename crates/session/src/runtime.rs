@@ -1,0 +1,253 @@
+//! [`SessionRuntime`]: one finalized toolset, calls run one after another, each recorded in
+//! the [`Store`]; undo and reapply of recorded changes, one at a time in a session
+//! ([`SessionRuntime::undo`]) or in a batch outside any session ([`apply_recorded`]).
+//! See `docs/sessions.md`.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
+use toolhost_core::policy::SandboxPolicy;
+use toolhost_core::registry::FinalizedToolset;
+use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
+use toolhost_store::{RecordedChange, Store, StoreError};
+use toolhost_core::undo::{Direction, UndoError};
+
+/// The text of the error returned for undo/reapply while a call is running or queued.
+pub const SESSION_ACTIVE: &str = "SessionActive: a tool call is running in this session; undo or reapply once it has finished";
+
+/// Why a session operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{SESSION_ACTIVE}")]
+    SessionActive,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Undo(#[from] UndoError),
+    #[error("changes {0} were made in different workspaces; undo or reapply them one at a time")]
+    MixedWorkspaces(String),
+    /// The change was made in another workspace than the one this command or session runs in.
+    #[error(
+        "change {change_id} was made in workspace {recorded}, not in this one ({current}); nothing was written. To {direction} it, run toolhost --workspace {recorded} {direction} {change_id}"
+    )]
+    OtherWorkspace { change_id: String, recorded: String, current: String, direction: Direction },
+    #[error("a toolset finalized for session {0} cannot replace this session's")]
+    OtherSession(String),
+    #[error("the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state")]
+    NotRecorded(StoreError),
+}
+
+/// One session: a toolset, the policy stamped on its calls, and the store.
+pub struct SessionRuntime {
+    /// The toolset calls run on; replaced (for calls not yet started) when the installed
+    /// tools change ([`SessionRuntime::replace_toolset`]).
+    toolset: std::sync::RwLock<Arc<FinalizedToolset>>,
+    session: ToolSessionContext,
+    policy: SandboxPolicy,
+    store: Option<Mutex<Store>>,
+    cancel: CancellationToken,
+    next_call: AtomicU64,
+}
+
+impl SessionRuntime {
+    /// A session over `toolset`, stamping `policy` on each call, recording into `store`
+    /// (None: nothing is recorded). A session id already in the store resumes its numbering.
+    pub fn new(toolset: FinalizedToolset, policy: SandboxPolicy, store: Option<Store>) -> Result<Self, StoreError> {
+        let mut first = 1;
+        if let Some(store) = &store {
+            let session = toolset.session();
+            store.record_session(&session.session_id, &session.working_directory)?;
+            first = store.call_count(&session.session_id)? + 1;
+        }
+        Ok(SessionRuntime {
+            session: toolset.session().clone(),
+            toolset: std::sync::RwLock::new(Arc::new(toolset)),
+            policy,
+            store: store.map(Mutex::new),
+            cancel: CancellationToken::new(),
+            next_call: AtomicU64::new(first),
+        })
+    }
+
+    /// The session context.
+    pub fn session(&self) -> &ToolSessionContext {
+        &self.session
+    }
+
+    /// The toolset calls run on now.
+    pub fn toolset(&self) -> Arc<FinalizedToolset> {
+        self.toolset.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Run later calls on `toolset` (finalized for this same session: the same session
+    /// context, so its observations and spill dir carry on); a call already running finishes
+    /// on the toolset it started with.
+    pub fn replace_toolset(&self, toolset: FinalizedToolset) -> Result<(), SessionError> {
+        if toolset.session().session_id != self.session.session_id {
+            return Err(SessionError::OtherSession(toolset.session().session_id.clone()));
+        }
+        *self.toolset.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(toolset);
+        Ok(())
+    }
+
+    /// The session's cancellation token; every call's token is a child of it.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Run `f` on the store, if there is one (tests use it to close the store).
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> Option<R> {
+        self.store.as_ref().map(|s| f(&mut s.lock().unwrap_or_else(|e| e.into_inner())))
+    }
+
+    /// A fresh call id: `<session>-<n>`.
+    pub fn next_call_id(&self) -> String {
+        format!("{}-{}", self.session().session_id, self.next_call.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Run one call and record it. `cancel` must be a child of [`Self::cancel_token`].
+    pub async fn call(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<ToolProgress>>,
+    ) -> ToolResult {
+        self.call_until(call_id, tool, arguments, cancel, progress, None).await
+    }
+
+    /// [`Self::call`] with a deadline (a session request's `timeoutMs`).
+    pub async fn call_until(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<ToolProgress>>,
+        deadline: Option<std::time::Instant>,
+    ) -> ToolResult {
+        let result = if cancel.is_cancelled() {
+            ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
+        } else {
+            let mut call = ToolCallContext::new(call_id, self.policy.clone()).with_cancel(cancel);
+            if let Some(deadline) = deadline {
+                call = call.with_deadline(deadline);
+            }
+            if let Some(tx) = progress {
+                call = call.with_progress(tx);
+            }
+            let toolset = self.toolset();
+            toolset.call(tool, arguments.clone(), call).await
+        };
+        let recorded = self.with_store(|s| s.record_call(&self.session().session_id, call_id, tool, &arguments, &result));
+        if let Some(Err(e)) = recorded {
+            // The crash window of `docs/sessions.md`: the tool's effect happened but the record is lost.
+            tracing::error!(call_id, "call not recorded: {e}");
+            eprintln!(
+                "toolhost: call {call_id} ({tool}) finished but was not recorded: {e}; any file it changed is not listed by `toolhost changes`"
+            );
+        }
+        result
+    }
+
+    /// Undo the recorded change `change_id`.
+    pub async fn undo(&self, change_id: &str) -> Result<(), SessionError> {
+        self.apply(change_id, Direction::Undo).await
+    }
+
+    /// Reapply the recorded change `change_id`.
+    pub async fn reapply(&self, change_id: &str) -> Result<(), SessionError> {
+        self.apply(change_id, Direction::Reapply).await
+    }
+
+    async fn apply(&self, change_id: &str, direction: Direction) -> Result<(), SessionError> {
+        let Some(store) = &self.store else {
+            return Err(StoreError::UnknownChange(change_id.into()).into());
+        };
+        let ids = [change_id.to_string()];
+        let batch = {
+            let store = store.lock().unwrap_or_else(|e| e.into_inner());
+            recorded_batch(&store, &ids)?
+        };
+        let session = self.session();
+        same_workspace(&batch, &session.working_directory, direction)?;
+        let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
+        apply_changes(&changes, session, &self.policy, direction).await?;
+        let store = store.lock().unwrap_or_else(|e| e.into_inner());
+        mark(&store, &changes, direction)
+    }
+}
+
+fn paths_equal(a: &Path, b: &Path) -> bool {
+    a == b || a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(x, y)| x == y)
+}
+
+/// Changes are undone and reapplied only in the workspace they were made in, under that
+/// workspace's own policy: never another workspace's files under this one's grants.
+fn same_workspace(batch: &[RecordedChange], current: &Path, direction: Direction) -> Result<(), SessionError> {
+    match batch.iter().find(|r| !paths_equal(&r.workspace, current)) {
+        None => Ok(()),
+        Some(r) => Err(SessionError::OtherWorkspace {
+            change_id: r.change.change_id.clone(),
+            recorded: r.workspace.display().to_string(),
+            current: current.display().to_string(),
+            direction,
+        }),
+    }
+}
+
+/// The recorded changes `ids`, in the order they were made.
+fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, SessionError> {
+    for id in ids {
+        store.find_change(id)?;
+    }
+    let batch: Vec<RecordedChange> =
+        store.recorded_changes(None)?.into_iter().filter(|r| ids.contains(&r.change.change_id)).collect();
+    if batch.iter().any(|r| r.workspace != batch[0].workspace) {
+        return Err(SessionError::MixedWorkspaces(ids.join(", ")));
+    }
+    Ok(batch)
+}
+
+async fn apply_changes(
+    changes: &[toolhost_core::result::FileChange],
+    ctx: &ToolSessionContext,
+    policy: &SandboxPolicy,
+    direction: Direction,
+) -> Result<(), UndoError> {
+    match direction {
+        Direction::Undo => toolhost_core::undo::undo(changes, ctx, policy).await,
+        Direction::Reapply => toolhost_core::undo::reapply(changes, ctx, policy).await,
+    }
+}
+
+fn mark(store: &Store, changes: &[toolhost_core::result::FileChange], direction: Direction) -> Result<(), SessionError> {
+    for c in changes {
+        store.set_undone(&c.change_id, direction == Direction::Undo).map_err(SessionError::NotRecorded)?;
+    }
+    Ok(())
+}
+
+/// Undo or reapply recorded changes from the store, outside any session (the CLI's
+/// `toolhost undo|reapply`): only changes made in `session`'s workspace, under `policy` (the
+/// one every entry point builds) plus exact write grants for the recorded paths.
+pub async fn apply_recorded(
+    store: &Store,
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
+    ids: &[String],
+    direction: Direction,
+) -> Result<(), SessionError> {
+    let batch = recorded_batch(store, ids)?;
+    same_workspace(&batch, &session.working_directory, direction)?;
+    let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
+    apply_changes(&changes, session, policy, direction).await?;
+    mark(store, &changes, direction)
+}
