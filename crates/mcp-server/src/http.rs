@@ -41,7 +41,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use toolhost_limits::{MAX_REQUEST_BYTES, MCP_HEADER_READ_TIMEOUT_SECS, MCP_IDLE_TIMEOUT_SECS, MCP_MAX_SESSIONS};
 
-use super::McpServer;
+use crate::server::McpServer;
 use super::auth::Authenticator;
 use super::conns::Connections;
 use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};

@@ -35,13 +35,13 @@ pub fn too_large_response(id: Option<Value>, line_number: u64, bytes: u64) -> St
 }
 
 /// Serve `server` on this process's stdin/stdout until stdin ends.
-pub async fn serve(server: super::McpServer) -> anyhow::Result<()> {
+pub async fn serve(server: crate::server::McpServer) -> anyhow::Result<()> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     serve_on(server, stdin, stdout).await
 }
 
 /// Serve `server` reading requests from `input` and writing to `output`.
-pub async fn serve_on<R, W>(server: super::McpServer, input: R, output: W) -> anyhow::Result<()>
+pub async fn serve_on<R, W>(server: crate::server::McpServer, input: R, output: W) -> anyhow::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,

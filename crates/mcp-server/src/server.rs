@@ -1,0 +1,191 @@
+//! The MCP server: [`McpServer`] answers `tools/list` and `tools/call` over one
+//! [`SessionRuntime`], runs calls one after another, and tells its clients when the tool list
+//! changes.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, Peer, ServerHandler};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use toolhost_core::context::PROGRESS_CHANNEL_CAPACITY;
+use toolhost_session::SessionRuntime;
+
+use crate::convert::{mcp_result, mcp_tool};
+use crate::{elicit, progress, stdio};
+
+/// The MCP server: a session runtime, the queue that runs calls in order, and the clients to
+/// tell when the tool list changes.
+#[derive(Clone)]
+pub struct McpServer {
+    runtime: Arc<SessionRuntime>,
+    turn: Arc<tokio::sync::Mutex<()>>,
+    /// Every initialized client (one on stdio, one per MCP session over HTTP).
+    peers: Arc<std::sync::Mutex<Vec<Peer<RoleServer>>>>,
+    /// The tool ids last advertised, to tell when the list changed.
+    advertised: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl McpServer {
+    /// A server over `runtime`'s toolset.
+    pub fn new(runtime: Arc<SessionRuntime>) -> Self {
+        let server = McpServer { runtime, turn: Arc::default(), peers: Arc::default(), advertised: Arc::default() };
+        *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
+        server
+    }
+
+    /// The tools offered now: the toolset's, less any disabled for the session.
+    fn tools(&self) -> Vec<Tool> {
+        self.runtime.toolset().available_definitions().iter().map(mcp_tool).collect()
+    }
+
+    fn tool_ids(&self) -> Vec<String> {
+        self.runtime.toolset().available_definitions().iter().map(|d| d.id.to_string()).collect()
+    }
+
+    /// Serve later calls on `toolset` (the installed tools changed) and tell every client.
+    pub async fn replace_toolset(&self, toolset: toolhost_core::registry::FinalizedToolset) -> Result<(), toolhost_session::SessionError> {
+        self.runtime.replace_toolset(toolset)?;
+        self.notify_if_tools_changed().await;
+        Ok(())
+    }
+
+    /// If the offered tools differ from those last advertised, send every client
+    /// `notifications/tools/list_changed` (dropping clients that are gone).
+    pub async fn notify_if_tools_changed(&self) {
+        let ids = self.tool_ids();
+        {
+            let mut advertised = self.advertised.lock().unwrap_or_else(|e| e.into_inner());
+            if *advertised == ids {
+                return;
+            }
+            *advertised = ids;
+        }
+        let peers: Vec<Peer<RoleServer>> = self.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for peer in &peers {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!("tools/list_changed not sent: {e}");
+            }
+        }
+        self.peers.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| !p.is_transport_closed());
+    }
+
+    /// Cancel every running and queued call (each ends as `cancelled` and is recorded).
+    pub fn cancel_calls(&self) {
+        self.runtime.cancel_token().cancel();
+    }
+
+    /// Wait until no call is running.
+    pub async fn idle(&self) {
+        drop(self.turn.lock().await);
+    }
+
+    /// Serve MCP on this process's stdin/stdout until the client closes stdin (request lines
+    /// over the cap are answered with an error: [`stdio`]).
+    pub async fn serve_stdio(self) -> anyhow::Result<()> {
+        stdio::serve(self).await
+    }
+
+    async fn run_call(
+        &self,
+        name: String,
+        arguments: Value,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let cancel = self.runtime.cancel_token().child_token();
+        let done = CancellationToken::new();
+        // notifications/cancelled → the call's token.
+        let watch = async {
+            tokio::select! {
+                _ = context.ct.cancelled() => cancel.cancel(),
+                _ = done.cancelled() => {}
+            }
+        };
+        let (tx, rx) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (tx, rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
+                (Some(tx), Some((token, rx)))
+            }
+            None => (None, None),
+        };
+        let peer = context.peer.clone();
+        let forward = async move {
+            let Some((token, rx)) = rx else { return };
+            progress::forward(peer, token, rx).await;
+        };
+        let call = async {
+            // One call at a time, in arrival order; a call cancelled while queued runs as
+            // cancelled (recorded) without waiting for its turn.
+            let turn = tokio::select! {
+                g = self.turn.lock() => Some(g),
+                _ = cancel.cancelled() => None,
+            };
+            let call_id = self.runtime.next_call_id();
+            let result = self.runtime.call(&call_id, &name, arguments, cancel.clone(), tx).await;
+            drop(turn);
+            done.cancel();
+            // A tool the call disabled (it crashed too often) leaves the list.
+            self.notify_if_tools_changed().await;
+            mcp_result(&result, &call_id)
+        };
+        let call = elicit::asking(context.peer.clone(), call);
+        let (result, (), ()) = tokio::join!(call, watch, forward);
+        result
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Tools for working in one workspace: read, write, edit, grep, glob, list and bash \
+                 (bash runs in an OS sandbox). Read a file before editing it.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self.tools();
+        *self.advertised.lock().unwrap_or_else(|e| e.into_inner()) = tools.iter().map(|t| t.name.to_string()).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(context.peer);
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        // A tool disabled for the session is still called: its result says why.
+        let toolset = self.runtime.toolset();
+        if !toolset.definitions().iter().any(|d| d.id.as_str() == name) {
+            let ids: Vec<String> = toolset.available_definitions().iter().map(|d| d.id.to_string()).collect();
+            return Err(McpError::invalid_params(
+                format!("tool `{name}` is not available; available tools: {}", ids.join(", ")),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        Ok(self.run_call(name, arguments, context).await.into())
+    }
+}
