@@ -205,3 +205,20 @@ fn forward_chunked(from: &mut BufReader<TcpStream>, to: &mut TcpStream) -> std::
         std::io::copy(&mut (&mut *from).take(n + 2), to)?;
     }
 }
+
+/// The handshake revision the suites open sessions with.
+pub const HANDSHAKE_PROTOCOL: &str = "2025-11-25";
+
+/// A [`HANDSHAKE_PROTOCOL`] session opened at `url` with `bearer` as the Authorization
+/// header (the full `Bearer …` value): initialize, then `notifications/initialized`; its
+/// `Mcp-Session-Id`.
+pub fn open_session(url: &str, bearer: &str) -> String {
+    let init = request(url, "POST", &mcp_headers(&[("authorization", bearer)]), &initialize_body(1));
+    assert_eq!(init.status, 200, "{init:?}");
+    let id = init.header("mcp-session-id").expect("a session id").to_string();
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let extra = [("authorization", bearer), ("mcp-session-id", id.as_str()), ("mcp-protocol-version", HANDSHAKE_PROTOCOL)];
+    let r = request(url, "POST", &mcp_headers(&extra), &note);
+    assert_eq!(r.status, 202, "{r:?}");
+    id
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use toolhost_tests::attack::*;
-use toolhost_tests::http::{Reply, initialize_body, mcp_headers, request};
+use toolhost_tests::http::{Reply, mcp_headers, request};
 use toolhost_tests::mcp::HttpServer;
 use toolhost_tests::Fixture;
 
@@ -161,19 +161,8 @@ fn the_default_data_dir_of_a_home_workspace_cannot_be_read_or_planted_in() {
     }
 }
 
-const PROTOCOL: &str = "2025-11-25";
+use toolhost_tests::http::{HANDSHAKE_PROTOCOL as PROTOCOL, open_session};
 
-/// A 2025-11-25 session opened with `bearer`: its `Mcp-Session-Id`.
-fn open_session(url: &str, bearer: &str) -> String {
-    let init = request(url, "POST", &mcp_headers(&[("authorization", bearer)]), &initialize_body(1));
-    assert_eq!(init.status, 200, "{init:?}");
-    let id = init.header("mcp-session-id").expect("a session id").to_string();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    let extra = [("authorization", bearer), ("mcp-session-id", id.as_str()), ("mcp-protocol-version", PROTOCOL)];
-    let r = request(url, "POST", &mcp_headers(&extra), &note);
-    assert_eq!(r.status, 202, "{r:?}");
-    id
-}
 
 fn call(url: &str, bearer: &str, session: &str, tool: &str, arguments: Value) -> Reply {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});

@@ -14,7 +14,7 @@ use toolhost_tests::http::{HANG_GUARD, Reply, initialize_body, mcp_headers, requ
 use toolhost_tests::mcp::HttpServer;
 use toolhost_tests::*;
 
-const PROTOCOL: &str = "2025-11-25";
+use toolhost_tests::http::{HANDSHAKE_PROTOCOL as PROTOCOL, open_session};
 
 fn initialize(url: &str, bearer: Option<&str>) -> Reply {
     let mut extra = Vec::new();
@@ -24,17 +24,6 @@ fn initialize(url: &str, bearer: Option<&str>) -> Reply {
     request(url, "POST", &mcp_headers(&extra), &initialize_body(1))
 }
 
-/// A 2025-11-25 session opened with the right token: its `Mcp-Session-Id`.
-fn open_session(url: &str, bearer: &str) -> String {
-    let init = initialize(url, Some(bearer));
-    assert_eq!(init.status, 200, "{init:?}");
-    let id = init.header("mcp-session-id").expect("a session id").to_string();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    let extra = [("authorization", bearer), ("mcp-session-id", id.as_str()), ("mcp-protocol-version", PROTOCOL)];
-    let r = request(url, "POST", &mcp_headers(&extra), &note);
-    assert_eq!(r.status, 202, "{r:?}");
-    id
-}
 
 /// `tools/call` in session `session`, with `bearer` as the Authorization header (if any).
 fn call(url: &str, bearer: Option<&str>, session: &str, tool: &str, arguments: Value) -> Reply {
