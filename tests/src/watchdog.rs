@@ -21,14 +21,20 @@ pub struct Watchdog {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Resident memory of `pid` in bytes, None once it is gone.
-pub fn rss_bytes(pid: u32) -> Option<u64> {
+/// A memory field of `/proc/<pid>/status` (`"VmRSS"`, `"VmHWM"`, …) in bytes, None once the
+/// process is gone.
+pub fn status_bytes(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kib| kib * 1024)
+}
+
+/// Resident memory of `pid` in bytes, None once it is gone.
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    status_bytes(pid, "VmRSS")
 }
 
 impl Watchdog {

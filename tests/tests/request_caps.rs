@@ -29,9 +29,7 @@ fn big_line(head: &str, size: usize, tail: &str) -> Vec<u8> {
 
 /// VmRSS or VmHWM of `pid`, in bytes.
 fn memory(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with(field)).unwrap_or_else(|| panic!("no {field}"));
-    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+    toolhost_tests::watchdog::status_bytes(pid, field).unwrap_or_else(|| panic!("no {field} for {pid}"))
 }
 
 #[test]
@@ -64,7 +62,7 @@ fn a_300_mb_session_line_leaves_memory_bounded() {
     let fx = Fixture::new();
     let mut s = SessionProc::start(&fx, &[]);
     assert_eq!(s.call("c1", "list", json!({}))["status"], "succeeded");
-    let before = memory(s.pid(), "VmRSS:");
+    let before = memory(s.pid(), "VmRSS");
     s.send_bytes(br#"{"id":"huge","tool":"read","arguments":{"path":""#);
     let chunk = vec![b'a'; MIB];
     for _ in 0..300 {
@@ -72,7 +70,7 @@ fn a_300_mb_session_line_leaves_memory_bounded() {
     }
     s.send_bytes(b"\"}}\n");
     let ev = s.next_event();
-    let peak = memory(s.pid(), "VmHWM:");
+    let peak = memory(s.pid(), "VmHWM");
     let grown = peak.saturating_sub(before);
     eprintln!("RSS before {} MiB, peak {} MiB", before / MIB as u64, peak / MIB as u64);
     assert!(grown < 100 * MIB as u64, "a 300 MB line grew the session by {} MiB", grown / MIB as u64);
