@@ -120,12 +120,7 @@ fn finished_spill_files_of_one_call_are_bounded_on_disk() {
 fn progress_messages_of_a_component_are_bounded() {
     let a = Attack::new();
     install(&a, "hoarder");
-    let mut cmd = a.command(&[]);
-    cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("spawn toolhost session");
-    let pid = child.id();
-    let dog = Watchdog::start(pid, RSS_BOUND);
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin, dog) = unread_session(&a);
     let request = json!({"id": "p", "tool": "hoarder", "arguments": {"action": "progress", "count": 200, "bytes": 8 << 20}});
     writeln!(stdin, "{request}").unwrap();
     // Read nothing for a while: the events pile up in the host.
@@ -139,6 +134,17 @@ fn progress_messages_of_a_component_are_bounded() {
     let result = result.expect("the call's result");
     assert_eq!(result_text(&result["result"]), "reported 200", "{result}");
     promise(longest < 1 << 20, || format!("a progress event of {longest} bytes reached the client"));
+}
+
+/// `toolhost session` under a [`Watchdog`] of [`RSS_BOUND`], whose output the test reads
+/// only when it chooses to (a slow client): the child (stdout still in it), its stdin, the dog.
+fn unread_session(a: &Attack) -> (std::process::Child, std::process::ChildStdin, Watchdog) {
+    let mut cmd = a.command(&[]);
+    cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn toolhost session");
+    let dog = Watchdog::start(child.id(), RSS_BOUND);
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin, dog)
 }
 
 /// Reads events until the result of `id`: (its event, the longest progress line, how many
@@ -184,12 +190,8 @@ fn a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounde
     if !a.sandbox_or_skip("a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounded") {
         return;
     }
-    let mut cmd = a.command(&[]);
-    cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("spawn toolhost session");
+    let (mut child, mut stdin, dog) = unread_session(&a);
     let pid = child.id();
-    let dog = Watchdog::start(pid, RSS_BOUND);
-    let mut stdin = child.stdin.take().unwrap();
     let done = a.ws.join("flood.done");
     let command = "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo flood-end; touch flood.done";
     let request = json!({"id": "flood", "tool": "bash", "arguments": {"command": command, "timeoutMs": 120000}});
