@@ -25,18 +25,28 @@ fn main() {
     let files: Vec<(&str, PathBuf)> = match std::env::var_os("TOOLHOST_BUILTIN_WASM_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            BUILTIN_COMPONENT_CRATES.iter().map(|(_, id)| (*id, dir.join(format!("{id}.wasm")))).collect()
+            BUILTIN_COMPONENT_CRATES
+                .iter()
+                .map(|(_, id)| (*id, dir.join(format!("{id}.wasm"))))
+                .collect()
         }
         None => build_components(&out_dir),
     };
-    let mut code = String::from("/// The embedded built-in components: (tool id, bytes, SHA-256 in hex).\npub static EMBEDDED: &[(&str, &[u8], &str)] = &[\n");
+    let mut code = String::from(
+        "/// The embedded built-in components: (tool id, bytes, SHA-256 in hex).\npub static EMBEDDED: &[(&str, &[u8], &str)] = &[\n",
+    );
     for (id, path) in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(path).unwrap_or_else(|e| {
             panic!("cannot read the built-in component {id} at {}: {e} (build it with `cargo xtask build`)", path.display())
         });
         let digest = hex::encode(Sha256::digest(&bytes));
-        writeln!(code, "    ({id:?}, include_bytes!({:?}), {digest:?}),", path.display().to_string()).unwrap();
+        writeln!(
+            code,
+            "    ({id:?}, include_bytes!({:?}), {digest:?}),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     code.push_str("];\n");
     std::fs::write(out_dir.join("embedded.rs"), code).expect("writing embedded.rs");
@@ -45,7 +55,9 @@ fn main() {
 /// Build every guest crate of [`BUILTIN_COMPONENT_CRATES`] for wasm32-wasip2 in a target dir
 /// of this script's own (a nested cargo on the outer target dir would wait for its lock).
 fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
-    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest_dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let root = manifest_dir.join("../..");
     for dir in ["tools", "wit"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
@@ -65,7 +77,9 @@ fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
     for (krate, _) in BUILTIN_COMPONENT_CRATES {
         cmd.args(["-p", krate]);
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run cargo to build the built-in components: {e}"));
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the built-in components: {e}"));
     if !status.success() {
         panic!(
             "building the built-in components for {WASM_TARGET} failed ({status}); is the target installed? \

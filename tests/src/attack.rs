@@ -79,7 +79,9 @@ pub const SECRET_DIRS: &[&str] =
 /// Eight random hex bytes, for markers and names no other test shares.
 pub fn rand_hex() -> String {
     let mut b = [0u8; 8];
-    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).expect("/dev/urandom");
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .expect("/dev/urandom");
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
@@ -162,7 +164,9 @@ pub fn promise(holds: bool, message: impl FnOnce() -> String) {
 
 /// Checks that `marker` is not in `haystack` (a result, a response, a file's text).
 pub fn hidden(haystack: &str, marker: &str, what: &str) {
-    promise(!haystack.contains(marker), || format!("{what}: the marker {marker} leaked:\n{haystack}"));
+    promise(!haystack.contains(marker), || {
+        format!("{what}: the marker {marker} leaked:\n{haystack}")
+    });
 }
 
 /// The concatenated text content of a ToolResult JSON.
@@ -181,13 +185,25 @@ pub fn run_limited(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration) -
 
 /// [`run_limited`] under a [`Watchdog`] of `bound` bytes of resident memory (named `what`
 /// in the report): panics if the run went past it.
-pub fn run_watched(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration, bound: u64, what: &str) -> Option<Out> {
+pub fn run_watched(
+    cmd: &mut Command,
+    stdin: Option<Vec<u8>>,
+    limit: Duration,
+    bound: u64,
+    what: &str,
+) -> Option<Out> {
     run_limited_watched(cmd, stdin, limit, Some((bound, what)))
 }
 
-fn run_limited_watched(cmd: &mut Command, stdin: Option<Vec<u8>>, limit: Duration, watch: Option<(u64, &str)>) -> Option<Out> {
+fn run_limited_watched(
+    cmd: &mut Command,
+    stdin: Option<Vec<u8>>,
+    limit: Duration,
+    watch: Option<(u64, &str)>,
+) -> Option<Out> {
     cmd.process_group(0).stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn toolhost");
+    let mut child =
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn toolhost");
     let pgid = child.id() as i32;
     let dog = watch.map(|(bound, what)| (Watchdog::start(child.id(), bound), what));
     if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
@@ -240,7 +256,13 @@ pub fn python3() -> Option<&'static str> {
     if Path::new("/usr/bin/python3").exists() {
         return Some("/usr/bin/python3");
     }
-    Command::new("python3").arg("-c").arg("pass").output().ok().filter(|o| o.status.success()).map(|_| "python3")
+    Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| "python3")
 }
 
 /// A warm copy of the component cache for the binary under test, so a fresh data dir does
@@ -261,7 +283,9 @@ fn warm_cache() -> Option<PathBuf> {
         let tmp = tempfile::tempdir_in("/var/tmp").ok()?;
         let data = tmp.path().join("data");
         let mut cmd = Command::new(&bin);
-        cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", tmp.path());
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", tmp.path());
         cmd.arg("--workspace").arg(tmp.path()).arg("--data-dir").arg(&data).arg("tools");
         run_limited(&mut cmd, None, HANG_GUARD).filter(|o| o.code == Some(0))?;
         std::fs::create_dir_all(dir.parent()?).ok()?;
@@ -319,7 +343,8 @@ pub struct Attack {
 impl Attack {
     /// A fresh fake HOME with every secret, an empty workspace and a data dir.
     pub fn new() -> Self {
-        let base = tempfile::Builder::new().prefix("toolhost-attack-").tempdir_in("/var/tmp").unwrap();
+        let base =
+            tempfile::Builder::new().prefix("toolhost-attack-").tempdir_in("/var/tmp").unwrap();
         let root = base.path().canonicalize().unwrap();
         let (home, ws, data) = (root.join("home"), root.join("ws"), root.join("data"));
         for d in [&home, &ws, &data] {
@@ -436,9 +461,15 @@ impl Attack {
             // CI sets this: there a missing sandbox is a failure, not a quiet skip of every
             // attack on bash.
             if std::env::var_os("TOOLHOST_REQUIRE_SANDBOX").is_some_and(|v| v == "1") {
-                panic!("{test}: bash's sandbox is unavailable and TOOLHOST_REQUIRE_SANDBOX=1 (`toolhost doctor`):\n{}", out.all());
+                panic!(
+                    "{test}: bash's sandbox is unavailable and TOOLHOST_REQUIRE_SANDBOX=1 (`toolhost doctor`):\n{}",
+                    out.all()
+                );
             }
-            eprintln!("SKIPPED {test}: bash's sandbox is unavailable here (`toolhost doctor`):\n{}", out.all());
+            eprintln!(
+                "SKIPPED {test}: bash's sandbox is unavailable here (`toolhost doctor`):\n{}",
+                out.all()
+            );
             return false;
         }
         true
@@ -447,11 +478,14 @@ impl Attack {
     /// The recorded change ids, oldest first (`toolhost changes --json`).
     pub fn change_ids(&self) -> Vec<String> {
         let out = self.run(&[], &["changes", "--json"]);
-        let list: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("changes --json ({e}): {}", out.all()));
+        let list: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("changes --json ({e}): {}", out.all()));
         list.as_array()
             .unwrap()
             .iter()
-            .filter_map(|c| c["changeId"].as_str().or_else(|| c["file_change"]["changeId"].as_str()))
+            .filter_map(|c| {
+                c["changeId"].as_str().or_else(|| c["file_change"]["changeId"].as_str())
+            })
             .map(String::from)
             .collect()
     }
@@ -591,11 +625,11 @@ impl Session {
     /// The next event (not progress) within the hang guard; panics if there is none.
     pub fn next_final(&mut self) -> Value {
         loop {
-            let line = self
-                .proc
-                .next_line(HANG_GUARD)
-                .unwrap_or_else(|| panic!("the session ended or hung; {}", self.proc.ending(Duration::from_secs(5))));
-            let ev: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("event is not JSON ({e}): {line}"));
+            let line = self.proc.next_line(HANG_GUARD).unwrap_or_else(|| {
+                panic!("the session ended or hung; {}", self.proc.ending(Duration::from_secs(5)))
+            });
+            let ev: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("event is not JSON ({e}): {line}"));
             if ev.get("progress").is_none() {
                 return ev;
             }
@@ -656,11 +690,11 @@ impl McpStdio {
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.proc.send_raw(format!("{msg}\n").as_bytes()).expect("write to mcp");
         loop {
-            let line = self
-                .proc
-                .next_line(HANG_GUARD)
-                .unwrap_or_else(|| panic!("mcp ended or hung; {}", self.proc.ending(Duration::from_secs(5))));
-            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            let line = self.proc.next_line(HANG_GUARD).unwrap_or_else(|| {
+                panic!("mcp ended or hung; {}", self.proc.ending(Duration::from_secs(5)))
+            });
+            let v: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if v["id"] == json!(id) {
                 return v;
             }

@@ -53,7 +53,10 @@ pub fn request(url: &str, method: &str, headers: &[(&str, &str)], body: &str) ->
     let (authority, path) = split_url(url);
     let mut stream = TcpStream::connect(&authority).expect("connect to the server");
     stream.set_read_timeout(Some(HANG_GUARD)).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         head.push_str(&format!("host: {authority}\r\n"));
     }
@@ -65,16 +68,24 @@ pub fn request(url: &str, method: &str, headers: &[(&str, &str)], body: &str) ->
     stream.write_all(body.as_bytes()).unwrap();
     let mut raw = Vec::new();
     if let Err(e) = stream.read_to_end(&mut raw) {
-        panic!("{method} {url}: no complete response within {HANG_GUARD:?} ({e}); got {:?}", String::from_utf8_lossy(&raw));
+        panic!(
+            "{method} {url}: no complete response within {HANG_GUARD:?} ({e}); got {:?}",
+            String::from_utf8_lossy(&raw)
+        );
     }
     parse_reply(&raw)
 }
 
 fn parse_reply(raw: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(raw);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no response head in {text:?}"));
+    let (head, body) =
+        text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no response head in {text:?}"));
     let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("a status line");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
@@ -99,7 +110,10 @@ fn dechunk(mut body: &str) -> String {
 
 /// The headers of an MCP POST: JSON in, JSON or SSE out, plus `extra`.
 pub fn mcp_headers<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
-    let mut h = vec![("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+    let mut h = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
     h.extend_from_slice(extra);
     h
 }
@@ -213,11 +227,17 @@ pub const HANDSHAKE_PROTOCOL: &str = "2025-11-25";
 /// header (the full `Bearer …` value): initialize, then `notifications/initialized`; its
 /// `Mcp-Session-Id`.
 pub fn open_session(url: &str, bearer: &str) -> String {
-    let init = request(url, "POST", &mcp_headers(&[("authorization", bearer)]), &initialize_body(1));
+    let init =
+        request(url, "POST", &mcp_headers(&[("authorization", bearer)]), &initialize_body(1));
     assert_eq!(init.status, 200, "{init:?}");
     let id = init.header("mcp-session-id").expect("a session id").to_string();
-    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    let extra = [("authorization", bearer), ("mcp-session-id", id.as_str()), ("mcp-protocol-version", HANDSHAKE_PROTOCOL)];
+    let note =
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let extra = [
+        ("authorization", bearer),
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", HANDSHAKE_PROTOCOL),
+    ];
     let r = request(url, "POST", &mcp_headers(&extra), &note);
     assert_eq!(r.status, 202, "{r:?}");
     id

@@ -95,7 +95,10 @@ impl SessionProc {
         let mut rest = Vec::new();
         let mut line = String::new();
         while self.stdout.read_line(&mut line).unwrap() > 0 {
-            rest.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("event is not JSON ({e}): {line}")));
+            rest.push(
+                serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("event is not JSON ({e}): {line}")),
+            );
             line.clear();
         }
         let mut stderr = String::new();
@@ -117,5 +120,8 @@ impl Drop for SessionProc {
 
 /// The first file-change artifact of a result.
 pub fn change_of(result: &Value) -> &Value {
-    result["artifacts"].as_array().and_then(|a| a.first()).unwrap_or_else(|| panic!("no artifact: {result}"))
+    result["artifacts"]
+        .as_array()
+        .and_then(|a| a.first())
+        .unwrap_or_else(|| panic!("no artifact: {result}"))
 }

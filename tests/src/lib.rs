@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use toolhost::registry::{ToolRegistry, ToolRegistryBuilder};
 use toolhost::runtime::ComponentRuntime;
 use toolhost::{
-    FinalizedToolset, SandboxPolicy, ToolCallContext, ToolResult, ToolSessionContext, ToolsetConfig, finalize,
+    FinalizedToolset, SandboxPolicy, ToolCallContext, ToolResult, ToolSessionContext,
+    ToolsetConfig, finalize,
 };
 
 /// `target/<profile>`: test binaries run from `target/<profile>/deps`, bench binaries from
@@ -24,7 +25,11 @@ use toolhost::{
 pub fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe.parent().expect("binary directory");
-    if dir.ends_with("deps") { dir.parent().unwrap_or(dir).to_path_buf() } else { dir.to_path_buf() }
+    if dir.ends_with("deps") {
+        dir.parent().unwrap_or(dir).to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 /// Where the binaries under test are: `$TOOLHOST_TEST_BIN_DIR` (a dir holding `toolhost`,
@@ -85,18 +90,23 @@ impl Fixture {
     /// A session over this workspace; bash's sandbox uses the built `toolhost` binary as
     /// its Landlock helper.
     pub fn session(&self) -> ToolSessionContext {
-        let sandbox = toolhost_sandbox::bwrap::Bubblewrap::new().with_landlock_helper(toolhost_bin());
-        ToolSessionContext::local(self.root(), self.data.path(), "test-session").with_sandbox(Arc::new(sandbox))
+        let sandbox =
+            toolhost_sandbox::bwrap::Bubblewrap::new().with_landlock_helper(toolhost_bin());
+        ToolSessionContext::local(self.root(), self.data.path(), "test-session")
+            .with_sandbox(Arc::new(sandbox))
     }
 
     /// This fixture's policy: workspace-write, the data dir hard-protected.
     pub fn policy(&self) -> SandboxPolicy {
-        SandboxPolicy::builder(toolhost::SandboxMode::WorkspaceWrite, self.root()).data_dir(self.data.path()).build()
+        SandboxPolicy::builder(toolhost::SandboxMode::WorkspaceWrite, self.root())
+            .data_dir(self.data.path())
+            .build()
     }
 
     /// A workspace-write call context with a generous deadline.
     pub fn call(&self, id: &str) -> ToolCallContext {
-        ToolCallContext::new(id, self.policy()).with_deadline(Instant::now() + Duration::from_secs(60))
+        ToolCallContext::new(id, self.policy())
+            .with_deadline(Instant::now() + Duration::from_secs(60))
     }
 }
 
@@ -109,7 +119,9 @@ impl Default for Fixture {
 /// One runtime per test process.
 pub fn runtime() -> Arc<ComponentRuntime> {
     static RUNTIME: std::sync::OnceLock<Arc<ComponentRuntime>> = std::sync::OnceLock::new();
-    RUNTIME.get_or_init(|| ComponentRuntime::new(Some(shared_cache_dir())).expect("runtime")).clone()
+    RUNTIME
+        .get_or_init(|| ComponentRuntime::new(Some(shared_cache_dir())).expect("runtime"))
+        .clone()
 }
 
 /// A registry with every built-in tool plus the test components.
@@ -124,7 +136,8 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
             .record_reads(*id == toolhost::builtins::READ_TOOL);
         builder.register_dyn(Arc::new(tool));
     }
-    let misbehave = rt.load(&test_components_dir().join("misbehave.wasm")).await.expect("misbehave component");
+    let misbehave =
+        rt.load(&test_components_dir().join("misbehave.wasm")).await.expect("misbehave component");
     builder.register_dyn(Arc::new(misbehave));
     builder.register(toolhost::bash::Bash);
     builder.build()
@@ -137,7 +150,12 @@ pub async fn toolset(fixture: &Fixture, ids: &[&str]) -> FinalizedToolset {
 }
 
 /// Call `tool` with `input` and return the result.
-pub async fn call(toolset: &FinalizedToolset, fixture: &Fixture, tool: &str, input: serde_json::Value) -> ToolResult {
+pub async fn call(
+    toolset: &FinalizedToolset,
+    fixture: &Fixture,
+    tool: &str,
+    input: serde_json::Value,
+) -> ToolResult {
     toolset.call(tool, input, fixture.call("c1")).await
 }
 
@@ -164,9 +182,14 @@ pub fn measure(cmd: &mut std::process::Command) -> ProcessCost {
     let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall = start.elapsed();
     assert_eq!(rc, pid, "wait4 failed");
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{cmd:?} failed (status {status})");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{cmd:?} failed (status {status})"
+    );
     std::mem::forget(child);
-    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     let cpu = time(usage.ru_utime) + time(usage.ru_stime);
     ProcessCost { wall, cpu, max_rss_kib: usage.ru_maxrss }
 }

@@ -38,7 +38,11 @@ fn run(cmd: &mut Command, what: &str) {
 /// `args`, `HOME` set to `home` when given, and returns the JSON object it printed last
 /// and its stderr; panics (with both streams) when it failed, printed no JSON, or reported
 /// errors of its own parts.
-pub fn run_client_script(name: &str, args: &[&std::ffi::OsStr], home: Option<&Path>) -> (serde_json::Value, String) {
+pub fn run_client_script(
+    name: &str,
+    args: &[&std::ffi::OsStr],
+    home: Option<&Path>,
+) -> (serde_json::Value, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join(name);
     let mut cmd = Command::new(python_with_sdk());
     cmd.arg(script).args(args);
@@ -86,7 +90,11 @@ pub fn python_with_sdk() -> PathBuf {
         ]),
         "install the official MCP Python SDK (is PyPI reachable?)",
     );
-    assert!(has_sdk(&python), "mcp=={PYTHON_SDK_VERSION} is not importable from {} after pip install", python.display());
+    assert!(
+        has_sdk(&python),
+        "mcp=={PYTHON_SDK_VERSION} is not importable from {} after pip install",
+        python.display()
+    );
     python
 }
 
@@ -105,10 +113,16 @@ pub fn conformance_runner() -> (PathBuf, PathBuf) {
             .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
             .is_some_and(|v| v["version"] == version)
     };
-    if !(installed(node_pkg, NODE_VERSION) && installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION)) {
+    if !(installed(node_pkg, NODE_VERSION)
+        && installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION))
+    {
         std::fs::create_dir_all(&dir).unwrap();
         // A package.json of its own, so npm does not walk up into another project.
-        std::fs::write(dir.join("package.json"), "{\"name\":\"toolhost-mcp-conformance\",\"private\":true}\n").unwrap();
+        std::fs::write(
+            dir.join("package.json"),
+            "{\"name\":\"toolhost-mcp-conformance\",\"private\":true}\n",
+        )
+        .unwrap();
         run(
             Command::new("npm").current_dir(&dir).args([
                 "install",
@@ -148,7 +162,12 @@ impl HttpServer {
     }
 
     /// Like [`HttpServer::start`], with `mcp_args` after `--listen 127.0.0.1:0` and `env` set.
-    pub fn start_with(fx: &Fixture, extra: &[&str], mcp_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+    pub fn start_with(
+        fx: &Fixture,
+        extra: &[&str],
+        mcp_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
         Self::start_command(fx, extra, mcp_args, env, |_| {})
     }
 
@@ -162,8 +181,12 @@ impl HttpServer {
         adjust: impl FnOnce(&mut std::process::Command),
     ) -> HttpServer {
         let mut cmd = toolhost_command(fx);
-        cmd.args(extra).args(["mcp", "--listen", "127.0.0.1:0"]).args(mcp_args).envs(env.iter().copied());
-        let env_token = env.iter().find(|(k, _)| *k == "TOOLHOST_MCP_TOKEN").map(|(_, v)| v.to_string());
+        cmd.args(extra)
+            .args(["mcp", "--listen", "127.0.0.1:0"])
+            .args(mcp_args)
+            .envs(env.iter().copied());
+        let env_token =
+            env.iter().find(|(k, _)| *k == "TOOLHOST_MCP_TOKEN").map(|(_, v)| v.to_string());
         adjust(&mut cmd);
         let mut child = cmd
             .stdin(Stdio::null())
@@ -192,7 +215,9 @@ impl HttpServer {
                     let path = rest.split(" (mode").next().unwrap_or(rest);
                     let token = std::fs::read_to_string(path).unwrap_or_default();
                     let _ = tx.send(StartLine::Token(token.trim().to_string()));
-                } else if let Some(path) = line.strip_prefix("toolhost: MCP bearer token from --token-file ") {
+                } else if let Some(path) =
+                    line.strip_prefix("toolhost: MCP bearer token from --token-file ")
+                {
                     let token = std::fs::read_to_string(path).unwrap_or_default();
                     let _ = tx.send(StartLine::Token(token.trim().to_string()));
                 } else if line.starts_with("toolhost: MCP bearer token from $TOOLHOST_MCP_TOKEN") {
@@ -221,7 +246,9 @@ impl HttpServer {
 
     /// The bearer token of the server (from where its start line said it is).
     pub fn token(&self) -> &str {
-        self.token.as_deref().unwrap_or_else(|| panic!("the server printed no bearer token; stderr:\n{}", self.stderr()))
+        self.token.as_deref().unwrap_or_else(|| {
+            panic!("the server printed no bearer token; stderr:\n{}", self.stderr())
+        })
     }
 
     /// The bearer token the server printed, if any.

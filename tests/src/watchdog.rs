@@ -40,7 +40,11 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
 impl Watchdog {
     /// Starts watching `pid`, killing it (and its process group) past `bound` bytes.
     pub fn start(pid: u32, bound: u64) -> Self {
-        let (stop, peak, tripped) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
+        let (stop, peak, tripped) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU64::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
         let (s, p, t) = (stop.clone(), peak.clone(), tripped.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::SeqCst) {
@@ -69,9 +73,16 @@ impl Watchdog {
             let _ = t.join();
         }
         let peak = self.peak.load(Ordering::SeqCst);
-        eprintln!("{what}: peak resident memory {} MiB (bound {} MiB)", peak >> 20, self.bound >> 20);
+        eprintln!(
+            "{what}: peak resident memory {} MiB (bound {} MiB)",
+            peak >> 20,
+            self.bound >> 20
+        );
         promise(!self.tripped.load(Ordering::SeqCst), || {
-            format!("{what}: the host went past {} MiB of resident memory and was killed", self.bound >> 20)
+            format!(
+                "{what}: the host went past {} MiB of resident memory and was killed",
+                self.bound >> 20
+            )
         });
         peak
     }

@@ -28,7 +28,9 @@ struct Catcher {
 
 impl Catcher {
     /// Starts a thread that reads every accepted connection to its end, until one says END.
-    fn start<S: Read + Send + 'static>(mut accept: impl FnMut() -> Option<S> + Send + 'static) -> Catcher {
+    fn start<S: Read + Send + 'static>(
+        mut accept: impl FnMut() -> Option<S> + Send + 'static,
+    ) -> Catcher {
         let got = Arc::new(Mutex::new(Vec::new()));
         let sink = got.clone();
         let thread = std::thread::spawn(move || {
@@ -78,10 +80,16 @@ fn loopback_unreachable(mode: &str) {
     }
     let (port, catcher) = tcp_catcher();
     let m = marker("TCP");
-    let command = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
+    let command =
+        format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
     let out = a.call_with(&["--mode", mode], "bash", json!({ "command": command }));
     let got = catcher.finish(|| tcp_end(port));
-    promise(!got.contains(&m), || format!("--mode {mode}: bash reached 127.0.0.1:{port}; the listener got {got:?}\n{}", out.all()));
+    promise(!got.contains(&m), || {
+        format!(
+            "--mode {mode}: bash reached 127.0.0.1:{port}; the listener got {got:?}\n{}",
+            out.all()
+        )
+    });
 }
 
 #[test]
@@ -114,7 +122,9 @@ fn unix_socket_unreachable(a: &Attack, addr: &str, listener: UnixListener, end: 
     let py = python3().unwrap();
     let out = a.bash(&format!("{py} probe.py '{addr}' '{m}' 2>&1 | tail -1"));
     let got = c.finish(end);
-    promise(!got.contains(&m), || format!("bash reached the unix socket {addr}: {got:?}\n{}", out.all()));
+    promise(!got.contains(&m), || {
+        format!("bash reached the unix socket {addr}: {got:?}\n{}", out.all())
+    });
 }
 
 #[test]
@@ -177,14 +187,18 @@ fn a_bwrap_planted_on_path_in_the_workspace_never_runs() {
         return;
     }
     let flag = a.outside_dir("outside").join("planted-bwrap-ran");
-    let real = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().find(|p| Path::new(p).exists());
+    let real =
+        ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().find(|p| Path::new(p).exists());
     let pass_on = real.map(|r| format!("exec {r} \"$@\"")).unwrap_or_else(|| "exit 1".into());
     // What one sandboxed call can write: a project virtualenv's bin/, first on PATH.
     script(&a.ws.join(".venv/bin/bwrap"), &format!("touch '{}'\n{pass_on}", flag.display()));
-    a.path_var = format!("{}:{}", a.ws.join(".venv/bin").display(), a.path_var.to_string_lossy()).into();
+    a.path_var =
+        format!("{}:{}", a.ws.join(".venv/bin").display(), a.path_var.to_string_lossy()).into();
     let out = a.bash("echo hi");
     let doctor = a.run(&[], &["doctor"]);
-    promise(!flag.exists(), || format!("the planted bwrap ran (outside the sandbox):\n{}\n{}", out.all(), doctor.all()));
+    promise(!flag.exists(), || {
+        format!("the planted bwrap ran (outside the sandbox):\n{}\n{}", out.all(), doctor.all())
+    });
 }
 
 #[test]
@@ -219,8 +233,14 @@ fn a_fork_bomb_cannot_run_5000_processes_at_once() {
     let command = "sh -c 'i=0; while [ $i -lt 5000 ]; do sleep 60 & i=$((i+1)); done 2>/dev/null; \
                    echo live=$(ls -d /proc/[0-9]* | wc -l)'";
     let out = a.call("bash", json!({ "command": command, "timeoutMs": 120000 }));
-    let live: Option<u64> = out.text().lines().find_map(|l| l.strip_prefix("live=")).and_then(|n| n.trim().parse().ok());
-    promise(live.is_none_or(|n| n < 5000), || format!("5000 processes ran at once in one call (live={live:?}): {}", out.all()));
+    let live: Option<u64> = out
+        .text()
+        .lines()
+        .find_map(|l| l.strip_prefix("live="))
+        .and_then(|n| n.trim().parse().ok());
+    promise(live.is_none_or(|n| n < 5000), || {
+        format!("5000 processes ran at once in one call (live={live:?}): {}", out.all())
+    });
     let next = a.bash("echo ok");
     assert_eq!(next.status(), "succeeded", "the next call works: {}", next.all());
 }
@@ -239,7 +259,9 @@ fn a_4_gib_allocation_is_refused() {
     // (not the clock) can stop it.
     let command = format!("{py} -c 'b=bytearray(4<<30); print(len(b))' 2>&1 | tail -3");
     let out = a.call("bash", json!({ "command": command, "timeoutMs": 120000 }));
-    promise(!out.text().contains("4294967296"), || format!("a 4 GiB allocation succeeded inside one call: {}", out.all()));
+    promise(!out.text().contains("4294967296"), || {
+        format!("a 4 GiB allocation succeeded inside one call: {}", out.all())
+    });
     let next = a.bash("echo ok");
     assert_eq!(next.status(), "succeeded", "the next call works: {}", next.all());
 }
@@ -252,8 +274,12 @@ fn a_commands_own_bwrap_text_on_stderr_does_not_hide_its_output() {
     }
     let out = a.bash("echo OUT; echo 'bwrap: fake' >&2; exit 1");
     let code = out.json()["error"]["code"].as_str().unwrap_or_default().to_string();
-    promise(code != "sandbox_unavailable", || format!("a command that ran is reported as not run: {}", out.all()));
-    promise(out.text().contains("OUT"), || format!("the command's stdout was dropped: {}", out.all()));
+    promise(code != "sandbox_unavailable", || {
+        format!("a command that ran is reported as not run: {}", out.all())
+    });
+    promise(out.text().contains("OUT"), || {
+        format!("the command's stdout was dropped: {}", out.all())
+    });
 }
 
 /// A descriptor open in whatever started toolhost (here fd 7, appending to a file outside
@@ -279,13 +305,19 @@ fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
         let tool = if global.is_empty() { "bash" } else { "runner" };
         let mut cmd = std::process::Command::new("bash");
         cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
-        cmd.arg("-c").arg(r#"exec 7>>"$0"; exec "$@""#).arg(&log).arg(toolhost_tests::toolhost_bin());
+        cmd.arg("-c")
+            .arg(r#"exec 7>>"$0"; exec "$@""#)
+            .arg(&log)
+            .arg(toolhost_tests::toolhost_bin());
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(global);
         cmd.args(["call", tool, &input, "--json"]);
         let out = run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung");
         let written = std::fs::read_to_string(&log).unwrap();
         promise(!written.contains(&bash_marker) && !written.contains(&run_marker), || {
-            format!("{tool} wrote through a descriptor toolhost inherited: {written:?}\n{}", out.all())
+            format!(
+                "{tool} wrote through a descriptor toolhost inherited: {written:?}\n{}",
+                out.all()
+            )
         });
         assert!(out.stdout.contains("\"status\""), "{tool} gave no result: {}", out.all());
     }
@@ -301,9 +333,17 @@ fn a_kernel_refusal_under_proc_is_not_taken_for_the_sandboxs() {
         return;
     }
     let out = a.bash("ls -l /proc/1/fd/ 2>&1; true");
-    assert!(out.text().contains("Permission denied"), "the kernel did not refuse here: {}", out.all());
-    promise(out.json()["sandbox_denied"] == false, || format!("a ptrace refusal was marked as the sandbox's: {}", out.all()));
-    promise(!out.text().contains("sandboxPermissions"), || format!("an escalation was advised for /proc: {}", out.all()));
+    assert!(
+        out.text().contains("Permission denied"),
+        "the kernel did not refuse here: {}",
+        out.all()
+    );
+    promise(out.json()["sandbox_denied"] == false, || {
+        format!("a ptrace refusal was marked as the sandbox's: {}", out.all())
+    });
+    promise(!out.text().contains("sandboxPermissions"), || {
+        format!("an escalation was advised for /proc: {}", out.all())
+    });
 }
 
 /// The sandbox helper's own failure line and exit code, printed by the command itself after
@@ -315,11 +355,17 @@ fn a_commands_own_sandbox_helper_text_does_not_hide_its_output() {
     if !a.sandbox_or_skip("a_commands_own_sandbox_helper_text_does_not_hide_its_output") {
         return;
     }
-    for line in ["toolhost-sandbox-exec: fake failure", "toolhost-sandbox-exec: cannot run /bin/bash: fake"] {
+    for line in
+        ["toolhost-sandbox-exec: fake failure", "toolhost-sandbox-exec: cannot run /bin/bash: fake"]
+    {
         let out = a.bash(&format!("echo OUT; echo '{line}' >&2; exit 125"));
         let code = out.json()["error"]["code"].as_str().unwrap_or_default().to_string();
-        promise(code.is_empty(), || format!("a command that ran and exited 125 is reported as {code}: {}", out.all()));
-        promise(out.text().contains("OUT") && out.text().contains("125"), || format!("the command's output or exit code was dropped: {}", out.all()));
+        promise(code.is_empty(), || {
+            format!("a command that ran and exited 125 is reported as {code}: {}", out.all())
+        });
+        promise(out.text().contains("OUT") && out.text().contains("125"), || {
+            format!("the command's output or exit code was dropped: {}", out.all())
+        });
     }
 }
 
@@ -333,10 +379,12 @@ fn a_hanging_bwrap_does_not_hang_the_call() {
     cmd.args(["call", "bash", r#"{"command":"true"}"#, "--json"]);
     // The hang guard kills the process group (the stand-in's sleep too) when it runs out.
     match run_limited(&mut cmd, None, Duration::from_secs(90)) {
-        None => promise(false, || "`toolhost call bash` hung on a bwrap that never answers its self-check".into()),
-        Some(out) => {
-            promise(out.status() != "succeeded", || format!("a hanging bwrap cannot have run bash: {}", out.all()))
-        }
+        None => promise(false, || {
+            "`toolhost call bash` hung on a bwrap that never answers its self-check".into()
+        }),
+        Some(out) => promise(out.status() != "succeeded", || {
+            format!("a hanging bwrap cannot have run bash: {}", out.all())
+        }),
     }
 }
 
@@ -351,7 +399,8 @@ fn the_user_can_allow_the_network_in_policy_json_or_for_one_call() {
     }
     let reach = |global: &[&str], input: serde_json::Value, m: &str| {
         let (port, catcher) = tcp_catcher();
-        let command = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
+        let command =
+            format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo {m} >&3; exec 3>&-; echo done");
         let mut input = input;
         input["command"] = json!(command);
         let out = a.call_with(global, "bash", input);
@@ -363,14 +412,22 @@ fn the_user_can_allow_the_network_in_policy_json_or_for_one_call() {
         json!({"sandboxPermissions": {"network": true}, "justification": "fetch a dependency"}),
         &m,
     );
-    assert!(got.contains(&m), "an approved network escalation did not reach the listener: {got:?}\n{}", out.all());
+    assert!(
+        got.contains(&m),
+        "an approved network escalation did not reach the listener: {got:?}\n{}",
+        out.all()
+    );
     let m = marker("NETDENIED");
     let (got, out) = reach(&[], json!({}), &m);
     assert!(!got.contains(&m), "without approval the next call reached it: {}", out.all());
     std::fs::write(a.data.join("policy.json"), r#"{"network": "allow"}"#).unwrap();
     let m = marker("NETPOLICY");
     let (got, out) = reach(&[], json!({}), &m);
-    assert!(got.contains(&m), "policy.json allows the network, yet the listener got {got:?}\n{}", out.all());
+    assert!(
+        got.contains(&m),
+        "policy.json allows the network, yet the listener got {got:?}\n{}",
+        out.all()
+    );
 }
 
 /// bash holds no capability and can never gain one: every set, the bounding set included, is
@@ -383,10 +440,15 @@ fn bash_has_no_capability_not_even_in_its_bounding_set() {
     }
     let out = a.bash("grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status");
     for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
-        let line = out.text().lines().find(|l| l.starts_with(set)).map(str::to_string).unwrap_or_default();
-        promise(line.ends_with("0000000000000000"), || format!("{set} is not empty inside bash: {line:?}\n{}", out.all()));
+        let line =
+            out.text().lines().find(|l| l.starts_with(set)).map(str::to_string).unwrap_or_default();
+        promise(line.ends_with("0000000000000000"), || {
+            format!("{set} is not empty inside bash: {line:?}\n{}", out.all())
+        });
     }
-    promise(out.text().contains("NoNewPrivs:\t1"), || format!("no_new_privs is not set: {}", out.all()));
+    promise(out.text().contains("NoNewPrivs:\t1"), || {
+        format!("no_new_privs is not set: {}", out.all())
+    });
 }
 
 /// `toolhost doctor` reports each isolation as on or off with the reason.

@@ -14,7 +14,10 @@ const CYCLES: usize = 150;
 fn last_line(read_text: &str) -> Option<String> {
     read_text
         .lines()
-        .filter_map(|l| l.split_once('\t').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty()))
+        .filter_map(|l| {
+            l.split_once('\t')
+                .filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
+        })
         .map(|(_, rest)| rest.to_string())
         .last()
 }
@@ -51,7 +54,8 @@ fn race(a: &Attack, second: Session) {
     let text = std::fs::read_to_string(&file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let succeeded = added_a.len() + added_b.len();
-    let lost: Vec<&String> = added_a.iter().chain(&added_b).filter(|l| !lines.contains(&l.as_str())).collect();
+    let lost: Vec<&String> =
+        added_a.iter().chain(&added_b).filter(|l| !lines.contains(&l.as_str())).collect();
     assert!(succeeded > 0, "no edit succeeded at all; the race proves nothing");
     promise(lost.is_empty() && lines.len() == 1 + succeeded, || {
         format!(

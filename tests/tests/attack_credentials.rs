@@ -29,7 +29,11 @@ fn home_link(a: &Attack) -> String {
 }
 
 fn all_markers(a: &Attack) -> Vec<String> {
-    a.secrets.iter().map(|s| s.marker.clone()).chain(a.name_markers.iter().map(|(_, m)| m.clone())).collect()
+    a.secrets
+        .iter()
+        .map(|s| s.marker.clone())
+        .chain(a.name_markers.iter().map(|(_, m)| m.clone()))
+        .collect()
 }
 
 fn assert_none_leaked(out: &Out, markers: &[String], what: &str) {
@@ -45,7 +49,9 @@ fn the_read_tool_cannot_read_any_secret() {
         for (form, path) in path_forms(&a, s, i) {
             let out = a.call("read", json!({ "path": path }));
             out.assert_hidden(&s.marker, &format!("read {} ({form})", s.rel));
-            promise(out.status() != "succeeded", || format!("read {} ({form}) succeeded: {}", s.rel, out.all()));
+            promise(out.status() != "succeeded", || {
+                format!("read {} ({form}) succeeded: {}", s.rel, out.all())
+            });
         }
         let out = a.call("read", json!({ "path": format!("{}/{}", home_link(&a), s.rel) }));
         out.assert_hidden(&s.marker, &format!("read homelink/{}", s.rel));
@@ -59,14 +65,19 @@ fn the_grep_tool_cannot_find_a_marker_in_any_secret() {
     for (i, s) in a.secrets.iter().enumerate() {
         for (form, path) in path_forms(&a, s, i) {
             for mode in ["content", "files_with_matches", "count"] {
-                let out = a.call("grep", json!({ "pattern": "MARKER-", "path": path, "outputMode": mode }));
+                let out = a.call(
+                    "grep",
+                    json!({ "pattern": "MARKER-", "path": path, "outputMode": mode }),
+                );
                 out.assert_hidden(&s.marker, &format!("grep {} ({form}, {mode})", s.rel));
             }
         }
     }
     // Whole trees: HOME itself, a credential dir, and HOME through a workspace symlink.
     let link = home_link(&a);
-    for path in [a.home.display().to_string(), a.home.join(".ssh").display().to_string(), link, "..".into()] {
+    for path in
+        [a.home.display().to_string(), a.home.join(".ssh").display().to_string(), link, "..".into()]
+    {
         let out = a.call("grep", json!({ "pattern": "MARKER-", "path": path }));
         assert_none_leaked(&out, &markers, &format!("grep over {path}"));
     }
@@ -77,8 +88,11 @@ fn glob_and_list_cannot_show_what_a_credential_dir_holds() {
     let a = Attack::new();
     let link = home_link(&a);
     for (dir, m) in &a.name_markers {
-        let forms =
-            [a.home.join(dir).display().to_string(), format!("../home/{dir}"), format!("{link}/{dir}")];
+        let forms = [
+            a.home.join(dir).display().to_string(),
+            format!("../home/{dir}"),
+            format!("{link}/{dir}"),
+        ];
         for path in forms {
             let out = a.call("list", json!({ "path": path }));
             out.assert_hidden(m, &format!("list {path}"));
@@ -88,7 +102,8 @@ fn glob_and_list_cannot_show_what_a_credential_dir_holds() {
             }
         }
         for pattern in [format!("{dir}/*"), format!("{dir}/**")] {
-            let out = a.call("glob", json!({ "pattern": pattern, "path": a.home.display().to_string() }));
+            let out =
+                a.call("glob", json!({ "pattern": pattern, "path": a.home.display().to_string() }));
             out.assert_hidden(m, &format!("glob {pattern} in HOME"));
         }
     }
@@ -122,7 +137,8 @@ fn a_session_cannot_read_or_change_secrets_in_a_workspace_that_is_home() {
     let mut a = Attack::new();
     a.ws = a.home.clone();
     let markers = all_markers(&a);
-    let before: Vec<(PathBuf, Vec<u8>)> = a.secrets.iter().map(|s| (s.path.clone(), std::fs::read(&s.path).unwrap())).collect();
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        a.secrets.iter().map(|s| (s.path.clone(), std::fs::read(&s.path).unwrap())).collect();
     let mut session = a.session(&[]);
     let mut n = 0;
     let mut id = || {
@@ -133,7 +149,11 @@ fn a_session_cannot_read_or_change_secrets_in_a_workspace_that_is_home() {
         let results = [
             session.call(&id(), "read", json!({ "path": s.rel })),
             session.call(&id(), "grep", json!({ "pattern": "MARKER-", "path": s.rel })),
-            session.call(&id(), "edit", json!({ "filePath": s.rel, "oldString": "fake secret", "newString": "pwned" })),
+            session.call(
+                &id(),
+                "edit",
+                json!({ "filePath": s.rel, "oldString": "fake secret", "newString": "pwned" }),
+            ),
             session.call(&id(), "write", json!({ "path": s.rel, "content": "pwned\n" })),
         ];
         for r in results {
@@ -145,11 +165,19 @@ fn a_session_cannot_read_or_change_secrets_in_a_workspace_that_is_home() {
     }
     // New files in credential dirs (no read needed to create them).
     for rel in [".ssh/authorized_keys", ".aws/config", ".docker/daemon.json", ".kube/evil"] {
-        session.call(&id(), "write", json!({ "path": rel, "content": "ssh-ed25519 AAAA attacker\n" }));
-        promise(!a.home.join(rel).exists(), || format!("the write tool created {rel} in a credential dir"));
+        session.call(
+            &id(),
+            "write",
+            json!({ "path": rel, "content": "ssh-ed25519 AAAA attacker\n" }),
+        );
+        promise(!a.home.join(rel).exists(), || {
+            format!("the write tool created {rel} in a credential dir")
+        });
     }
     for (path, bytes) in before {
-        promise(std::fs::read(&path).unwrap() == bytes, || format!("{} was changed", path.display()));
+        promise(std::fs::read(&path).unwrap() == bytes, || {
+            format!("{} was changed", path.display())
+        });
     }
     for l in session.call(&id(), "list", json!({ "path": ".ssh" }))["content"].to_string().lines() {
         for m in &markers {
@@ -165,7 +193,8 @@ fn bash_cannot_change_secrets_in_a_workspace_that_is_home() {
     if !a.sandbox_or_skip("bash_cannot_change_secrets_in_a_workspace_that_is_home") {
         return;
     }
-    let before: Vec<(PathBuf, Vec<u8>)> = a.secrets.iter().map(|s| (s.path.clone(), std::fs::read(&s.path).unwrap())).collect();
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        a.secrets.iter().map(|s| (s.path.clone(), std::fs::read(&s.path).unwrap())).collect();
     let targets: Vec<String> = a.secrets.iter().map(|s| format!("'{}'", s.rel)).collect();
     let out = a.bash(&format!(
         "for f in {}; do echo pwned > \"$f\"; done 2>/dev/null; echo 'ssh-ed25519 AAAA attacker' > .ssh/authorized_keys; cat .ssh/id_rsa",
@@ -174,9 +203,13 @@ fn bash_cannot_change_secrets_in_a_workspace_that_is_home() {
     for s in &a.secrets {
         out.assert_hidden(&s.marker, "bash in HOME");
     }
-    promise(!a.home.join(".ssh/authorized_keys").exists(), || format!("bash created ~/.ssh/authorized_keys: {}", out.all()));
+    promise(!a.home.join(".ssh/authorized_keys").exists(), || {
+        format!("bash created ~/.ssh/authorized_keys: {}", out.all())
+    });
     for (path, bytes) in before {
-        promise(std::fs::read(&path).unwrap() == bytes, || format!("bash changed {}", path.display()));
+        promise(std::fs::read(&path).unwrap() == bytes, || {
+            format!("bash changed {}", path.display())
+        });
     }
 }
 
@@ -197,7 +230,9 @@ fn mcp_stdio_tools_cannot_read_any_secret() {
             }
         }
     }
-    let resp = mcp.call_tool("list", json!({ "path": a.home.join(".ssh").display().to_string() })).to_string();
+    let resp = mcp
+        .call_tool("list", json!({ "path": a.home.join(".ssh").display().to_string() }))
+        .to_string();
     for m in &markers {
         hidden(&resp, m, "mcp list ~/.ssh");
     }
@@ -247,7 +282,11 @@ fn an_exact_read_grant_on_known_hosts_opens_that_file_only() {
     });
     let out = a.call_with(&["--allow-escalation"], "bash", input);
     out.assert_hidden(&key.marker, "bash cat id_rsa beside an exact grant on known_hosts");
-    assert!(out.text().contains(&known.marker), "the granted known_hosts is not readable by bash: {}", out.all());
+    assert!(
+        out.text().contains(&known.marker),
+        "the granted known_hosts is not readable by bash: {}",
+        out.all()
+    );
 }
 
 /// Files under HOME that run code at the user's next login, shell, git or desktop session.
@@ -268,13 +307,17 @@ fn persistence_files_of_a_home_workspace_are_not_writable_without_a_grant() {
     a.ws = a.home.clone();
     for rel in PERSISTENCE {
         let out = a.call("write", json!({ "path": rel, "content": "touch /tmp/pwned\n" }));
-        promise(!a.home.join(rel).exists(), || format!("the write tool created ~/{rel}: {}", out.all()));
+        promise(!a.home.join(rel).exists(), || {
+            format!("the write tool created ~/{rel}: {}", out.all())
+        });
     }
     if !a.sandbox_or_skip("persistence_files_of_a_home_workspace_are_not_writable (bash)") {
         return;
     }
-    let script: Vec<String> =
-        PERSISTENCE.iter().map(|r| format!("mkdir -p \"$(dirname '{r}')\"; echo 'touch /tmp/pwned' > '{r}'")).collect();
+    let script: Vec<String> = PERSISTENCE
+        .iter()
+        .map(|r| format!("mkdir -p \"$(dirname '{r}')\"; echo 'touch /tmp/pwned' > '{r}'"))
+        .collect();
     let out = a.bash(&script.join("; "));
     for rel in PERSISTENCE {
         promise(!a.home.join(rel).exists(), || format!("bash created ~/{rel}: {}", out.all()));
@@ -292,7 +335,11 @@ fn git_metadata_inside_a_credential_dir_is_not_readable() {
         let m = marker("GIT-IN-CREDENTIALS");
         let git = a.home.join(dir).join(".git");
         std::fs::create_dir_all(git.join("info")).unwrap();
-        std::fs::write(git.join("config"), format!("[remote \"origin\"]\n\turl = https://user:{m}@example.com/dotfiles\n")).unwrap();
+        std::fs::write(
+            git.join("config"),
+            format!("[remote \"origin\"]\n\turl = https://user:{m}@example.com/dotfiles\n"),
+        )
+        .unwrap();
         std::fs::write(git.join("info/exclude"), format!("{m}\n")).unwrap();
         markers.push((git, m));
     }
@@ -300,10 +347,14 @@ fn git_metadata_inside_a_credential_dir_is_not_readable() {
         for target in [git.join("config"), git.join("info/exclude")] {
             let out = a.call("read", json!({"path": target.to_str().unwrap()}));
             out.assert_hidden(m, &format!("read {}", target.display()));
-            promise(out.status() != "succeeded", || format!("read {} succeeded: {}", target.display(), out.all()));
+            promise(out.status() != "succeeded", || {
+                format!("read {} succeeded: {}", target.display(), out.all())
+            });
         }
         let listed = a.call("list", json!({"path": git.to_str().unwrap()}));
-        promise(listed.status() != "succeeded", || format!("list {} succeeded: {}", git.display(), listed.all()));
+        promise(listed.status() != "succeeded", || {
+            format!("list {} succeeded: {}", git.display(), listed.all())
+        });
         let grep = a.call("grep", json!({"pattern": m, "path": git.to_str().unwrap()}));
         grep.assert_hidden(m, &format!("grep in {}", git.display()));
     }
@@ -317,19 +368,27 @@ fn package_caches_toolchains_and_git_config_in_home_stay_readable() {
     for r in &a.readable {
         let out = a.call("read", json!({ "path": r.path.display().to_string() }));
         assert!(out.text().contains(&r.marker), "read ~/{} is refused: {}", r.rel, out.all());
-        let out = a.call("grep", json!({ "pattern": "READABLE-", "path": r.path.display().to_string() }));
+        let out =
+            a.call("grep", json!({ "pattern": "READABLE-", "path": r.path.display().to_string() }));
         assert!(out.text().contains(&r.marker), "grep ~/{} is refused: {}", r.rel, out.all());
     }
     if !a.sandbox_or_skip("package_caches_toolchains_and_git_config_in_home_stay_readable (bash)") {
         return;
     }
     let files: Vec<String> = a.readable.iter().map(|r| format!("'{}'", r.path.display())).collect();
-    let out = a.bash(&format!("cat {} ~/.bashrc 2>&1; ls ~/.cargo/registry/index/crates", files.join(" ")));
+    let out = a.bash(&format!(
+        "cat {} ~/.bashrc 2>&1; ls ~/.cargo/registry/index/crates",
+        files.join(" ")
+    ));
     for r in &a.readable {
         assert!(out.text().contains(&r.marker), "bash cannot read ~/{}: {}", r.rel, out.all());
     }
     assert!(out.text().contains("serde.json"), "bash cannot list ~/.cargo/registry: {}", out.all());
-    assert!(out.text().contains(a.bashrc.lines().next().unwrap()), "bash cannot read ~/.bashrc: {}", out.all());
+    assert!(
+        out.text().contains(a.bashrc.lines().next().unwrap()),
+        "bash cannot read ~/.bashrc: {}",
+        out.all()
+    );
 }
 
 /// `policy.json` `"readable_home_entries"` opens a hidden entry nobody listed, but never a
@@ -337,22 +396,48 @@ fn package_caches_toolchains_and_git_config_in_home_stay_readable() {
 #[test]
 fn readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential() {
     let a = Attack::new();
-    std::fs::write(a.data.join("policy.json"), json!({ "readable_home_entries": [".newagent", ".config"] }).to_string()).unwrap();
+    std::fs::write(
+        a.data.join("policy.json"),
+        json!({ "readable_home_entries": [".newagent", ".config"] }).to_string(),
+    )
+    .unwrap();
     let opened = a.secret(".newagent/token");
     let out = a.call("read", json!({ "path": opened.path.display().to_string() }));
-    assert!(out.text().contains(&opened.marker), "readable_home_entries did not open ~/.newagent: {}", out.all());
-    let closed = [".config/gh/hosts.yml", ".config/github-copilot/hosts.json", ".config/rclone/rclone.conf", ".config/op/config"];
+    assert!(
+        out.text().contains(&opened.marker),
+        "readable_home_entries did not open ~/.newagent: {}",
+        out.all()
+    );
+    let closed = [
+        ".config/gh/hosts.yml",
+        ".config/github-copilot/hosts.json",
+        ".config/rclone/rclone.conf",
+        ".config/op/config",
+    ];
     for rel in closed {
         let s = a.secret(rel);
-        a.call("read", json!({ "path": s.path.display().to_string() })).assert_hidden(&s.marker, &format!("read ~/{rel} under a readable .config"));
+        a.call("read", json!({ "path": s.path.display().to_string() }))
+            .assert_hidden(&s.marker, &format!("read ~/{rel} under a readable .config"));
     }
-    if !a.sandbox_or_skip("readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential (bash)") {
+    if !a.sandbox_or_skip(
+        "readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential (bash)",
+    ) {
         return;
     }
-    let out = a.bash(&format!("cat '{}'; grep -ra MARKER- ~/.config 2>&1 | head -c 4000", opened.path.display()));
-    assert!(out.text().contains(&opened.marker), "bash cannot read the opened ~/.newagent/token: {}", out.all());
+    let out = a.bash(&format!(
+        "cat '{}'; grep -ra MARKER- ~/.config 2>&1 | head -c 4000",
+        opened.path.display()
+    ));
+    assert!(
+        out.text().contains(&opened.marker),
+        "bash cannot read the opened ~/.newagent/token: {}",
+        out.all()
+    );
     for rel in closed {
-        out.assert_hidden(&a.secret(rel).marker, &format!("bash on ~/{rel} under a readable .config"));
+        out.assert_hidden(
+            &a.secret(rel).marker,
+            &format!("bash on ~/{rel} under a readable .config"),
+        );
     }
 }
 
@@ -362,7 +447,9 @@ fn readable_home_entries_opens_an_unlisted_entry_but_no_listed_credential() {
 fn container_secrets_under_run_secrets_are_unreadable() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED container_secrets_under_run_secrets_are_unreadable: needs root to create /run/secrets");
+        eprintln!(
+            "SKIPPED container_secrets_under_run_secrets_are_unreadable: needs root to create /run/secrets"
+        );
         return;
     }
     let a = Attack::new();
@@ -370,20 +457,35 @@ fn container_secrets_under_run_secrets_are_unreadable() {
     let created_base = !base.exists();
     let dir = base.join(format!("toolhost-attack-{}", rand_hex()));
     if std::fs::create_dir_all(dir.join("kubernetes.io/serviceaccount")).is_err() {
-        eprintln!("SKIPPED container_secrets_under_run_secrets_are_unreadable: cannot create {}", dir.display());
+        eprintln!(
+            "SKIPPED container_secrets_under_run_secrets_are_unreadable: cannot create {}",
+            dir.display()
+        );
         return;
     }
     let m = marker("SERVICE-ACCOUNT-TOKEN");
     let token = dir.join("kubernetes.io/serviceaccount/token");
     std::fs::write(&token, format!("{m}\n")).unwrap();
-    let via_var_run = std::path::Path::new("/var/run/secrets").join(dir.file_name().unwrap()).join("kubernetes.io/serviceaccount/token");
+    let via_var_run = std::path::Path::new("/var/run/secrets")
+        .join(dir.file_name().unwrap())
+        .join("kubernetes.io/serviceaccount/token");
     let mut outs = vec![
         ("read", a.call("read", json!({ "path": token.display().to_string() }))),
         ("read via /var/run", a.call("read", json!({ "path": via_var_run.display().to_string() }))),
-        ("grep", a.call("grep", json!({ "pattern": "MARKER-", "path": dir.display().to_string() }))),
+        (
+            "grep",
+            a.call("grep", json!({ "pattern": "MARKER-", "path": dir.display().to_string() })),
+        ),
     ];
     if a.sandbox_or_skip("container_secrets_under_run_secrets_are_unreadable (bash)") {
-        outs.push(("bash", a.bash(&format!("cat '{}' '{}' 2>&1; grep -ra MARKER- /run/secrets 2>&1 | head", token.display(), via_var_run.display()))));
+        outs.push((
+            "bash",
+            a.bash(&format!(
+                "cat '{}' '{}' 2>&1; grep -ra MARKER- /run/secrets 2>&1 | head",
+                token.display(),
+                via_var_run.display()
+            )),
+        ));
     }
     let _ = std::fs::remove_dir_all(&dir);
     if created_base {
@@ -416,18 +518,40 @@ fn a_home_workspace_keeps_caches_writable_and_hidden_entries_closed() {
          echo planted > ~/.newagent/planted; cat ~/.newagent/token; ls -a ~/.newagent ~/.cargo 2>&1; cat ~/.cargo/registry/index/crates/serde.json",
     );
     let registry = a.readable.iter().find(|r| r.rel.starts_with(".cargo/registry")).unwrap();
-    assert!(out.text().contains(&registry.marker), "bash cannot read ~/.cargo/registry: {}", out.all());
-    assert_eq!(std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).ok().as_deref(), Some("fetched\n"), "{}", out.all());
+    assert!(
+        out.text().contains(&registry.marker),
+        "bash cannot read ~/.cargo/registry: {}",
+        out.all()
+    );
+    assert_eq!(
+        std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).ok().as_deref(),
+        Some("fetched\n"),
+        "{}",
+        out.all()
+    );
     promise(std::fs::read_to_string(index_git.join("config")).unwrap() == "[core]\n", || {
         format!("bash changed the git config inside ~/.cargo/registry: {}", out.all())
     });
     out.assert_hidden(&unlisted.marker, "bash cat ~/.newagent/token in a HOME workspace");
-    promise(!a.home.join(".newagent/planted").exists(), || format!("bash wrote into ~/.newagent: {}", out.all()));
-    out.assert_hidden("credentials", "bash ls ~/.cargo shows what it holds");
-    assert!(out.text().contains("name = me"), "bash cannot read ~/.config/git/config: {}", out.all());
-    promise(std::fs::read_to_string(a.home.join(".config/git/config")).unwrap() == "[user]\n\tname = me\n", || {
-        format!("bash changed ~/.config/git/config (sensitive) in a HOME workspace: {}", out.all())
+    promise(!a.home.join(".newagent/planted").exists(), || {
+        format!("bash wrote into ~/.newagent: {}", out.all())
     });
+    out.assert_hidden("credentials", "bash ls ~/.cargo shows what it holds");
+    assert!(
+        out.text().contains("name = me"),
+        "bash cannot read ~/.config/git/config: {}",
+        out.all()
+    );
+    promise(
+        std::fs::read_to_string(a.home.join(".config/git/config")).unwrap()
+            == "[user]\n\tname = me\n",
+        || {
+            format!(
+                "bash changed ~/.config/git/config (sensitive) in a HOME workspace: {}",
+                out.all()
+            )
+        },
+    );
 }
 
 /// A data dir inside a hidden entry of a HOME workspace (`TOOLHOST_HOME=~/.local/state/…`):
@@ -449,5 +573,7 @@ fn a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private() {
     let d = data.display();
     let out = a.bash(&format!("echo '{{}}' > '{d}/policy.json' 2>&1; touch '{d}/planted' 2>&1; cat '{d}'/toolhost.db* 2>&1 | grep -ao 'MARKER-[A-Z-]*-[0-9a-f]*'"));
     out.assert_hidden(&m, "bash cat the store of a data dir in ~/.local/state");
-    promise(!data.join("policy.json").exists() && !data.join("planted").exists(), || format!("bash wrote into the data dir: {}", out.all()));
+    promise(!data.join("policy.json").exists() && !data.join("planted").exists(), || {
+        format!("bash wrote into the data dir: {}", out.all())
+    });
 }

@@ -26,7 +26,9 @@ fn record_marker(a: &Attack) -> String {
 
 /// How many lines the store file `name` has now.
 fn line_count(data: &Path, name: &str) -> u64 {
-    std::fs::read(data.join(name)).map(|b| b.iter().filter(|c| **c == b'\n').count() as u64 + 1).unwrap_or(0)
+    std::fs::read(data.join(name))
+        .map(|b| b.iter().filter(|c| **c == b'\n').count() as u64 + 1)
+        .unwrap_or(0)
 }
 
 #[test]
@@ -37,14 +39,18 @@ fn bash_cannot_read_the_session_store() {
     }
     let m = record_marker(&a);
     let db = a.data.join("toolhost.db");
-    let out = a.bash(&format!("cat '{}'* | grep -ao 'MARKER-STORE-[0-9a-f]*' | sort -u", db.display()));
+    let out =
+        a.bash(&format!("cat '{}'* | grep -ao 'MARKER-STORE-[0-9a-f]*' | sort -u", db.display()));
     out.assert_hidden(&m, "bash cat toolhost.db");
     let out = a.bash(&format!(
         "command -v sqlite3 >/dev/null && sqlite3 'file:{}?mode=ro' .dump | grep -ao 'MARKER-STORE-[0-9a-f]*' | sort -u",
         db.display()
     ));
     out.assert_hidden(&m, "bash sqlite3 toolhost.db");
-    let out = a.bash(&format!("cp -r '{}' ./stolen 2>&1; grep -rao 'MARKER-STORE-[0-9a-f]*' ./stolen | sort -u", a.data.display()));
+    let out = a.bash(&format!(
+        "cp -r '{}' ./stolen 2>&1; grep -rao 'MARKER-STORE-[0-9a-f]*' ./stolen | sort -u",
+        a.data.display()
+    ));
     out.assert_hidden(&m, "bash cp -r of the data dir");
 }
 
@@ -58,11 +64,19 @@ fn the_read_tool_cannot_read_the_session_store() {
     for name in ["toolhost.db", "toolhost.db-wal"] {
         let path = a.data.join(name).display().to_string();
         for line in 1..=line_count(&a.data, name) + 16 {
-            let r = s.call(&format!("{name}-{line}"), "read", json!({ "path": path, "offset": line, "limit": 1 }));
+            let r = s.call(
+                &format!("{name}-{line}"),
+                "read",
+                json!({ "path": path, "offset": line, "limit": 1 }),
+            );
             hidden(&r.to_string(), &m, &format!("read {name} offset {line}"));
         }
     }
-    let r = s.call("g", "grep", json!({ "pattern": "MARKER-STORE-", "path": a.data.display().to_string() }));
+    let r = s.call(
+        "g",
+        "grep",
+        json!({ "pattern": "MARKER-STORE-", "path": a.data.display().to_string() }),
+    );
     hidden(&r.to_string(), &m, "grep over the data dir");
 }
 
@@ -70,10 +84,12 @@ fn the_read_tool_cannot_read_the_session_store() {
 fn policy_json_is_not_readable_by_bash_or_the_file_tools() {
     let a = Attack::new();
     let m = marker("POLICY");
-    std::fs::write(a.data.join("policy.json"), json!({ "extra_sensitive": [m] }).to_string()).unwrap();
+    std::fs::write(a.data.join("policy.json"), json!({ "extra_sensitive": [m] }).to_string())
+        .unwrap();
     let path = a.data.join("policy.json").display().to_string();
     a.call("read", json!({ "path": path })).assert_hidden(&m, "read policy.json");
-    a.call("grep", json!({ "pattern": "MARKER-", "path": path })).assert_hidden(&m, "grep policy.json");
+    a.call("grep", json!({ "pattern": "MARKER-", "path": path }))
+        .assert_hidden(&m, "grep policy.json");
     if a.sandbox_or_skip("policy_json_is_not_readable_by_bash") {
         a.bash(&format!("cat '{path}'")).assert_hidden(&m, "bash cat policy.json");
     }
@@ -94,12 +110,18 @@ fn data_dir_is_not_writable(a: &Attack) {
     let now = std::fs::read_to_string(&policy).unwrap();
     promise(now == "{}", || format!("bash rewrote policy.json: {now}\n{}", out.all()));
     for planted in ["planted", "components/planted.cwasm"] {
-        promise(!cache.join(planted).exists(), || format!("bash created cache/{planted}: {}", out.all()));
+        promise(!cache.join(planted).exists(), || {
+            format!("bash created cache/{planted}: {}", out.all())
+        });
     }
     let mut s = a.session(&[]);
     s.try_call("r", "read", json!({ "path": policy.display().to_string() }));
     s.try_call("w", "write", json!({ "path": policy.display().to_string(), "content": payload }));
-    s.try_call("c", "write", json!({ "path": cache.join("planted2").display().to_string(), "content": "x" }));
+    s.try_call(
+        "c",
+        "write",
+        json!({ "path": cache.join("planted2").display().to_string(), "content": "x" }),
+    );
     drop(s);
     let now = std::fs::read_to_string(&policy).unwrap();
     promise(now == "{}", || format!("the write tool rewrote policy.json: {now}"));
@@ -109,7 +131,9 @@ fn data_dir_is_not_writable(a: &Attack) {
 #[test]
 fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_outside_the_roots() {
     let a = Attack::new();
-    if !a.sandbox_or_skip("bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_outside_the_roots") {
+    if !a.sandbox_or_skip(
+        "bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_outside_the_roots",
+    ) {
         return;
     }
     data_dir_is_not_writable(&a);
@@ -120,7 +144,9 @@ fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir() {
     // `TOOLHOST_HOME=/tmp/…`: the system temp dir is a writable root of bash's sandbox.
     let mut a = Attack::new();
     let tmp = tempfile::Builder::new().prefix("toolhost-attack-data-").tempdir_in("/tmp").unwrap();
-    if !a.sandbox_or_skip("bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir") {
+    if !a
+        .sandbox_or_skip("bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir")
+    {
         return;
     }
     a.move_data_dir(&tmp.path().canonicalize().unwrap().join("data"));
@@ -144,11 +170,17 @@ fn swapped_data_dir_does_not_widen_the_sandbox(rel: &str) {
     if let Some(p) = parent {
         attack.push_str(&format!("mv '{p}' '{p}.old' 2>&1; ", p = p.display()));
     }
-    attack.push_str(&format!("mkdir -p '{rel}' && echo '{payload}' > '{rel}/policy.json'; ls -la '{rel}'"));
+    attack.push_str(&format!(
+        "mkdir -p '{rel}' && echo '{payload}' > '{rel}/policy.json'; ls -la '{rel}'"
+    ));
     let first = a.bash(&attack);
     let second = a.bash(&format!("echo pwned > '{}/pwned.txt'", outside.display()));
     promise(!outside.join("pwned.txt").exists(), || {
-        format!("a planted policy.json widened the sandbox:\nattack: {}\nsecond: {}", first.all(), second.all())
+        format!(
+            "a planted policy.json widened the sandbox:\nattack: {}\nsecond: {}",
+            first.all(),
+            second.all()
+        )
     });
 }
 

@@ -67,7 +67,10 @@ fn write_tool_cannot_change(rel: &str, content: &str) {
     let results = write_tool_attempts(&a, rel, content);
     let after = snapshot(&path);
     promise(after == before, || {
-        format!("the write tool changed {rel}: now {:?}\n{results:#?}", after.map(|b| String::from_utf8_lossy(&b).into_owned()))
+        format!(
+            "the write tool changed {rel}: now {:?}\n{results:#?}",
+            after.map(|b| String::from_utf8_lossy(&b).into_owned())
+        )
     });
 }
 
@@ -101,7 +104,9 @@ fn the_write_tool_cannot_write_a_git_file_in_a_subdirectory() {
     let a = repo();
     std::fs::create_dir_all(a.ws.join("sub")).unwrap();
     write_tool_attempts(&a, "sub/.git", "gitdir: ../evilgit\n");
-    promise(!a.ws.join("sub/.git").exists(), || "the write tool created sub/.git (a gitdir pointer)".into());
+    promise(!a.ws.join("sub/.git").exists(), || {
+        "the write tool created sub/.git (a gitdir pointer)".into()
+    });
 }
 
 #[test]
@@ -111,8 +116,12 @@ fn bash_cannot_point_git_commondir_elsewhere() {
         return;
     }
     let out = a.bash("echo ../evilgit > .git/commondir; printf '[core]\\n\\tfsmonitor = x\\n' > .git/config.worktree");
-    promise(!a.ws.join(".git/commondir").exists(), || format!("bash wrote .git/commondir: {}", out.all()));
-    promise(!a.ws.join(".git/config.worktree").exists(), || format!("bash wrote .git/config.worktree: {}", out.all()));
+    promise(!a.ws.join(".git/commondir").exists(), || {
+        format!("bash wrote .git/commondir: {}", out.all())
+    });
+    promise(!a.ws.join(".git/config.worktree").exists(), || {
+        format!("bash wrote .git/config.worktree: {}", out.all())
+    });
 }
 
 #[test]
@@ -129,15 +138,23 @@ fn bash_cannot_move_the_git_dir_and_recreate_its_config() {
          printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit; ls -la .git",
     );
     let after = snapshot(&config);
-    promise(after == before, || format!("bash replaced .git/config by moving .git away: {}", out.all()));
-    promise(!a.ws.join(".git/hooks/pre-commit").exists(), || format!("bash planted .git/hooks/pre-commit: {}", out.all()));
+    promise(after == before, || {
+        format!("bash replaced .git/config by moving .git away: {}", out.all())
+    });
+    promise(!a.ws.join(".git/hooks/pre-commit").exists(), || {
+        format!("bash planted .git/hooks/pre-commit: {}", out.all())
+    });
 }
 
 /// Creates empty candidate directories until one comes before `.git` in `ws`'s directory
 /// order (the order the carve-out scan walks in); removes the others and returns its name.
 fn a_dir_listed_before_git(ws: &Path) -> String {
     let order = || -> Vec<String> {
-        std::fs::read_dir(ws).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+        std::fs::read_dir(ws)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
     };
     let mut made = Vec::new();
     for batch in 0..64 {
@@ -171,9 +188,13 @@ fn bash_cannot_write_git_config_after_filling_the_workspace_with_files() {
     let config = a.ws.join(".git/config");
     let before = snapshot(&config);
     // Either bash refuses to run (fail closed) or the write fails; .git/config keeps its content.
-    let out = a.bash("printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config; tail -2 .git/config");
+    let out = a.bash(
+        "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config; tail -2 .git/config",
+    );
     let after = snapshot(&config);
-    promise(after == before, || format!("bash wrote .git/config past the scan budget: {}", out.all()));
+    promise(after == before, || {
+        format!("bash wrote .git/config past the scan budget: {}", out.all())
+    });
 }
 
 /// bash must not be able to plant a hook in the repository at `repo_rel`.
@@ -184,12 +205,17 @@ fn bash_cannot_plant_a_hook_in(repo_rel: &str) {
         return;
     }
     let hook = format!("{repo_rel}/.git/hooks/post-checkout");
-    let out = a.bash(&format!("printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > '{hook}'; chmod +x '{hook}'; ls -l '{hook}'"));
+    let out = a.bash(&format!(
+        "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > '{hook}'; chmod +x '{hook}'; ls -l '{hook}'"
+    ));
     promise(!a.ws.join(&hook).exists(), || format!("bash planted {hook}: {}", out.all()));
     let cfg = a.ws.join(repo_rel).join(".git/config");
     let before = snapshot(&cfg);
-    let out = a.bash(&format!("printf '[core]\\n\\thooksPath = /tmp\\n' >> '{repo_rel}/.git/config'"));
-    promise(snapshot(&cfg) == before, || format!("bash wrote {repo_rel}/.git/config: {}", out.all()));
+    let out =
+        a.bash(&format!("printf '[core]\\n\\thooksPath = /tmp\\n' >> '{repo_rel}/.git/config'"));
+    promise(snapshot(&cfg) == before, || {
+        format!("bash wrote {repo_rel}/.git/config: {}", out.all())
+    });
 }
 
 #[test]
@@ -209,7 +235,8 @@ fn bash_cannot_create(rel: &str, content: &str) {
         return;
     }
     assert!(!a.ws.join(rel).exists());
-    let out = a.bash(&format!("mkdir -p \"$(dirname '{rel}')\"; printf '{content}' > '{rel}'; ls -la"));
+    let out =
+        a.bash(&format!("mkdir -p \"$(dirname '{rel}')\"; printf '{content}' > '{rel}'; ls -la"));
     promise(!a.ws.join(rel).exists(), || format!("bash created {rel}: {}", out.all()));
 }
 
@@ -234,7 +261,8 @@ fn bash_cannot_create_a_sensitive_file_in_a_subdirectory() {
 #[test]
 fn a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it() {
     let a = Attack::new();
-    if !a.sandbox_or_skip("a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it") {
+    if !a.sandbox_or_skip("a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it")
+    {
         return;
     }
     for i in 0..50 {
@@ -243,7 +271,11 @@ fn a_tree_past_the_scan_budget_makes_bash_refuse_until_the_user_raises_it() {
     std::fs::write(a.data.join("policy.json"), r#"{"scan_entries": 20}"#).unwrap();
     let out = a.bash("touch ran.txt");
     assert_ne!(out.status(), "succeeded", "bash ran past the scan budget: {}", out.all());
-    assert!(out.text().contains("scan_entries"), "the refusal does not say how to raise it: {}", out.all());
+    assert!(
+        out.text().contains("scan_entries"),
+        "the refusal does not say how to raise it: {}",
+        out.all()
+    );
     assert!(!a.ws.join("ran.txt").exists(), "the command ran");
     std::fs::remove_file(a.data.join("policy.json")).unwrap();
     let out = a.bash("touch ran.txt");

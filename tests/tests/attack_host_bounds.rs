@@ -25,7 +25,6 @@ use toolhost_tests::{Fixture, test_components_dir};
 /// one call stays far below it (the component's own memory is bounded separately).
 const RSS_BOUND: u64 = 600 << 20;
 
-
 /// Files and bytes under `dir`, recursively.
 fn tree_size(dir: &Path) -> (usize, u64) {
     let mut files = 0;
@@ -61,13 +60,21 @@ fn unfinished_spills_of_a_component_do_not_take_the_hosts_memory() {
     install(&a, "hoarder");
     let mut s = a.session(&[]);
     let dog = Watchdog::start(s.proc.pid(), RSS_BOUND);
-    let r = s.try_call("open", "hoarder", json!({"action": "open", "count": 6000, "bytes": 255 * 1024}));
+    let r = s.try_call(
+        "open",
+        "hoarder",
+        json!({"action": "open", "count": 6000, "bytes": 255 * 1024}),
+    );
     dog.finish("6,000 unfinished spills of 255 KiB");
-    let r = r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
+    let r =
+        r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
     let result = &r["result"];
     assert_eq!(result["status"], "failed", "6,000 unfinished spills were allowed: {r}");
     let message = result["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("spill") && message.contains("at most"), "the error does not name the limit: {message}");
+    assert!(
+        message.contains("spill") && message.contains("at most"),
+        "the error does not name the limit: {message}"
+    );
     let (files, _) = tree_size(&a.data.join("spill"));
     assert_eq!(files, 0, "unfinished spills left files behind");
     let next = s.call("after", "hoarder", json!({"action": "open", "count": 2, "bytes": 10}));
@@ -96,21 +103,34 @@ fn finished_spill_files_of_one_call_are_bounded_on_disk() {
             }
         })
     };
-    let r = s.try_call("files", "hoarder", json!({"action": "files", "count": 100, "bytes": 8 << 20}));
+    let r =
+        s.try_call("files", "hoarder", json!({"action": "files", "count": 100, "bytes": 8 << 20}));
     done.store(true, Ordering::SeqCst);
     watcher.join().unwrap();
     dog.finish("100 spill files of 8 MiB");
-    let r = r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
+    let r =
+        r.unwrap_or_else(|| panic!("the session ended: {}", s.proc.ending(Duration::from_secs(5))));
     let (files, bytes) = tree_size(&spill_dir);
     let most = most.load(Ordering::SeqCst).max(bytes);
-    eprintln!("spill dir after the call: {files} files, {} MiB (at most {} MiB while it ran)", bytes >> 20, most >> 20);
+    eprintln!(
+        "spill dir after the call: {files} files, {} MiB (at most {} MiB while it ran)",
+        bytes >> 20,
+        most >> 20
+    );
     promise(files <= 64 && most <= 512 << 20, || {
-        format!("one call kept {files} spill files, {} MiB (at most {} MiB while it ran): {r}", bytes >> 20, most >> 20)
+        format!(
+            "one call kept {files} spill files, {} MiB (at most {} MiB while it ran): {r}",
+            bytes >> 20,
+            most >> 20
+        )
     });
     let result = &r["result"];
     assert_eq!(result["status"], "failed", "{r}");
     let message = result["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("spill") && message.contains("at most"), "the error does not name the limit: {message}");
+    assert!(
+        message.contains("spill") && message.contains("at most"),
+        "the error does not name the limit: {message}"
+    );
 }
 
 /// A component's progress messages are bounded in size: 64 messages of 8 MiB each (all the
@@ -133,14 +153,20 @@ fn progress_messages_of_a_component_are_bounded() {
     let _ = child.wait();
     let result = result.expect("the call's result");
     assert_eq!(result_text(&result["result"]), "reported 200", "{result}");
-    promise(longest < 1 << 20, || format!("a progress event of {longest} bytes reached the client"));
+    promise(longest < 1 << 20, || {
+        format!("a progress event of {longest} bytes reached the client")
+    });
 }
 
 /// `toolhost session` under a [`Watchdog`] of [`RSS_BOUND`], whose output the test reads
 /// only when it chooses to (a slow client): the child (stdout still in it), its stdin, the dog.
 fn unread_session(a: &Attack) -> (std::process::Child, std::process::ChildStdin, Watchdog) {
     let mut cmd = a.command(&[]);
-    cmd.arg("session").process_group(0).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+    cmd.arg("session")
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
     let mut child = cmd.spawn().expect("spawn toolhost session");
     let dog = Watchdog::start(child.id(), RSS_BOUND);
     let stdin = child.stdin.take().unwrap();
@@ -187,18 +213,22 @@ fn read_until_result(out: &mut impl BufRead, id: &str) -> (Option<Value>, usize,
 #[test]
 fn a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounded() {
     let a = Attack::new();
-    if !a.sandbox_or_skip("a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounded") {
+    if !a.sandbox_or_skip(
+        "a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounded",
+    ) {
         return;
     }
     let (mut child, mut stdin, dog) = unread_session(&a);
     let pid = child.id();
     let done = a.ws.join("flood.done");
-    let command = "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo flood-end; touch flood.done";
+    let command =
+        "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo flood-end; touch flood.done";
     let request = json!({"id": "flood", "tool": "bash", "arguments": {"command": command, "timeoutMs": 120000}});
     writeln!(stdin, "{request}").unwrap();
     // Read nothing until bash has printed everything (or the watchdog killed the host).
     let started = Instant::now();
-    while !done.exists() && rss_bytes(pid).is_some() && started.elapsed() < Duration::from_secs(150) {
+    while !done.exists() && rss_bytes(pid).is_some() && started.elapsed() < Duration::from_secs(150)
+    {
         std::thread::sleep(Duration::from_millis(100));
     }
     eprintln!("bash printed 1 GB in {:?} while the client read nothing", started.elapsed());
@@ -213,11 +243,15 @@ fn a_slow_session_client_loses_progress_never_the_result_and_memory_stays_bounde
     let r = &result["result"];
     assert_eq!(r["status"], "succeeded", "{result}");
     assert!(result_text(r).contains("flood-end"), "the result lost its tail: {result}");
-    assert!(result["droppedProgress"].as_u64().is_some_and(|n| n > 0), "the dropped progress events are not counted: {}", {
-        let mut r = result.clone();
-        r["result"] = Value::Null;
-        r
-    });
+    assert!(
+        result["droppedProgress"].as_u64().is_some_and(|n| n > 0),
+        "the dropped progress events are not counted: {}",
+        {
+            let mut r = result.clone();
+            r["result"] = Value::Null;
+            r
+        }
+    );
     eprintln!("{progress} progress events delivered, {} dropped", result["droppedProgress"]);
 }
 
@@ -244,7 +278,10 @@ fn initialize_within(url: &str, bearer: &str, limit: Duration) -> Option<u16> {
     let mut stream = TcpStream::connect(&authority).ok()?;
     stream.set_read_timeout(Some(limit)).unwrap();
     let body = initialize_body(1);
-    let mut head = format!("POST {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-length: {}\r\nauthorization: {bearer}\r\n", body.len());
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-length: {}\r\nauthorization: {bearer}\r\n",
+        body.len()
+    );
     for (n, v) in mcp_headers(&[]) {
         head.push_str(&format!("{n}: {v}\r\n"));
     }
@@ -265,7 +302,11 @@ fn idle_connections_do_not_lock_an_authenticated_client_out() {
     let server = listen_with_fd_limit(&fx, 128);
     let url = server.url().to_string();
     let bearer = server.bearer();
-    assert_eq!(initialize_within(&url, &bearer, Duration::from_secs(30)), Some(200), "before the flood");
+    assert_eq!(
+        initialize_within(&url, &bearer, Duration::from_secs(30)),
+        Some(200),
+        "before the flood"
+    );
     let (authority, _) = split_url(&url);
     let mut idle = Vec::new();
     for _ in 0..400 {
@@ -279,9 +320,15 @@ fn idle_connections_do_not_lock_an_authenticated_client_out() {
     for round in 0..3 {
         let started = Instant::now();
         let status = initialize_within(&url, &bearer, Duration::from_secs(20));
-        eprintln!("round {round}: {status:?} after {:?} with 400 idle connections open", started.elapsed());
+        eprintln!(
+            "round {round}: {status:?} after {:?} with 400 idle connections open",
+            started.elapsed()
+        );
         promise(status == Some(200), || {
-            format!("400 idle connections locked an authenticated client out (round {round}: {status:?}); stderr:\n{}", server.stderr())
+            format!(
+                "400 idle connections locked an authenticated client out (round {round}: {status:?}); stderr:\n{}",
+                server.stderr()
+            )
         });
         // The flood goes on: reopen what the server closed.
         for s in idle.iter_mut() {
@@ -315,7 +362,9 @@ fn a_connection_that_never_authenticates_is_closed_early() {
             let mut last_send = Instant::now() - Duration::from_secs(10);
             while started.elapsed() < Duration::from_secs(90) {
                 if wrong_token && last_send.elapsed() > Duration::from_secs(2) {
-                    let head = format!("GET {path} HTTP/1.1\r\nhost: {authority}\r\nauthorization: Bearer wrong\r\n\r\n");
+                    let head = format!(
+                        "GET {path} HTTP/1.1\r\nhost: {authority}\r\nauthorization: Bearer wrong\r\n\r\n"
+                    );
                     if s.write_all(head.as_bytes()).is_err() {
                         return started.elapsed();
                     }
@@ -324,7 +373,11 @@ fn a_connection_that_never_authenticates_is_closed_early() {
                 match s.read(&mut buf) {
                     Ok(0) => return started.elapsed(),
                     Ok(_) => {}
-                    Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) => {}
                     Err(_) => return started.elapsed(),
                 }
             }
@@ -335,8 +388,12 @@ fn a_connection_that_never_authenticates_is_closed_early() {
     let wrong = closed_at(wrong, true);
     let (silent, wrong) = (silent.join().unwrap(), wrong.join().unwrap());
     eprintln!("closed after {silent:?} (silent) and {wrong:?} (wrong token)");
-    promise(silent < Duration::from_secs(30), || format!("a connection that sent nothing stayed open {silent:?}"));
-    promise(wrong < Duration::from_secs(30), || format!("a connection sending only wrong tokens stayed open {wrong:?}"));
+    promise(silent < Duration::from_secs(30), || {
+        format!("a connection that sent nothing stayed open {silent:?}")
+    });
+    promise(wrong < Duration::from_secs(30), || {
+        format!("a connection sending only wrong tokens stayed open {wrong:?}")
+    });
 }
 
 /// While a call runs, a session client sends 100 more requests of 15 MiB each (1.5 GB, each

@@ -27,7 +27,9 @@ fn call_promptly(a: &Attack, tool: &str, input: serde_json::Value) -> Out {
     let started = Instant::now();
     let out = run_limited(&mut cmd, None, ANSWER_WITHIN);
     let out = out.unwrap_or_else(|| {
-        leak(&format!("toolhost call {tool} {input} did not answer within {ANSWER_WITHIN:?}: the walk hangs"));
+        leak(&format!(
+            "toolhost call {tool} {input} did not answer within {ANSWER_WITHIN:?}: the walk hangs"
+        ));
         unreachable!()
     });
     promise(started.elapsed() < ANSWER_WITHIN, || format!("{tool} took {:?}", started.elapsed()));
@@ -48,11 +50,14 @@ fn no_ignore_file_that_is_a_fifo_hangs(tool: &str, rel: &str) {
     a.put("sub/a.rs", "needle\n");
     a.put("sub/deeper/b.rs", "needle\n");
     fifo(&a, rel);
-    let input = if tool == "glob" { json!({"pattern": "**/*.rs"}) } else { json!({"pattern": "needle"}) };
+    let input =
+        if tool == "glob" { json!({"pattern": "**/*.rs"}) } else { json!({"pattern": "needle"}) };
     let out = call_promptly(&a, tool, input);
     let text = out.text();
     promise(out.status() == "succeeded", || format!("{tool} with a FIFO at {rel}: {}", out.all()));
-    promise(text.contains("a.rs") && text.contains("b.rs"), || format!("{tool} with a FIFO at {rel} lost files: {text}"));
+    promise(text.contains("a.rs") && text.contains("b.rs"), || {
+        format!("{tool} with a FIFO at {rel} lost files: {text}")
+    });
 }
 
 #[test]
@@ -87,7 +92,9 @@ fn a_gitignore_symlinked_to_a_secret_is_not_read() {
     let text = out.text();
     promise(text.contains("plain.txt"), || format!("glob failed: {}", out.all()));
     promise(text.contains(&secret.marker), || {
-        format!("the file named as the secret's line vanished: the host read the secret through the symlink\n{text}")
+        format!(
+            "the file named as the secret's line vanished: the host read the secret through the symlink\n{text}"
+        )
     });
 }
 
@@ -97,7 +104,9 @@ fn a_gitignore_symlinked_to_dev_zero_is_not_read() {
     a.put("plain.txt", "needle\n");
     std::os::unix::fs::symlink("/dev/zero", a.ws.join(".gitignore")).unwrap();
     let out = call_promptly(&a, "grep", json!({"pattern": "needle"}));
-    promise(out.text().contains("plain.txt"), || format!("grep with .gitignore -> /dev/zero: {}", out.all()));
+    promise(out.text().contains("plain.txt"), || {
+        format!("grep with .gitignore -> /dev/zero: {}", out.all())
+    });
 }
 
 #[test]

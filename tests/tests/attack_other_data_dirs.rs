@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use toolhost_tests::Fixture;
 use toolhost_tests::attack::*;
 use toolhost_tests::http::{Reply, mcp_headers, request};
 use toolhost_tests::mcp::HttpServer;
-use toolhost_tests::Fixture;
 
 /// Runs instance A (the attack's data dir) once, so its store holds a marker, and puts a
 /// marker token in its `mcp-token`; returns (store marker, token marker).
@@ -31,7 +31,11 @@ fn data_dir_b(a: &Attack, to: &Path) -> PathBuf {
     std::fs::create_dir_all(to).unwrap();
     let cache = a.data.join("cache/components");
     if cache.is_dir() {
-        let _ = std::process::Command::new("cp").arg("-a").arg(&cache).arg(to.join("components-warm")).status();
+        let _ = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&cache)
+            .arg(to.join("components-warm"))
+            .status();
         std::fs::create_dir_all(to.join("cache")).unwrap();
         let _ = std::fs::rename(to.join("components-warm"), to.join("cache/components"));
     }
@@ -53,7 +57,10 @@ fn b_cannot_read_a(a: &mut Attack, a_data: &Path, b: &Path, markers: &[&str], sa
     ];
     if sandbox {
         outs.push(("bash cat", a.bash(&format!("cat '{token}' 2>&1; cat '{db}'* 2>&1 | grep -ao 'MARKER-[A-Z-]*-[0-9a-f]*' | sort -u"))));
-        outs.push(("bash grep -r", a.bash(&format!("grep -rao 'MARKER-[A-Z-]*-[0-9a-f]*' '{dir}' 2>&1 | head -20"))));
+        outs.push((
+            "bash grep -r",
+            a.bash(&format!("grep -rao 'MARKER-[A-Z-]*-[0-9a-f]*' '{dir}' 2>&1 | head -20")),
+        ));
     }
     for (what, out) in outs {
         for m in markers {
@@ -66,7 +73,9 @@ fn b_cannot_read_a(a: &mut Attack, a_data: &Path, b: &Path, markers: &[&str], sa
 fn another_sessions_store_and_token_are_unreadable_outside_the_roots() {
     // A's data dir lies outside B's writable roots (beside the workspace), as in the report.
     let mut a = Attack::new();
-    let sandbox = a.sandbox_or_skip("another_sessions_store_and_token_are_unreadable_outside_the_roots (bash)");
+    let sandbox = a.sandbox_or_skip(
+        "another_sessions_store_and_token_are_unreadable_outside_the_roots (bash)",
+    );
     let (store, token) = seed_instance_a(&a);
     let a_data = a.data.clone();
     let b = data_dir_b(&a, &a.outside_dir("data-b"));
@@ -76,7 +85,9 @@ fn another_sessions_store_and_token_are_unreadable_outside_the_roots() {
 #[test]
 fn another_sessions_store_and_token_are_unreadable_inside_the_workspace() {
     let mut a = Attack::new();
-    let sandbox = a.sandbox_or_skip("another_sessions_store_and_token_are_unreadable_inside_the_workspace (bash)");
+    let sandbox = a.sandbox_or_skip(
+        "another_sessions_store_and_token_are_unreadable_inside_the_workspace (bash)",
+    );
     let b = data_dir_b(&a, &a.outside_dir("data-b"));
     let inside = a.ws.join("state/toolhost-a");
     a.move_data_dir(&inside);
@@ -94,7 +105,11 @@ fn b_cannot_plant_in_a(a: &mut Attack, a_data: &Path, b: &Path) {
     let a_ws = a.ws.clone();
     a.data = b.to_path_buf();
     let mut s = a.session(&[]);
-    let w = s.try_call("w", "write", json!({ "path": policy.display().to_string(), "content": payload }));
+    let w = s.try_call(
+        "w",
+        "write",
+        json!({ "path": policy.display().to_string(), "content": payload }),
+    );
     let c = s.try_call("c", "write", json!({ "path": a_data.join("cache/components/planted.cwasm").display().to_string(), "content": "x" }));
     drop(s);
     let out = a.bash(&format!(
@@ -102,18 +117,26 @@ fn b_cannot_plant_in_a(a: &mut Attack, a_data: &Path, b: &Path) {
         p = policy.display(),
         d = a_data.display()
     ));
-    promise(!policy.exists(), || format!("instance B planted {}: write {w:?} bash {}", policy.display(), out.all()));
+    promise(!policy.exists(), || {
+        format!("instance B planted {}: write {w:?} bash {}", policy.display(), out.all())
+    });
     for planted in ["planted.cwasm", "planted2.cwasm"] {
         let p = a_data.join("cache/components").join(planted);
-        promise(!p.exists(), || format!("instance B planted {}: write {c:?} bash {}", p.display(), out.all()));
+        promise(!p.exists(), || {
+            format!("instance B planted {}: write {c:?} bash {}", p.display(), out.all())
+        });
     }
-    promise(a_data.is_dir(), || format!("instance B moved instance A's data dir away: {}", out.all()));
+    promise(a_data.is_dir(), || {
+        format!("instance B moved instance A's data dir away: {}", out.all())
+    });
     // Instance A again: its sandbox is as narrow as before.
     a.data = a_data.to_path_buf();
     a.ws = a_ws;
     let target = outside.join("escaped");
     let out = a.bash(&format!("echo pwned > '{}' 2>&1", target.display()));
-    promise(!target.exists(), || format!("instance A's bash wrote outside its roots: {}", out.all()));
+    promise(!target.exists(), || {
+        format!("instance A's bash wrote outside its roots: {}", out.all())
+    });
 }
 
 #[test]
@@ -163,10 +186,13 @@ fn the_default_data_dir_of_a_home_workspace_cannot_be_read_or_planted_in() {
 
 use toolhost_tests::http::{HANDSHAKE_PROTOCOL as PROTOCOL, open_session};
 
-
 fn call(url: &str, bearer: &str, session: &str, tool: &str, arguments: Value) -> Reply {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
-    let extra = [("mcp-session-id", session), ("mcp-protocol-version", PROTOCOL), ("authorization", bearer)];
+    let extra = [
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", PROTOCOL),
+        ("authorization", bearer),
+    ];
     request(url, "POST", &mcp_headers(&extra), &body.to_string())
 }
 
@@ -177,7 +203,9 @@ fn the_token_file_of_listen_is_unreadable_by_the_servers_own_tools_and_never_pri
     let token = format!("tok-{}{}{}", rand_hex(), rand_hex(), rand_hex());
     let file = fx.write("secrets/mcp.token", format!("{token}\n"));
     let server = HttpServer::start_with(&fx, &[], &["--token-file", file.to_str().unwrap()], &[]);
-    promise(!server.stderr().contains(&token), || format!("the --token-file token is printed on stderr:\n{}", server.stderr()));
+    promise(!server.stderr().contains(&token), || {
+        format!("the --token-file token is printed on stderr:\n{}", server.stderr())
+    });
     assert_eq!(server.token(), token, "the test reads the token from the file");
     let bearer = format!("Bearer {token}");
     let url = server.url().to_string();
@@ -196,7 +224,9 @@ fn the_token_file_of_listen_is_unreadable_by_the_servers_own_tools_and_never_pri
         hidden(&r.body, &token, &format!("the server's own {tool} {args} on its --token-file"));
     }
     // And the server's stderr, after all that, still holds no token.
-    promise(!server.stderr().contains(&token), || format!("the token is on stderr:\n{}", server.stderr()));
+    promise(!server.stderr().contains(&token), || {
+        format!("the token is on stderr:\n{}", server.stderr())
+    });
 }
 
 #[test]
@@ -205,5 +235,7 @@ fn a_generated_token_is_never_printed() {
     let server = HttpServer::start(&fx, &[]);
     let token = server.token().to_string();
     assert_eq!(token.len(), 64, "read from the data dir's mcp-token: {token}");
-    promise(!server.stderr().contains(&token), || format!("the generated token is printed on stderr:\n{}", server.stderr()));
+    promise(!server.stderr().contains(&token), || {
+        format!("the generated token is printed on stderr:\n{}", server.stderr())
+    });
 }

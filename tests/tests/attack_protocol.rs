@@ -16,11 +16,15 @@ fn a_64_mib_session_request_line_gets_an_error_and_the_session_goes_on() {
     a.put("a.txt", "hello\n");
     let mut s = a.session(&[]);
     // Valid JSON, so only a cap on the line (not the parser) can turn it away.
-    let big = format!("{{\"id\":\"big\",\"tool\":\"read\",\"arguments\":{{\"path\":\"{}\"}}}}\n", "a".repeat(64 << 20));
+    let big = format!(
+        "{{\"id\":\"big\",\"tool\":\"read\",\"arguments\":{{\"path\":\"{}\"}}}}\n",
+        "a".repeat(64 << 20)
+    );
     let mut stdin = s.proc.take_stdin().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(big.as_bytes());
-        let _ = stdin.write_all(b"{\"id\":\"next\",\"tool\":\"read\",\"arguments\":{\"path\":\"a.txt\"}}\n");
+        let _ = stdin
+            .write_all(b"{\"id\":\"next\",\"tool\":\"read\",\"arguments\":{\"path\":\"a.txt\"}}\n");
         stdin
     });
     let first = s.next_final();
@@ -50,7 +54,10 @@ fn an_oversize_mcp_stdio_message_gets_an_error_for_its_id() {
     });
     let mut answered_big = None;
     loop {
-        let line = m.proc.next_line(HANG_GUARD).unwrap_or_else(|| panic!("mcp ended: {}", m.proc.stderr()));
+        let line = m
+            .proc
+            .next_line(HANG_GUARD)
+            .unwrap_or_else(|| panic!("mcp ended: {}", m.proc.stderr()));
         let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         if v["id"] == 77 {
             answered_big = Some(v.clone());
@@ -147,10 +154,13 @@ fn mcp_listen_refuses_an_origin_whose_port_is_a_foreign_host() {
     let a = Attack::new();
     let server = listen(&a);
     let mut auth: Vec<(&str, String)> = Vec::new();
-    let (mut plain, mut text) = post(server.port, &[("Origin", "http://localhost:8080".into())], &initialize());
+    let (mut plain, mut text) =
+        post(server.port, &[("Origin", "http://localhost:8080".into())], &initialize());
     if plain == 401 {
         let Some(token) = token_of(&a) else {
-            eprintln!("SKIPPED: mcp --listen now demands a token this test does not have ({plain})");
+            eprintln!(
+                "SKIPPED: mcp --listen now demands a token this test does not have ({plain})"
+            );
             return;
         };
         auth.push(("Authorization", format!("Bearer {token}")));
@@ -160,7 +170,9 @@ fn mcp_listen_refuses_an_origin_whose_port_is_a_foreign_host() {
     assert_eq!(plain, 200, "a loopback Origin is served: {text}");
     let with = [auth, vec![("Origin", "http://localhost:80.evil.com".into())]].concat();
     let (status, text) = post(server.port, &with, &initialize());
-    promise(status == 403, || format!("Origin http://localhost:80.evil.com got {status}, not 403:\n{text}"));
+    promise(status == 403, || {
+        format!("Origin http://localhost:80.evil.com got {status}, not 403:\n{text}")
+    });
     drop(server.proc);
 }
 

@@ -60,7 +60,8 @@ fn final_line(session: &mut toolhost_tests::attack::Session, limit: Duration) ->
     let until = Instant::now() + limit;
     loop {
         let line = session.proc.next_line(until.saturating_duration_since(Instant::now()))?;
-        let progress = serde_json::from_str::<Value>(&line).ok().is_some_and(|v| v.get("progress").is_some());
+        let progress =
+            serde_json::from_str::<Value>(&line).ok().is_some_and(|v| v.get("progress").is_some());
         if !progress {
             return Some(line);
         }
@@ -80,14 +81,18 @@ fn tool_add_refuses_hostile_definitions() {
         let mut cmd = a.command(&[]);
         cmd.args(["tool", "add", path_str(&component(id)), "--yes"]);
         let out = run_watched(cmd, &format!("tool add {id}"));
-        promise(out.code == Some(1), || format!("tool add {id} was not refused (exit {:?}): {}", out.code, out.all()));
+        promise(out.code == Some(1), || {
+            format!("tool add {id} was not refused (exit {:?}): {}", out.code, out.all())
+        });
         promise(says_all(&out.stderr, why) && out.stderr.contains("is refused"), || {
             format!("tool add {id}: the refusal does not say {why:?}: {}", out.stderr)
         });
         promise(out.raw.len() < 4096 && out.stderr.len() < 4096, || {
             format!("tool add {id} printed {} + {} bytes", out.raw.len(), out.stderr.len())
         });
-        promise(!out.stdout.contains("HUGE-DESCRIPTION"), || format!("tool add {id} printed the description"));
+        promise(!out.stdout.contains("HUGE-DESCRIPTION"), || {
+            format!("tool add {id} printed the description")
+        });
     }
     assert!(a.run(&[], &["tool", "list"]).stdout.is_empty(), "something was installed");
 }
@@ -102,9 +107,15 @@ fn tool_flag_refuses_hostile_definitions() {
         let mut cmd = a.command(&["--tool", path_str(&file)]);
         cmd.args(["call", id, "{}", "--json"]);
         let out = run_watched(cmd, &format!("--tool {id} call"));
-        promise(out.code != Some(0) && out.code.is_some(), || format!("--tool {id} was used (exit {:?}): {}", out.code, out.all()));
-        promise(says_all(&out.stderr, why), || format!("--tool {id}: the refusal does not say {why:?}: {}", out.stderr));
-        promise(!out.stdout.contains("HUGE-DESCRIPTION") && out.raw.len() < 4096, || format!("--tool {id} printed {} bytes", out.raw.len()));
+        promise(out.code != Some(0) && out.code.is_some(), || {
+            format!("--tool {id} was used (exit {:?}): {}", out.code, out.all())
+        });
+        promise(says_all(&out.stderr, why), || {
+            format!("--tool {id}: the refusal does not say {why:?}: {}", out.stderr)
+        });
+        promise(!out.stdout.contains("HUGE-DESCRIPTION") && out.raw.len() < 4096, || {
+            format!("--tool {id} printed {} bytes", out.raw.len())
+        });
     }
 }
 
@@ -120,18 +131,38 @@ fn conformance_cannot_check_hostile_definitions() {
         let mut cmd = a.command(&[]);
         cmd.args(["conformance", path_str(&component(id)), "--json", "--seed", "1"]);
         let out = run_watched(cmd, &format!("conformance {id}"));
-        promise(out.code == Some(2), || format!("conformance {id}: exit {:?}, not 2: {}", out.code, out.all()));
+        promise(out.code == Some(2), || {
+            format!("conformance {id}: exit {:?}, not 2: {}", out.code, out.all())
+        });
         promise(out.stderr.contains("cannot be checked") && says_all(&out.stderr, why), || {
             format!("conformance {id}: the refusal does not say {why:?}: {}", out.stderr)
         });
-        let left: Vec<String> = std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let left: Vec<String> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         promise(left.is_empty(), || format!("conformance {id} left {left:?} in TMPDIR"));
     }
     let mut cmd = a.command(&[]);
-    cmd.args(["conformance", path_str(&component("bashid")), "--json", "--seed", "1", "--cases", "8"]);
+    cmd.args([
+        "conformance",
+        path_str(&component("bashid")),
+        "--json",
+        "--seed",
+        "1",
+        "--cases",
+        "8",
+    ]);
     let out = run_watched(cmd, "conformance bashid");
-    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.all()));
-    let id = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "describe.id").cloned().unwrap_or_default();
+    let report: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.all()));
+    let id = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "describe.id")
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(id["outcome"], "warn", "{id}");
     assert!(id["message"].as_str().unwrap_or_default().contains("built-in"), "{id}");
 }
@@ -162,10 +193,16 @@ fn an_installed_hostile_definition_is_not_loaded() {
     cmd.args(["call", "refloop", "{}", "--json"]);
     let out = run_watched(cmd, "call refloop (installed)");
     assert_eq!(out.json()["error"]["code"], "tool_not_found", "{}", out.all());
-    for (id, why) in [("refloop", "`$ref` cycle"), ("deepanyof", "MAX_SCHEMA_"), ("selfref", "`$ref` cycle"), ("Bash", "taken by a built-in")] {
-        promise(out.stderr.contains(&format!("tool `{id}` is not loaded")) && out.stderr.contains(why), || {
-            format!("stderr does not say why `{id}` is not loaded ({why}): {}", out.stderr)
-        });
+    for (id, why) in [
+        ("refloop", "`$ref` cycle"),
+        ("deepanyof", "MAX_SCHEMA_"),
+        ("selfref", "`$ref` cycle"),
+        ("Bash", "taken by a built-in"),
+    ] {
+        promise(
+            out.stderr.contains(&format!("tool `{id}` is not loaded")) && out.stderr.contains(why),
+            || format!("stderr does not say why `{id}` is not loaded ({why}): {}", out.stderr),
+        );
     }
 
     let mut cmd = a.command(&[]);
@@ -173,8 +210,15 @@ fn an_installed_hostile_definition_is_not_loaded() {
     let mut mcp = toolhost_tests::attack::McpStdio::start(cmd);
     let dog = Watchdog::start(mcp.proc.pid(), MAX_RSS);
     let list = mcp.request("tools/list", json!({}));
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
-    promise(!names.iter().any(|n| ["refloop", "deepanyof", "selfref", "Bash"].contains(n)), || format!("offered: {names:?}"));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    promise(!names.iter().any(|n| ["refloop", "deepanyof", "selfref", "Bash"].contains(n)), || {
+        format!("offered: {names:?}")
+    });
     let called = mcp.call_tool("refloop", json!({}));
     assert!(called.get("error").is_some() || called["result"]["isError"] == true, "{called}");
     let again = mcp.request("tools/list", json!({}));
@@ -195,17 +239,25 @@ fn a_backtracking_pattern_does_not_outlive_the_call() {
     session.send(&json!({"id": "slow", "tool": "backtrack", "arguments": {}, "timeoutMs": 3000}));
     let line = final_line(&mut session, Duration::from_secs(30));
     let took = started.elapsed();
-    promise(line.is_some(), || format!("no answer to a call with a 3 s deadline after {took:?}: {}", session.proc.stderr()));
+    promise(line.is_some(), || {
+        format!("no answer to a call with a 3 s deadline after {took:?}: {}", session.proc.stderr())
+    });
     let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
     let status = ev["result"]["status"].as_str().unwrap_or_default().to_string();
     assert!(["succeeded", "timeout"].contains(&status.as_str()), "{ev}");
     if status == "succeeded" {
-        assert_eq!(ev["result"]["structuredContent"]["words"].as_array().map(Vec::len), Some(1800), "{ev}");
+        assert_eq!(
+            ev["result"]["structuredContent"]["words"].as_array().map(Vec::len),
+            Some(1800),
+            "{ev}"
+        );
     }
     // The next request of the session is answered.
     session.send(&json!({"id": "next", "tool": "list", "arguments": {"path": "."}}));
     let next = final_line(&mut session, Duration::from_secs(30));
-    promise(next.is_some(), || format!("the session did not answer its next request: {}", session.proc.stderr()));
+    promise(next.is_some(), || {
+        format!("the session did not answer its next request: {}", session.proc.stderr())
+    });
     let next: Value = serde_json::from_str(&next.unwrap()).unwrap();
     assert_eq!(next["id"], "next", "{next}");
     dog.finish("session with backtrack");

@@ -24,7 +24,8 @@ fn two_writes(a: &Attack, rel: &str, first: &str, second: &str) -> Vec<String> {
 
 /// The agent's bash call that replaces `rel` with a symlink to `target`.
 fn swap_for_symlink(a: &Attack, rel: &str, target: &Path) {
-    let out = a.bash(&format!("rm -rf '{rel}' && ln -s '{}' '{rel}' && ls -l '{rel}'", target.display()));
+    let out =
+        a.bash(&format!("rm -rf '{rel}' && ln -s '{}' '{rel}' && ls -l '{rel}'", target.display()));
     assert_eq!(out.status(), "succeeded", "the agent's bash call: {}", out.all());
     assert!(a.ws.join(rel).symlink_metadata().unwrap().file_type().is_symlink(), "{}", out.all());
 }
@@ -42,7 +43,9 @@ fn undo_does_not_write_through_a_symlink_to_bashrc() {
     swap_for_symlink(&a, "x.txt", &a.home.join(".bashrc"));
     let out = a.run(&[], &["undo", &ids[1]]);
     let now = std::fs::read_to_string(a.home.join(".bashrc")).unwrap();
-    promise(now == a.bashrc, || format!("undo wrote ~/.bashrc through the symlink: it holds {now:?}\n{}", out.all()));
+    promise(now == a.bashrc, || {
+        format!("undo wrote ~/.bashrc through the symlink: it holds {now:?}\n{}", out.all())
+    });
 }
 
 #[test]
@@ -60,7 +63,9 @@ fn reapply_does_not_write_through_a_symlink_to_bashrc() {
     swap_for_symlink(&a, "y.txt", &a.home.join(".bashrc"));
     let out = a.run(&[], &["reapply", &ids[1]]);
     let now = std::fs::read_to_string(a.home.join(".bashrc")).unwrap();
-    promise(now == a.bashrc, || format!("reapply wrote ~/.bashrc through the symlink: it holds {now:?}\n{}", out.all()));
+    promise(now == a.bashrc, || {
+        format!("reapply wrote ~/.bashrc through the symlink: it holds {now:?}\n{}", out.all())
+    });
 }
 
 #[test]
@@ -80,13 +85,17 @@ fn undo_does_not_write_the_data_dirs_policy_json_through_a_symlink() {
     promise(now == "{}", || format!("undo rewrote <data-dir>/policy.json: {now:?}\n{}", out.all()));
     // Whatever the undo said, the next bash call still cannot write outside the workspace.
     let out = a.bash(&format!("echo pwned > '{}/pwned.txt'", outside.display()));
-    promise(!outside.join("pwned.txt").exists(), || format!("bash wrote outside the workspace: {}", out.all()));
+    promise(!outside.join("pwned.txt").exists(), || {
+        format!("bash wrote outside the workspace: {}", out.all())
+    });
 }
 
 #[test]
 fn reapply_does_not_create_the_data_dirs_policy_json_through_a_symlinked_dir() {
     let a = Attack::new();
-    if !a.sandbox_or_skip("reapply_does_not_create_the_data_dirs_policy_json_through_a_symlinked_dir") {
+    if !a.sandbox_or_skip(
+        "reapply_does_not_create_the_data_dirs_policy_json_through_a_symlinked_dir",
+    ) {
         return;
     }
     let policy = a.data.join("policy.json");
@@ -101,7 +110,9 @@ fn reapply_does_not_create_the_data_dirs_policy_json_through_a_symlinked_dir() {
     let out = a.run(&[], &["reapply", &ids[0]]);
     promise(!policy.exists(), || format!("reapply created <data-dir>/policy.json: {}", out.all()));
     let out = a.bash(&format!("echo pwned > '{}/pwned.txt'", outside.display()));
-    promise(!outside.join("pwned.txt").exists(), || format!("bash wrote outside the workspace: {}", out.all()));
+    promise(!outside.join("pwned.txt").exists(), || {
+        format!("bash wrote outside the workspace: {}", out.all())
+    });
 }
 
 #[test]
@@ -113,9 +124,13 @@ fn undo_from_another_workspace_is_refused() {
     let ws_a = a.ws.clone();
     a.ws = a.outside_dir("other-workspace");
     let out = a.run(&[], &["undo", &ids[0]]);
-    promise(out.code != Some(0), || format!("undo of workspace A's change from workspace B succeeded: {}", out.all()));
+    promise(out.code != Some(0), || {
+        format!("undo of workspace A's change from workspace B succeeded: {}", out.all())
+    });
     let now = std::fs::read_to_string(ws_a.join("f.txt")).ok();
-    promise(now.as_deref() == Some("agent's work\n"), || format!("workspace A's file was touched: {now:?}"));
+    promise(now.as_deref() == Some("agent's work\n"), || {
+        format!("workspace A's file was touched: {now:?}")
+    });
 }
 
 #[test]
@@ -128,8 +143,12 @@ fn reapply_from_another_workspace_is_refused() {
     let ws_a = a.ws.clone();
     a.ws = a.outside_dir("other-workspace");
     let out = a.run(&[], &["reapply", &ids[0]]);
-    promise(out.code != Some(0), || format!("reapply of workspace A's change from workspace B succeeded: {}", out.all()));
-    promise(!ws_a.join("f.txt").exists(), || "workspace A's file was recreated from workspace B".into());
+    promise(out.code != Some(0), || {
+        format!("reapply of workspace A's change from workspace B succeeded: {}", out.all())
+    });
+    promise(!ws_a.join("f.txt").exists(), || {
+        "workspace A's file was recreated from workspace B".into()
+    });
 }
 
 #[test]
@@ -143,5 +162,7 @@ fn a_session_cannot_undo_a_change_of_another_workspace() {
     let mut s = a.session(&[]);
     let ev = s.request(json!({ "id": "u1", "undo": ids[0] }));
     promise(ev.get("ok").is_none(), || format!("a session in workspace B undid A's change: {ev}"));
-    promise(ws_a.join("f.txt").exists(), || "workspace A's file was deleted by a session in workspace B".into());
+    promise(ws_a.join("f.txt").exists(), || {
+        "workspace A's file was deleted by a session in workspace B".into()
+    });
 }

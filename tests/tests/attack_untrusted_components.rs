@@ -22,7 +22,11 @@ fn plant_private_data(a: &Attack) -> (String, String) {
     std::fs::write(a.data.join("mcp-token"), format!("{token}\n")).unwrap();
     let policy = toolhost_tests::attack::marker("POLICY");
     // A valid policy.json whose text holds a marker (an extra credential entry's name).
-    std::fs::write(a.data.join("policy.json"), format!("{{\"extra_credential\": [\".{policy}\"]}}")).unwrap();
+    std::fs::write(
+        a.data.join("policy.json"),
+        format!("{{\"extra_credential\": [\".{policy}\"]}}"),
+    )
+    .unwrap();
     (token, policy)
 }
 
@@ -30,7 +34,10 @@ fn plant_private_data(a: &Attack) -> (String, String) {
 fn drops(a: &Attack) -> Vec<PathBuf> {
     let name = a.home.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
     let tmp = std::env::temp_dir();
-    vec![tmp.join(format!("toolhost-snoop-{name}.txt")), tmp.join(format!("toolhost-snoop-{name}-run.txt"))]
+    vec![
+        tmp.join(format!("toolhost-snoop-{name}.txt")),
+        tmp.join(format!("toolhost-snoop-{name}-run.txt")),
+    ]
 }
 
 fn markers(a: &Attack, private: &(String, String)) -> Vec<String> {
@@ -47,11 +54,17 @@ fn describe_reads_nothing_into_the_definition_the_model_sees() {
     let file = snoop();
     let tools = a.run(&["--tool", file.to_str().unwrap()], &["tools", "--json"]);
     assert_eq!(tools.code, Some(0), "{}", tools.all());
-    let list: Value = serde_json::from_str(&tools.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", tools.all()));
-    let snoop = list.as_array().unwrap().iter().find(|t| t["name"] == "snoop" || t["id"] == "snoop");
+    let list: Value = serde_json::from_str(&tools.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", tools.all()));
+    let snoop =
+        list.as_array().unwrap().iter().find(|t| t["name"] == "snoop" || t["id"] == "snoop");
     promise(snoop.is_some(), || format!("snoop is not in the toolset: {}", tools.stdout));
     for m in markers(&a, &private) {
-        hidden(&tools.all(), &m, "`tools` with a component whose describe reads the data dir and HOME");
+        hidden(
+            &tools.all(),
+            &m,
+            "`tools` with a component whose describe reads the data dir and HOME",
+        );
     }
     // `tool add` shows the description too, and installs it for every later tools/list.
     let add = a.run(&[], &["tool", "add", file.to_str().unwrap(), "--yes"]);
@@ -68,19 +81,38 @@ fn conformance_boxes_the_component_and_its_programs_into_the_scratch_workspace()
         let _ = std::fs::remove_file(d);
     }
     let file = snoop();
-    let out = a.run(&[], &["conformance", file.to_str().unwrap(), "--json", "--cases", "4", "--seed", "1"]);
-    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.all()));
+    let out = a.run(
+        &[],
+        &["conformance", file.to_str().unwrap(), "--json", "--cases", "4", "--seed", "1"],
+    );
+    let report: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.all()));
     for m in markers(&a, &private) {
-        hidden(&out.all(), &m, "conformance's report on a component that reads HOME and the data dir");
+        hidden(
+            &out.all(),
+            &m,
+            "conformance's report on a component that reads HOME and the data dir",
+        );
     }
     for d in drops(&a) {
         let dropped = std::fs::read_to_string(&d).unwrap_or_default();
         let _ = std::fs::remove_file(&d);
         for m in markers(&a, &private) {
-            hidden(&dropped, &m, &format!("what the component under conformance wrote to {}", d.display()));
+            hidden(
+                &dropped,
+                &m,
+                &format!("what the component under conformance wrote to {}", d.display()),
+            );
         }
-        promise(dropped.is_empty(), || format!("the component under conformance wrote {} outside its box:\n{dropped}", d.display()));
+        promise(dropped.is_empty(), || {
+            format!(
+                "the component under conformance wrote {} outside its box:\n{dropped}",
+                d.display()
+            )
+        });
     }
     let boxed = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "isolation.box");
-    promise(boxed.is_some_and(|c| c["outcome"] == "pass"), || format!("the report does not say the calls ran boxed: {}", out.stdout));
+    promise(boxed.is_some_and(|c| c["outcome"] == "pass"), || {
+        format!("the report does not say the calls ran boxed: {}", out.stdout)
+    });
 }

@@ -12,7 +12,8 @@ use toolhost_tests::*;
 async fn acc_10c_bash_runs_under_the_policy_of_this_call() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["bash"]).await;
-    let r = call(&ts, &fx, "bash", json!({"command": "echo ok > inside.txt && cat inside.txt"})).await;
+    let r =
+        call(&ts, &fx, "bash", json!({"command": "echo ok > inside.txt && cat inside.txt"})).await;
     assert!(r.succeeded(), "{}", r.text());
     assert!(r.text().starts_with("ok\n[exit 0; duration "), "{}", r.text());
     // Outside the writable roots the kernel refuses, and the result says so.
@@ -37,7 +38,13 @@ async fn acc_10c_bash_runs_under_the_policy_of_this_call() {
     let r = ts.call("bash", json!({"command": cmd}), granted).await;
     assert!(r.succeeded() && !r.sandbox_denied, "{}", r.text());
     assert!(target.exists());
-    let r = call(&ts, &fx, "bash", json!({"command": format!("echo z > {}/other", outside.path().display())})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "bash",
+        json!({"command": format!("echo z > {}/other", outside.path().display())}),
+    )
+    .await;
     assert!(r.sandbox_denied, "the next call has no grant: {}", r.text());
 }
 
@@ -46,9 +53,16 @@ async fn acc_10d_bash_does_not_run_when_the_sandbox_is_unavailable() {
     let fx = Fixture::new();
     let broken = toolhost_sandbox::bwrap::Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
     let session = fx.session().with_sandbox(Arc::new(broken));
-    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash", "misbehave"]), session).unwrap();
+    let ts = finalize(
+        &registry_with_test_tools().await,
+        &ToolsetConfig::new(["bash", "misbehave"]),
+        session,
+    )
+    .unwrap();
     let marker = fx.root().join("ran");
-    let r = ts.call("bash", json!({"command": format!("touch {}", marker.display())}), fx.call("c")).await;
+    let r = ts
+        .call("bash", json!({"command": format!("touch {}", marker.display())}), fx.call("c"))
+        .await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::SandboxUnavailable, "{}", r.text());
     assert!(!r.sandbox_denied, "a runner failure is not a denial (10e)");
     assert!(!marker.exists(), "bash did not run");
@@ -63,7 +77,9 @@ async fn acc_10f_escalation_parameters_disappear_when_the_sandbox_is_unavailable
     let props = &with.definitions()[0].input_schema["properties"];
     assert!(props.get("sandboxPermissions").is_some() && props.get("justification").is_some());
     let broken = toolhost_sandbox::bwrap::Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
-    let without = finalize(&reg, &ToolsetConfig::new(ids), fx.session().with_sandbox(Arc::new(broken))).unwrap();
+    let without =
+        finalize(&reg, &ToolsetConfig::new(ids), fx.session().with_sandbox(Arc::new(broken)))
+            .unwrap();
     let schema = &without.definitions()[0].input_schema;
     assert!(schema["properties"].get("sandboxPermissions").is_none());
     assert!(schema["properties"].get("justification").is_none());
@@ -100,7 +116,8 @@ async fn an_unapproved_escalation_is_denied_and_does_not_run() {
 async fn an_approved_escalation_never_unlocks_hard_protected_paths() {
     let fx = Fixture::new();
     let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowEscalations));
-    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash"]), session).unwrap();
+    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash"]), session)
+        .unwrap();
     let spill = fx.data.path().join("spill");
     std::fs::create_dir_all(&spill).unwrap();
     let r = call(&ts, &fx, "bash", json!({
@@ -122,7 +139,9 @@ async fn non_zero_exit_is_a_completed_tool_result() {
     let fx = Fixture::new();
     fx.write("sandbox-denied.txt", "no match here\n");
     let ts = toolset(&fx, &["bash"]).await;
-    for cmd in ["false", "exit 7", "grep nothing sandbox-denied.txt", "cat sandbox-denied.txt; exit 2"] {
+    for cmd in
+        ["false", "exit 7", "grep nothing sandbox-denied.txt", "cat sandbox-denied.txt; exit 2"]
+    {
         let r = call(&ts, &fx, "bash", json!({"command": cmd})).await;
         assert_eq!(r.status, ToolResultStatus::Succeeded, "{cmd}: {}", r.text());
         assert!(!r.sandbox_denied, "{cmd} is not a denial: {}", r.text());
@@ -167,7 +186,8 @@ async fn cancellation_preserves_partial_output_and_kills_the_group() {
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
         while let Some(progress) = rx.recv().await {
-            if matches!(&progress, toolhost::ToolProgress::Stdout { chunk } if chunk.contains("started")) {
+            if matches!(&progress, toolhost::ToolProgress::Stdout { chunk } if chunk.contains("started"))
+            {
                 break;
             }
         }
@@ -184,7 +204,8 @@ async fn timeout_preserves_partial_output() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["bash"]).await;
     // 3 s: room for bwrap and bash to start and echo on a loaded machine.
-    let r = call(&ts, &fx, "bash", json!({"command": "echo begun; sleep 1000", "timeoutMs": 3000})).await;
+    let r = call(&ts, &fx, "bash", json!({"command": "echo begun; sleep 1000", "timeoutMs": 3000}))
+        .await;
     assert_eq!(r.status, ToolResultStatus::Failed);
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::Timeout);
     assert!(r.text().starts_with("begun\n[timed out after 3000 ms; duration "), "{}", r.text());
@@ -197,7 +218,10 @@ async fn inspect_reports_the_command() {
     let p = ts.prepare("bash", &json!({"command": "ls -la"}), fx.call("p")).await.unwrap();
     assert_eq!(p.inspection, toolhost::CallInspection::Runs("ls -la".into()));
     assert_eq!(p.danger, None);
-    let p = ts.prepare("bash", &json!({"command": "git push --force origin main"}), fx.call("p")).await.unwrap();
+    let p = ts
+        .prepare("bash", &json!({"command": "git push --force origin main"}), fx.call("p"))
+        .await
+        .unwrap();
     assert!(p.danger.as_deref().is_some_and(|d| d.contains("force")), "{p:?}");
     let p = ts.prepare("bash", &json!({"command": "rm -rf /"}), fx.call("p")).await.unwrap();
     assert!(p.danger.is_some(), "{p:?}");
@@ -215,7 +239,12 @@ async fn inspect_reports_the_command() {
 async fn an_unavailable_sandbox_reports_no_dangerous_command_and_no_escalation() {
     let fx = Fixture::new();
     let broken = toolhost_sandbox::bwrap::Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
-    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash"]), fx.session().with_sandbox(Arc::new(broken))).unwrap();
+    let ts = finalize(
+        &registry_with_test_tools().await,
+        &ToolsetConfig::new(["bash"]),
+        fx.session().with_sandbox(Arc::new(broken)),
+    )
+    .unwrap();
     let p = ts.prepare("bash", &json!({"command": "rm -rf /"}), fx.call("p")).await.unwrap();
     assert_eq!(p.danger, None);
     assert_eq!(p.escalation, None);
@@ -226,8 +255,16 @@ async fn a_nested_repositorys_hooks_are_not_writable_from_bash() {
     let fx = Fixture::new();
     std::fs::create_dir_all(fx.root().join("vendor/lib/.git/hooks")).unwrap();
     let ts = toolset(&fx, &["bash", "write"]).await;
-    let r = call(&ts, &fx, "bash", json!({"command": "echo evil > vendor/lib/.git/hooks/post-merge"})).await;
+    let r =
+        call(&ts, &fx, "bash", json!({"command": "echo evil > vendor/lib/.git/hooks/post-merge"}))
+            .await;
     assert!(!fx.root().join("vendor/lib/.git/hooks/post-merge").exists(), "{}", r.text());
-    let r = call(&ts, &fx, "write", json!({"path": "vendor/lib/.git/hooks/post-merge", "content": "evil"})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "write",
+        json!({"path": "vendor/lib/.git/hooks/post-merge", "content": "evil"}),
+    )
+    .await;
     assert_eq!(r.error.unwrap().code, ErrorCode::PermissionDenied);
 }

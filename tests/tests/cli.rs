@@ -17,7 +17,8 @@ fn tools_prints_the_toolset_in_order() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let ids: Vec<&str> = text.lines().map(|l| l.split('\t').next().unwrap()).collect();
-    let expected: Vec<String> = toolhost::Agent::Default.toolset().tools.iter().map(|t| t.to_string()).collect();
+    let expected: Vec<String> =
+        toolhost::Agent::Default.toolset().tools.iter().map(|t| t.to_string()).collect();
     assert_eq!(ids, expected);
     let out = toolhost(&fx).args(["tools", "--json"]).output().unwrap();
     let defs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -76,11 +77,19 @@ fn a_warm_start_uses_the_component_cache() {
     let first = names();
     let compiled = first.iter().filter(|n| n.ends_with(".cwasm")).count();
     let described = first.iter().filter(|n| n.ends_with(".def.json")).count();
-    assert_eq!(compiled, toolhost::builtins::BUILTIN_COMPONENTS.len(), "compiled components are cached: {first:?}");
+    assert_eq!(
+        compiled,
+        toolhost::builtins::BUILTIN_COMPONENTS.len(),
+        "compiled components are cached: {first:?}"
+    );
     assert_eq!(described, compiled, "and so are their definitions: {first:?}");
     assert!(first.iter().all(|n| n.ends_with(".cwasm") || n.ends_with(".def.json")), "{first:?}");
     // A warm start reuses them: nothing is compiled or described again.
-    let stamps = |ns: &[String]| ns.iter().map(|n| std::fs::metadata(cache.join(n)).unwrap().modified().unwrap()).collect::<Vec<_>>();
+    let stamps = |ns: &[String]| {
+        ns.iter()
+            .map(|n| std::fs::metadata(cache.join(n)).unwrap().modified().unwrap())
+            .collect::<Vec<_>>()
+    };
     let before = stamps(&first);
     assert!(toolhost(&fx).args(["call", "list", "{}"]).status().unwrap().success());
     assert_eq!(names(), first);
@@ -95,7 +104,8 @@ fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
     assert_eq!(out.status.code(), Some(0), "bubblewrap is installed by .ci/run: {text}");
     assert!(text.contains("sandbox: available"), "{text}");
     // Without bwrap it says so, in plain words, with what to do.
-    let out = toolhost(&fx).arg("doctor").env("TOOLHOST_BWRAP", "/nonexistent/bwrap").output().unwrap();
+    let out =
+        toolhost(&fx).arg("doctor").env("TOOLHOST_BWRAP", "/nonexistent/bwrap").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("UNAVAILABLE") && text.contains("apt-get install bubblewrap"), "{text}");
@@ -104,7 +114,10 @@ fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
 #[test]
 fn a_call_is_recorded_so_its_change_can_be_listed_and_undone_later() {
     let fx = Fixture::new();
-    let out = toolhost(&fx).args(["call", "write", r#"{"path":"new.txt","content":"hello\n"}"#, "--json"]).output().unwrap();
+    let out = toolhost(&fx)
+        .args(["call", "write", r#"{"path":"new.txt","content":"hello\n"}"#, "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let change_id = r["artifacts"][0]["changeId"].as_str().unwrap().to_string();
@@ -130,13 +143,19 @@ fn a_policy_config_in_the_data_dir_extends_the_tiers() {
     let out = toolhost(&fx).args(["call", "write", &input]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(target.exists());
-    let out = toolhost(&fx).args(["call", "read", &serde_json::json!({"path": secret}).to_string()]).output().unwrap();
+    let out = toolhost(&fx)
+        .args(["call", "read", &serde_json::json!({"path": secret}).to_string()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cret"));
     std::fs::write(fx.data.path().join("policy.json"), r#"{"extra_writeable_roots": []}"#).unwrap();
     let out = toolhost(&fx).args(["call", "list", "{}"]).output().unwrap();
     assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("policy.json"), "a typo is reported, not ignored");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("policy.json"),
+        "a typo is reported, not ignored"
+    );
 }
 
 #[test]
@@ -148,7 +167,11 @@ fn spill_dirs_older_than_seven_days_are_removed_at_start() {
     let spill = fx.data.path().join("spill");
     let day = std::time::Duration::from_secs(24 * 3600);
     let now = std::time::SystemTime::now();
-    for (name, age) in [("old", 7 * day + day / 24), ("almost", 7 * day - std::time::Duration::from_secs(60)), ("new", day)] {
+    for (name, age) in [
+        ("old", 7 * day + day / 24),
+        ("almost", 7 * day - std::time::Duration::from_secs(60)),
+        ("new", day),
+    ] {
         std::fs::create_dir_all(spill.join(name)).unwrap();
         std::fs::write(spill.join(name).join("c.txt"), "kept output\n").unwrap();
         let dir = std::fs::File::open(spill.join(name)).unwrap();
@@ -158,7 +181,10 @@ fn spill_dirs_older_than_seven_days_are_removed_at_start() {
     let out = toolhost(&fx).args(["call", "list", r#"{"path":"."}"#]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!spill.join("old").exists(), "the expired session dir is removed");
-    assert!(spill.join("almost/c.txt").exists() && spill.join("new/c.txt").exists(), "newer ones stay");
+    assert!(
+        spill.join("almost/c.txt").exists() && spill.join("new/c.txt").exists(),
+        "newer ones stay"
+    );
     assert!(fx.data.path().join("beside.txt").exists());
 }
 
@@ -173,7 +199,11 @@ fn the_hosts_environment_is_a_credential_location() {
         r#"{"path":"/proc/self/task/../environ"}"#.to_string(),
         format!(r#"{{"path":"/proc/{}/environ"}}"#, std::process::id()),
     ] {
-        let out = toolhost(&fx).env("TOOLHOST_TEST_PEM", pem).args(["call", "read", &input, "--json"]).output().unwrap();
+        let out = toolhost(&fx)
+            .env("TOOLHOST_TEST_PEM", pem)
+            .args(["call", "read", &input, "--json"])
+            .output()
+            .unwrap();
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let text = r["content"][0]["text"].as_str().unwrap_or_default().to_string();
         assert!(!text.contains("secretkeymaterial"), "{input}: {text}");

@@ -34,17 +34,38 @@ fn every_built_in_component_passes() {
     let a = Attack::new();
     for id in toolhost::builtins::BUILTIN_COMPONENTS {
         let out = conformance(&a, &components_dir().join(format!("{id}.wasm")), &["--json"]);
-        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
+        let report: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
         assert_eq!(failed_checks(&report), BTreeSet::new(), "{id}: {}", out.stdout);
         assert_eq!(out.code, Some(0), "{id}: {}", out.all());
-        let names: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-        for group in ["static.", "describe.", "inputs.", "bounds.", "deadline.", "capabilities.", "isolation."] {
-            assert!(names.iter().any(|n| n.starts_with(group)), "{id}: no {group} check ran: {names:?}");
+        let names: Vec<&str> = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        for group in [
+            "static.",
+            "describe.",
+            "inputs.",
+            "bounds.",
+            "deadline.",
+            "capabilities.",
+            "isolation.",
+        ] {
+            assert!(
+                names.iter().any(|n| n.starts_with(group)),
+                "{id}: no {group} check ran: {names:?}"
+            );
         }
     }
     let scribe = conformance(&a, &test_components_dir().join("scribe.wasm"), &[]);
     assert_eq!(scribe.code, Some(0), "{}", scribe.all());
-    assert!(!scribe.stdout.contains("\nfail ") && !scribe.stdout.contains("\nwarn "), "{}", scribe.stdout);
+    assert!(
+        !scribe.stdout.contains("\nfail ") && !scribe.stdout.contains("\nwarn "),
+        "{}",
+        scribe.stdout
+    );
 }
 
 /// A component built against the frozen 0.1.0 WIT (`tools/testing/legacy`, which binds
@@ -54,14 +75,28 @@ fn every_built_in_component_passes() {
 fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
     let a = Attack::new();
     for (id, version) in [("legacy", "0.1.0"), ("runner", "0.2.0")] {
-        let out = conformance(&a, &test_components_dir().join(format!("{id}.wasm")), &["--json", "--cases", "48"]);
-        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
+        let out = conformance(
+            &a,
+            &test_components_dir().join(format!("{id}.wasm")),
+            &["--json", "--cases", "48"],
+        );
+        let report: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));
         assert_eq!(failed_checks(&report), BTreeSet::new(), "{id}: {}", out.stdout);
         assert_eq!(out.code, Some(0), "{id}: {}", out.all());
-        let contract = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "static.contract").unwrap();
+        let contract = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "static.contract")
+            .unwrap();
         assert_eq!(contract["message"], format!("targets toolhost:tool@{version}"), "{id}");
     }
-    assert_ne!(toolhost::runtime::wit::newest().version, "0.1.0", "the 0.1.0 fixture proves nothing until a newer WIT exists");
+    assert_ne!(
+        toolhost::runtime::wit::newest().version,
+        "0.1.0",
+        "the 0.1.0 fixture proves nothing until a newer WIT exists"
+    );
 }
 
 #[test]
@@ -93,20 +128,32 @@ fn misbehaving_components_fail_exactly_the_checks_they_break() {
         ("unstable", &["describe.stable"]),
     ];
     for (id, expected) in cases {
-        let out = conformance(&a, &test_components_dir().join(format!("{id}.wasm")), &["--json", "--cases", "32"]);
+        let out = conformance(
+            &a,
+            &test_components_dir().join(format!("{id}.wasm")),
+            &["--json", "--cases", "32"],
+        );
         assert_eq!(out.code, Some(1), "{id}: {}", out.all());
         let report: Value = serde_json::from_str(&out.stdout).unwrap();
         let want: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
         assert_eq!(failed_checks(&report), want, "{id}: {}", out.stdout);
         for c in report["checks"].as_array().unwrap() {
             if c["outcome"] != "pass" {
-                assert!(!c["message"].as_str().unwrap().is_empty(), "{id}: {} says nothing", c["name"]);
+                assert!(
+                    !c["message"].as_str().unwrap().is_empty(),
+                    "{id}: {} says nothing",
+                    c["name"]
+                );
             }
         }
     }
     // The smallest failing input and the seed to replay it.
     let out = conformance(&a, &test_components_dir().join("misbehave.wasm"), &["--cases", "32"]);
-    let line = out.stdout.lines().find(|l| l.starts_with("fail  inputs.no-trap")).unwrap_or_else(|| panic!("{}", out.stdout));
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("fail  inputs.no-trap"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
     assert!(line.contains("--seed 1") && line.contains("\"action\""), "{line}");
 }
 
@@ -114,22 +161,33 @@ fn misbehaving_components_fail_exactly_the_checks_they_break() {
 fn outputs_and_exit_codes_follow_the_contract() {
     let a = Attack::new();
     let junit = a.outside_dir("ci").join("report.xml");
-    let out = conformance(&a, &components_dir().join("read.wasm"), &["--junit", junit.to_str().unwrap()]);
+    let out =
+        conformance(&a, &components_dir().join("read.wasm"), &["--junit", junit.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.all());
     assert!(out.stdout.lines().any(|l| l.starts_with("pass  static.component")), "{}", out.stdout);
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("<testsuite name=\"toolhost conformance\"") && xml.contains("failures=\"0\""), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"toolhost conformance\"") && xml.contains("failures=\"0\""),
+        "{xml}"
+    );
 
     let junk = a.outside_dir("junk");
     std::fs::write(junk.join("text.wasm"), "not wasm").unwrap();
     std::fs::write(junk.join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
-    for (file, code) in [(junk.join("text.wasm"), 2), (junk.join("missing.wasm"), 2), (junk.join("core.wasm"), 1)] {
+    for (file, code) in
+        [(junk.join("text.wasm"), 2), (junk.join("missing.wasm"), 2), (junk.join("core.wasm"), 1)]
+    {
         let out = conformance(&a, &file, &["--json"]);
         assert_eq!(out.code, Some(code), "{}: {}", file.display(), out.all());
     }
     let core = conformance(&a, &junk.join("core.wasm"), &["--json"]);
     let report: Value = serde_json::from_str(&core.stdout).unwrap();
-    assert_eq!(failed_checks(&report), BTreeSet::from(["static.component".to_string()]), "{}", core.stdout);
+    assert_eq!(
+        failed_checks(&report),
+        BTreeSet::from(["static.component".to_string()]),
+        "{}",
+        core.stdout
+    );
 }
 
 /// `toolhost wit` prints the package a tool author builds against: the newest by default,
@@ -139,10 +197,16 @@ fn wit_prints_the_linked_packages() {
     let a = Attack::new();
     let newest = a.run(&[], &["wit"]);
     assert_eq!(newest.code, Some(0), "{}", newest.all());
-    let frozen = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.1.0/tool.wit")).unwrap();
+    let frozen = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.1.0/tool.wit"),
+    )
+    .unwrap();
     let v01 = a.run(&[], &["wit", "--version", "0.1.0"]);
     assert_eq!(v01.stdout, frozen, "toolhost wit --version 0.1.0 is not the frozen text");
-    let v02 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.2.0/tool.wit")).unwrap();
+    let v02 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.2.0/tool.wit"),
+    )
+    .unwrap();
     assert_eq!(newest.stdout, v02, "toolhost wit is not the newest package, 0.2.0");
     assert_eq!(a.run(&[], &["wit", "--version", "v0.2.0"]).stdout, v02);
     let unknown = a.run(&[], &["wit", "--version", "9.9.9"]);

@@ -40,7 +40,12 @@ impl Tool for Echo {
     fn risk(&self) -> ToolRisk {
         ToolRisk::ReadOnly
     }
-    async fn execute(&self, _: &ToolSessionContext, _: ToolCallContext, input: EchoInput) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        _: &ToolSessionContext,
+        _: ToolCallContext,
+        input: EchoInput,
+    ) -> Result<ToolOutput, ToolError> {
         Ok(input.text.repeat(input.times.unwrap_or(1) as usize).into())
     }
 }
@@ -143,7 +148,8 @@ async fn acc_05_definition_order_is_the_config_order() {
     let seed_default = ["read", "write", "edit", "grep", "glob", "list", "bash"];
     let seed_explorer = ["read", "grep", "glob", "list", "bash"];
     let landed = |seed: &[&str], got: Vec<String>| {
-        let expected: Vec<String> = seed.iter().filter(|s| got.iter().any(|g| g == *s)).map(|s| s.to_string()).collect();
+        let expected: Vec<String> =
+            seed.iter().filter(|s| got.iter().any(|g| g == *s)).map(|s| s.to_string()).collect();
         assert_eq!(got, expected);
     };
     landed(&seed_default, ids(toolhost::Agent::Default.toolset()));
@@ -189,8 +195,12 @@ fn finalize_rejects_the_five_bad_configurations() {
         b.build()
     };
     let cfg = |ids: &[&str]| ToolsetConfig::new(ids);
-    let err = |r: Result<toolhost::FinalizedToolset, FinalizeError>| r.err().expect("must be refused");
-    assert_eq!(err(finalize(&reg(vec![echo(" ")]), &cfg(&[]), fx.session())), FinalizeError::BlankId);
+    let err =
+        |r: Result<toolhost::FinalizedToolset, FinalizeError>| r.err().expect("must be refused");
+    assert_eq!(
+        err(finalize(&reg(vec![echo(" ")]), &cfg(&[]), fx.session())),
+        FinalizeError::BlankId
+    );
     assert!(matches!(
         err(finalize(&reg(vec![Echo { id: "e", description: "" }]), &cfg(&["e"]), fx.session())),
         FinalizeError::BlankDescription(_)
@@ -212,13 +222,23 @@ fn finalize_rejects_the_five_bad_configurations() {
 async fn inspect_reports_facts_before_execution() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["list", "misbehave"]).await;
-    assert_eq!(ts.prepare("list", &json!({}), fx.call("p")).await.unwrap().inspection, CallInspection::ReadOnly);
-    let p = ts.prepare("misbehave", &json!({"action": "write", "path": "x", "text": "y"}), fx.call("p")).await.unwrap();
+    assert_eq!(
+        ts.prepare("list", &json!({}), fx.call("p")).await.unwrap().inspection,
+        CallInspection::ReadOnly
+    );
+    let p = ts
+        .prepare("misbehave", &json!({"action": "write", "path": "x", "text": "y"}), fx.call("p"))
+        .await
+        .unwrap();
     assert_eq!(p.inspection, CallInspection::Writes("x".into()));
     assert_eq!(p.protected_target, None);
     // A hard-protected target is reported with the rule's text before anything runs.
     let p = ts
-        .prepare("misbehave", &json!({"action": "write", "path": ".git/hooks/pre-commit", "text": "y"}), fx.call("p"))
+        .prepare(
+            "misbehave",
+            &json!({"action": "write", "path": ".git/hooks/pre-commit", "text": "y"}),
+            fx.call("p"),
+        )
         .await
         .unwrap();
     assert!(p.protected_target.as_deref().is_some_and(|t| t.contains("never written")), "{p:?}");

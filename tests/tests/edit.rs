@@ -69,7 +69,11 @@ async fn acc_28_edit_artifact_carries_the_exact_change() {
     let ts = toolset(&fx, ALL).await;
     read(&ts, &fx, "src/lib.rs").await;
     let r = ts
-        .call("edit", json!({"filePath": "src/lib.rs", "oldString": "l5\n", "newString": "five\n"}), fx.call("call-42"))
+        .call(
+            "edit",
+            json!({"filePath": "src/lib.rs", "oldString": "l5\n", "newString": "five\n"}),
+            fx.call("call-42"),
+        )
         .await;
     assert_eq!(r.text(), "Edited src/lib.rs:5 (+1 -1)");
     let after = before.replace("l5\n", "five\n");
@@ -90,8 +94,11 @@ async fn acc_28_edit_artifact_carries_the_exact_change() {
     assert!(c.before_hash.chars().all(|ch| ch.is_ascii_hexdigit() && !ch.is_ascii_uppercase()));
     assert!(!c.undone);
     // Independent check of the hash with sha256sum, when present.
-    if let Ok(out) = std::process::Command::new("sha256sum").arg(fx.root().join("src/lib.rs")).output() {
-        let hex = String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_owned();
+    if let Ok(out) =
+        std::process::Command::new("sha256sum").arg(fx.root().join("src/lib.rs")).output()
+    {
+        let hex =
+            String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_owned();
         if !hex.is_empty() {
             assert_eq!(c.after_hash, hex);
         }
@@ -101,9 +108,21 @@ async fn acc_28_edit_artifact_carries_the_exact_change() {
     // Hunks that are far apart are separate, each with three lines of context.
     fx.write("far.txt", lines(30));
     read(&ts, &fx, "far.txt").await;
-    let r = call(&ts, &fx, "edit", json!({"filePath": "far.txt", "oldString": "l", "newString": "L", "replaceAll": true})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "edit",
+        json!({"filePath": "far.txt", "oldString": "l", "newString": "L", "replaceAll": true}),
+    )
+    .await;
     assert_eq!(r.text(), "Replaced 30 occurrences in far.txt (+30 -30)");
-    let r = write_call(&ts, &fx, "far.txt", &lines(30).replace('l', "L").replace("L2\n", "x\n").replace("L29\n", "y\n")).await;
+    let r = write_call(
+        &ts,
+        &fx,
+        "far.txt",
+        &lines(30).replace('l', "L").replace("L2\n", "x\n").replace("L29\n", "y\n"),
+    )
+    .await;
     let c = change(&r);
     assert_eq!(c.hunks.len(), 2);
     assert_eq!(c.hunks[0].lines, [" L1", "-L2", "+x", " L3", " L4", " L5"]);
@@ -123,7 +142,10 @@ async fn replace_all_reports_the_number_of_occurrences() {
     read(&ts, &fx, "src/lib.rs").await;
     let r = call(&ts, &fx, "edit", json!({"filePath": "src/lib.rs", "oldString": "foo", "newString": "qux", "replaceAll": true})).await;
     assert_eq!(r.text(), "Replaced 4 occurrences in src/lib.rs (+4 -4)");
-    assert_eq!(std::fs::read_to_string(fx.root().join("src/lib.rs")).unwrap(), "qux\nbar\nqux\nqux\nbaz\nqux\n");
+    assert_eq!(
+        std::fs::read_to_string(fx.root().join("src/lib.rs")).unwrap(),
+        "qux\nbar\nqux\nqux\nbaz\nqux\n"
+    );
     let c = change(&r);
     assert_eq!((c.additions, c.deletions), (4, 4));
 }
@@ -133,7 +155,8 @@ async fn acc_28_write_reports_one_line() {
     let fx = Fixture::new();
     let ts = toolset(&fx, ALL).await;
     let content: String = (1..=42).map(|i| format!("line {i}\n")).collect();
-    let r = ts.call("write", json!({"path": "src/new.rs", "content": content}), fx.call("w1")).await;
+    let r =
+        ts.call("write", json!({"path": "src/new.rs", "content": content}), fx.call("w1")).await;
     assert_eq!(r.text(), "Created src/new.rs (+42)");
     let c = change(&r);
     assert_eq!(c.kind, FileChangeKind::Created);
@@ -187,7 +210,11 @@ async fn rejects_ambiguous_or_noop_edits() {
         &edit(&ts, &fx, "src/missing.rs", "x", "y").await,
         "src/missing.rs does not exist. To create it, call edit with an empty oldString and the whole content as newString, or use write",
     );
-    assert_eq!(std::fs::read_to_string(fx.root().join("src/lib.rs")).unwrap(), "foo\nfoo\nbar\n", "nothing changed");
+    assert_eq!(
+        std::fs::read_to_string(fx.root().join("src/lib.rs")).unwrap(),
+        "foo\nfoo\nbar\n",
+        "nothing changed"
+    );
     // Still allowed after the refusals: they did not spoil the observation.
     assert!(edit(&ts, &fx, "src/lib.rs", "bar", "baz").await.succeeded());
 }
@@ -274,7 +301,10 @@ async fn crlf_and_bom_survive_an_edit() {
     read(&ts, &fx, "crlf.txt").await;
     let r = edit(&ts, &fx, "crlf.txt", "two", "TWO\nand more").await;
     assert!(r.succeeded(), "{}", r.text());
-    assert_eq!(std::fs::read(fx.root().join("crlf.txt")).unwrap(), b"one\r\nTWO\r\nand more\r\nthree\r\n");
+    assert_eq!(
+        std::fs::read(fx.root().join("crlf.txt")).unwrap(),
+        b"one\r\nTWO\r\nand more\r\nthree\r\n"
+    );
     read(&ts, &fx, "bom.txt").await;
     let r = edit(&ts, &fx, "bom.txt", "one", "ONE").await;
     assert!(r.succeeded(), "{}", r.text());
@@ -312,11 +342,19 @@ async fn a_write_to_a_directory_path_is_refused_and_says_what_to_pass() {
     std::fs::create_dir(fx.root().join("somedir")).unwrap();
     let ts = toolset(&fx, ALL).await;
     let r = write_call(&ts, &fx, "somedir", "x").await;
-    assert_invalid(&r, "somedir is a directory; pass the path of a file in it (e.g. somedir/name.txt)");
+    assert_invalid(
+        &r,
+        "somedir is a directory; pass the path of a file in it (e.g. somedir/name.txt)",
+    );
     // A trailing separator names a directory: no file of that name is made.
     for path in ["newdir/", "newdir\\"] {
         let r = write_call(&ts, &fx, path, "x").await;
-        assert_invalid(&r, &format!("{path} ends with a separator, which names a directory; pass a file path without it"));
+        assert_invalid(
+            &r,
+            &format!(
+                "{path} ends with a separator, which names a directory; pass a file path without it"
+            ),
+        );
     }
     assert!(!fx.root().join("newdir").exists());
     let r = edit(&ts, &fx, "other/", "", "x").await;

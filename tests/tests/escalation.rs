@@ -11,10 +11,16 @@ use toolhost_tests::*;
 async fn a_write_grant_lets_write_reach_outside_but_never_the_data_dir() {
     let fx = Fixture::new();
     let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowEscalations));
-    let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["write", "edit"]), session).unwrap();
+    let ts = finalize(
+        &registry_with_test_tools().await,
+        &ToolsetConfig::new(["write", "edit"]),
+        session,
+    )
+    .unwrap();
     let outside = tempfile::tempdir_in("/var/tmp").unwrap();
     let target = outside.path().canonicalize().unwrap().join("granted.txt");
-    let grant = |p: &std::path::Path| json!({"paths": [{"path": p, "access": "write", "scope": "exact"}]});
+    let grant =
+        |p: &std::path::Path| json!({"paths": [{"path": p, "access": "write", "scope": "exact"}]});
 
     // Without a grant: refused, marked as a sandbox denial.
     let r = call(&ts, &fx, "write", json!({"path": target, "content": "x\n"})).await;
@@ -27,7 +33,8 @@ async fn a_write_grant_lets_write_reach_outside_but_never_the_data_dir() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "x\n");
 
     // The next call has no grant again.
-    let r = call(&ts, &fx, "edit", json!({"filePath": target, "oldString": "x", "newString": "y"})).await;
+    let r = call(&ts, &fx, "edit", json!({"filePath": target, "oldString": "x", "newString": "y"}))
+        .await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
 
     // A grant never unlocks the data dir (spill files, cache, store).
@@ -74,22 +81,47 @@ fn the_approval_request_names_access_scope_and_path_the_same_in_mcp_and_on_the_t
     });
     let bin = toolhost_bin();
     let arguments_json = arguments.to_string();
-    let args = [bin.as_os_str(), a.ws.as_os_str(), a.data.as_os_str(), std::ffi::OsStr::new(&arguments_json), std::ffi::OsStr::new("decline")];
-    let (report, _) = toolhost_tests::mcp::run_client_script("elicit_client.py", &args, Some(&a.home));
+    let args = [
+        bin.as_os_str(),
+        a.ws.as_os_str(),
+        a.data.as_os_str(),
+        std::ffi::OsStr::new(&arguments_json),
+        std::ffi::OsStr::new("decline"),
+    ];
+    let (report, _) =
+        toolhost_tests::mcp::run_client_script("elicit_client.py", &args, Some(&a.home));
     assert_eq!(report["asked"].as_array().map(Vec::len), Some(1), "{report}");
     let message = report["asked"][0]["message"].as_str().unwrap();
     let home = serde_json::to_string(&a.home).unwrap();
-    let grant = message.lines().find(|l| l.contains(&home)).unwrap_or_else(|| panic!("the path is not named: {message}"));
-    promise(grant.contains("write") && grant.contains("subtree") && grant.contains("everything below it"), || {
-        format!("the elicitation does not say it grants writing everything under {home}: {message}")
-    });
+    let grant = message
+        .lines()
+        .find(|l| l.contains(&home))
+        .unwrap_or_else(|| panic!("the path is not named: {message}"));
+    promise(
+        grant.contains("write")
+            && grant.contains("subtree")
+            && grant.contains("everything below it"),
+        || {
+            format!(
+                "the elicitation does not say it grants writing everything under {home}: {message}"
+            )
+        },
+    );
     let reason: Vec<&str> = message.lines().filter(|l| l.contains("Approving this")).collect();
-    promise(reason.len() == 1 && reason[0].contains(r#""Extra access to ~ for the README.\n(Approving this"#), || {
-        format!("the model's reason is not one quoted, escaped line: {message:?}")
+    promise(
+        reason.len() == 1
+            && reason[0].contains(r#""Extra access to ~ for the README.\n(Approving this"#),
+        || format!("the model's reason is not one quoted, escaped line: {message:?}"),
+    );
+    promise(reason[0].contains("model's reason"), || {
+        format!("the reason is not marked as the model's: {message:?}")
     });
-    promise(reason[0].contains("model's reason"), || format!("the reason is not marked as the model's: {message:?}"));
     assert_eq!(report["call"]["meta"]["toolhost/status"], "denied", "{report}");
-    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "declined, yet .bashrc changed");
+    assert_eq!(
+        std::fs::read_to_string(&bashrc).unwrap(),
+        a.bashrc,
+        "declined, yet .bashrc changed"
+    );
 
     // The terminal prompt: the same words.
     if std::process::Command::new("script").arg("--version").output().is_err() {
@@ -105,10 +137,13 @@ fn the_approval_request_names_access_scope_and_path_the_same_in_mcp_and_on_the_t
     );
     let mut cmd = std::process::Command::new("script");
     cmd.args(["-qec", &inner, "/dev/null"]).env("HOME", &a.home);
-    let out = run_limited(&mut cmd, Some(b"n\n".to_vec()), std::time::Duration::from_secs(60)).expect("script ran");
+    let out = run_limited(&mut cmd, Some(b"n\n".to_vec()), std::time::Duration::from_secs(60))
+        .expect("script ran");
     let shown = out.stdout.replace("\r\n", "\n");
     promise(shown.contains(&format!("toolhost: {message} [y/N]")), || {
-        format!("the terminal prompt is not the elicitation's words:\nterminal: {shown:?}\nMCP: {message:?}")
+        format!(
+            "the terminal prompt is not the elicitation's words:\nterminal: {shown:?}\nMCP: {message:?}"
+        )
     });
     assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "refused, yet .bashrc changed");
 }

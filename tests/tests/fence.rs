@@ -30,7 +30,10 @@ impl Home {
 }
 
 fn call_with_home(fx: &Fixture, home: &Home) -> ToolCallContext {
-    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, fx.root()).home(home.path()).data_dir(fx.data.path()).build();
+    let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, fx.root())
+        .home(home.path())
+        .data_dir(fx.data.path())
+        .build();
     ToolCallContext::new("c", policy)
 }
 
@@ -42,10 +45,22 @@ async fn rejects_new_file_through_symlink_outside_workspace() {
     let ts = toolset(&fx, &["write", "edit"]).await;
     let r = call(&ts, &fx, "write", json!({"path": "out/new.txt", "content": "x"})).await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
-    let r = call(&ts, &fx, "edit", json!({"filePath": "out/new2.txt", "oldString": "", "newString": "x"})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "edit",
+        json!({"filePath": "out/new2.txt", "oldString": "", "newString": "x"}),
+    )
+    .await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
     assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none(), "nothing written outside");
-    let r = call(&ts, &fx, "write", json!({"path": "../../../../../../../../etc/escape.txt", "content": "x"})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "write",
+        json!({"path": "../../../../../../../../etc/escape.txt", "content": "x"}),
+    )
+    .await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
 }
 
@@ -67,7 +82,8 @@ async fn rejects_protected_metadata_through_symlink_alias() {
     std::fs::create_dir_all(fx.root().join(".git/hooks")).unwrap();
     symlink(fx.root().join(".git/hooks"), fx.root().join("hooks-alias")).unwrap();
     let ts = toolset(&fx, &["write"]).await;
-    let r = call(&ts, &fx, "write", json!({"path": "hooks-alias/pre-commit", "content": "evil"})).await;
+    let r =
+        call(&ts, &fx, "write", json!({"path": "hooks-alias/pre-commit", "content": "evil"})).await;
     assert_eq!(r.error.as_ref().unwrap().code, ErrorCode::PermissionDenied, "{}", r.text());
     assert!(!fx.root().join(".git/hooks/pre-commit").exists());
     // The data dir (spill files, cache) is hard-protected too, reached by any alias.
@@ -94,7 +110,12 @@ async fn acc_10b_credential_directories_are_unreadable_for_file_tools() {
         run("list", json!({"path": "keys"})).await,
         run("list", json!({"path": home.path().join(".ssh")})).await,
     ] {
-        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{}", r.text());
+        assert_eq!(
+            r.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::PermissionDenied),
+            "{}",
+            r.text()
+        );
         assert!(r.sandbox_denied || !r.text().contains(SECRET));
         assert!(!r.text().contains(SECRET));
     }
@@ -136,7 +157,9 @@ async fn a_write_keeps_the_target_mode() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o750)).unwrap();
     let ts = toolset(&fx, &["read", "write"]).await;
     assert!(call(&ts, &fx, "read", json!({"path": "run.sh"})).await.succeeded());
-    assert!(call(&ts, &fx, "write", json!({"path": "run.sh", "content": "echo b\n"})).await.succeeded());
+    assert!(
+        call(&ts, &fx, "write", json!({"path": "run.sh", "content": "echo b\n"})).await.succeeded()
+    );
     assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
 }
 
@@ -152,7 +175,8 @@ async fn a_symlink_swapped_during_calls_never_leaks_or_escapes() {
     let link = fx.root().join("link");
     let stop = Arc::new(AtomicBool::new(false));
     let swapper = {
-        let (stop, link, root, ssh) = (stop.clone(), link.clone(), fx.root(), home.path().join(".ssh"));
+        let (stop, link, root, ssh) =
+            (stop.clone(), link.clone(), fx.root(), home.path().join(".ssh"));
         std::thread::spawn(move || {
             let tmp = root.join("link.tmp");
             let real = root.join("real");
@@ -167,17 +191,35 @@ async fn a_symlink_swapped_during_calls_never_leaks_or_escapes() {
     };
     let ts = toolset(&fx, &["misbehave"]).await;
     for i in 0..500 {
-        let r = ts.call("misbehave", json!({"action": "open", "path": "link/id_rsa"}), call_with_home(&fx, &home)).await;
+        let r = ts
+            .call(
+                "misbehave",
+                json!({"action": "open", "path": "link/id_rsa"}),
+                call_with_home(&fx, &home),
+            )
+            .await;
         assert!(!r.text().contains("SECRET"), "read {i} leaked: {}", r.text());
         let r = ts
-            .call("misbehave", json!({"action": "write", "path": format!("link/w{i}.txt"), "text": "x"}), call_with_home(&fx, &home))
+            .call(
+                "misbehave",
+                json!({"action": "write", "path": format!("link/w{i}.txt"), "text": "x"}),
+                call_with_home(&fx, &home),
+            )
             .await;
         let _ = r;
     }
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
-    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write landed in the credential dir");
+    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leaked,
+        vec![std::ffi::OsString::from("id_rsa")],
+        "no write landed in the credential dir"
+    );
 }
 
 #[cfg(target_os = "linux")] // renameat2(RENAME_EXCHANGE)
@@ -195,14 +237,25 @@ async fn a_directory_swapped_for_a_symlink_during_writes_never_takes_them_out() 
     // At least 1,000 writes and 500 swaps during them (the bound only stops a stuck swapper).
     while (calls < 1000 || swapper.swaps() < 500 || written == 0) && calls < 100_000 {
         // Every other write also makes a new parent directory inside `d`.
-        let path = if calls % 2 == 0 { format!("d/w{calls}.txt") } else { format!("d/n{calls}/w.txt") };
-        let r = ts.call("write", json!({"path": path, "content": "x"}), call_with_home(&fx, &home)).await;
+        let path =
+            if calls % 2 == 0 { format!("d/w{calls}.txt") } else { format!("d/n{calls}/w.txt") };
+        let r = ts
+            .call("write", json!({"path": path, "content": "x"}), call_with_home(&fx, &home))
+            .await;
         written += usize::from(r.succeeded());
         calls += 1;
     }
     let swaps = swapper.stop();
-    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh")).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(leaked, vec![std::ffi::OsString::from("id_rsa")], "no write or directory landed in the credential dir");
+    let leaked: Vec<_> = std::fs::read_dir(home.path().join(".ssh"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leaked,
+        vec![std::ffi::OsString::from("id_rsa")],
+        "no write or directory landed in the credential dir"
+    );
     assert!(swaps >= 500 && written > 0, "the race ran: {calls} calls, {written} written");
 }
 
@@ -221,7 +274,9 @@ impl Exchanger {
     fn start(dir: &std::path::Path, target: &std::path::Path) -> Self {
         let link = dir.with_extension("link");
         symlink(target, &link).unwrap();
-        let c = |p: &std::path::Path| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap();
+        let c = |p: &std::path::Path| {
+            std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).unwrap()
+        };
         let (dir, link) = (c(dir), c(&link));
         let (stop, swaps) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
         let thread = {
@@ -230,7 +285,13 @@ impl Exchanger {
                 let exchange = || {
                     // SAFETY: two valid NUL-terminated paths.
                     let rc = unsafe {
-                        libc::renameat2(libc::AT_FDCWD, dir.as_ptr(), libc::AT_FDCWD, link.as_ptr(), libc::RENAME_EXCHANGE)
+                        libc::renameat2(
+                            libc::AT_FDCWD,
+                            dir.as_ptr(),
+                            libc::AT_FDCWD,
+                            link.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        )
                     };
                     assert_eq!(rc, 0, "exchange: {}", std::io::Error::last_os_error());
                 };
@@ -285,7 +346,10 @@ async fn a_directory_swapped_for_a_symlink_during_grep_never_leaks_credentials()
         ] {
             let r = ts.call(tool, input, call_with_home(&fx, &home)).await;
             let text = r.text();
-            assert!(!text.contains("SECRET") && !text.contains("only_here"), "{tool} call {calls} leaked: {text}");
+            assert!(
+                !text.contains("SECRET") && !text.contains("only_here"),
+                "{tool} call {calls} leaked: {text}"
+            );
         }
         calls += 1;
     }
@@ -306,12 +370,21 @@ async fn fence_denials_are_marked_sandbox_denied_except_the_hard_protected_tier(
     for (tool, input, marked) in [
         ("read", json!({"path": ssh.to_str().unwrap()}), true),
         ("grep", json!({"pattern": "x", "path": home.path().join(".ssh").to_str().unwrap()}), true),
-        ("write", json!({"path": outside.path().join("x.txt").to_str().unwrap(), "content": "x"}), true),
+        (
+            "write",
+            json!({"path": outside.path().join("x.txt").to_str().unwrap(), "content": "x"}),
+            true,
+        ),
         ("write", json!({"path": ".env", "content": "KEY=2\n"}), true),
         ("write", json!({"path": ".git/hooks/pre-commit", "content": "x"}), false),
     ] {
         let r = ts.call(tool, input.clone(), call_with_home(&fx, &home)).await;
-        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{tool} {input}: {}", r.text());
+        assert_eq!(
+            r.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::PermissionDenied),
+            "{tool} {input}: {}",
+            r.text()
+        );
         assert_eq!(r.sandbox_denied, marked, "{tool} {input}: {}", r.text());
     }
     // Not a denial: no mark.

@@ -13,7 +13,13 @@ use toolhost::{FinalizedToolset, SandboxPolicy, ToolResult};
 use toolhost_tests::jsonl::{SessionProc, change_of};
 use toolhost_tests::*;
 
-async fn call_as(ts: &FinalizedToolset, fx: &Fixture, id: &str, tool: &str, input: Value) -> ToolResult {
+async fn call_as(
+    ts: &FinalizedToolset,
+    fx: &Fixture,
+    id: &str,
+    tool: &str,
+    input: Value,
+) -> ToolResult {
     let r = ts.call(tool, input, fx.call(id)).await;
     assert!(r.succeeded(), "{id}: {}", r.text());
     r
@@ -43,7 +49,16 @@ async fn undo_refuses_to_overwrite_an_external_change() {
     let f = fx.write("a.txt", "one\n");
     let ts = toolset(&fx, &["read", "edit"]).await;
     call_as(&ts, &fx, "r1", "read", json!({"path": "a.txt"})).await;
-    let c = change(&call_as(&ts, &fx, "e1", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "two"})).await);
+    let c = change(
+        &call_as(
+            &ts,
+            &fx,
+            "e1",
+            "edit",
+            json!({"filePath": "a.txt", "oldString": "one", "newString": "two"}),
+        )
+        .await,
+    );
     std::fs::write(&f, "user's own text\n").unwrap();
     let e = undo::undo(std::slice::from_ref(&c), ts.session(), &policy(&fx)).await.unwrap_err();
     assert!(matches!(&e, UndoError::Conflict { path, .. } if path == "a.txt"), "{e}");
@@ -62,7 +77,16 @@ async fn reapply_refuses_to_overwrite_a_change_made_after_undo() {
     let f = fx.write("a.txt", "one\n");
     let ts = toolset(&fx, &["read", "edit", "write"]).await;
     call_as(&ts, &fx, "r1", "read", json!({"path": "a.txt"})).await;
-    let c = change(&call_as(&ts, &fx, "e1", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "two"})).await);
+    let c = change(
+        &call_as(
+            &ts,
+            &fx,
+            "e1",
+            "edit",
+            json!({"filePath": "a.txt", "oldString": "one", "newString": "two"}),
+        )
+        .await,
+    );
     undo::undo(std::slice::from_ref(&c), ts.session(), &policy(&fx)).await.unwrap();
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "one\n");
     std::fs::write(&f, "edited after the undo\n").unwrap();
@@ -70,7 +94,9 @@ async fn reapply_refuses_to_overwrite_a_change_made_after_undo() {
     assert!(matches!(&e, UndoError::Conflict { path, .. } if path == "a.txt"), "{e}");
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "edited after the undo\n");
     // Reapplying a creation refuses when the file exists again.
-    let created = change(&call_as(&ts, &fx, "w1", "write", json!({"path": "new.txt", "content": "n\n"})).await);
+    let created = change(
+        &call_as(&ts, &fx, "w1", "write", json!({"path": "new.txt", "content": "n\n"})).await,
+    );
     undo::undo(std::slice::from_ref(&created), ts.session(), &policy(&fx)).await.unwrap();
     fx.write("new.txt", "someone else's\n");
     let e = undo::reapply(&undone(vec![created]), ts.session(), &policy(&fx)).await.unwrap_err();
@@ -82,9 +108,19 @@ async fn reapply_refuses_to_overwrite_a_change_made_after_undo() {
 async fn undo_reverses_multiple_changes_to_the_same_file_in_reverse_order() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["write", "edit"]).await;
-    let created = change(&call_as(&ts, &fx, "w1", "write", json!({"path": "src/new.rs", "content": "fn a() {}\n"})).await);
+    let created = change(
+        &call_as(&ts, &fx, "w1", "write", json!({"path": "src/new.rs", "content": "fn a() {}\n"}))
+            .await,
+    );
     let edited = change(
-        &call_as(&ts, &fx, "e1", "edit", json!({"filePath": "src/new.rs", "oldString": "a()", "newString": "b()"})).await,
+        &call_as(
+            &ts,
+            &fx,
+            "e1",
+            "edit",
+            json!({"filePath": "src/new.rs", "oldString": "a()", "newString": "b()"}),
+        )
+        .await,
     );
     let f = fx.root().join("src/new.rs");
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "fn b() {}\n");
@@ -97,9 +133,29 @@ async fn undo_reverses_multiple_changes_to_the_same_file_in_reverse_order() {
 async fn reapply_restores_chained_changes_in_forward_order() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["write", "edit"]).await;
-    let created = change(&call_as(&ts, &fx, "w1", "write", json!({"path": "new.txt", "content": "1\n"})).await);
-    let e1 = change(&call_as(&ts, &fx, "e1", "edit", json!({"filePath": "new.txt", "oldString": "1", "newString": "2"})).await);
-    let e2 = change(&call_as(&ts, &fx, "e2", "edit", json!({"filePath": "new.txt", "oldString": "2", "newString": "3"})).await);
+    let created = change(
+        &call_as(&ts, &fx, "w1", "write", json!({"path": "new.txt", "content": "1\n"})).await,
+    );
+    let e1 = change(
+        &call_as(
+            &ts,
+            &fx,
+            "e1",
+            "edit",
+            json!({"filePath": "new.txt", "oldString": "1", "newString": "2"}),
+        )
+        .await,
+    );
+    let e2 = change(
+        &call_as(
+            &ts,
+            &fx,
+            "e2",
+            "edit",
+            json!({"filePath": "new.txt", "oldString": "2", "newString": "3"}),
+        )
+        .await,
+    );
     let batch = vec![created, e1, e2];
     undo::undo(&batch, ts.session(), &policy(&fx)).await.unwrap();
     let f = fx.root().join("new.txt");
@@ -126,7 +182,8 @@ fn after_the_session_exits_changes_shows_the_exact_hunks_and_the_cli_undoes_and_
     let f = fx.write("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
     let mut s = SessionProc::start(&fx, &["--session", "reload"]);
     s.call("c1", "read", json!({"path": "a.txt"}));
-    let r = s.call("c2", "edit", json!({"filePath": "a.txt", "oldString": "5", "newString": "five"}));
+    let r =
+        s.call("c2", "edit", json!({"filePath": "a.txt", "oldString": "5", "newString": "five"}));
     let artifact = change_of(&r).clone();
     let (status, _, stderr) = s.finish();
     assert!(status.success(), "{stderr}");
@@ -136,7 +193,10 @@ fn after_the_session_exits_changes_shows_the_exact_hunks_and_the_cli_undoes_and_
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed, json!([artifact]), "the record is the artifact, byte for byte");
-    assert_eq!(listed[0]["hunks"][0]["lines"], json!([" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"]));
+    assert_eq!(
+        listed[0]["hunks"][0]["lines"],
+        json!([" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"])
+    );
     let out = toolhost(&fx).args(["--session", "other", "changes", "--json"]).output().unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), json!([]));
     // The terminal listing: not a TTY here, so no colour codes.
@@ -161,7 +221,9 @@ fn after_the_session_exits_changes_shows_the_exact_hunks_and_the_cli_undoes_and_
     assert!(std::fs::read_to_string(&f).unwrap().contains("five"));
     let out = toolhost(&fx).args(["undo", "nope"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no recorded file change has the id nope"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no recorded file change has the id nope")
+    );
 }
 
 /// The crash window (docs/sessions.md#what-is-not-atomic-the-crash-window), as the user sees it:
@@ -174,17 +236,34 @@ async fn a_change_written_but_not_recorded_is_on_disk_and_not_listed() {
     let ts = toolset(&fx, &["write"]).await;
     let store = Store::open(fx.data.path()).unwrap();
     let rt = SessionRuntime::new(ts, policy(&fx), Some(store)).unwrap();
-    let ok = rt.call("s-1", "write", json!({"path": "kept.txt", "content": "recorded\n"}), Default::default(), None).await;
+    let ok = rt
+        .call(
+            "s-1",
+            "write",
+            json!({"path": "kept.txt", "content": "recorded\n"}),
+            Default::default(),
+            None,
+        )
+        .await;
     assert!(ok.succeeded());
     rt.with_store(|s| s.close());
     let id = rt.next_call_id();
-    let r = rt.call(&id, "write", json!({"path": "lost.txt", "content": "written\n"}), Default::default(), None).await;
+    let r = rt
+        .call(
+            &id,
+            "write",
+            json!({"path": "lost.txt", "content": "written\n"}),
+            Default::default(),
+            None,
+        )
+        .await;
     assert!(r.succeeded(), "the tool's result is still returned: {}", r.text());
     assert_eq!(std::fs::read_to_string(fx.root().join("lost.txt")).unwrap(), "written\n");
 
     let out = toolhost(&fx).args(["changes", "--json"]).output().unwrap();
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let paths: Vec<&str> = listed.as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> =
+        listed.as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["kept.txt"], "the unrecorded change is not listed");
     let out = toolhost(&fx).args(["undo", &id]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));

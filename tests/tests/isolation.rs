@@ -23,7 +23,8 @@ async fn an_endless_loop_times_out_at_the_deadline() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["misbehave"]).await;
     let deadline = Instant::now() + Duration::from_millis(300);
-    let r = ts.call("misbehave", json!({"action": "loop"}), fx.call("c").with_deadline(deadline)).await;
+    let r =
+        ts.call("misbehave", json!({"action": "loop"}), fx.call("c").with_deadline(deadline)).await;
     assert_eq!(r.status, ToolResultStatus::Failed);
     assert_eq!(r.error.unwrap().code, ErrorCode::Timeout);
     assert_eq!(call(&ts, &fx, "misbehave", json!({"action": "echo"})).await.text(), "ok");
@@ -62,7 +63,13 @@ async fn a_component_reaches_nothing_through_wasi() {
     assert!(r.succeeded(), "{}", r.text());
     let text = r.text();
     assert!(!text.contains("GOT ACCESS"), "{text}");
-    for line in ["fs-read-dir: denied", "fs-read: denied", "fs-write: denied", "tcp-connect: denied", "udp-bind: denied"] {
+    for line in [
+        "fs-read-dir: denied",
+        "fs-read: denied",
+        "fs-write: denied",
+        "tcp-connect: denied",
+        "udp-bind: denied",
+    ] {
         assert!(text.contains(line), "missing `{line}` in {text}");
     }
     assert!(text.contains("env: 0 vars"), "{text}");
@@ -75,7 +82,8 @@ async fn progress_reaches_a_listener_and_a_closed_channel_changes_nothing() {
     let fx = Fixture::new();
     let ts = toolset(&fx, &["misbehave"]).await;
     let (tx, mut rx) = tokio::sync::mpsc::channel(toolhost::context::PROGRESS_CHANNEL_CAPACITY);
-    let with = ts.call("misbehave", json!({"action": "progress"}), fx.call("c").with_progress(tx)).await;
+    let with =
+        ts.call("misbehave", json!({"action": "progress"}), fx.call("c").with_progress(tx)).await;
     let mut got = Vec::new();
     while let Ok(p) = rx.try_recv() {
         got.push(p);
@@ -83,7 +91,8 @@ async fn progress_reaches_a_listener_and_a_closed_channel_changes_nothing() {
     assert_eq!(got.len(), 3);
     let (tx, rx) = tokio::sync::mpsc::channel(1);
     drop(rx);
-    let closed = ts.call("misbehave", json!({"action": "progress"}), fx.call("c").with_progress(tx)).await;
+    let closed =
+        ts.call("misbehave", json!({"action": "progress"}), fx.call("c").with_progress(tx)).await;
     let without = ts.call("misbehave", json!({"action": "progress"}), fx.call("c")).await;
     assert_eq!(with, closed);
     assert_eq!(with, without);

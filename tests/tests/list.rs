@@ -17,7 +17,10 @@ async fn lists_a_zero_based_sorted_page() {
         fx.write(name, "x");
     }
     let r = list(&fx, json!({"offset": 1, "limit": 2})).await;
-    assert_eq!(r.text(), "b.txt\nc.txt\n[showing 2 entries from offset 1; more entries available at offset 3]");
+    assert_eq!(
+        r.text(),
+        "b.txt\nc.txt\n[showing 2 entries from offset 1; more entries available at offset 3]"
+    );
     let r = list(&fx, json!({"offset": 3, "limit": 2})).await;
     assert_eq!(r.text(), "d.txt\ne.txt", "the last page has no footer");
 }
@@ -69,5 +72,7 @@ async fn default_page_is_200_entries() {
     let r = list(&fx, json!({})).await;
     let text = r.text();
     assert_eq!(text.lines().count(), 201);
-    assert!(text.ends_with("[showing 200 entries from offset 0; more entries available at offset 200]"));
+    assert!(
+        text.ends_with("[showing 200 entries from offset 0; more entries available at offset 200]")
+    );
 }

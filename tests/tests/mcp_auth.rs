@@ -24,7 +24,6 @@ fn initialize(url: &str, bearer: Option<&str>) -> Reply {
     request(url, "POST", &mcp_headers(&extra), &initialize_body(1))
 }
 
-
 /// `tools/call` in session `session`, with `bearer` as the Authorization header (if any).
 fn call(url: &str, bearer: Option<&str>, session: &str, tool: &str, arguments: Value) -> Reply {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
@@ -57,8 +56,14 @@ fn without_the_right_token_every_request_gets_401_and_no_tool_runs() {
     // The attack first: tools/call write and bash with no token and with a wrong one.
     let attempts = [
         ("tools/call without a token", call(url, None, &session, "write", write.clone())),
-        ("tools/call with a wrong token", call(url, Some(&wrong), &session, "write", write.clone())),
-        ("bash without a token", call(url, None, &session, "bash", json!({"command": "echo pwned > pwned.txt"}))),
+        (
+            "tools/call with a wrong token",
+            call(url, Some(&wrong), &session, "write", write.clone()),
+        ),
+        (
+            "bash without a token",
+            call(url, None, &session, "bash", json!({"command": "echo pwned > pwned.txt"})),
+        ),
     ];
     assert!(!target.exists(), "a call without the token ran: {:?}", attempts[0].1);
     for (what, reply) in &attempts {
@@ -68,16 +73,27 @@ fn without_the_right_token_every_request_gets_401_and_no_tool_runs() {
     let r = initialize(url, None);
     assert_refused(&r, "initialize without a token");
     let token_file = fx.data.path().join("mcp-token");
-    assert!(r.body.contains(&token_file.display().to_string()), "the 401 says where the token is: {r:?}");
+    assert!(
+        r.body.contains(&token_file.display().to_string()),
+        "the 401 says where the token is: {r:?}"
+    );
     assert_refused(&initialize(url, Some(&wrong)), "initialize with a wrong token");
-    assert!(initialize(url, Some(&wrong)).header("www-authenticate").unwrap().contains("invalid_token"));
+    assert!(
+        initialize(url, Some(&wrong)).header("www-authenticate").unwrap().contains("invalid_token")
+    );
     assert_refused(&initialize(url, Some("Basic dXNlcjpwYXNz")), "initialize with Basic auth");
     let sid = [("mcp-session-id", session.as_str())];
-    assert_refused(&request(url, "GET", &[("accept", "text/event-stream"), sid[0]], ""), "GET stream");
+    assert_refused(
+        &request(url, "GET", &[("accept", "text/event-stream"), sid[0]], ""),
+        "GET stream",
+    );
     assert_refused(&request(url, "DELETE", &sid, ""), "DELETE session");
     // Nothing else is revealed before the token: not the path, not the Host check.
     let elsewhere = url.replace("/mcp", "/elsewhere");
-    assert_refused(&request(&elsewhere, "POST", &mcp_headers(&[]), &initialize_body(1)), "other path");
+    assert_refused(
+        &request(&elsewhere, "POST", &mcp_headers(&[]), &initialize_body(1)),
+        "other path",
+    );
     let foreign = mcp_headers(&[("host", "attacker.example")]);
     assert_refused(&request(url, "POST", &foreign, &initialize_body(1)), "foreign Host");
     assert!(!target.exists(), "a refused call ran");
@@ -85,7 +101,11 @@ fn without_the_right_token_every_request_gets_401_and_no_tool_runs() {
     // The same call with the token runs (so the refusals above were the token's doing).
     let r = call(url, Some(&bearer), &session, "write", write);
     assert_eq!(r.status, 200, "{r:?}");
-    let result = r.messages().into_iter().find(|m| m["id"] == 2).unwrap_or_else(|| panic!("no result: {r:?}"));
+    let result = r
+        .messages()
+        .into_iter()
+        .find(|m| m["id"] == 2)
+        .unwrap_or_else(|| panic!("no result: {r:?}"));
     assert_eq!(result["result"]["isError"], false, "{result}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "pwned\n");
 }
@@ -102,8 +122,15 @@ fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_
     assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
     let stderr = first.stderr();
     let lines: Vec<&str> = stderr.lines().collect();
-    let at = lines.iter().position(|l| l.starts_with("toolhost: MCP (Streamable HTTP) listening at http://")).unwrap();
-    assert!(lines[at + 1].starts_with("toolhost: MCP bearer token in ") && lines[at + 1].contains("mcp-token"), "{stderr}");
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("toolhost: MCP (Streamable HTTP) listening at http://"))
+        .unwrap();
+    assert!(
+        lines[at + 1].starts_with("toolhost: MCP bearer token in ")
+            && lines[at + 1].contains("mcp-token"),
+        "{stderr}"
+    );
     assert!(!stderr.contains(&a), "the token is printed on stderr: {stderr}");
     drop(first);
     let second = HttpServer::start(&fx, &[]);
@@ -121,17 +148,29 @@ fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_
     std::fs::write(&file, format!("  {fixed}\n")).unwrap();
     let server = HttpServer::start_with(&fx, &[], &["--token-file", file.to_str().unwrap()], &[]);
     assert_eq!(server.token(), fixed);
-    assert!(!server.stderr().contains(fixed), "the --token-file token is printed: {}", server.stderr());
+    assert!(
+        !server.stderr().contains(fixed),
+        "the --token-file token is printed: {}",
+        server.stderr()
+    );
     assert_eq!(initialize(server.url(), Some(&format!("Bearer {fixed}"))).status, 200);
     assert_refused(&initialize(server.url(), Some(&format!("Bearer {b}"))), "the generated token");
-    assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), b, "a fixed token is not written to the data dir");
+    assert_eq!(
+        std::fs::read_to_string(&token_file).unwrap().trim(),
+        b,
+        "a fixed token is not written to the data dir"
+    );
     drop(server);
 
     // TOOLHOST_MCP_TOKEN.
     let from_env = "env-token-0123456789abcdefghijklmnopqrstuv";
     let server = HttpServer::start_with(&fx, &[], &[], &[("TOOLHOST_MCP_TOKEN", from_env)]);
     assert_eq!(server.token(), from_env);
-    assert!(!server.stderr().contains(from_env), "the $TOOLHOST_MCP_TOKEN token is printed: {}", server.stderr());
+    assert!(
+        !server.stderr().contains(from_env),
+        "the $TOOLHOST_MCP_TOKEN token is printed: {}",
+        server.stderr()
+    );
     assert_eq!(initialize(server.url(), Some(&format!("Bearer {from_env}"))).status, 200);
     drop(server);
 
@@ -146,7 +185,11 @@ fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_
         assert_eq!(out.status.code(), Some(2), "{short:?}: {out:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("at least 32"), "{out:?}");
     }
-    let out = toolhost_command(&fx).args(["mcp", "--listen", "127.0.0.1:0"]).env("TOOLHOST_MCP_TOKEN", "abc").output().unwrap();
+    let out = toolhost_command(&fx)
+        .args(["mcp", "--listen", "127.0.0.1:0"])
+        .env("TOOLHOST_MCP_TOKEN", "abc")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let out = toolhost_command(&fx).args(["mcp", "--token-file"]).arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "--token-file needs --listen: {out:?}");
@@ -156,9 +199,13 @@ fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_
 fn no_auth_is_refused_off_loopback_and_warns_on_it() {
     let fx = Fixture::new();
     for addr in ["0.0.0.0:0", "[::]:0"] {
-        let out = toolhost_command(&fx).args(["mcp", "--listen", addr, "--no-auth"]).output().unwrap();
+        let out =
+            toolhost_command(&fx).args(["mcp", "--listen", addr, "--no-auth"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{addr}: {out:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("--no-auth is refused"), "{addr}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--no-auth is refused"),
+            "{addr}: {out:?}"
+        );
     }
     let server = HttpServer::start_with(&fx, &[], &["--no-auth"], &[]);
     assert_eq!(server.token_if_any(), None);
@@ -188,10 +235,16 @@ fn tools_and_bash_of_another_workspace_cannot_read_the_token() {
     for (tool, input) in [
         ("read", json!({"path": path})),
         ("grep", json!({"pattern": "[0-9a-f]{64}", "path": fx.data.path().display().to_string()})),
-        ("bash", json!({"command": format!("cat {path}; cat {path}* 2>&1; od -c {path} | head -3")})),
+        (
+            "bash",
+            json!({"command": format!("cat {path}; cat {path}* 2>&1; od -c {path} | head -3")}),
+        ),
     ] {
         let out = in_other(tool, input);
-        assert!(!out.contains(&token) && !out.contains(&token[..16]), "{tool} read the token: {out}");
+        assert!(
+            !out.contains(&token) && !out.contains(&token[..16]),
+            "{tool} read the token: {out}"
+        );
     }
 }
 
@@ -203,9 +256,16 @@ fn an_origin_whose_port_is_not_a_number_is_refused() {
     let port = authority.rsplit(':').next().unwrap().to_string();
     let bearer = server.bearer();
     let with_origin = |origin: &str| {
-        request(server.url(), "POST", &mcp_headers(&[("authorization", &bearer), ("origin", origin)]), &initialize_body(1))
+        request(
+            server.url(),
+            "POST",
+            &mcp_headers(&[("authorization", &bearer), ("origin", origin)]),
+            &initialize_body(1),
+        )
     };
-    for evil in ["http://localhost:80.evil.com", "http://127.0.0.1:1@evil.com", "http://localhost:8x"] {
+    for evil in
+        ["http://localhost:80.evil.com", "http://127.0.0.1:1@evil.com", "http://localhost:8x"]
+    {
         let r = with_origin(evil);
         assert_eq!(r.status, 403, "{evil}: {r:?}");
     }
@@ -222,25 +282,46 @@ fn a_stalled_half_header_is_closed_while_a_long_call_is_not_cut() {
     // A call that outlasts the header timeout (10 s) keeps its SSE response: in flight is not idle.
     let long = std::thread::spawn(move || {
         let session = open_session(&url, &bearer);
-        call(&url, Some(&bearer), &session, "bash", json!({"command": "sleep 12 && echo still-here"}))
+        call(
+            &url,
+            Some(&bearer),
+            &session,
+            "bash",
+            json!({"command": "sleep 12 && echo still-here"}),
+        )
     });
     let (authority, _) = split_url(server.url());
     let mut stalled = std::net::TcpStream::connect(&authority).unwrap();
-    stalled.write_all(format!("POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: app").as_bytes()).unwrap();
+    stalled
+        .write_all(
+            format!("POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: app").as_bytes(),
+        )
+        .unwrap();
     stalled.set_read_timeout(Some(HANG_GUARD)).unwrap();
     let started = Instant::now();
     let mut buf = [0u8; 256];
     match stalled.read(&mut buf) {
         Ok(0) => {}
-        Ok(n) => panic!("the server answered a half header: {:?}", String::from_utf8_lossy(&buf[..n])),
+        Ok(n) => {
+            panic!("the server answered a half header: {:?}", String::from_utf8_lossy(&buf[..n]))
+        }
         Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => {}
-        Err(e) => panic!("the half-header connection was still open after {:?}: {e}", started.elapsed()),
+        Err(e) => {
+            panic!("the half-header connection was still open after {:?}: {e}", started.elapsed())
+        }
     }
     eprintln!("half-header connection closed after {:?}", started.elapsed());
     let r = long.join().unwrap();
     assert_eq!(r.status, 200, "{r:?}");
-    let result = r.messages().into_iter().find(|m| m["id"] == 2).unwrap_or_else(|| panic!("no result: {r:?}"));
-    assert!(result["result"]["content"][0]["text"].as_str().unwrap_or_default().contains("still-here"), "{result}");
+    let result = r
+        .messages()
+        .into_iter()
+        .find(|m| m["id"] == 2)
+        .unwrap_or_else(|| panic!("no result: {r:?}"));
+    assert!(
+        result["result"]["content"][0]["text"].as_str().unwrap_or_default().contains("still-here"),
+        "{result}"
+    );
 }
 
 #[test]
@@ -255,7 +336,12 @@ fn the_65th_live_session_is_refused_until_one_ends() {
     // Sessions already open still work.
     let r = call(server.url(), Some(&bearer), &sessions[0], "list", json!({}));
     assert_eq!(r.status, 200, "{r:?}");
-    let ended = request(server.url(), "DELETE", &[("authorization", &bearer), ("mcp-session-id", &sessions[1])], "");
+    let ended = request(
+        server.url(),
+        "DELETE",
+        &[("authorization", &bearer), ("mcp-session-id", &sessions[1])],
+        "",
+    );
     assert!(ended.status < 300, "{ended:?}");
     assert_eq!(initialize(server.url(), Some(&bearer)).status, 200, "a slot was freed");
 }

@@ -20,8 +20,17 @@ fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts(
     fx.write("a.txt", "alpha\nbeta\n");
     let b = fx.write("b.txt", "bee\n");
     let outside = tempfile::tempdir_in("/var/tmp").unwrap();
-    let args = [toolhost_bin().into_os_string(), fx.root().into_os_string(), fx.data.path().into(), outside.path().into()];
-    let (report, _) = toolhost_tests::mcp::run_client_script("client.py", &args.each_ref().map(|a| a.as_os_str()), None);
+    let args = [
+        toolhost_bin().into_os_string(),
+        fx.root().into_os_string(),
+        fx.data.path().into(),
+        outside.path().into(),
+    ];
+    let (report, _) = toolhost_tests::mcp::run_client_script(
+        "client.py",
+        &args.each_ref().map(|a| a.as_os_str()),
+        None,
+    );
 
     // initialize (2025-11-25 handshake)
     assert_eq!(report["initialize"]["protocolVersion"], "2025-11-25", "{report}");
@@ -85,7 +94,10 @@ fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts(
     }
     for (k, c) in calls.as_object().unwrap() {
         let visible = serde_json::to_string(&c["content"]).unwrap();
-        assert!(!visible.contains("toolhost/") && !visible.contains("\"artifacts\""), "{k}: {visible}");
+        assert!(
+            !visible.contains("toolhost/") && !visible.contains("\"artifacts\""),
+            "{k}: {visible}"
+        );
     }
 
     assert!(text(ok("grep")).contains("a.txt"), "{}", calls["grep"]);
@@ -107,7 +119,10 @@ fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts(
     let cancel = &report["cancel"];
     assert_eq!(cancel["cancelled"], true, "{cancel}");
     ok("after_cancel");
-    assert!(cancel["next_call_seconds"].as_f64().unwrap() < 10.0, "the sleep was not stopped: {cancel}");
+    assert!(
+        cancel["next_call_seconds"].as_f64().unwrap() < 10.0,
+        "the sleep was not stopped: {cancel}"
+    );
 
     // Escalation without elicitation and without --allow-escalation: denied, says how.
     let denied = &calls["escalation_denied"];
@@ -116,14 +131,24 @@ fn a_real_mcp_client_lists_calls_gets_progress_cancels_and_never_sees_artifacts(
     assert!(text(denied).contains("--allow-escalation"), "{denied}");
     assert!(!outside.path().join("denied.txt").exists());
 
-    assert!(report["unknown_tool"].as_str().unwrap().contains("not available"), "{}", report["unknown_tool"]);
+    assert!(
+        report["unknown_tool"].as_str().unwrap().contains("not available"),
+        "{}",
+        report["unknown_tool"]
+    );
 
     // Escalation with a client that declared elicitation: asked, approved, run.
     let el = &report["elicitation"];
     assert_eq!(el["asked"].as_array().map(Vec::len), Some(1), "{el}");
-    assert!(el["asked"][0]["message"].as_str().unwrap().contains(&outside.path().display().to_string()), "{el}");
+    assert!(
+        el["asked"][0]["message"].as_str().unwrap().contains(&outside.path().display().to_string()),
+        "{el}"
+    );
     assert_eq!(el["call"]["isError"], false, "{el}");
-    assert_eq!(std::fs::read_to_string(outside.path().join("approved.txt")).unwrap(), "escalated\n");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("approved.txt")).unwrap(),
+        "escalated\n"
+    );
 
     // The stateless 2026-07-28 revision.
     let st = &report["stateless"];

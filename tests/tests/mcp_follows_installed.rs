@@ -9,7 +9,11 @@ use toolhost_tests::attack::Attack;
 use toolhost_tests::{test_components_dir, toolhost_bin};
 
 fn names(v: &Value) -> Vec<&str> {
-    v.as_array().unwrap_or_else(|| panic!("not a list: {v}")).iter().map(|n| n.as_str().unwrap()).collect()
+    v.as_array()
+        .unwrap_or_else(|| panic!("not a list: {v}"))
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -22,7 +26,11 @@ fn mcp_announces_added_disabled_and_removed_tools() {
         test_components_dir().join("scribe.wasm").into_os_string(),
         test_components_dir().join("misbehave.wasm").into_os_string(),
     ];
-    let (r, _) = toolhost_tests::mcp::run_client_script("follow_client.py", &args.each_ref().map(|a| a.as_os_str()), Some(&a.home));
+    let (r, _) = toolhost_tests::mcp::run_client_script(
+        "follow_client.py",
+        &args.each_ref().map(|a| a.as_os_str()),
+        Some(&a.home),
+    );
 
     assert_eq!(r["listChanged"], true, "the server does not declare tools.listChanged: {r}");
     assert!(!names(&r["before"]).contains(&"scribe"));
@@ -31,7 +39,11 @@ fn mcp_announces_added_disabled_and_removed_tools() {
     assert_eq!(names(&r["afterAdd"]).last(), Some(&"scribe"), "{r}");
     assert_eq!(r["scribe"]["isError"], false, "{}", r["scribe"]);
     let usage = &r["scribe"]["meta"]["toolhost/usage"];
-    assert!(usage["wallUs"].is_u64() && usage["peakMemoryBytes"].is_u64(), "no usage in _meta: {}", r["scribe"]);
+    assert!(
+        usage["wallUs"].is_u64() && usage["peakMemoryBytes"].is_u64(),
+        "no usage in _meta: {}",
+        r["scribe"]
+    );
     assert_eq!(std::fs::read_to_string(a.ws.join("from-mcp.txt")).unwrap(), "hi\n");
 
     for t in r["traps"].as_array().unwrap() {
@@ -43,7 +55,10 @@ fn mcp_announces_added_disabled_and_removed_tools() {
     assert!(!after.contains(&"misbehave") && after.contains(&"scribe"), "{r}");
     let disabled = &r["disabledCall"];
     assert_eq!(disabled["isError"], true, "{disabled}");
-    assert!(disabled["text"].as_str().unwrap().contains("disabled for the rest of this session"), "{disabled}");
+    assert!(
+        disabled["text"].as_str().unwrap().contains("disabled for the rest of this session"),
+        "{disabled}"
+    );
 
     assert_eq!(r["remove"]["code"], 0, "{}", r["remove"]);
     assert!(r["removeNoticeSeconds"].is_number(), "no list_changed after tool remove: {r}");

@@ -18,24 +18,41 @@ fn text(v: &Value) -> &str {
 }
 
 #[test]
-fn a_real_client_over_streamable_http_reads_edits_gets_progress_cancels_and_foreign_hosts_are_refused() {
+fn a_real_client_over_streamable_http_reads_edits_gets_progress_cancels_and_foreign_hosts_are_refused()
+ {
     let python = python_with_sdk();
     let fx = Fixture::new();
     fx.write("a.txt", "alpha\nbeta\n");
     let b = fx.write("b.txt", "bee\n");
     let c = fx.write("c.txt", "sea\n");
     let server = HttpServer::start(&fx, &[]);
-    assert!(server.url().starts_with("http://127.0.0.1:") && server.url().ends_with("/mcp"), "{}", server.url());
+    assert!(
+        server.url().starts_with("http://127.0.0.1:") && server.url().ends_with("/mcp"),
+        "{}",
+        server.url()
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("http_client.py");
-    let out = Command::new(&python).arg(script).arg(server.url()).arg(server.token()).output().expect("run the HTTP client");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(server.url())
+        .arg(server.token())
+        .output()
+        .expect("run the HTTP client");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "client failed\nstdout: {stdout}\nstderr: {stderr}\nserver: {}", server.stderr());
+    assert!(
+        out.status.success(),
+        "client failed\nstdout: {stdout}\nstderr: {stderr}\nserver: {}",
+        server.stderr()
+    );
     let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}\nstderr: {stderr}"));
     assert!(report.get("errors").is_none(), "{:#}\nserver: {}", report["errors"], server.stderr());
 
-    assert_eq!(report["legacy_tools"], serde_json::json!(["read", "write", "edit", "grep", "glob", "list", "bash"]));
+    assert_eq!(
+        report["legacy_tools"],
+        serde_json::json!(["read", "write", "edit", "grep", "glob", "list", "bash"])
+    );
     let legacy = &report["legacy"];
     assert_eq!(legacy["read"]["isError"], false, "{legacy}");
     assert!(text(&legacy["read"]).contains("alpha"));
@@ -75,7 +92,8 @@ fn a_real_client_over_streamable_http_reads_edits_gets_progress_cancels_and_fore
     assert!(status.success(), "exit status {status:?}");
     let listed = toolhost_command(&fx).args(["changes", "--json"]).output().unwrap();
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    let paths: BTreeSet<&str> = listed.as_array().unwrap().iter().filter_map(|c| c["path"].as_str()).collect();
+    let paths: BTreeSet<&str> =
+        listed.as_array().unwrap().iter().filter_map(|c| c["path"].as_str()).collect();
     assert_eq!(paths, BTreeSet::from(["b.txt", "c.txt"]), "{listed}");
 }
 
@@ -116,10 +134,15 @@ anyio.run(main)
     let started = std::time::Instant::now();
     let status = server.terminate();
     assert!(status.success(), "exit status {status:?}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(20), "shutdown took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "shutdown took {:?}",
+        started.elapsed()
+    );
     let out = client.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().next().unwrap_or_else(|| panic!("the client got no result: {stdout}"));
+    let line =
+        stdout.lines().next().unwrap_or_else(|| panic!("the client got no result: {stdout}"));
     let result: Value = serde_json::from_str(line).unwrap();
     assert_eq!(result["isError"], true, "{result}");
     assert!(result["text"].as_str().unwrap().contains("cancel"), "{result}");
@@ -136,8 +159,14 @@ fn listen_refuses_a_malformed_address_and_allow_host_needs_listen() {
 }
 
 /// Server scenarios that apply to a tools-only server: every check must pass.
-const APPLICABLE: [&str; 6] =
-    ["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "server-sse-polling", "dns-rebinding-protection"];
+const APPLICABLE: [&str; 6] = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "server-sse-multiple-streams",
+    "server-sse-polling",
+    "dns-rebinding-protection",
+];
 
 /// Scenarios that need a capability toolhost does not offer (logging, completions, resources,
 /// prompts): they must fail only because the method is not there (-32601).
@@ -196,7 +225,8 @@ fn the_official_conformance_suite_passes_every_server_scenario_that_applies() {
         .arg(results.path())
         .output()
         .expect("run the conformance suite");
-    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 
     // checks.json per scenario: <out>/server-<scenario>-<ISO time with dashes>/checks.json
     let mut by_scenario: BTreeMap<String, Vec<Value>> = BTreeMap::new();
@@ -204,16 +234,22 @@ fn the_official_conformance_suite_passes_every_server_scenario_that_applies() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let name = name.strip_prefix("server-").unwrap_or(&name);
         let scenario = &name[..name.len().saturating_sub("-2026-12-02T13-46-59-608Z".len())];
-        let checks: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("checks.json")).unwrap()).unwrap();
+        let checks: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("checks.json")).unwrap())
+                .unwrap();
         by_scenario.insert(scenario.to_string(), checks);
     }
-    let known: BTreeSet<&str> = APPLICABLE.iter().chain(&NOT_OFFERED).chain(&FIXTURE_TOOLS).copied().collect();
+    let known: BTreeSet<&str> =
+        APPLICABLE.iter().chain(&NOT_OFFERED).chain(&FIXTURE_TOOLS).copied().collect();
     let ran: BTreeSet<&str> = by_scenario.keys().map(String::as_str).collect();
     assert_eq!(ran, known, "the suite ran other scenarios than this test accounts for\n{log}");
 
     for scenario in APPLICABLE {
         let checks = &by_scenario[scenario];
-        assert!(checks.iter().any(|c| c["status"] == "SUCCESS"), "{scenario}: no check succeeded: {checks:#?}");
+        assert!(
+            checks.iter().any(|c| c["status"] == "SUCCESS"),
+            "{scenario}: no check succeeded: {checks:#?}"
+        );
         for c in checks {
             let ok = matches!(c["status"].as_str(), Some("SUCCESS" | "INFO"))
                 || (c["id"] == NEEDS_FIXTURE_TOOL && c["status"] == "WARNING");
@@ -230,13 +266,17 @@ fn the_official_conformance_suite_passes_every_server_scenario_that_applies() {
     for scenario in NOT_OFFERED {
         let f = failures(scenario);
         assert!(!f.is_empty(), "{scenario} passed: move it to APPLICABLE");
-        assert!(f.iter().all(|m| m.contains("-32601")), "{scenario} failed for another reason than 'method not found': {f:?}");
+        assert!(
+            f.iter().all(|m| m.contains("-32601")),
+            "{scenario} failed for another reason than 'method not found': {f:?}"
+        );
     }
     for scenario in FIXTURE_TOOLS {
         let f = failures(scenario);
         assert!(!f.is_empty(), "{scenario} passed: move it to APPLICABLE");
         assert!(
-            f.iter().all(|m| m.contains("vailable tools: read, write, edit, grep, glob, list, bash")),
+            f.iter()
+                .all(|m| m.contains("vailable tools: read, write, edit, grep, glob, list, bash")),
             "{scenario} failed for another reason than a missing fixture tool: {f:?}"
         );
     }

@@ -26,7 +26,8 @@ fn runner_flag() -> [String; 2] {
 fn run(a: &Attack, input: Value) -> Value {
     let flag = runner_flag();
     let out = a.call_with(&[&flag[0], &flag[1]], "runner", input);
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not a ToolResult ({e}): {}", out.all()))
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a ToolResult ({e}): {}", out.all()))
 }
 
 fn text(result: &Value) -> String {
@@ -40,7 +41,10 @@ fn a_process_tool_runs_a_program_and_answers_in_text_and_structure() {
         return;
     }
     a.put("sub/here.txt", "x");
-    let r = run(&a, json!({"program": "sh", "args": ["-c", "echo hello; pwd; echo oops >&2; exit 3"], "cwd": "sub"}));
+    let r = run(
+        &a,
+        json!({"program": "sh", "args": ["-c", "echo hello; pwd; echo oops >&2; exit 3"], "cwd": "sub"}),
+    );
     assert_eq!(r["status"], "succeeded", "{r}");
     let s = &r["structuredContent"];
     assert_eq!(s["termination"], "exited", "{r}");
@@ -60,7 +64,11 @@ fn a_process_tool_runs_a_program_and_answers_in_text_and_structure() {
 fn a_read_only_component_cannot_run_programs() {
     let a = Attack::new();
     let misbehave = component("misbehave");
-    let out = a.call_with(&["--tool", misbehave.to_str().unwrap()], "misbehave", json!({"action": "run", "program": "true"}));
+    let out = a.call_with(
+        &["--tool", misbehave.to_str().unwrap()],
+        "misbehave",
+        json!({"action": "run", "program": "true"}),
+    );
     let r = out.json();
     assert_eq!(r["error"]["code"], "permission_denied", "{}", out.all());
     assert!(text(&r).contains("granted read-only, so it cannot run programs"), "{}", out.all());
@@ -75,11 +83,19 @@ fn a_program_cannot_write_outside_or_read_homes_secrets() {
     let outside = a.outside_dir("outside");
     let target = outside.join("pwned");
     let secret = a.secrets[0].path.clone();
-    let script = format!("echo pwned > {}; cat {}; echo written > inside.txt", target.display(), secret.display());
+    let script = format!(
+        "echo pwned > {}; cat {}; echo written > inside.txt",
+        target.display(),
+        secret.display()
+    );
     let r = run(&a, json!({"program": "sh", "args": ["-c", script]}));
-    promise(!target.exists(), || format!("a program a component ran wrote outside the workspace: {r}"));
+    promise(!target.exists(), || {
+        format!("a program a component ran wrote outside the workspace: {r}")
+    });
     for s in &a.secrets {
-        promise(!r.to_string().contains(&s.marker), || format!("a program a component ran read {}: {r}", s.rel));
+        promise(!r.to_string().contains(&s.marker), || {
+            format!("a program a component ran read {}: {r}", s.rel)
+        });
     }
     // The workspace itself is writable, and the refusal is marked as the sandbox's.
     assert_eq!(std::fs::read_to_string(a.ws.join("inside.txt")).unwrap(), "written\n", "{r}");
@@ -114,11 +130,16 @@ fn a_timeout_kills_the_whole_process_group() {
         return;
     }
     let started = Instant::now();
-    let r = run(&a, json!({"program": "sh", "args": ["-c", "(sleep 2; echo late > late.txt) & sleep 30"], "timeoutMs": 300}));
+    let r = run(
+        &a,
+        json!({"program": "sh", "args": ["-c", "(sleep 2; echo late > late.txt) & sleep 30"], "timeoutMs": 300}),
+    );
     assert_eq!(r["structuredContent"]["termination"], "timed-out", "{r}");
     assert!(started.elapsed() < Duration::from_secs(20), "the timeout did not end the run: {r}");
     std::thread::sleep(Duration::from_secs(3));
-    promise(!a.ws.join("late.txt").exists(), || "a background process of a timed-out run lived on".into());
+    promise(!a.ws.join("late.txt").exists(), || {
+        "a background process of a timed-out run lived on".into()
+    });
 }
 
 #[test]
@@ -138,10 +159,13 @@ fn cancelling_the_call_kills_the_whole_process_group() {
     assert_eq!(ended["id"], "c1", "{ended}");
     assert!(started.elapsed() < Duration::from_secs(10), "cancel did not end the run: {ended}");
     let result = &ended["result"];
-    let cancelled = result["status"] == "cancelled" || result["structuredContent"]["termination"] == "cancelled";
+    let cancelled = result["status"] == "cancelled"
+        || result["structuredContent"]["termination"] == "cancelled";
     assert!(cancelled, "{ended}");
     std::thread::sleep(Duration::from_secs(3));
-    promise(!a.ws.join("late.txt").exists(), || "a background process of a cancelled run lived on".into());
+    promise(!a.ws.join("late.txt").exists(), || {
+        "a background process of a cancelled run lived on".into()
+    });
 }
 
 #[test]
@@ -156,7 +180,10 @@ fn long_output_is_head_and_tail_with_the_rest_in_a_spill_file() {
     assert_eq!(out["totalBytes"], full.len(), "{r}");
     let shown = out["text"].as_str().unwrap();
     assert!(shown.len() < 20 * 1024, "{} bytes shown", shown.len());
-    assert!(shown.starts_with("1\n2\n3\n") && shown.trim_end().ends_with("99999\n100000"), "{shown}");
+    assert!(
+        shown.starts_with("1\n2\n3\n") && shown.trim_end().ends_with("99999\n100000"),
+        "{shown}"
+    );
     let spill = out["spillPath"].as_str().unwrap_or_else(|| panic!("no spill file: {r}"));
     assert!(shown.contains(spill), "the text does not say where the rest is: {shown}");
     assert_eq!(std::fs::read_to_string(spill).unwrap(), full);
@@ -170,9 +197,19 @@ fn the_environment_a_component_sets_is_an_allow_list() {
         return;
     }
     // The short list of harmless names passes.
-    let r = run(&a, json!({"program": "printenv", "args": ["LANG", "TZ", "NO_COLOR"], "env": ["LANG=C.UTF-8", "TZ=Europe/Berlin", "NO_COLOR=1"]}));
+    let r = run(
+        &a,
+        json!({"program": "printenv", "args": ["LANG", "TZ", "NO_COLOR"], "env": ["LANG=C.UTF-8", "TZ=Europe/Berlin", "NO_COLOR=1"]}),
+    );
     assert_eq!(r["structuredContent"]["stdout"]["text"], "C.UTF-8\nEurope/Berlin\n1\n", "{r}");
-    for refused in ["PATH=/tmp/evil", "LD_PRELOAD=/tmp/evil.so", "BASH_ENV=/tmp/evil.sh", "HOME=/tmp", "GIT_SSH_COMMAND=evil", "NODE_OPTIONS=--require=/tmp/x"] {
+    for refused in [
+        "PATH=/tmp/evil",
+        "LD_PRELOAD=/tmp/evil.so",
+        "BASH_ENV=/tmp/evil.sh",
+        "HOME=/tmp",
+        "GIT_SSH_COMMAND=evil",
+        "NODE_OPTIONS=--require=/tmp/x",
+    ] {
         let r = run(&a, json!({"program": "true", "env": [refused]}));
         assert_eq!(r["error"]["code"], "permission_denied", "{refused} was not refused: {r}");
         let name = refused.split('=').next().unwrap();
@@ -180,14 +217,29 @@ fn the_environment_a_component_sets_is_an_allow_list() {
     }
     // Anything else is refused, naming the variable and how an operator allows it; nothing runs.
     let policy_file = a.data.join("policy.json");
-    for refused in ["GIT_DIR=.", "XDG_CONFIG_HOME=cfg", "PAGER=sh -c id", "GIT_EXTERNAL_DIFF=x", "GREETING=hi there"] {
+    for refused in [
+        "GIT_DIR=.",
+        "XDG_CONFIG_HOME=cfg",
+        "PAGER=sh -c id",
+        "GIT_EXTERNAL_DIFF=x",
+        "GREETING=hi there",
+    ] {
         let name = refused.split('=').next().unwrap();
-        let r = run(&a, json!({"program": "touch", "args": [format!("ran-{name}")], "env": [refused]}));
+        let r =
+            run(&a, json!({"program": "touch", "args": [format!("ran-{name}")], "env": [refused]}));
         assert_eq!(r["error"]["code"], "permission_denied", "{refused} was not refused: {r}");
         let t = text(&r);
         assert!(t.contains(&format!("may not set {name}")), "{refused}: {r}");
-        assert!(t.contains(&format!("\"{name}\" to \"process_env_allow\" in {}", policy_file.display())), "{refused}: {r}");
-        promise(!a.ws.join(format!("ran-{name}")).exists(), || format!("the program ran with {refused}: {r}"));
+        assert!(
+            t.contains(&format!(
+                "\"{name}\" to \"process_env_allow\" in {}",
+                policy_file.display()
+            )),
+            "{refused}: {r}"
+        );
+        promise(!a.ws.join(format!("ran-{name}")).exists(), || {
+            format!("the program ran with {refused}: {r}")
+        });
     }
     // A locale or zone that would name a file of the tool's is refused too.
     for refused in ["LANG=/ws/locale", "TZ=../../ws/zone"] {
@@ -196,7 +248,8 @@ fn the_environment_a_component_sets_is_an_allow_list() {
     }
     // The operator allows a name in policy.json; PATH stays refused even then.
     std::fs::write(&policy_file, r#"{"process_env_allow": ["GREETING", "PATH"]}"#).unwrap();
-    let r = run(&a, json!({"program": "printenv", "args": ["GREETING"], "env": ["GREETING=hi there"]}));
+    let r =
+        run(&a, json!({"program": "printenv", "args": ["GREETING"], "env": ["GREETING=hi there"]}));
     assert_eq!(r["structuredContent"]["stdout"]["text"], "hi there\n", "{r}");
     let r = run(&a, json!({"program": "true", "env": ["PATH=/tmp/evil"]}));
     assert_eq!(r["error"]["code"], "permission_denied", "{r}");
@@ -214,17 +267,25 @@ fn git_status_cannot_be_pointed_at_a_config_the_tool_wrote() {
     if !a.sandbox_or_skip("git_status_cannot_be_pointed_at_a_config_the_tool_wrote") {
         return;
     }
-    let init = std::process::Command::new("git").args(["init", "-q"]).arg(&a.ws).output().expect("git init");
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(&a.ws)
+        .output()
+        .expect("git init");
     assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
     let pwned = a.ws.join("fsmonitor-ran");
     a.put("cfg/git/config", format!("[core]\n\tfsmonitor = echo pwned > {}\n", pwned.display()));
     a.put("tracked.txt", "x\n");
-    let r = run(&a, json!({"program": "git", "args": ["status", "--short"], "env": [format!("XDG_CONFIG_HOME={}", a.ws.join("cfg").display())]}));
+    let r = run(
+        &a,
+        json!({"program": "git", "args": ["status", "--short"], "env": [format!("XDG_CONFIG_HOME={}", a.ws.join("cfg").display())]}),
+    );
     promise(!pwned.exists(), || format!("`git status` ran the tool's core.fsmonitor command: {r}"));
     assert_eq!(r["error"]["code"], "permission_denied", "{r}");
     assert!(text(&r).contains("may not set XDG_CONFIG_HOME"), "{r}");
     // GIT_DIR at a repository of the tool's own: the same.
-    let r = run(&a, json!({"program": "git", "args": ["status", "--short"], "env": ["GIT_DIR=cfg"]}));
+    let r =
+        run(&a, json!({"program": "git", "args": ["status", "--short"], "env": ["GIT_DIR=cfg"]}));
     assert_eq!(r["error"]["code"], "permission_denied", "{r}");
     assert!(text(&r).contains("may not set GIT_DIR"), "{r}");
     // Without the variable, git status runs (the sandbox is not what refused it).
@@ -242,10 +303,19 @@ fn tool_add_grants_process_execution_and_says_what_it_means() {
     assert_eq!(out.code, Some(0), "{}", out.all());
     assert!(out.stdout.contains("installed `runner` (process-execution)"), "{}", out.all());
     let show = a.run(&[], &["tool", "show", "runner"]);
-    assert!(show.stdout.contains("run programs") && show.stdout.contains("sandbox"), "{}", show.all());
+    assert!(
+        show.stdout.contains("run programs") && show.stdout.contains("sandbox"),
+        "{}",
+        show.all()
+    );
     let tools = a.run(&[], &["tools", "--json"]);
     let defs: Value = serde_json::from_str(&tools.stdout).unwrap();
-    let runner = defs.as_array().unwrap().iter().find(|d| d["id"] == "runner").unwrap_or_else(|| panic!("{}", tools.stdout));
+    let runner = defs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "runner")
+        .unwrap_or_else(|| panic!("{}", tools.stdout));
     assert_eq!(runner["output_schema"]["type"], "object", "{runner}");
 }
 
@@ -263,14 +333,22 @@ fn nothing_runs_when_the_sandbox_is_unavailable() {
         let mut cmd = std::process::Command::new(copies.path().join("toolhost"));
         cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(args);
-        toolhost_tests::attack::run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung")
+        toolhost_tests::attack::run_limited(&mut cmd, None, Duration::from_secs(120))
+            .expect("toolhost hung")
     };
     let doctor = run(&["doctor"]);
-    assert_ne!(doctor.code, Some(0), "the copied helper was trusted, so this proves nothing: {}", doctor.all());
+    assert_ne!(
+        doctor.code,
+        Some(0),
+        "the copied helper was trusted, so this proves nothing: {}",
+        doctor.all()
+    );
     let runner = component("runner");
     let input = json!({"program": "touch", "args": ["ran.txt"]}).to_string();
     let out = run(&["--tool", runner.to_str().unwrap(), "call", "runner", &input, "--json"]);
     let r = out.json();
     assert_eq!(r["error"]["code"], "sandbox_unavailable", "{}", out.all());
-    promise(!a.ws.join("ran.txt").exists(), || format!("a program ran without the sandbox: {}", out.all()));
+    promise(!a.ws.join("ran.txt").exists(), || {
+        format!("a program ran without the sandbox: {}", out.all())
+    });
 }

@@ -50,7 +50,13 @@ async fn acc_20_default_read_stops_at_the_first_limit_and_says_how_to_continue()
     }
     let next_line = format!("{}\t{}", shown + 1, body(shown + 1));
     assert!(page.len() + 1 + next_line.len() > 31_488, "one more line would not fit");
-    assert_eq!(footer, format!("[showing lines 1-{shown} of 5000; stopped at 32 KB. Continue with offset={}]", shown + 1));
+    assert_eq!(
+        footer,
+        format!(
+            "[showing lines 1-{shown} of 5000; stopped at 32 KB. Continue with offset={}]",
+            shown + 1
+        )
+    );
 
     // Continuing from the footer's offset picks up at the next line.
     let r = read(&fx, json!({"path": "long.txt", "offset": shown + 1, "limit": 1})).await;

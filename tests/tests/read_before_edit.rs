@@ -12,7 +12,9 @@ fn not_read(path: &str) -> String {
 }
 
 fn changed(path: &str) -> String {
-    format!("{path} changed since you last read it (by you via bash, or by the user). Read it again before editing.")
+    format!(
+        "{path} changed since you last read it (by you via bash, or by the user). Read it again before editing."
+    )
 }
 
 fn assert_refused(r: &ToolResult, text: &str) {
@@ -80,8 +82,13 @@ async fn acc_32_a_partial_read_counts_for_the_whole_file() {
     let fx = Fixture::new();
     fx.write("a.txt", "1\n2\n3\n4\n5\n");
     let ts = toolset(&fx, ALL).await;
-    assert!(call(&ts, &fx, "read", json!({"path": "a.txt", "offset": 2, "limit": 1})).await.succeeded());
-    assert!(edit(&ts, &fx, "a.txt", "5\n", "five\n").await.succeeded(), "any page records the whole file");
+    assert!(
+        call(&ts, &fx, "read", json!({"path": "a.txt", "offset": 2, "limit": 1})).await.succeeded()
+    );
+    assert!(
+        edit(&ts, &fx, "a.txt", "5\n", "five\n").await.succeeded(),
+        "any page records the whole file"
+    );
 }
 
 #[tokio::test]

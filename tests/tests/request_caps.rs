@@ -29,14 +29,19 @@ fn big_line(head: &str, size: usize, tail: &str) -> Vec<u8> {
 
 /// VmRSS or VmHWM of `pid`, in bytes.
 fn memory(pid: u32, field: &str) -> u64 {
-    toolhost_tests::watchdog::status_bytes(pid, field).unwrap_or_else(|| panic!("no {field} for {pid}"))
+    toolhost_tests::watchdog::status_bytes(pid, field)
+        .unwrap_or_else(|| panic!("no {field} for {pid}"))
 }
 
 #[test]
 fn a_session_answers_an_oversize_line_with_an_error_for_its_id_and_goes_on() {
     let fx = Fixture::new();
     let mut s = SessionProc::start(&fx, &[]);
-    let line = big_line(r#"{"id":"big","tool":"write","arguments":{"path":"big.txt","content":""#, 20 * MIB, r#""}}"#);
+    let line = big_line(
+        r#"{"id":"big","tool":"write","arguments":{"path":"big.txt","content":""#,
+        20 * MIB,
+        r#""}}"#,
+    );
     s.send_bytes(&line);
     let ev = s.next_event();
     assert_eq!(ev["id"], "big", "{ev}");
@@ -73,7 +78,11 @@ fn a_300_mb_session_line_leaves_memory_bounded() {
     let peak = memory(s.pid(), "VmHWM");
     let grown = peak.saturating_sub(before);
     eprintln!("RSS before {} MiB, peak {} MiB", before / MIB as u64, peak / MIB as u64);
-    assert!(grown < 100 * MIB as u64, "a 300 MB line grew the session by {} MiB", grown / MIB as u64);
+    assert!(
+        grown < 100 * MIB as u64,
+        "a 300 MB line grew the session by {} MiB",
+        grown / MIB as u64
+    );
     assert_eq!(ev["id"], "huge", "{ev}");
     assert!(ev["error"].as_str().is_some_and(|e| e.contains("16 MiB")), "{ev}");
     assert_eq!(s.call("c2", "list", json!({}))["status"], "succeeded");
@@ -94,7 +103,9 @@ fn mcp_on_stdio_answers_an_oversize_line_with_an_error_for_its_id_and_goes_on() 
     let (tx, rx) = mpsc::channel::<Value>();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")));
+            let _ = tx.send(
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")),
+            );
         }
     });
     let mut send = |bytes: &[u8]| {
@@ -112,7 +123,11 @@ fn mcp_on_stdio_answers_an_oversize_line_with_an_error_for_its_id_and_goes_on() 
     send(&big_line(write, 20 * MIB, r#""}}}"#));
     let tail_first = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write","arguments":{"path":"big.txt","content":""#;
     send(&big_line(tail_first, 20 * MIB, r#""}},"id":"tail"}"#));
-    send(&big_line(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"p":""#, 17 * MIB, r#""}}"#));
+    send(&big_line(
+        r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"p":""#,
+        17 * MIB,
+        r#""}}"#,
+    ));
     send(format!("{}\n", json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})).as_bytes());
 
     let mut got: Vec<Value> = Vec::new();

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::json;
-use toolhost::{ErrorCode, FinalizedToolset, SandboxMode, SandboxPolicy, ToolCallContext, ToolResult, ToolsetConfig};
+use toolhost::{
+    ErrorCode, FinalizedToolset, SandboxMode, SandboxPolicy, ToolCallContext, ToolResult,
+    ToolsetConfig,
+};
 use toolhost_tests::*;
 
 const ALL: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
@@ -19,7 +22,8 @@ fn spill_of(fx: &Fixture) -> PathBuf {
 
 /// The path a footer names after `saved to ` (up to the closing `]`).
 fn saved_path(text: &str, marker: &str) -> PathBuf {
-    let start = text.rfind(marker).unwrap_or_else(|| panic!("no {marker:?} in {text}")) + marker.len();
+    let start =
+        text.rfind(marker).unwrap_or_else(|| panic!("no {marker:?} in {text}")) + marker.len();
     let rest = &text[start..];
     PathBuf::from(&rest[..rest.find(']').unwrap()])
 }
@@ -36,7 +40,12 @@ fn set_mtime(path: &Path, secs_ago: u64) {
 async fn toolset_with_timeout(fx: &Fixture, ids: &[&str], timeout: Duration) -> FinalizedToolset {
     let mut s = fx.session();
     s.scan_timeout = Some(timeout);
-    toolhost::finalize(&registry_with_test_tools().await, &ToolsetConfig::new(ids.iter().copied()), s).expect("finalize")
+    toolhost::finalize(
+        &registry_with_test_tools().await,
+        &ToolsetConfig::new(ids.iter().copied()),
+        s,
+    )
+    .expect("finalize")
 }
 
 /// 97 files, 1834 matching lines: f00 has 100, six have 19, ninety have 18.
@@ -68,23 +77,42 @@ async fn acc_22_bounds_lines_and_reports_exact_totals() {
     assert!(r.succeeded(), "{}", r.text());
     let text = r.text();
     let spill = saved_path(&text, "full list saved to ");
-    assert!(same_file(&spill, &spill_of(&fx)), "{} vs {}", spill.display(), spill_of(&fx).display());
-    assert!(text.ends_with(&format!("[showing 250 of 1834 matching lines in 97 files; full list saved to {}]", spill.display())), "{}", &text[text.len() - 200..]);
+    assert!(
+        same_file(&spill, &spill_of(&fx)),
+        "{} vs {}",
+        spill.display(),
+        spill_of(&fx).display()
+    );
+    assert!(
+        text.ends_with(&format!(
+            "[showing 250 of 1834 matching lines in 97 files; full list saved to {}]",
+            spill.display()
+        )),
+        "{}",
+        &text[text.len() - 200..]
+    );
     // At most 250 lines, at most 50 per file, with the per-file note.
-    let shown = text.lines().filter(|l| l.split_once(':').is_some_and(|(n, _)| n.parse::<u64>().is_ok())).count();
+    let shown = text
+        .lines()
+        .filter(|l| l.split_once(':').is_some_and(|(n, _)| n.parse::<u64>().is_ok()))
+        .count();
     assert_eq!(shown, 250);
     let f00: Vec<&str> = text.split("\n\n").next().unwrap().lines().collect();
     assert_eq!(f00[0], "src/f00.txt");
     assert_eq!(f00.len(), 1 + 50 + 1);
     assert_eq!(f00[51], "(+50 more matching lines in this file)");
     for group in text.split("\n\n") {
-        assert!(group.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count() <= 50);
+        assert!(
+            group.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count() <= 50
+        );
     }
     // The spill holds every line as path:line:content.
-    let saved: BTreeSet<String> = std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
+    let saved: BTreeSet<String> =
+        std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
     assert_eq!(saved, all.iter().cloned().collect::<BTreeSet<_>>());
     // …and the model can read it with `read`.
-    let r = ts.call("read", json!({"path": spill.to_str().unwrap(), "limit": 5}), fx.call("c2")).await;
+    let r =
+        ts.call("read", json!({"path": spill.to_str().unwrap(), "limit": 5}), fx.call("c2")).await;
     assert!(r.succeeded(), "{}", r.text());
     assert!(r.text().starts_with("1\tsrc/f"), "{}", r.text());
 }
@@ -103,7 +131,9 @@ async fn a_file_over_64_mib_is_searched_and_its_list_saved_up_to_the_cap() {
     let text = r.text();
     let spill = spill_of(&fx);
     let named = saved_path(&text, "full list saved to ");
-    let named = PathBuf::from(named.to_str().unwrap().trim_end_matches(" (only the first 64 MB were saved)"));
+    let named = PathBuf::from(
+        named.to_str().unwrap().trim_end_matches(" (only the first 64 MB were saved)"),
+    );
     let footer = format!(
         "[showing 50 of 150000 matching lines in 1 files; full list saved to {} (only the first 64 MB were saved)]",
         named.display()
@@ -111,7 +141,11 @@ async fn a_file_over_64_mib_is_searched_and_its_list_saved_up_to_the_cap() {
     assert!(text.ends_with(&footer), "{}", &text[text.len().saturating_sub(300)..]);
     assert!(same_file(&named, &spill));
     let saved = std::fs::read(&spill).unwrap();
-    assert!(saved.len() as u64 <= 64 * 1024 * 1024 && saved.len() as u64 > 63 * 1024 * 1024, "{} bytes", saved.len());
+    assert!(
+        saved.len() as u64 <= 64 * 1024 * 1024 && saved.len() as u64 > 63 * 1024 * 1024,
+        "{} bytes",
+        saved.len()
+    );
     assert!(saved.starts_with(format!("big.txt:1:{}", line.trim_end()).as_bytes()));
 }
 
@@ -122,14 +156,19 @@ async fn file_modes_report_exact_totals() {
         fx.write(&format!("d/f{f:03}.txt"), "k\n".repeat(f % 3 + 1));
     }
     let ts = toolset(&fx, ALL).await;
-    let r = call(&ts, &fx, "grep", json!({"pattern": "k", "outputMode": "files_with_matches"})).await;
+    let r =
+        call(&ts, &fx, "grep", json!({"pattern": "k", "outputMode": "files_with_matches"})).await;
     let text = r.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 251);
     assert_eq!(lines[0], "d/f000.txt");
     let spill = saved_path(&text, "full list saved to ");
-    assert_eq!(lines[250], format!("[showing 250 of 300 files; full list saved to {}]", spill.display()));
-    let saved: Vec<String> = std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines[250],
+        format!("[showing 250 of 300 files; full list saved to {}]", spill.display())
+    );
+    let saved: Vec<String> =
+        std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
     let expected: BTreeSet<String> = (0..300).map(|f| format!("d/f{f:03}.txt")).collect();
     assert_eq!(saved.iter().cloned().collect::<BTreeSet<_>>(), expected);
     assert_eq!(saved.len(), 300);
@@ -142,12 +181,23 @@ async fn file_modes_report_exact_totals() {
     assert_eq!(lines[2], "d/f002.txt:3");
     let spill = saved_path(&text, "full list saved to ");
     assert!(spill.ends_with("spill/test-session/c3.txt"), "{}", spill.display());
-    assert_eq!(lines[250], format!("[showing 250 of 300 files; full list saved to {}]", spill.display()));
-    let saved: BTreeSet<String> = std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
-    let expected: BTreeSet<String> = (0..300).map(|f| format!("d/f{f:03}.txt:{}", f % 3 + 1)).collect();
+    assert_eq!(
+        lines[250],
+        format!("[showing 250 of 300 files; full list saved to {}]", spill.display())
+    );
+    let saved: BTreeSet<String> =
+        std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
+    let expected: BTreeSet<String> =
+        (0..300).map(|f| format!("d/f{f:03}.txt:{}", f % 3 + 1)).collect();
     assert_eq!(saved, expected);
     // Without omissions there is no footer and no spill file.
-    let r = ts.call("grep", json!({"pattern": "k", "path": "d/f001.txt", "outputMode": "count"}), fx.call("c4")).await;
+    let r = ts
+        .call(
+            "grep",
+            json!({"pattern": "k", "path": "d/f001.txt", "outputMode": "count"}),
+            fx.call("c4"),
+        )
+        .await;
     assert_eq!(r.text(), "d/f001.txt:2");
     assert!(!fx.data.path().join("spill/test-session/c4.txt").exists());
 }
@@ -171,7 +221,10 @@ async fn grep_cuts_long_lines_and_skips_binary_ignored_and_hidden_files() {
     let ts = toolset(&fx, ALL).await;
     let r = call(&ts, &fx, "grep", json!({"pattern": "needle"})).await;
     let long = format!("needle{}", "a".repeat(1994));
-    assert_eq!(r.text(), format!("long.txt\n1:{long}... (line truncated to 2000 bytes)\n\nplain.txt\n1:needle"));
+    assert_eq!(
+        r.text(),
+        format!("long.txt\n1:{long}... (line truncated to 2000 bytes)\n\nplain.txt\n1:needle")
+    );
 }
 
 #[tokio::test]
@@ -188,7 +241,13 @@ async fn glob_and_grep_with_a_glob_skip_ignored_and_hidden_files() {
     let mut files: Vec<String> = r.text().lines().map(str::to_owned).collect();
     files.sort();
     assert_eq!(files, ["long.txt", "plain.txt"]);
-    let r = call(&ts, &fx, "grep", json!({"pattern": "needle", "glob": "**/*.txt", "outputMode": "files_with_matches"})).await;
+    let r = call(
+        &ts,
+        &fx,
+        "grep",
+        json!({"pattern": "needle", "glob": "**/*.txt", "outputMode": "files_with_matches"}),
+    )
+    .await;
     assert_eq!(r.text(), "long.txt\nplain.txt");
     let r = call(&ts, &fx, "glob", json!({"pattern": "*.log"})).await;
     assert_eq!(r.text(), "No files match *.log in .");
@@ -206,7 +265,11 @@ async fn glob_and_grep_globs_are_relative_to_path() {
     set_mtime(&fx.root().join("desktop/src/deep/b.ts"), 50);
     let ts = toolset(&fx, ALL).await;
     let r = call(&ts, &fx, "glob", json!({"pattern": "src/**/*.ts", "path": "desktop"})).await;
-    assert_eq!(r.text(), "desktop/src/deep/b.ts\ndesktop/src/a.ts", "newest first, relative to the workspace");
+    assert_eq!(
+        r.text(),
+        "desktop/src/deep/b.ts\ndesktop/src/a.ts",
+        "newest first, relative to the workspace"
+    );
     let r = call(&ts, &fx, "grep", json!({"pattern": "x", "path": "desktop", "glob": "src/**/*.ts", "outputMode": "files_with_matches"})).await;
     assert_eq!(r.text(), "desktop/src/a.ts\ndesktop/src/deep/b.ts");
     // Directories never match.
@@ -232,7 +295,11 @@ async fn walks_never_follow_symlinks() {
     let r = call(&ts, &fx, "glob", json!({"pattern": "**/*"})).await;
     assert_eq!(r.text(), "sub/plain.txt");
     let r = call(&ts, &fx, "grep", json!({"pattern": "needle", "path": "link.txt"})).await;
-    assert!(r.text().contains("needle outside"), "an explicitly named file is resolved: {}", r.text());
+    assert!(
+        r.text().contains("needle outside"),
+        "an explicitly named file is resolved: {}",
+        r.text()
+    );
 }
 
 #[tokio::test]
@@ -248,7 +315,12 @@ async fn globs_that_could_never_match_say_what_to_do() {
         ("grep", json!({"pattern": "main", "glob": "/tmp/**"}), "is absolute"),
     ] {
         let r = call(&ts, &fx, tool, input.clone()).await;
-        assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments), "{tool} {input}: {}", r.text());
+        assert_eq!(
+            r.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::InvalidArguments),
+            "{tool} {input}: {}",
+            r.text()
+        );
         assert!(r.text().contains(says), "{tool} {input}: {}", r.text());
     }
 }
@@ -271,7 +343,8 @@ async fn no_matches_say_the_pattern_and_path() {
 }
 
 fn parse_at_least(text: &str, prefix: &str) -> Vec<u64> {
-    let start = text.find(prefix).unwrap_or_else(|| panic!("no {prefix:?} in {text}")) + prefix.len();
+    let start =
+        text.find(prefix).unwrap_or_else(|| panic!("no {prefix:?} in {text}")) + prefix.len();
     text[start..]
         .split(|c: char| !c.is_ascii_digit())
         .filter(|s| !s.is_empty())
@@ -293,21 +366,35 @@ async fn acc_23_timeout_reports_at_least_the_counted_matches() {
     let r = call(&ts, &fx, "grep", json!({"pattern": "match"})).await;
     assert!(r.succeeded(), "a timeout still returns what was found: {}", r.text());
     let text = r.text();
-    assert!(text.contains("; search timed out after 0.001s — narrow the path or glob]"), "{}", &text[text.len().saturating_sub(300)..]);
+    assert!(
+        text.contains("; search timed out after 0.001s — narrow the path or glob]"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
     let counts = parse_at_least(&text, "[at least ");
     assert!(counts[0] < 160_000 && counts[1] < 4000, "{counts:?}");
-    assert!(text.contains(&format!("[at least {} matching lines in {} files;", counts[0], counts[1])));
+    assert!(
+        text.contains(&format!("[at least {} matching lines in {} files;", counts[0], counts[1]))
+    );
 
     let r = ts.call("glob", json!({"pattern": "**/*.txt"}), fx.call("g1")).await;
     assert!(r.succeeded(), "{}", r.text());
     let text = r.text();
-    assert!(text.contains(" files; search timed out after 0.001s — narrow the path or pattern]"), "{}", &text[text.len().saturating_sub(300)..]);
+    assert!(
+        text.contains(" files; search timed out after 0.001s — narrow the path or pattern]"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
     let counts = parse_at_least(&text, "[at least ");
     assert!(counts[0] < 4000, "{counts:?}");
     // With the contract's budget (docs/limits.md) the same scans finish with exact totals.
     let ts = toolset(&fx, ALL).await;
     let r = ts.call("glob", json!({"pattern": "**/*.txt"}), fx.call("g2")).await;
-    assert!(r.text().contains("[showing the 100 most recently modified of 4000 files;"), "{}", &r.text()[r.text().len() - 200..]);
+    assert!(
+        r.text().contains("[showing the 100 most recently modified of 4000 files;"),
+        "{}",
+        &r.text()[r.text().len() - 200..]
+    );
 }
 
 #[tokio::test]
@@ -326,8 +413,15 @@ async fn acc_24_returns_the_newest_hundred_with_an_exact_total() {
     assert_eq!(lines[..100], expected.iter().map(String::as_str).collect::<Vec<_>>()[..]);
     let spill = saved_path(&text, "full list saved to ");
     assert!(same_file(&spill, &spill_of(&fx)));
-    assert_eq!(lines[100], format!("[showing the 100 most recently modified of 150 files; full list saved to {}]", spill.display()));
-    let saved: BTreeSet<String> = std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines[100],
+        format!(
+            "[showing the 100 most recently modified of 150 files; full list saved to {}]",
+            spill.display()
+        )
+    );
+    let saved: BTreeSet<String> =
+        std::fs::read_to_string(&spill).unwrap().lines().map(str::to_owned).collect();
     assert_eq!(saved, (0..150).map(|i| format!("f{i:03}.rs")).collect());
 }
 
@@ -347,7 +441,13 @@ async fn acc_26_spilled_output_is_readable_and_never_writable() {
     assert!(r.text().contains("src/f05.txt:1:hit 5 1"), "{}", r.text());
     let r = ts.call("write", json!({"path": sp, "content": "overwritten\n"}), fx.call("w1")).await;
     assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{}", r.text());
-    let r = ts.call("edit", json!({"filePath": sp, "oldString": "hit", "newString": "HIT"}), fx.call("w2")).await;
+    let r = ts
+        .call(
+            "edit",
+            json!({"filePath": sp, "oldString": "hit", "newString": "HIT"}),
+            fx.call("w2"),
+        )
+        .await;
     assert_eq!(r.error.as_ref().map(|e| e.code), Some(ErrorCode::PermissionDenied), "{}", r.text());
     let r = ts.call("bash", json!({"command": format!("echo x >> '{sp}'")}), fx.call("w3")).await;
     eprintln!("bash: {r:?}");
@@ -368,13 +468,21 @@ async fn acc_27_failed_spill_omits_the_path() {
     let ts = toolset(&fx, ALL).await;
     let r = call(&ts, &fx, "grep", json!({"pattern": "^hit"})).await;
     assert!(r.succeeded(), "{}", r.text());
-    assert!(r.text().ends_with("\n[showing 250 of 1834 matching lines in 97 files]"), "{}", &r.text()[r.text().len() - 200..]);
+    assert!(
+        r.text().ends_with("\n[showing 250 of 1834 matching lines in 97 files]"),
+        "{}",
+        &r.text()[r.text().len() - 200..]
+    );
     assert!(!r.text().contains("saved to"));
     for i in 0..150 {
         fx.write(&format!("g/f{i:03}.rs"), "x");
     }
     let r = call(&ts, &fx, "glob", json!({"pattern": "*.rs", "path": "g"})).await;
-    assert!(r.text().ends_with("\n[showing the 100 most recently modified of 150 files]"), "{}", &r.text()[r.text().len() - 200..]);
+    assert!(
+        r.text().ends_with("\n[showing the 100 most recently modified of 150 files]"),
+        "{}",
+        &r.text()[r.text().len() - 200..]
+    );
 }
 
 #[tokio::test]
@@ -410,7 +518,10 @@ async fn oversized_results_are_cut_and_saved() {
 }
 
 fn policy_with_home(fx: &Fixture, home: &Path) -> SandboxPolicy {
-    SandboxPolicy::builder(SandboxMode::WorkspaceWrite, fx.root()).home(home).data_dir(fx.data.path()).build()
+    SandboxPolicy::builder(SandboxMode::WorkspaceWrite, fx.root())
+        .home(home)
+        .data_dir(fx.data.path())
+        .build()
 }
 
 #[tokio::test]
@@ -421,8 +532,14 @@ async fn credential_dirs_are_unreadable_for_read_grep_glob_and_list() {
     fx.write("home/notes.txt", "harmless\n");
     let home = fx.root().join("home");
     let ts = toolset(&fx, ALL).await;
-    let ctx = |id: &str| ToolCallContext::new(id, policy_with_home(&fx, &home)).with_deadline(Instant::now() + Duration::from_secs(60));
-    let leaked = |r: &ToolResult| r.text().contains("SECRETKEY") || r.text().contains("id_rsa") && r.succeeded() && !r.text().starts_with("No ");
+    let ctx = |id: &str| {
+        ToolCallContext::new(id, policy_with_home(&fx, &home))
+            .with_deadline(Instant::now() + Duration::from_secs(60))
+    };
+    let leaked = |r: &ToolResult| {
+        r.text().contains("SECRETKEY")
+            || r.text().contains("id_rsa") && r.succeeded() && !r.text().starts_with("No ")
+    };
     for (i, (tool, input)) in [
         ("read", json!({"path": "home/.ssh/id_rsa"})),
         ("read", json!({"path": home.join(".aws/credentials").to_str().unwrap()})),
@@ -438,7 +555,11 @@ async fn credential_dirs_are_unreadable_for_read_grep_glob_and_list() {
         let r = ts.call(tool, input.clone(), ctx(&format!("k{i}"))).await;
         eprintln!("{tool} {input} -> {:?} {}", r.status, r.text());
         assert!(!leaked(&r), "{tool} {input} leaked: {}", r.text());
-        assert!(!r.succeeded() || r.text().starts_with("No "), "{tool} {input} should be refused: {}", r.text());
+        assert!(
+            !r.succeeded() || r.text().starts_with("No "),
+            "{tool} {input} should be refused: {}",
+            r.text()
+        );
     }
     // Ordinary files beside them stay readable.
     let r = ts.call("read", json!({"path": "home/notes.txt"}), ctx("ok")).await;
@@ -492,7 +613,8 @@ async fn grep_with_parts(fx: &Fixture, parts: u32) -> FinalizedToolset {
         .with_parts(parts);
     let mut builder = toolhost::registry::ToolRegistryBuilder::new();
     builder.register_dyn(std::sync::Arc::new(tool));
-    toolhost::finalize(&builder.build(), &ToolsetConfig::new(["grep"]), fx.session()).expect("finalize")
+    toolhost::finalize(&builder.build(), &ToolsetConfig::new(["grep"]), fx.session())
+        .expect("finalize")
 }
 
 /// The lines of the call's spill, sorted (parts append in no fixed order), or none.
@@ -512,7 +634,8 @@ async fn parallel_parts_give_exactly_the_one_instance_result() {
     make_1834_in_97(&fx);
     for d in 0..12 {
         for f in 0..40 {
-            let body: String = (0..(f % 7) * 9).map(|l| format!("needle {d} {f} {l}\nhay\n")).collect();
+            let body: String =
+                (0..(f % 7) * 9).map(|l| format!("needle {d} {f} {l}\nhay\n")).collect();
             fx.write(&format!("tree/d{d:02}/f{f:02}.txt"), body);
         }
     }
@@ -540,7 +663,11 @@ async fn parallel_parts_give_exactly_the_one_instance_result() {
         assert!(a.succeeded() && b.succeeded(), "{input}: {a:?} / {b:?}");
         assert_eq!(a.text(), b.text(), "{input}");
         assert_eq!(spill_a, spill_b, "{input}: the spills differ");
-        assert!(!b.text().contains("ignored") && !b.text().contains("bin.dat"), "{input}: {}", b.text());
+        assert!(
+            !b.text().contains("ignored") && !b.text().contains("bin.dat"),
+            "{input}: {}",
+            b.text()
+        );
     }
     // A spill nobody finished (nothing left out) is gone after the call, parts or not.
     let r = call(&many, &fx, "grep", json!({"pattern": "needle 1 2 "})).await;
@@ -573,8 +700,33 @@ async fn a_cancelled_parallel_grep_is_cancelled() {
 async fn grep_literal_patterns_match_exactly_the_lines_the_regex_matches() {
     let fx = Fixture::new();
     let pieces = [
-        "error", "ERROR", "Error", "eRrOr", "errors", "_error", "error_", "3error", "éerror", "erroré", "ßerror", "(error)",
-        "err", "rror", " ", " ", " ", "\n", "\n", "x", "-", "ö", "return", "RETURN", "returns", "kilo", "\u{212a}ilo",
+        "error",
+        "ERROR",
+        "Error",
+        "eRrOr",
+        "errors",
+        "_error",
+        "error_",
+        "3error",
+        "éerror",
+        "erroré",
+        "ßerror",
+        "(error)",
+        "err",
+        "rror",
+        " ",
+        " ",
+        " ",
+        "\n",
+        "\n",
+        "x",
+        "-",
+        "ö",
+        "return",
+        "RETURN",
+        "returns",
+        "kilo",
+        "\u{212a}ilo",
     ];
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut text = String::new();
@@ -586,15 +738,33 @@ async fn grep_literal_patterns_match_exactly_the_lines_the_regex_matches() {
     }
     fx.write("t.txt", &text);
     let toolset = toolset(&fx, &["grep"]).await;
-    for pattern in [r"(?i)\berror\b", r"(?i)error", r"\berror\b", "error", r"return\b", r"(?i)\breturn", "kilo", r"(?i)kilo"] {
+    for pattern in [
+        r"(?i)\berror\b",
+        r"(?i)error",
+        r"\berror\b",
+        "error",
+        r"return\b",
+        r"(?i)\breturn",
+        "kilo",
+        r"(?i)kilo",
+    ] {
         let re = regex::Regex::new(pattern).unwrap();
-        let want: Vec<String> =
-            text.split('\n').enumerate().filter(|(_, l)| re.is_match(l)).map(|(i, l)| format!("t.txt:{}:{l}", i + 1)).collect();
+        let want: Vec<String> = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| re.is_match(l))
+            .map(|(i, l)| format!("t.txt:{}:{l}", i + 1))
+            .collect();
         assert!(want.len() > 250, "{pattern}: {} lines; the test needs a spill", want.len());
         let _ = std::fs::remove_file(spill_of(&fx));
         let r = call(&toolset, &fx, "grep", json!({"pattern": pattern})).await;
-        assert!(r.text().contains(&format!("of {} matching lines in 1 files", want.len())), "{pattern}: {}", r.text());
-        let got: Vec<String> = std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
+        assert!(
+            r.text().contains(&format!("of {} matching lines in 1 files", want.len())),
+            "{pattern}: {}",
+            r.text()
+        );
+        let got: Vec<String> =
+            std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
         assert_eq!(got, want, "{pattern}");
     }
 }
@@ -608,10 +778,48 @@ async fn grep_literal_patterns_match_exactly_the_lines_the_regex_matches() {
 async fn grep_required_literal_patterns_match_exactly_the_lines_the_regex_matches() {
     let fx = Fixture::new();
     let pieces = [
-        "impl", "struct", "Impl", "STRUCT", " ", "  ", "\t", "\u{a0}", "\n", "\n", "\n", "Foo", "ParseError", "Error",
-        "\u{c9}rror", "\u{e9}", "x", "_", "TODO", "todo", "Todo", "FIXME", "fixme", "XXX", "get", "set_", "get_", "fn ",
-        "new", "default", "fn new", "fn default", "Gr\u{f6}\u{df}e", "GR\u{d6}SSE", "kilo", "\u{212a}ilo", "(", "9",
-        "impl ParseError", "struct X\u{e9}Error", "impl\u{a0}FooError", "struct \u{c9}Error",
+        "impl",
+        "struct",
+        "Impl",
+        "STRUCT",
+        " ",
+        "  ",
+        "\t",
+        "\u{a0}",
+        "\n",
+        "\n",
+        "\n",
+        "Foo",
+        "ParseError",
+        "Error",
+        "\u{c9}rror",
+        "\u{e9}",
+        "x",
+        "_",
+        "TODO",
+        "todo",
+        "Todo",
+        "FIXME",
+        "fixme",
+        "XXX",
+        "get",
+        "set_",
+        "get_",
+        "fn ",
+        "new",
+        "default",
+        "fn new",
+        "fn default",
+        "Gr\u{f6}\u{df}e",
+        "GR\u{d6}SSE",
+        "kilo",
+        "\u{212a}ilo",
+        "(",
+        "9",
+        "impl ParseError",
+        "struct X\u{e9}Error",
+        "impl\u{a0}FooError",
+        "struct \u{c9}Error",
     ];
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut text = String::new();
@@ -635,13 +843,22 @@ async fn grep_required_literal_patterns_match_exactly_the_lines_the_regex_matche
         r"(?i)\b(impl|struct)\s+\w+",
     ] {
         let re = regex::Regex::new(pattern).unwrap();
-        let want: Vec<String> =
-            text.split('\n').enumerate().filter(|(_, l)| re.is_match(l)).map(|(i, l)| format!("t.txt:{}:{l}", i + 1)).collect();
+        let want: Vec<String> = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| re.is_match(l))
+            .map(|(i, l)| format!("t.txt:{}:{l}", i + 1))
+            .collect();
         assert!(want.len() > 250, "{pattern}: {} lines; the test needs a spill", want.len());
         let _ = std::fs::remove_file(spill_of(&fx));
         let r = call(&toolset, &fx, "grep", json!({"pattern": pattern})).await;
-        assert!(r.text().contains(&format!("of {} matching lines in 1 files", want.len())), "{pattern}: {}", r.text());
-        let got: Vec<String> = std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
+        assert!(
+            r.text().contains(&format!("of {} matching lines in 1 files", want.len())),
+            "{pattern}: {}",
+            r.text()
+        );
+        let got: Vec<String> =
+            std::fs::read_to_string(spill_of(&fx)).unwrap().lines().map(str::to_owned).collect();
         assert_eq!(got, want, "{pattern}");
     }
 }

@@ -20,17 +20,20 @@ fn a_session_reads_edits_twice_is_refused_on_an_unread_file_undoes_in_reverse_an
 
     let r = s.call("c1", "read", json!({"path": "a.txt"}));
     assert_eq!(r["status"], "succeeded", "{r}");
-    let r = s.call("c2", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "ONE"}));
+    let r =
+        s.call("c2", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "ONE"}));
     assert_eq!(r["status"], "succeeded", "{r}");
     let first = change_of(&r)["changeId"].as_str().unwrap().to_string();
     // Consecutive edits need no re-read (docs/contract.md#read-before-edit).
-    let r = s.call("c3", "edit", json!({"filePath": "a.txt", "oldString": "two", "newString": "TWO"}));
+    let r =
+        s.call("c3", "edit", json!({"filePath": "a.txt", "oldString": "two", "newString": "TWO"}));
     assert_eq!(r["status"], "succeeded", "{r}");
     let second = change_of(&r)["changeId"].as_str().unwrap().to_string();
     assert_ne!(first, second);
     assert!(first.starts_with("s1-") && second.starts_with("s1-"), "{first} {second}");
     // An existing file never read in this session is refused.
-    let r = s.call("c4", "edit", json!({"filePath": "b.txt", "oldString": "bee", "newString": "BEE"}));
+    let r =
+        s.call("c4", "edit", json!({"filePath": "b.txt", "oldString": "bee", "newString": "BEE"}));
     assert_eq!(r["status"], "failed");
     assert_eq!(r["content"][0]["text"], "Read b.txt before editing it.");
     assert_eq!(std::fs::read_to_string(&b).unwrap(), "bee\n");
@@ -46,9 +49,13 @@ fn a_session_reads_edits_twice_is_refused_on_an_unread_file_undoes_in_reverse_an
     assert_eq!(s.request(json!({"id": "u2", "undo": first})), json!({"id": "u2", "ok": true}));
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "one\ntwo\nthree\n");
     // Undo does not touch the observation table: the model must read again.
-    let r = s.call("c5", "edit", json!({"filePath": "a.txt", "oldString": "three", "newString": "3"}));
+    let r =
+        s.call("c5", "edit", json!({"filePath": "a.txt", "oldString": "three", "newString": "3"}));
     assert_eq!(r["status"], "failed");
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("changed since you last read it"), "{r}");
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("changed since you last read it"),
+        "{r}"
+    );
     // Undoing twice is refused with a clear text.
     let ev = s.request(json!({"id": "u3", "undo": first}));
     assert!(ev["error"].as_str().unwrap().contains("already undone"), "{ev}");
@@ -135,7 +142,10 @@ impl Piped {
     async fn start(fx: &Fixture) -> Piped {
         let ts = toolset(fx, &["read", "edit", "list", "misbehave"]).await;
         let store = Store::open(fx.data.path()).unwrap();
-        let rt = Arc::new(SessionRuntime::new(ts, SandboxPolicy::workspace_write(fx.root()), Some(store)).unwrap());
+        let rt = Arc::new(
+            SessionRuntime::new(ts, SandboxPolicy::workspace_write(fx.root()), Some(store))
+                .unwrap(),
+        );
         let (client_in, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, client_out) = tokio::io::duplex(1 << 16);
         let served = tokio::spawn(rt.serve_jsonl(BufReader::new(server_in), server_out));
@@ -186,7 +196,10 @@ async fn progress_events_come_before_the_result() {
     p.send(json!({"id": 7, "tool": "misbehave", "arguments": {"action": "progress"}})).await;
     for step in 1..=3 {
         let fraction = f64::from(step) / 3.0;
-        assert_eq!(p.next().await, json!({"id": 7, "progress": {"message": format!("step {step} of 3"), "fraction": fraction}}));
+        assert_eq!(
+            p.next().await,
+            json!({"id": 7, "progress": {"message": format!("step {step} of 3"), "fraction": fraction}})
+        );
     }
     let ev = p.next().await;
     assert_eq!(ev["result"]["content"][0]["text"], "done");

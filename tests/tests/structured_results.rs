@@ -25,7 +25,11 @@ fn structured_results_reach_a_real_mcp_client_and_a_broken_one_fails() {
         wasm("legacy"),
         wasm("misbehave"),
     ];
-    let (report, _) = toolhost_tests::mcp::run_client_script("structured_client.py", &args.each_ref().map(|a| a.as_os_str()), Some(&a.home));
+    let (report, _) = toolhost_tests::mcp::run_client_script(
+        "structured_client.py",
+        &args.each_ref().map(|a| a.as_os_str()),
+        Some(&a.home),
+    );
 
     // tools/list: outputSchema for the tools that declare one, none for the others.
     let tools = &report["tools"];
@@ -42,7 +46,10 @@ fn structured_results_reach_a_real_mcp_client_and_a_broken_one_fails() {
     assert_eq!(s["exitCode"], 0, "{runner}");
     assert_eq!(s["stdout"]["text"], "hello from a program\n", "{runner}");
     let text = runner["text"].as_str().unwrap();
-    assert!(text.contains("exited with code 0") && text.contains("hello from a program"), "{runner}");
+    assert!(
+        text.contains("exited with code 0") && text.contains("hello from a program"),
+        "{runner}"
+    );
 
     // shapeless: its value breaks its schema, so the call failed and carries no value.
     let shapeless = &report["calls"]["shapeless"];
@@ -74,10 +81,18 @@ fn a_structured_result_past_its_bound_is_withheld() {
     let a = Attack::new();
     let shapeless = test_components_dir().join("shapeless.wasm");
     let long = "word ".repeat(toolhost_limits::MAX_STRUCTURED_BYTES / 4);
-    let out = a.call_with(&["--tool", shapeless.to_str().unwrap()], "shapeless", serde_json::json!({ "text": long }));
+    let out = a.call_with(
+        &["--tool", shapeless.to_str().unwrap()],
+        "shapeless",
+        serde_json::json!({ "text": long }),
+    );
     let r = out.json();
     assert_eq!(r["status"], "failed", "{}", out.all());
     assert!(r.get("structuredContent").is_none(), "{}", out.all());
     let why = r["error"]["message"].as_str().unwrap();
-    assert!(why.contains("MAX_STRUCTURED_BYTES") && why.ends_with(toolhost::runtime::component_tool::STRUCTURED_WITHHELD), "{why}");
+    assert!(
+        why.contains("MAX_STRUCTURED_BYTES")
+            && why.ends_with(toolhost::runtime::component_tool::STRUCTURED_WITHHELD),
+        "{why}"
+    );
 }

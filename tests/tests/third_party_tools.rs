@@ -60,14 +60,27 @@ fn add_list_show_remove_round_trip() {
 
     let tools = a.run(&[], &["tools"]);
     let ids: Vec<&str> = tools.stdout.lines().map(|l| l.split('\t').next().unwrap()).collect();
-    assert_eq!(ids, ["read", "write", "edit", "grep", "glob", "list", "bash", "scribe"], "{}", tools.all());
+    assert_eq!(
+        ids,
+        ["read", "write", "edit", "grep", "glob", "list", "bash", "scribe"],
+        "{}",
+        tools.all()
+    );
     let explorer = a.run(&["--agent", "explorer"], &["tools"]);
-    assert!(!explorer.stdout.contains("scribe"), "the explorer got a workspace-mutation tool: {}", explorer.stdout);
+    assert!(
+        !explorer.stdout.contains("scribe"),
+        "the explorer got a workspace-mutation tool: {}",
+        explorer.stdout
+    );
 
     // Adding the same id again is an upgrade.
     let again = a.run(&[], &["tool", "add", path_str(&component("scribe")), "--yes"]);
     assert_eq!(again.code, Some(0), "{}", again.all());
-    assert!(again.stdout.contains("upgrades:") && again.stdout.contains("upgraded `scribe`"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("upgrades:") && again.stdout.contains("upgraded `scribe`"),
+        "{}",
+        again.stdout
+    );
 
     let removed = a.run(&[], &["tool", "remove", "scribe"]);
     assert_eq!(removed.code, Some(0), "{}", removed.all());
@@ -92,9 +105,14 @@ fn add_refuses_without_a_yes_off_a_terminal() {
     let a = Attack::new();
     let mut cmd = a.command(&[]);
     cmd.args(["tool", "add", path_str(&component("scribe"))]);
-    let out = run_limited(&mut cmd, Some(Vec::new()), Duration::from_secs(120)).expect("tool add ran");
+    let out =
+        run_limited(&mut cmd, Some(Vec::new()), Duration::from_secs(120)).expect("tool add ran");
     assert_eq!(out.code, Some(1), "{}", out.all());
-    assert!(out.stderr.contains("--yes"), "the refusal does not say how to proceed: {}", out.stderr);
+    assert!(
+        out.stderr.contains("--yes"),
+        "the refusal does not say how to proceed: {}",
+        out.stderr
+    );
     assert!(a.run(&[], &["tool", "list"]).stdout.is_empty(), "it was installed anyway");
 }
 
@@ -102,7 +120,9 @@ fn add_refuses_without_a_yes_off_a_terminal() {
 #[test]
 fn add_asks_on_a_terminal_and_defaults_to_no() {
     if std::process::Command::new("script").arg("--version").output().is_err() {
-        eprintln!("add_asks_on_a_terminal_and_defaults_to_no: skipped (no `script` for a pseudo-terminal)");
+        eprintln!(
+            "add_asks_on_a_terminal_and_defaults_to_no: skipped (no `script` for a pseudo-terminal)"
+        );
         return;
     }
     let a = Attack::new();
@@ -120,8 +140,16 @@ fn add_asks_on_a_terminal_and_defaults_to_no() {
     };
     for answer in [&b"\n"[..], b"n\n"] {
         let out = ask(answer);
-        assert!(out.stdout.contains("Install `scribe`? [y/N]"), "no question was asked: {:?}", out.stdout);
-        assert!(a.run(&[], &["tool", "list"]).stdout.is_empty(), "answer {answer:?} installed it: {}", out.stdout);
+        assert!(
+            out.stdout.contains("Install `scribe`? [y/N]"),
+            "no question was asked: {:?}",
+            out.stdout
+        );
+        assert!(
+            a.run(&[], &["tool", "list"]).stdout.is_empty(),
+            "answer {answer:?} installed it: {}",
+            out.stdout
+        );
     }
     let out = ask(b"y\n");
     assert!(out.stdout.contains("installed `scribe`"), "{:?}", out.stdout);
@@ -143,7 +171,10 @@ fn add_refuses_what_is_not_an_installable_tool() {
         (component("badid"), "is not 1 to 64 characters"),
         (component("blankdesc"), "description is blank"),
         (component("badschema"), "not valid JSON Schema"),
-        (component("badoutput"), "output schema must have \"type\": \"object\" (a structured result is a JSON object)"),
+        (
+            component("badoutput"),
+            "output schema must have \"type\": \"object\" (a structured result is a JSON object)",
+        ),
         (junk.join("text.wasm"), "not WebAssembly"),
         (junk.join("core.wasm"), "core WebAssembly module"),
         (junk.join("missing.wasm"), "cannot read"),
@@ -151,7 +182,12 @@ fn add_refuses_what_is_not_an_installable_tool() {
     for (file, why) in cases {
         let out = a.run(&[], &["tool", "add", path_str(&file), "--yes"]);
         assert_eq!(out.code, Some(1), "{} was not refused: {}", file.display(), out.all());
-        assert!(out.stderr.contains(why), "{}: the refusal does not say {why:?}: {}", file.display(), out.stderr);
+        assert!(
+            out.stderr.contains(why),
+            "{}: the refusal does not say {why:?}: {}",
+            file.display(),
+            out.stderr
+        );
     }
     assert!(a.run(&[], &["tool", "list"]).stdout.is_empty());
 }
@@ -166,8 +202,14 @@ fn a_tampered_installed_component_is_not_loaded_and_says_why() {
     std::fs::write(&file, bytes).unwrap();
     let tools = a.run(&[], &["tools"]);
     assert_eq!(tools.code, Some(0), "{}", tools.all());
-    promise(!tools.stdout.contains("misbehave"), || format!("a tampered component was loaded: {}", tools.stdout));
-    assert!(tools.stderr.contains("misbehave") && tools.stderr.contains("SHA-256"), "stderr does not say why: {}", tools.stderr);
+    promise(!tools.stdout.contains("misbehave"), || {
+        format!("a tampered component was loaded: {}", tools.stdout)
+    });
+    assert!(
+        tools.stderr.contains("misbehave") && tools.stderr.contains("SHA-256"),
+        "stderr does not say why: {}",
+        tools.stderr
+    );
     let list = a.run(&[], &["tool", "list", "--json"]);
     let rows: Value = serde_json::from_str(&list.stdout).unwrap();
     assert_eq!(rows[0]["loaded"], false);
@@ -244,9 +286,16 @@ fn bash_cannot_touch_the_installed_set() {
         d = a.data.display()
     );
     let out = a.bash(&script);
-    assert_eq!(std::fs::read(a.data.join("tools.json")).unwrap(), before, "bash changed tools.json: {}", out.all());
+    assert_eq!(
+        std::fs::read(a.data.join("tools.json")).unwrap(),
+        before,
+        "bash changed tools.json: {}",
+        out.all()
+    );
     let tools = a.run(&[], &["tools"]);
-    promise(tools.stdout.contains("misbehave"), || format!("bash damaged an installed tool: {}", tools.all()));
+    promise(tools.stdout.contains("misbehave"), || {
+        format!("bash damaged an installed tool: {}", tools.all())
+    });
 }
 
 /// Every containment case through one session: after each, the same session serves the next
@@ -258,13 +307,20 @@ fn misbehaving_components_are_contained_and_the_session_goes_on() {
     let mut s = a.session(&[]);
     let echo = |s: &mut toolhost_tests::attack::Session, id: &str| {
         let r = s.call(id, "misbehave", json!({"action": "echo"}));
-        assert_eq!(result_text(&r), "ok", "the session stopped serving after a misbehaving call: {r}");
+        assert_eq!(
+            result_text(&r),
+            "ok",
+            "the session stopped serving after a misbehaving call: {r}"
+        );
     };
 
     let trap = s.call("t1", "misbehave", json!({"action": "trap"}));
     assert_eq!(trap["error"]["code"], "execution_failed", "{trap}");
     let msg = trap["error"]["message"].as_str().unwrap();
-    assert!(!msg.contains('\n') && msg.len() < 300, "a trap gave more than a one-line reason: {msg:?}");
+    assert!(
+        !msg.contains('\n') && msg.len() < 300,
+        "a trap gave more than a one-line reason: {msg:?}"
+    );
     echo(&mut s, "e1");
 
     let started = Instant::now();
@@ -288,16 +344,32 @@ fn misbehaving_components_are_contained_and_the_session_goes_on() {
 
     let alloc = s.call("a1", "misbehave", json!({"action": "alloc"}));
     assert_eq!(alloc["status"], "failed", "{alloc}");
-    assert!(alloc["error"]["message"].as_str().unwrap().contains("512 MiB"), "the cap is not named: {alloc}");
+    assert!(
+        alloc["error"]["message"].as_str().unwrap().contains("512 MiB"),
+        "the cap is not named: {alloc}"
+    );
     echo(&mut s, "e4");
 
     let big = s.call("b1", "misbehave", json!({"action": "big", "bytes": 5_000_000}));
     let text = result_text(&big);
-    assert!(text.len() <= 32_000, "more than 32,000 bytes of a 5 MB result reached the model: {}", text.len());
+    assert!(
+        text.len() <= 32_000,
+        "more than 32,000 bytes of a 5 MB result reached the model: {}",
+        text.len()
+    );
     let spill_dir = a.data.join("spill");
-    let named = text.split_whitespace().map(|w| w.trim_matches(|c: char| "()`'\".,;:".contains(c))).find(|w| w.starts_with(path_str(&spill_dir)));
-    let spill = named.unwrap_or_else(|| panic!("the cut names no spill file: {}", &text[text.len().saturating_sub(400)..]));
-    assert_eq!(std::fs::metadata(spill).map(|m| m.len()).unwrap_or(0), 5_000_000, "the spill file {spill} does not hold the whole result");
+    let named = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "()`'\".,;:".contains(c)))
+        .find(|w| w.starts_with(path_str(&spill_dir)));
+    let spill = named.unwrap_or_else(|| {
+        panic!("the cut names no spill file: {}", &text[text.len().saturating_sub(400)..])
+    });
+    assert_eq!(
+        std::fs::metadata(spill).map(|m| m.len()).unwrap_or(0),
+        5_000_000,
+        "the spill file {spill} does not hold the whole result"
+    );
     echo(&mut s, "e5");
 
     let flood = s.call("f1", "misbehave", json!({"action": "flood", "bytes": 64_000_000}));
@@ -313,7 +385,10 @@ fn misbehaving_components_are_contained_and_the_session_goes_on() {
 /// VmHWM of `pid`, in KiB.
 fn peak_rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// A component that crashes on three calls in a row is disabled for the rest of the session:
@@ -336,7 +411,10 @@ fn three_crashes_in_a_row_disable_a_tool_for_the_session() {
     let disabled = s.call("after", "misbehave", json!({"action": "echo"}));
     assert_eq!(disabled["error"]["code"], "execution_failed", "{disabled}");
     let text = result_text(&disabled);
-    assert!(text.contains("`misbehave`") && text.contains("disabled for the rest of this session"), "{text}");
+    assert!(
+        text.contains("`misbehave`") && text.contains("disabled for the rest of this session"),
+        "{text}"
+    );
     let other = s.call("list", "list", json!({"path": "."}));
     assert_eq!(other["status"], "succeeded", "{other}");
     drop(s);
@@ -359,9 +437,17 @@ fn component_calls_report_their_usage() {
     let big = hoard.json()["usage"]["peakMemoryBytes"].as_u64().unwrap_or(0);
     assert!(big >= 256 << 20, "a 4 GiB hoard's peak memory is {big}: {}", hoard.stdout);
     let list = a.call("list", json!({"path": "."}));
-    assert!(list.json()["usage"]["peakMemoryBytes"].as_u64().is_some(), "a built-in component reports no usage: {}", list.stdout);
+    assert!(
+        list.json()["usage"]["peakMemoryBytes"].as_u64().is_some(),
+        "a built-in component reports no usage: {}",
+        list.stdout
+    );
     let bash = a.call("bash", json!({"command": "true"}));
-    assert!(bash.json().get("usage").is_none(), "host-native bash reports a component usage: {}", bash.stdout);
+    assert!(
+        bash.json().get("usage").is_none(),
+        "host-native bash reports a component usage: {}",
+        bash.stdout
+    );
 }
 
 /// The grant is what `tools.json` records, not what the component declares: scribe recorded
@@ -373,18 +459,37 @@ fn the_recorded_grant_holds_and_an_upgrade_names_a_higher_risk() {
     install(&a, "scribe");
     // As if it had been installed when it declared read-only (the user's own edit of the record).
     let record = a.data.join("tools.json");
-    let text = std::fs::read_to_string(&record).unwrap().replace("\"workspace_mutation\"", "\"read_only\"");
+    let text = std::fs::read_to_string(&record)
+        .unwrap()
+        .replace("\"workspace_mutation\"", "\"read_only\"");
     std::fs::write(&record, text).unwrap();
     let out = a.call("scribe", json!({"path": "notes.txt", "text": "x\n"}));
-    assert_eq!(out.json()["error"]["code"], "permission_denied", "a read-only grant wrote: {}", out.all());
+    assert_eq!(
+        out.json()["error"]["code"],
+        "permission_denied",
+        "a read-only grant wrote: {}",
+        out.all()
+    );
     promise(!a.ws.join("notes.txt").exists(), || "a tool granted read-only wrote a file".into());
     let explorer = a.run(&["--agent", "explorer"], &["tools"]);
-    assert!(explorer.stdout.contains("scribe"), "the explorer does not get a tool granted read-only: {}", explorer.stdout);
+    assert!(
+        explorer.stdout.contains("scribe"),
+        "the explorer does not get a tool granted read-only: {}",
+        explorer.stdout
+    );
 
     let upgrade = a.run(&[], &["tool", "add", path_str(&component("scribe")), "--yes"]);
     assert_eq!(upgrade.code, Some(0), "{}", upgrade.all());
-    assert!(upgrade.stdout.contains("upgrades:") && upgrade.stdout.contains("granted read-only"), "{}", upgrade.stdout);
-    assert!(upgrade.stdout.contains("HIGHER RISK") && upgrade.stdout.contains("workspace-mutation"), "the higher risk is not named: {}", upgrade.stdout);
+    assert!(
+        upgrade.stdout.contains("upgrades:") && upgrade.stdout.contains("granted read-only"),
+        "{}",
+        upgrade.stdout
+    );
+    assert!(
+        upgrade.stdout.contains("HIGHER RISK") && upgrade.stdout.contains("workspace-mutation"),
+        "the higher risk is not named: {}",
+        upgrade.stdout
+    );
     let out = a.call("scribe", json!({"path": "notes.txt", "text": "x\n"}));
     assert_eq!(out.status(), "succeeded", "the upgraded grant does not hold: {}", out.all());
 }

@@ -59,7 +59,16 @@ fn third_party_grep() -> Result<std::path::PathBuf> {
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .current_dir(crate::root())
             .env("TOOLHOST_GREP_ID", "grep3p")
-            .args(["build", "--release", "--quiet", "--target", crate::WASM_TARGET, "-p", "toolhost-tool-grep", "--target-dir"])
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "--target",
+                crate::WASM_TARGET,
+                "-p",
+                "toolhost-tool-grep",
+                "--target-dir",
+            ])
             .arg(&target),
     )?;
     Ok(target.join(crate::WASM_TARGET).join("release").join("toolhost_tool_grep.wasm"))

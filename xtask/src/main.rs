@@ -81,13 +81,18 @@ fn main() -> Result<()> {
             build()?;
             bench::run(&args[1..])
         }
-        _ => bail!("usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools"),
+        _ => bail!(
+            "usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools"
+        ),
     }
 }
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
 }
 
 /// The cargo target dir.
@@ -112,14 +117,24 @@ fn run(cmd: &mut Command) -> Result<()> {
 
 /// Install the wasm target when rustup lacks it (RUSTUP_AUTO_INSTALL=0 on these machines).
 fn ensure_wasm_target() -> Result<()> {
-    let out = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(root()).output();
+    let out =
+        Command::new("rustup").args(["target", "list", "--installed"]).current_dir(root()).output();
     match out {
-        Ok(out) if String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET) => Ok(()),
-        Ok(_) => run(Command::new("rustup").args(["target", "add", WASM_TARGET]).current_dir(root())).or_else(|_| {
-            // A toolchain made with `rustup toolchain link` takes no components; the stable
-            // toolchain it points at does.
-            run(Command::new("rustup").args(["target", "add", "--toolchain", "stable", WASM_TARGET]).current_dir(root()))
-        }),
+        Ok(out)
+            if String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET) =>
+        {
+            Ok(())
+        }
+        Ok(_) => {
+            run(Command::new("rustup").args(["target", "add", WASM_TARGET]).current_dir(root()))
+                .or_else(|_| {
+                    // A toolchain made with `rustup toolchain link` takes no components; the stable
+                    // toolchain it points at does.
+                    run(Command::new("rustup")
+                        .args(["target", "add", "--toolchain", "stable", WASM_TARGET])
+                        .current_dir(root()))
+                })
+        }
         Err(e) => bail!("rustup is needed to install the {WASM_TARGET} target: {e}"),
     }
 }
@@ -142,15 +157,28 @@ fn build() -> Result<()> {
             let built = wasm_dir.join(format!("{}.wasm", krate.replace('-', "_")));
             let to = dest.join(format!("{id}.wasm"));
             // Copy only when changed, so the host's component cache keys stay stable.
-            let same = std::fs::read(&to).ok() == Some(std::fs::read(&built).with_context(|| format!("reading {}", built.display()))?);
+            let same = std::fs::read(&to).ok()
+                == Some(
+                    std::fs::read(&built)
+                        .with_context(|| format!("reading {}", built.display()))?,
+                );
             if !same {
-                std::fs::copy(&built, &to).with_context(|| format!("copying {} to {}", built.display(), to.display()))?;
+                std::fs::copy(&built, &to)
+                    .with_context(|| format!("copying {} to {}", built.display(), to.display()))?;
             }
         }
     }
     // The host (with the components embedded), and the small Landlock helper it runs
     // inside bubblewrap.
-    run(host_cargo().args(["build", "--release", "-p", "toolhost", "-p", "toolhost-sandbox", "--bins"]))
+    run(host_cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "toolhost",
+        "-p",
+        "toolhost-sandbox",
+        "--bins",
+    ]))
 }
 
 /// cargo for the host: its build embeds the components `build` copied.

@@ -67,16 +67,33 @@ pub fn generate(root: &Path) -> Result<()> {
         let dir = root.join(format!("pkg{:02}/mod{:02}", i % 20, (i / 20) % 20));
         std::fs::create_dir_all(&dir)?;
         let ext = exts[i % exts.len()];
-        let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join(format!("file{i:05}.{ext}")))?);
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(dir.join(format!("file{i:05}.{ext}")))?);
         let mut written = 0;
         let mut line_no = 0;
         while written < FILE_BYTES {
             line_no += 1;
             let line = match rng.next() % 10 {
-                0 => format!("fn {}_{}(self, ctx: &Ctx) -> Result<(), Error> {{", rng.pick(WORDS).to_lowercase(), line_no),
-                1 => format!("    return {}.{}({});", rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS)),
+                0 => format!(
+                    "fn {}_{}(self, ctx: &Ctx) -> Result<(), Error> {{",
+                    rng.pick(WORDS).to_lowercase(),
+                    line_no
+                ),
+                1 => format!(
+                    "    return {}.{}({});",
+                    rng.pick(WORDS),
+                    rng.pick(WORDS),
+                    rng.pick(WORDS)
+                ),
                 2 => format!("    // handle the {} error for {}", rng.pick(WORDS), rng.pick(WORDS)),
-                _ => format!("    let {} = {}::{}(&{}, {});", rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS), rng.next() % 1000),
+                _ => format!(
+                    "    let {} = {}::{}(&{}, {});",
+                    rng.pick(WORDS),
+                    rng.pick(WORDS),
+                    rng.pick(WORDS),
+                    rng.pick(WORDS),
+                    rng.next() % 1000
+                ),
             };
             writeln!(f, "{line}")?;
             written += line.len() + 1;

@@ -62,13 +62,14 @@ impl Tool for Bash {
         let env: BTreeMap<String, String> =
             session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let progress_call = call.clone();
-        let progress: toolhost_sandbox::process::ProgressFn = Arc::new(move |stream, bytes: &[u8]| {
-            let chunk = String::from_utf8_lossy(bytes).into_owned();
-            progress_call.report_progress(match stream {
-                Stream::Stdout => ToolProgress::Stdout { chunk },
-                Stream::Stderr => ToolProgress::Stderr { chunk },
+        let progress: toolhost_sandbox::process::ProgressFn =
+            Arc::new(move |stream, bytes: &[u8]| {
+                let chunk = String::from_utf8_lossy(bytes).into_owned();
+                progress_call.report_progress(match stream {
+                    Stream::Stdout => ToolProgress::Stdout { chunk },
+                    Stream::Stderr => ToolProgress::Stderr { chunk },
+                });
             });
-        });
         let request = BashRequest {
             command: input.command,
             timeout_ms: input.timeout_ms,
@@ -80,7 +81,8 @@ impl Tool for Bash {
             spill_path: Some(spill_path(&session.data_dir, &session.session_id, &call.call_id.0)),
             progress: Some(progress),
         };
-        let outcome = run_bash(session.sandbox.as_ref(), session.process_backend.as_ref(), request).await;
+        let outcome =
+            run_bash(session.sandbox.as_ref(), session.process_backend.as_ref(), request).await;
         let code = match outcome.status {
             BashStatus::Completed { .. } => {
                 return Ok(ToolOutput {

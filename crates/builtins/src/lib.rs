@@ -71,9 +71,14 @@ impl Agent {
     pub fn toolset_with(self, extra: &[(String, ToolRisk)]) -> ToolsetConfig {
         let (builtins, extra): (&[&str], Vec<&str>) = match self {
             Agent::Default => (DEFAULT_TOOLSET, extra.iter().map(|(id, _)| id.as_str()).collect()),
-            Agent::Explorer => {
-                (EXPLORER_TOOLSET, extra.iter().filter(|(_, risk)| *risk == ToolRisk::ReadOnly).map(|(id, _)| id.as_str()).collect())
-            }
+            Agent::Explorer => (
+                EXPLORER_TOOLSET,
+                extra
+                    .iter()
+                    .filter(|(_, risk)| *risk == ToolRisk::ReadOnly)
+                    .map(|(id, _)| id.as_str())
+                    .collect(),
+            ),
         };
         ToolsetConfig::new(builtins.iter().copied().chain(extra))
     }
@@ -88,14 +93,19 @@ pub fn components_override() -> Option<PathBuf> {
 /// Why the built-in registry could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuiltinError {
-    #[error("the built-in tool component {0} was not found (TOOLHOST_COMPONENTS names a directory without it)")]
+    #[error(
+        "the built-in tool component {0} was not found (TOOLHOST_COMPONENTS names a directory without it)"
+    )]
     ComponentMissing(PathBuf),
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
 }
 
 /// Register the built-in tools: each component of [`BUILTIN_COMPONENTS`] from `dir`.
-pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) -> Result<ToolRegistryBuilder, BuiltinError> {
+pub async fn builtin_registry_from(
+    runtime: &Arc<ComponentRuntime>,
+    dir: &Path,
+) -> Result<ToolRegistryBuilder, BuiltinError> {
     let mut builder = ToolRegistryBuilder::new();
     for id in BUILTIN_COMPONENTS {
         let path = dir.join(format!("{id}.wasm"));
@@ -111,7 +121,9 @@ pub async fn builtin_registry_from(runtime: &Arc<ComponentRuntime>, dir: &Path) 
 
 /// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
 /// that directory), then bash. More tools (installed ones) may be registered after them.
-pub async fn builtin_registry(runtime: &Arc<ComponentRuntime>) -> Result<ToolRegistryBuilder, BuiltinError> {
+pub async fn builtin_registry(
+    runtime: &Arc<ComponentRuntime>,
+) -> Result<ToolRegistryBuilder, BuiltinError> {
     if let Some(dir) = components_override() {
         return builtin_registry_from(runtime, &dir).await;
     }

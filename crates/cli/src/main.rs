@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use toolhost::{Agent, SandboxMode};
 use toolhost::undo::Direction;
+use toolhost::{Agent, SandboxMode};
 
 #[derive(Parser)]
 #[command(name = "toolhost", version, about = "Host for the tools an AI coding agent calls")]
@@ -162,8 +162,12 @@ fn main() -> ExitCode {
     }
     keep_freed_memory();
     // As root, the file tools are refused what bash is refused: before any thread starts.
-    if let toolhost::privileges::Dropped::Failed(e) = toolhost::privileges::drop_file_access_overrides() {
-        eprintln!("toolhost: cannot drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH ({e}); refusing to run as root with them");
+    if let toolhost::privileges::Dropped::Failed(e) =
+        toolhost::privileges::drop_file_access_overrides()
+    {
+        eprintln!(
+            "toolhost: cannot drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH ({e}); refusing to run as root with them"
+        );
         return ExitCode::FAILURE;
     }
     tracing_subscriber::fmt()
@@ -193,10 +197,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let setup = setup::setup(&cli)?;
     match &cli.command {
         Command::Tools { json } => commands::tools::run(&setup, &cli, *json).await,
-        Command::Call { tool, input, json } => commands::call::run(&setup, &cli, tool, input, *json).await,
+        Command::Call { tool, input, json } => {
+            commands::call::run(&setup, &cli, tool, input, *json).await
+        }
         Command::Session => commands::session::run(&setup, &cli).await,
         Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
-            commands::mcp::run(&setup, &cli, listen.clone(), allow_hosts.clone(), token_file.clone(), *no_auth).await
+            commands::mcp::run(
+                &setup,
+                &cli,
+                listen.clone(),
+                allow_hosts.clone(),
+                token_file.clone(),
+                *no_auth,
+            )
+            .await
         }
         Command::Conformance { file, json, junit, cases, seed } => {
             commands::conformance::run(&setup, file, *json, junit.as_ref(), *cases, *seed).await
@@ -204,8 +218,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Wit { version } => Ok(commands::wit::run(version.as_deref())),
         Command::Tool { action } => commands::tool::run(&setup, action).await,
         Command::Changes { json } => commands::changes::list(&setup, &cli, *json),
-        Command::Undo { change_ids } => commands::changes::apply(&setup, &cli, change_ids, Direction::Undo).await,
-        Command::Reapply { change_ids } => commands::changes::apply(&setup, &cli, change_ids, Direction::Reapply).await,
+        Command::Undo { change_ids } => {
+            commands::changes::apply(&setup, &cli, change_ids, Direction::Undo).await
+        }
+        Command::Reapply { change_ids } => {
+            commands::changes::apply(&setup, &cli, change_ids, Direction::Reapply).await
+        }
         Command::Doctor => {
             toolhost::spill::remove_expired(&setup.data_dir);
             Ok(commands::doctor::run(&*setup.sandbox(true), &setup.policy))

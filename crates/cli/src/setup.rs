@@ -21,7 +21,8 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("TOOLHOST_HOME") {
         return Ok(PathBuf::from(dir));
     }
-    let home = std::env::var_os("HOME").context("neither --data-dir, TOOLHOST_HOME nor HOME is set")?;
+    let home =
+        std::env::var_os("HOME").context("neither --data-dir, TOOLHOST_HOME nor HOME is set")?;
     Ok(PathBuf::from(home).join(".toolhost"))
 }
 
@@ -39,7 +40,8 @@ fn landlock_helper() -> Option<std::path::PathBuf> {
 fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy::PolicyConfig> {
     let path = data_dir.join(POLICY_FILE);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("{} is not a valid policy config", path.display())),
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a valid policy config", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
@@ -47,7 +49,6 @@ fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy:
 
 // The policy config file inside the data dir (hard-protected: tools cannot change it).
 use toolhost_sandbox::policy::POLICY_FILE;
-
 
 /// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).
 #[cfg(target_os = "macos")]
@@ -168,7 +169,13 @@ fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> 
     {
         return Vec::new();
     }
-    let Ok(mut file) = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(registry)
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(registry)
     else {
         return Vec::new();
     };
@@ -177,10 +184,15 @@ fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> 
         return Vec::new();
     }
     let mut text = String::new();
-    if (&mut file).take(toolhost_limits::MAX_DATA_DIR_REGISTRY_BYTES as u64).read_to_string(&mut text).is_err() {
+    if (&mut file)
+        .take(toolhost_limits::MAX_DATA_DIR_REGISTRY_BYTES as u64)
+        .read_to_string(&mut text)
+        .is_err()
+    {
         return Vec::new();
     }
-    let listed: Vec<PathBuf> = text.lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect();
+    let listed: Vec<PathBuf> =
+        text.lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect();
     let mut alive: Vec<PathBuf> = Vec::new();
     for d in listed {
         if !alive.contains(&d) && toolhost_sandbox::policy::is_marked_data_dir(&d) {
@@ -192,9 +204,17 @@ fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> 
     if !kept.contains(&own) {
         kept.push(own);
     }
-    let new_text: String = kept.iter().filter_map(|d| d.to_str()).filter(|d| !d.contains('\n')).map(|d| format!("{d}\n")).collect();
+    let new_text: String = kept
+        .iter()
+        .filter_map(|d| d.to_str())
+        .filter(|d| !d.contains('\n'))
+        .map(|d| format!("{d}\n"))
+        .collect();
     if new_text != text && new_text.len() <= toolhost_limits::MAX_DATA_DIR_REGISTRY_BYTES {
-        let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(new_text.as_bytes()));
+        let _ = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| file.write_all(new_text.as_bytes()));
     }
     others
 }
@@ -220,7 +240,12 @@ impl Setup {
     /// or else `approver` (none: escalations are refused), the component runtime with
     /// `allocation` (one-call commands allocate on demand; the pooling allocator's set-up and
     /// tear-down cost more than the one call), and the built-in registry.
-    pub async fn toolset(&self, cli: &Cli, approver: Option<Arc<dyn Approver>>, allocation: Allocation) -> Result<FinalizedToolset> {
+    pub async fn toolset(
+        &self,
+        cli: &Cli,
+        approver: Option<Arc<dyn Approver>>,
+        allocation: Allocation,
+    ) -> Result<FinalizedToolset> {
         let session = self.session_context(cli, approver);
         let runtime = self.runtime(allocation)?;
         self.toolset_on(cli.agent, &cli.extra_tools, session, &runtime).await
@@ -228,11 +253,15 @@ impl Setup {
 
     /// The session context of `--session` (or a new id) over `--workspace`, with bash's
     /// sandbox and the approver (see [`Setup::toolset`]); expired spill files are swept.
-    pub fn session_context(&self, cli: &Cli, approver: Option<Arc<dyn Approver>>) -> ToolSessionContext {
+    pub fn session_context(
+        &self,
+        cli: &Cli,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> ToolSessionContext {
         toolhost::spill::remove_expired(&self.data_dir);
         let session_id = cli.session.clone().unwrap_or_else(new_session_id);
-        let mut session =
-            ToolSessionContext::local(&self.workspace, &self.data_dir, session_id).with_sandbox(self.sandbox(false));
+        let mut session = ToolSessionContext::local(&self.workspace, &self.data_dir, session_id)
+            .with_sandbox(self.sandbox(false));
         if cli.allow_escalation {
             session = session.with_approver(Arc::new(toolhost::approval::AllowEscalations));
         } else if let Some(approver) = approver {
@@ -258,7 +287,10 @@ impl Setup {
 
     /// The component runtime, caching compilations under the data dir.
     pub fn runtime(&self, allocation: Allocation) -> Result<Arc<ComponentRuntime>> {
-        Ok(ComponentRuntime::with_allocation(Some(self.data_dir.join("cache").join("components")), allocation)?)
+        Ok(ComponentRuntime::with_allocation(
+            Some(self.data_dir.join("cache").join("components")),
+            allocation,
+        )?)
     }
 
     /// The installed set of this data dir.
@@ -277,7 +309,9 @@ impl Setup {
     ) -> Result<Vec<(String, toolhost::ToolRisk)>> {
         let builtin = toolhost::builtins::DEFAULT_TOOLSET;
         let mut extra = Vec::new();
-        for installed in toolhost_plugins::load_installed(runtime, &self.tool_store(), builtin).await? {
+        for installed in
+            toolhost_plugins::load_installed(runtime, &self.tool_store(), builtin).await?
+        {
             match installed {
                 toolhost_plugins::Installed::Loaded(record, tool) => {
                     extra.push((record.id, record.risk));
@@ -291,7 +325,9 @@ impl Setup {
             }
         }
         let taken: Vec<String> = extra.iter().map(|(id, _)| id.clone()).collect();
-        for tool in toolhost_plugins::load_uninstalled(runtime, extra_tools, builtin, &taken).await? {
+        for tool in
+            toolhost_plugins::load_uninstalled(runtime, extra_tools, builtin, &taken).await?
+        {
             extra.push((tool.grant().tool.clone(), tool.grant().risk));
             registry.register_dyn(Arc::new(tool));
         }

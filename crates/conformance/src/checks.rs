@@ -32,8 +32,10 @@ use toolhost_core::result::{ErrorCode, ToolResult};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
 use toolhost_limits::MAX_RESULT_BYTES;
 use toolhost_plugins::rules;
+use toolhost_runtime::component_tool::{
+    STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD,
+};
 use toolhost_runtime::validate::InvalidComponent;
-use toolhost_runtime::component_tool::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD};
 use toolhost_runtime::{ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
 
 use crate::generate::{Rng, input};
@@ -82,7 +84,8 @@ impl Scratch {
     }
 
     fn call_context(&self, id: usize, deadline: Duration) -> ToolCallContext {
-        ToolCallContext::new(format!("conformance-{id}"), self.policy.clone()).with_deadline(Instant::now() + deadline)
+        ToolCallContext::new(format!("conformance-{id}"), self.policy.clone())
+            .with_deadline(Instant::now() + deadline)
     }
 }
 
@@ -118,23 +121,39 @@ pub(crate) async fn run_all(
         }
     };
     push(report, "static.component", Outcome::Pass, "a WebAssembly component");
-    push(report, "static.contract", Outcome::Pass, format!("targets toolhost:tool@{}", inspected.wit_version));
+    push(
+        report,
+        "static.contract",
+        Outcome::Pass,
+        format!("targets toolhost:tool@{}", inspected.wit_version),
+    );
     let wasi_fs = inspected.imports.iter().any(|i| i.starts_with("wasi:filesystem/"));
     let wasi_net = inspected.imports.iter().any(|i| i.starts_with("wasi:sockets/"));
     match (wasi_fs, wasi_net) {
-        (false, false) => push(report, "static.imports", Outcome::Pass, "imports only toolhost:tool and WASI 0.2"),
+        (false, false) => {
+            push(report, "static.imports", Outcome::Pass, "imports only toolhost:tool and WASI 0.2")
+        }
         _ => push(
             report,
             "static.imports",
             Outcome::Warn,
             format!(
                 "imports {}, which the host links empty (no preopened directory, no socket allowed): reach files through toolhost:tool/workspace instead",
-                [wasi_fs.then_some("wasi:filesystem"), wasi_net.then_some("wasi:sockets")].into_iter().flatten().collect::<Vec<_>>().join(" and ")
+                [wasi_fs.then_some("wasi:filesystem"), wasi_net.then_some("wasi:sockets")]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ),
         ),
     }
     let parallel = inspected.exports.iter().any(|e| e.starts_with("toolhost:tool/parallel@"));
-    push(report, "static.exports", Outcome::Pass, if parallel { "exports tool and parallel" } else { "exports tool" });
+    push(
+        report,
+        "static.exports",
+        Outcome::Pass,
+        if parallel { "exports tool and parallel" } else { "exports tool" },
+    );
     report.timings.push(("static".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
@@ -167,8 +186,17 @@ pub(crate) async fn run_all(
         let value = input(&def.input_schema, &mut rng, i);
         let valid = validator.is_valid(&value);
         tool.reset_crashes();
-        let result = tool.call(&scratch.session, scratch.call_context(i, CASE_DEADLINE), value.clone()).await;
-        cases.push(Case { crashed: tool.crash_streak() > 0, refusals: tool.grant().take_refusals(), runs: tool.grant().take_runs(), input: value, valid, result });
+        let result = tool
+            .call(&scratch.session, scratch.call_context(i, CASE_DEADLINE), value.clone())
+            .await;
+        cases.push(Case {
+            crashed: tool.crash_streak() > 0,
+            refusals: tool.grant().take_refusals(),
+            runs: tool.grant().take_runs(),
+            input: value,
+            valid,
+            result,
+        });
     }
     tool.reset_crashes();
     input_checks(report, &cases, options);
@@ -180,14 +208,23 @@ pub(crate) async fn run_all(
     report.timings.push(("bounds".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
-    let sample = cases.iter().find(|c| c.valid && !c.crashed).map(|c| c.input.clone()).unwrap_or_else(|| serde_json::json!({}));
+    let sample = cases
+        .iter()
+        .find(|c| c.valid && !c.crashed)
+        .map(|c| c.input.clone())
+        .unwrap_or_else(|| serde_json::json!({}));
     deadline_checks(report, &tool, &scratch, &sample).await;
     report.timings.push(("deadline".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
     capability_checks(report, &tool, &def, &scratch, &cases).await;
     report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
-    let mut imports: Vec<&str> = inspected.imports.iter().filter(|i| i.starts_with("wasi:")).map(|i| i.split('/').next().unwrap_or(i)).collect();
+    let mut imports: Vec<&str> = inspected
+        .imports
+        .iter()
+        .filter(|i| i.starts_with("wasi:"))
+        .map(|i| i.split('/').next().unwrap_or(i))
+        .collect();
     imports.dedup();
     push(
         report,
@@ -203,9 +240,13 @@ pub(crate) async fn run_all(
 
 fn static_failure(report: &mut Report, e: InvalidComponent) {
     let (name, text) = match &e {
-        InvalidComponent::NotWasm | InvalidComponent::CoreModule | InvalidComponent::Compile(_) => ("static.component", e.to_string()),
+        InvalidComponent::NotWasm | InvalidComponent::CoreModule | InvalidComponent::Compile(_) => {
+            ("static.component", e.to_string())
+        }
         InvalidComponent::ForeignImport(_) => ("static.imports", e.to_string()),
-        InvalidComponent::NoToolExport(_) | InvalidComponent::Link(_) => ("static.exports", e.to_string()),
+        InvalidComponent::NoToolExport(_) | InvalidComponent::Link(_) => {
+            ("static.exports", e.to_string())
+        }
         InvalidComponent::Describe(_) => ("describe.returns", e.to_string()),
         InvalidComponent::Definition(d) => (definition_check(d), e.to_string()),
     };
@@ -231,33 +272,69 @@ fn definition_check(e: &rules::DefinitionError) -> &'static str {
 }
 
 /// The `describe.*` checks; the schema's validator when the schema is one.
-async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDefinition) -> Option<jsonschema::Validator> {
+async fn describe_checks(
+    report: &mut Report,
+    tool: &ComponentTool,
+    def: &ToolDefinition,
+) -> Option<jsonschema::Validator> {
     push(report, "describe.returns", Outcome::Pass, format!("describes `{}`", def.id));
     match (tool.describe_again().await, tool.describe_again().await) {
-        (Ok(a), Ok(b)) if &a == def && &b == def => push(report, "describe.stable", Outcome::Pass, "the same on every fresh instance"),
-        (Err(e), _) | (_, Err(e)) => push(report, "describe.stable", Outcome::Fail, format!("a second describe failed: {e}")),
-        _ => push(report, "describe.stable", Outcome::Fail, "a fresh instance describes the tool differently; describe must return a constant"),
+        (Ok(a), Ok(b)) if &a == def && &b == def => {
+            push(report, "describe.stable", Outcome::Pass, "the same on every fresh instance")
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            push(report, "describe.stable", Outcome::Fail, format!("a second describe failed: {e}"))
+        }
+        _ => push(
+            report,
+            "describe.stable",
+            Outcome::Fail,
+            "a fresh instance describes the tool differently; describe must return a constant",
+        ),
     }
     let id = def.id.as_str();
     if !rules::valid_id(id) {
-        push(report, "describe.id", Outcome::Fail, rules::DefinitionError::Id(id.into()).to_string());
+        push(
+            report,
+            "describe.id",
+            Outcome::Fail,
+            rules::DefinitionError::Id(id.into()).to_string(),
+        );
     } else if toolhost_builtins::DEFAULT_TOOLSET.iter().any(|b| b.eq_ignore_ascii_case(id)) {
-        push(report, "describe.id", Outcome::Warn, format!("`{id}` is a built-in tool's id: `tool add` refuses it, give a third-party tool another"));
+        push(
+            report,
+            "describe.id",
+            Outcome::Warn,
+            format!(
+                "`{id}` is a built-in tool's id: `tool add` refuses it, give a third-party tool another"
+            ),
+        );
     } else {
         push(report, "describe.id", Outcome::Pass, format!("`{id}`"));
     }
     if def.description.trim().is_empty() {
-        push(report, "describe.description", Outcome::Fail, rules::DefinitionError::Description.to_string());
+        push(
+            report,
+            "describe.description",
+            Outcome::Fail,
+            rules::DefinitionError::Description.to_string(),
+        );
     } else {
         push(report, "describe.description", Outcome::Pass, "");
     }
     push(report, "describe.risk", Outcome::Pass, def.risk.name());
     let schema = &def.input_schema;
     let validator = match rules::check_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
-        toolhost_runtime::definition::compile_schema(schema).map_err(|e| format!("its input schema does not compile as JSON Schema 2020-12: {e}"))
+        toolhost_runtime::definition::compile_schema(schema)
+            .map_err(|e| format!("its input schema does not compile as JSON Schema 2020-12: {e}"))
     }) {
         Ok(v) => {
-            push(report, "describe.schema", Outcome::Pass, "a valid JSON Schema (2020-12) of an object");
+            push(
+                report,
+                "describe.schema",
+                Outcome::Pass,
+                "a valid JSON Schema (2020-12) of an object",
+            );
             Some(v)
         }
         Err(e) => {
@@ -268,13 +345,21 @@ async fn describe_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDe
     output_schema_check(report, def);
     let undocumented = undocumented_properties(schema);
     if undocumented.is_empty() {
-        push(report, "describe.property-descriptions", Outcome::Pass, "every property has a description");
+        push(
+            report,
+            "describe.property-descriptions",
+            Outcome::Pass,
+            "every property has a description",
+        );
     } else {
         push(
             report,
             "describe.property-descriptions",
             Outcome::Warn,
-            format!("properties without a description (the model reads them): {}; add a doc comment or \"description\"", undocumented.join(", ")),
+            format!(
+                "properties without a description (the model reads them): {}; add a doc comment or \"description\"",
+                undocumented.join(", ")
+            ),
         );
     }
     validator
@@ -298,7 +383,12 @@ fn output_schema_check(report: &mut Report, def: &ToolDefinition) {
     };
     let checked = rules::check_output_schema(schema).map_err(|e| e.to_string());
     match checked {
-        Ok(_) => push(report, "describe.output-schema", Outcome::Pass, "a valid JSON Schema (2020-12) of an object"),
+        Ok(_) => push(
+            report,
+            "describe.output-schema",
+            Outcome::Pass,
+            "a valid JSON Schema (2020-12) of an object",
+        ),
         Err(e) => push(report, "describe.output-schema", Outcome::Fail, e),
     }
 }
@@ -306,14 +396,18 @@ fn output_schema_check(report: &mut Report, def: &ToolDefinition) {
 /// `outputs.structured`: no call's structured result was withheld by the host (it broke the
 /// output schema, or was missing, or came without one).
 fn output_checks(report: &mut Report, cases: &[Case], def: &ToolDefinition, options: &Options) {
-    let withheld = |c: &&Case| c.result.error.as_ref().is_some_and(|e| e.message.ends_with(STRUCTURED_WITHHELD));
+    let withheld = |c: &&Case| {
+        c.result.error.as_ref().is_some_and(|e| e.message.ends_with(STRUCTURED_WITHHELD))
+    };
     let broken: Vec<&Case> = cases.iter().filter(withheld).collect();
     match smallest(broken.iter().copied()) {
         None => {
             let structured = cases.iter().filter(|c| c.result.structured.is_some()).count();
             let message = match &def.output_schema {
                 None => "text only, as its definition says".to_string(),
-                Some(_) => format!("{structured} structured results, each matching the output schema"),
+                Some(_) => {
+                    format!("{structured} structured results, each matching the output schema")
+                }
             };
             push(report, "outputs.structured", Outcome::Pass, message);
         }
@@ -346,8 +440,9 @@ fn undocumented_properties(schema: &Value) -> Vec<String> {
         let Some(props) = obj.get("properties").and_then(Value::as_object) else { continue };
         for (name, p) in props {
             let p = crate::generate::resolve(schema, p);
-            let described = p.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty())
-                || p.get("const").is_some();
+            let described =
+                p.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty())
+                    || p.get("const").is_some();
             if !described && !out.contains(name) {
                 out.push(name.clone());
             }
@@ -363,14 +458,27 @@ fn smallest<'a>(cases: impl Iterator<Item = &'a Case>) -> Option<&'a Case> {
 
 fn shown(v: &Value) -> String {
     let text = v.to_string();
-    if text.len() > 300 { format!("{}… ({} bytes)", &text[..text.floor_char_boundary(300)], text.len()) } else { text }
+    if text.len() > 300 {
+        format!("{}… ({} bytes)", &text[..text.floor_char_boundary(300)], text.len())
+    } else {
+        text
+    }
 }
 
 fn input_checks(report: &mut Report, cases: &[Case], options: &Options) {
     let valid = cases.iter().filter(|c| c.valid).count();
     let replay = format!("replay with --seed {} --cases {}", options.seed, options.cases);
     match smallest(cases.iter().filter(|c| c.crashed)) {
-        None => push(report, "inputs.no-trap", Outcome::Pass, format!("{} inputs ({valid} valid, {} invalid), none trapped", cases.len(), cases.len() - valid)),
+        None => push(
+            report,
+            "inputs.no-trap",
+            Outcome::Pass,
+            format!(
+                "{} inputs ({valid} valid, {} invalid), none trapped",
+                cases.len(),
+                cases.len() - valid
+            ),
+        ),
         Some(c) => push(
             report,
             "inputs.no-trap",
@@ -385,11 +493,20 @@ fn input_checks(report: &mut Report, cases: &[Case], options: &Options) {
         ),
     }
     let refused_right = |c: &Case| {
-        c.result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments && e.message.starts_with(toolhost_core::tool::INVALID_INPUT_PREFIX))
+        c.result.error.as_ref().is_some_and(|e| {
+            e.code == ErrorCode::InvalidArguments
+                && e.message.starts_with(toolhost_core::tool::INVALID_INPUT_PREFIX)
+        })
     };
-    let wrong: Vec<&Case> = cases.iter().filter(|c| !c.valid && !c.crashed && !refused_right(c)).collect();
+    let wrong: Vec<&Case> =
+        cases.iter().filter(|c| !c.valid && !c.crashed && !refused_right(c)).collect();
     match smallest(wrong.iter().copied()) {
-        None => push(report, "inputs.invalid-refused", Outcome::Pass, "every input that breaks the schema is invalid_arguments starting `invalid tool input: `"),
+        None => push(
+            report,
+            "inputs.invalid-refused",
+            Outcome::Pass,
+            "every input that breaks the schema is invalid_arguments starting `invalid tool input: `",
+        ),
         Some(c) => push(
             report,
             "inputs.invalid-refused",
@@ -407,7 +524,12 @@ fn input_checks(report: &mut Report, cases: &[Case], options: &Options) {
 
 fn bounds_checks(report: &mut Report, cases: &[Case], options: &Options) {
     match smallest(cases.iter().filter(|c| c.result.text().len() > MAX_RESULT_BYTES)) {
-        None => push(report, "bounds.result-size", Outcome::Pass, format!("every result ≤ {MAX_RESULT_BYTES} bytes")),
+        None => push(
+            report,
+            "bounds.result-size",
+            Outcome::Pass,
+            format!("every result ≤ {MAX_RESULT_BYTES} bytes"),
+        ),
         Some(c) => push(
             report,
             "bounds.result-size",
@@ -420,22 +542,67 @@ fn bounds_checks(report: &mut Report, cases: &[Case], options: &Options) {
             ),
         ),
     }
-    let hoarded = |c: &Case| c.result.usage.is_some_and(|u| u.peak_memory_bytes as usize >= MAX_STORE_MEMORY) || c.result.text().contains("ran out of memory");
+    let hoarded = |c: &Case| {
+        c.result.usage.is_some_and(|u| u.peak_memory_bytes as usize >= MAX_STORE_MEMORY)
+            || c.result.text().contains("ran out of memory")
+    };
     match smallest(cases.iter().filter(|c| hoarded(c))) {
         None => {
-            let peak = cases.iter().filter_map(|c| c.result.usage).map(|u| u.peak_memory_bytes).max().unwrap_or(0);
-            push(report, "bounds.memory", Outcome::Pass, format!("peak memory {:.1} MiB of the {} MiB cap", peak as f64 / (1 << 20) as f64, MAX_STORE_MEMORY >> 20));
+            let peak = cases
+                .iter()
+                .filter_map(|c| c.result.usage)
+                .map(|u| u.peak_memory_bytes)
+                .max()
+                .unwrap_or(0);
+            push(
+                report,
+                "bounds.memory",
+                Outcome::Pass,
+                format!(
+                    "peak memory {:.1} MiB of the {} MiB cap",
+                    peak as f64 / (1 << 20) as f64,
+                    MAX_STORE_MEMORY >> 20
+                ),
+            );
         }
-        Some(c) => push(report, "bounds.memory", Outcome::Fail, format!("input {} reached the {} MiB memory cap: {}", shown(&c.input), MAX_STORE_MEMORY >> 20, c.result.text())),
+        Some(c) => push(
+            report,
+            "bounds.memory",
+            Outcome::Fail,
+            format!(
+                "input {} reached the {} MiB memory cap: {}",
+                shown(&c.input),
+                MAX_STORE_MEMORY >> 20,
+                c.result.text()
+            ),
+        ),
     }
 }
 
-
-async fn deadline_checks(report: &mut Report, tool: &ComponentTool, scratch: &Scratch, sample: &Value) {
+async fn deadline_checks(
+    report: &mut Report,
+    tool: &ComponentTool,
+    scratch: &Scratch,
+    sample: &Value,
+) {
     let t = Instant::now();
-    let r = tool.call(&scratch.session, scratch.call_context(usize::MAX - 1, SHORT_DEADLINE), sample.clone()).await;
+    let r = tool
+        .call(
+            &scratch.session,
+            scratch.call_context(usize::MAX - 1, SHORT_DEADLINE),
+            sample.clone(),
+        )
+        .await;
     let took = t.elapsed();
-    judge_stop(report, "deadline.deadline", &r, took, SHORT_DEADLINE, ErrorCode::Timeout, STOPPED_AT_DEADLINE);
+    judge_stop(
+        report,
+        "deadline.deadline",
+        &r,
+        took,
+        SHORT_DEADLINE,
+        ErrorCode::Timeout,
+        STOPPED_AT_DEADLINE,
+    );
 
     let ctx = scratch.call_context(usize::MAX, CASE_DEADLINE);
     let cancel = ctx.cancel.clone();
@@ -447,27 +614,74 @@ async fn deadline_checks(report: &mut Report, tool: &ComponentTool, scratch: &Sc
     let r = tool.call(&scratch.session, ctx, sample.clone()).await;
     let took = t.elapsed();
     canceller.abort();
-    judge_stop(report, "deadline.cancel", &r, took, CANCEL_AFTER, ErrorCode::Cancelled, STOPPED_ON_CANCEL);
+    judge_stop(
+        report,
+        "deadline.cancel",
+        &r,
+        took,
+        CANCEL_AFTER,
+        ErrorCode::Cancelled,
+        STOPPED_ON_CANCEL,
+    );
     tool.reset_crashes();
 }
 
-fn judge_stop(report: &mut Report, name: &str, r: &ToolResult, took: Duration, at: Duration, code: ErrorCode, host_text: &str) {
+fn judge_stop(
+    report: &mut Report,
+    name: &str,
+    r: &ToolResult,
+    took: Duration,
+    at: Duration,
+    code: ErrorCode,
+    host_text: &str,
+) {
     let ms = took.as_secs_f64() * 1e3;
     let stopped = r.error.as_ref().filter(|e| e.code == code);
     if took > at + PROMPT {
-        push(report, name, Outcome::Fail, format!("the call ended {ms:.0} ms after it started, more than a second past the {} ms mark; check call.cancelled() in long loops", at.as_millis()));
+        push(
+            report,
+            name,
+            Outcome::Fail,
+            format!(
+                "the call ended {ms:.0} ms after it started, more than a second past the {} ms mark; check call.cancelled() in long loops",
+                at.as_millis()
+            ),
+        );
     } else if stopped.is_some_and(|e| e.message == host_text) {
-        push(report, name, Outcome::Warn, format!("only the host stopped it ({ms:.0} ms); a tool that checks call.cancelled() can stop cleanly and say what it did"));
+        push(
+            report,
+            name,
+            Outcome::Warn,
+            format!(
+                "only the host stopped it ({ms:.0} ms); a tool that checks call.cancelled() can stop cleanly and say what it did"
+            ),
+        );
     } else if stopped.is_some() {
-        push(report, name, Outcome::Pass, format!("the tool noticed and stopped itself in {ms:.0} ms"));
+        push(
+            report,
+            name,
+            Outcome::Pass,
+            format!("the tool noticed and stopped itself in {ms:.0} ms"),
+        );
     } else {
         push(report, name, Outcome::Pass, format!("finished in {ms:.0} ms"));
     }
 }
 
-async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &ToolDefinition, scratch: &Scratch, cases: &[Case]) {
+async fn capability_checks(
+    report: &mut Report,
+    tool: &ComponentTool,
+    def: &ToolDefinition,
+    scratch: &Scratch,
+    cases: &[Case],
+) {
     match cases.iter().find(|c| !c.refusals.is_empty()) {
-        None => push(report, "capabilities.grant", Outcome::Pass, format!("stayed within {}", def.risk.name())),
+        None => push(
+            report,
+            "capabilities.grant",
+            Outcome::Pass,
+            format!("stayed within {}", def.risk.name()),
+        ),
         Some(c) => push(
             report,
             "capabilities.grant",
@@ -482,9 +696,16 @@ async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &Tool
     }
     // What inspect says must name what the call did: a write (artifacts) or a program run.
     let mut lied = None;
-    let acted = cases.iter().filter(|c| c.valid && (!c.result.artifacts.is_empty() || !c.runs.is_empty()));
+    let acted =
+        cases.iter().filter(|c| c.valid && (!c.result.artifacts.is_empty() || !c.runs.is_empty()));
     for (i, c) in acted.take(16).enumerate() {
-        let said = tool.inspect(&scratch.session, scratch.call_context(usize::MAX - 2 - i, CASE_DEADLINE), &c.input).await;
+        let said = tool
+            .inspect(
+                &scratch.session,
+                scratch.call_context(usize::MAX - 2 - i, CASE_DEADLINE),
+                &c.input,
+            )
+            .await;
         let lie = match (&said, c.runs.first()) {
             (Ok(CallInspection::Runs(_)), Some(_)) => None,
             (Ok(other), Some(ran)) => Some(format!(
@@ -492,9 +713,10 @@ async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &Tool
                 inspection_name(other),
                 shown(&c.input)
             )),
-            (Ok(CallInspection::ReadOnly), None) => {
-                Some(format!("inspect said read-only for {}, which committed a write; return writes(path) for it", shown(&c.input)))
-            }
+            (Ok(CallInspection::ReadOnly), None) => Some(format!(
+                "inspect said read-only for {}, which committed a write; return writes(path) for it",
+                shown(&c.input)
+            )),
             _ => None,
         };
         if lie.is_some() {
@@ -503,17 +725,30 @@ async fn capability_checks(report: &mut Report, tool: &ComponentTool, def: &Tool
         }
     }
     match lied {
-        None => push(report, "capabilities.inspect", Outcome::Pass, "inspect names every call that writes or runs a program"),
+        None => push(
+            report,
+            "capabilities.inspect",
+            Outcome::Pass,
+            "inspect names every call that writes or runs a program",
+        ),
         Some(why) => push(report, "capabilities.inspect", Outcome::Fail, why),
     }
     if let Some(c) = cases.iter().find(|c| c.result.text().contains(&scratch.marker)) {
-        push(report, "capabilities.credentials", Outcome::Fail, format!("the fake credential's content came back for input {}", shown(&c.input)));
+        push(
+            report,
+            "capabilities.credentials",
+            Outcome::Fail,
+            format!("the fake credential's content came back for input {}", shown(&c.input)),
+        );
     } else if let Some(c) = cases.iter().find(|c| c.result.sandbox_denied) {
         push(
             report,
             "capabilities.credentials",
             Outcome::Warn,
-            format!("it reached for a path the policy refuses (input {}); the host refused it, but a tool should not ask", shown(&c.input)),
+            format!(
+                "it reached for a path the policy refuses (input {}); the host refused it, but a tool should not ask",
+                shown(&c.input)
+            ),
         );
     } else {
         push(report, "capabilities.credentials", Outcome::Pass, "never reached for a refused path");

@@ -53,7 +53,11 @@ pub fn input(schema: &Value, rng: &mut Rng, i: usize) -> Value {
 /// `schema`, or what its local `$ref` (`#/…`) names in `root`.
 pub fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
-        Some(r) => r.strip_prefix("#/").map(|p| p.split('/').fold(root, |v, k| &v[k])).filter(|v| !v.is_null()).unwrap_or(schema),
+        Some(r) => r
+            .strip_prefix("#/")
+            .map(|p| p.split('/').fold(root, |v, k| &v[k]))
+            .filter(|v| !v.is_null())
+            .unwrap_or(schema),
         None => schema,
     }
 }
@@ -74,10 +78,13 @@ fn generate(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value 
         return values[rng.below(values.len())].clone();
     }
     for key in ["oneOf", "anyOf"] {
-        if let Some(variants) = schema.get(key).and_then(Value::as_array).filter(|v| !v.is_empty()) {
+        if let Some(variants) = schema.get(key).and_then(Value::as_array).filter(|v| !v.is_empty())
+        {
             let mut picked = generate(root, &variants[rng.below(variants.len())], rng, depth + 1);
             // Properties beside the variants (a tagged enum's shared fields) apply too.
-            if let (Some(obj), Some(props)) = (picked.as_object_mut(), schema.get("properties").and_then(Value::as_object)) {
+            if let (Some(obj), Some(props)) =
+                (picked.as_object_mut(), schema.get("properties").and_then(Value::as_object))
+            {
                 for (name, sub) in props {
                     obj.entry(name.clone()).or_insert_with(|| generate(root, sub, rng, depth + 1));
                 }
@@ -87,14 +94,20 @@ fn generate(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value 
     }
     let ty = match schema.get("type") {
         Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null").to_string(),
+        Some(Value::Array(ts)) => {
+            ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null").to_string()
+        }
         _ if schema.get("properties").is_some() => "object".into(),
         _ => "string".into(),
     };
     match ty.as_str() {
         "object" => {
             let mut out = Map::new();
-            let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
                 for (name, sub) in props {
                     if required.contains(&name.as_str()) || (depth < 4 && rng.chance(50)) {
@@ -128,8 +141,11 @@ fn generate(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value 
 fn mutate(schema: &Value, value: &mut Value, rng: &mut Rng) {
     let Some(obj) = value.as_object_mut() else { return };
     let keys: Vec<String> = obj.keys().cloned().collect();
-    let required: Vec<String> =
-        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
     match rng.below(8) {
         0 => {
             if let Some(k) = keys.get(rng.below(keys.len().max(1))) {
@@ -165,7 +181,8 @@ fn mutate(schema: &Value, value: &mut Value, rng: &mut Rng) {
             for _ in 0..NESTING_LEVELS {
                 deep = json!([deep]);
             }
-            let k = keys.get(rng.below(keys.len().max(1))).cloned().unwrap_or_else(|| "deep".into());
+            let k =
+                keys.get(rng.below(keys.len().max(1))).cloned().unwrap_or_else(|| "deep".into());
             obj.insert(k, deep);
         }
         _ => {
@@ -177,7 +194,10 @@ fn mutate(schema: &Value, value: &mut Value, rng: &mut Rng) {
 /// Put `text` into one string-valued field (or a new one when there is none).
 fn set_string(obj: &mut Map<String, Value>, keys: &[String], rng: &mut Rng, text: String) {
     let strings: Vec<&String> = keys.iter().filter(|k| obj[k.as_str()].is_string()).collect();
-    let key = strings.get(rng.below(strings.len().max(1))).map(|k| (*k).clone()).unwrap_or_else(|| "text".into());
+    let key = strings
+        .get(rng.below(strings.len().max(1)))
+        .map(|k| (*k).clone())
+        .unwrap_or_else(|| "text".into());
     obj.insert(key, Value::String(text));
 }
 
@@ -203,7 +223,10 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"path": {"type": "string", "maxLength": 1000}}, "required": ["path"], "additionalProperties": false});
         let validator = jsonschema::validator_for(&schema).unwrap();
         let mut rng = Rng::new(1);
-        let invalid = (0..64).filter(|i| i % 2 == 1).filter(|i| !validator.is_valid(&input(&schema, &mut rng, *i))).count();
+        let invalid = (0..64)
+            .filter(|i| i % 2 == 1)
+            .filter(|i| !validator.is_valid(&input(&schema, &mut rng, *i)))
+            .count();
         assert!(invalid >= 16, "only {invalid} of 32 mutations were invalid");
     }
 

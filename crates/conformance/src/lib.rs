@@ -45,8 +45,16 @@ pub const DEFAULT_CASES: usize = 64;
 
 impl Default for Options {
     fn default() -> Self {
-        let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-        Options { cases: DEFAULT_CASES, seed: seed % 1_000_000, cache_dir: None, static_and_describe_only: false }
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1);
+        Options {
+            cases: DEFAULT_CASES,
+            seed: seed % 1_000_000,
+            cache_dir: None,
+            static_and_describe_only: false,
+        }
     }
 }
 
@@ -116,14 +124,26 @@ pub enum CannotCheck {
 /// Check the component at `path`. `policy` is the deployment's policy of a call (its HOME,
 /// data dir and `policy.json`): every call of the check runs boxed into a scratch workspace
 /// made from it ([`SandboxPolicy::confined_to`]), never under a weaker one.
-pub async fn check(path: &Path, options: &Options, policy: &SandboxPolicy) -> Result<Report, CannotCheck> {
-    let bytes: Arc<[u8]> = std::fs::read(path).map_err(|source| CannotCheck::Read { path: path.to_path_buf(), source })?.into();
+pub async fn check(
+    path: &Path,
+    options: &Options,
+    policy: &SandboxPolicy,
+) -> Result<Report, CannotCheck> {
+    let bytes: Arc<[u8]> = std::fs::read(path)
+        .map_err(|source| CannotCheck::Read { path: path.to_path_buf(), source })?
+        .into();
     if !toolhost_runtime::validate::is_webassembly(&bytes) {
         return Err(CannotCheck::NotWasm { path: path.to_path_buf() });
     }
-    let runtime = ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)
-        .map_err(|e| CannotCheck::Runtime(e.to_string()))?;
-    let mut report = Report { component: path.display().to_string(), seed: options.seed, checks: Vec::new(), timings: Vec::new() };
+    let runtime =
+        ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)
+            .map_err(|e| CannotCheck::Runtime(e.to_string()))?;
+    let mut report = Report {
+        component: path.display().to_string(),
+        seed: options.seed,
+        checks: Vec::new(),
+        timings: Vec::new(),
+    };
     checks::run_all(&runtime, path, bytes, options, policy, &mut report).await?;
     Ok(report)
 }

@@ -22,11 +22,14 @@ impl Report {
         for c in &self.checks {
             match (c.outcome, c.message.is_empty()) {
                 (_, true) => out.push_str(&format!("{}  {}\n", c.outcome.word(), c.name)),
-                (Outcome::Pass, false) => out.push_str(&format!("{}  {} ({})\n", c.outcome.word(), c.name, c.message)),
+                (Outcome::Pass, false) => {
+                    out.push_str(&format!("{}  {} ({})\n", c.outcome.word(), c.name, c.message))
+                }
                 _ => out.push_str(&format!("{}  {}: {}\n", c.outcome.word(), c.name, c.message)),
             }
         }
-        let times: Vec<String> = self.timings.iter().map(|(g, ms)| format!("{g} {ms} ms")).collect();
+        let times: Vec<String> =
+            self.timings.iter().map(|(g, ms)| format!("{g} {ms} ms")).collect();
         let count = |o: Outcome| self.checks.iter().filter(|c| c.outcome == o).count();
         out.push_str(&format!(
             "{} passed, {} failed, {} warned; time: {}\n",
@@ -40,7 +43,8 @@ impl Report {
 
     /// The report as one JSON document.
     pub fn json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
     }
 
     /// The report as JUnit XML.
@@ -54,10 +58,18 @@ impl Report {
         );
         for c in &self.checks {
             let class = c.name.split('.').next().unwrap_or("");
-            out.push_str(&format!("  <testcase classname=\"{}\" name=\"{}\">", xml(class), xml(&c.name)));
+            out.push_str(&format!(
+                "  <testcase classname=\"{}\" name=\"{}\">",
+                xml(class),
+                xml(&c.name)
+            ));
             match c.outcome {
-                Outcome::Fail => out.push_str(&format!("<failure message=\"{}\"/>", xml(&c.message))),
-                Outcome::Warn => out.push_str(&format!("<system-out>warn: {}</system-out>", xml(&c.message))),
+                Outcome::Fail => {
+                    out.push_str(&format!("<failure message=\"{}\"/>", xml(&c.message)))
+                }
+                Outcome::Warn => {
+                    out.push_str(&format!("<system-out>warn: {}</system-out>", xml(&c.message)))
+                }
                 Outcome::Pass => {}
             }
             out.push_str("</testcase>\n");
@@ -92,9 +104,21 @@ mod tests {
             component: "t<1>.wasm".into(),
             seed: 7,
             checks: vec![
-                Check { name: "static.component".into(), outcome: Outcome::Pass, message: String::new() },
-                Check { name: "inputs.no-trap".into(), outcome: Outcome::Fail, message: "it \"trapped\" & \u{1b}died".into() },
-                Check { name: "describe.property-descriptions".into(), outcome: Outcome::Warn, message: "add one".into() },
+                Check {
+                    name: "static.component".into(),
+                    outcome: Outcome::Pass,
+                    message: String::new(),
+                },
+                Check {
+                    name: "inputs.no-trap".into(),
+                    outcome: Outcome::Fail,
+                    message: "it \"trapped\" & \u{1b}died".into(),
+                },
+                Check {
+                    name: "describe.property-descriptions".into(),
+                    outcome: Outcome::Warn,
+                    message: "add one".into(),
+                },
             ],
             timings: vec![("static".into(), 3)],
         }

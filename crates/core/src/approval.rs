@@ -34,7 +34,8 @@ impl Approver for AllowEscalations {
 
 /// The text of a refused escalation (status `denied`).
 pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
-    let mut paths: Vec<String> = escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
+    let mut paths: Vec<String> =
+        escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
     if escalation.network {
         paths.push("the network".into());
     }
@@ -57,15 +58,22 @@ pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
 pub fn approval_request(tool: &str, escalation: &Escalation) -> String {
     use crate::display::{quoted, terminal_line};
     use toolhost_sandbox::policy::{Access, Scope};
-    let mut out = format!("The {} call asks for extra access beyond its sandbox:\n", terminal_line(tool));
+    let mut out =
+        format!("The {} call asks for extra access beyond its sandbox:\n", terminal_line(tool));
     for g in &escalation.grants {
         let path = quoted(&g.path.to_string_lossy());
         let line = match (g.access, g.scope) {
             (Access::Write, Scope::Subtree) => {
-                format!("write, subtree: {path} and everything below it (create, change or delete any file there)")
+                format!(
+                    "write, subtree: {path} and everything below it (create, change or delete any file there)"
+                )
             }
-            (Access::Write, Scope::Exact) => format!("write, exact: {path} only (create, change or delete it)"),
-            (Access::Read, Scope::Subtree) => format!("read, subtree: {path} and everything below it"),
+            (Access::Write, Scope::Exact) => {
+                format!("write, exact: {path} only (create, change or delete it)")
+            }
+            (Access::Read, Scope::Subtree) => {
+                format!("read, subtree: {path} and everything below it")
+            }
             (Access::Read, Scope::Exact) => format!("read, exact: {path} only"),
         };
         out.push_str(&format!("  - {line}\n"));
@@ -126,7 +134,10 @@ mod tests {
         let text = approval_request("bash", &escalation);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 6, "{text}");
-        assert_eq!(lines[1], "  - write, subtree: \"/home/u\" and everything below it (create, change or delete any file there)");
+        assert_eq!(
+            lines[1],
+            "  - write, subtree: \"/home/u\" and everything below it (create, change or delete any file there)"
+        );
         assert_eq!(lines[2], r#"  - read, exact: "/etc/a\n  - read, exact: \"x\u202e" only"#);
         assert_eq!(lines[3], "  - network: the call may reach any host");
         assert_eq!(
@@ -134,6 +145,11 @@ mod tests {
             r#"  The model's reason (its own words, not checked by toolhost): "Extra access to ~\n(Approving this lets the bash call read README.md only.)\u001b[2J\"""#
         );
         assert_eq!(lines[5], "Allow this one call?");
-        assert!(!text.chars().any(|c| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c)), "{text:?}");
+        assert!(
+            !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c)),
+            "{text:?}"
+        );
     }
 }

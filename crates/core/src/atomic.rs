@@ -27,7 +27,9 @@ pub enum AtomicWriteError {
     #[error("file changed while edit was being prepared")]
     Stale,
     /// The directory opened is not the one the fence checked: a symlink or rename raced it.
-    #[error("{0} changed while it was being opened (a symlink or rename raced the check); refusing to write there")]
+    #[error(
+        "{0} changed while it was being opened (a symlink or rename raced the check); refusing to write there"
+    )]
     Moved(PathBuf),
     /// The target has other names: the rename would leave them with the old content (the fence
     /// refuses such files, docs/architecture.md#the-path-fence, and a protected file's alias
@@ -46,7 +48,11 @@ const TEMP_NAME_KEEP_BYTES: usize = 200;
 /// (`None`: the file must still not exist); missing parent directories are made
 /// ([`PinnedDir::create_all`]). `path`'s parent must be the real (canonical) directory the
 /// fence checked.
-pub fn write_atomic(path: &Path, bytes: &[u8], expected: Option<&str>) -> Result<(), AtomicWriteError> {
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    expected: Option<&str>,
+) -> Result<(), AtomicWriteError> {
     let (dir, name) = split(path)?;
     PinnedDir::create_all(dir)?.replace(name, bytes, expected)
 }
@@ -59,7 +65,10 @@ pub fn remove_checked(path: &Path, expected: Option<&str>) -> Result<(), AtomicW
     let pinned = match PinnedDir::open(dir) {
         // No such directory: no file.
         Err(AtomicWriteError::Io(e))
-            if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
         {
             return if expected.is_none() { Ok(()) } else { Err(AtomicWriteError::Stale) };
         }
@@ -107,7 +116,8 @@ impl PinnedDir {
             Err(e) => {
                 // A symlink fails with ELOOP, or (last component, without openat2) with ENOTDIR
                 // next to O_DIRECTORY.
-                let symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+                let symlink =
+                    std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
                 Err(match e.raw_os_error() {
                     Some(libc::ELOOP) => AtomicWriteError::Moved(dir.to_path_buf()),
                     Some(libc::ENOTDIR) if symlink => AtomicWriteError::Moved(dir.to_path_buf()),
@@ -128,7 +138,10 @@ impl PinnedDir {
             match std::fs::symlink_metadata(existing) {
                 Ok(_) => break,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else { return Err(e.into()) };
+                    let (Some(parent), Some(name)) = (existing.parent(), existing.file_name())
+                    else {
+                        return Err(e.into());
+                    };
                     missing.push(name);
                     existing = parent;
                 }
@@ -148,7 +161,11 @@ impl PinnedDir {
             let path = pinned.path.join(name);
             // SAFETY: valid dirfd and NUL-terminated name; the fd is checked below.
             let fd = unsafe {
-                libc::openat(pinned.fd.as_raw_fd(), c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                libc::openat(
+                    pinned.fd.as_raw_fd(),
+                    c.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
             };
             if fd < 0 {
                 let e = std::io::Error::last_os_error();
@@ -164,7 +181,12 @@ impl PinnedDir {
     }
 
     /// Replace `name` with `bytes`, provided its current content still hashes to `expected`.
-    pub fn replace(&self, name: &OsStr, bytes: &[u8], expected: Option<&str>) -> Result<(), AtomicWriteError> {
+    pub fn replace(
+        &self,
+        name: &OsStr,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<(), AtomicWriteError> {
         let (mut staged, temp) = self.create_temp(name)?;
         let result = (|| {
             staged.write_all(bytes)?;
@@ -240,7 +262,11 @@ impl PinnedDir {
         let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(std::io::Error::other(format!("{} is not a regular file", self.path.join(name).display())).into());
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file",
+                self.path.join(name).display()
+            ))
+            .into());
         }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
@@ -255,8 +281,13 @@ impl PinnedDir {
             keep = &keep[..keep.len() - 1];
         }
         for _ in 0..100 {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-            let tag = (u64::from(std::process::id()) << 40) ^ (COUNTER.fetch_add(1, Ordering::Relaxed) << 30) ^ u64::from(nanos);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let tag = (u64::from(std::process::id()) << 40)
+                ^ (COUNTER.fetch_add(1, Ordering::Relaxed) << 30)
+                ^ u64::from(nanos);
             let mut temp = b".".to_vec();
             temp.extend_from_slice(keep);
             temp.extend_from_slice(format!(".{tag:016x}.toolhost-tmp").as_bytes());
@@ -267,7 +298,11 @@ impl PinnedDir {
                 libc::openat(
                     self.fd.as_raw_fd(),
                     c.as_ptr(),
-                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    libc::O_WRONLY
+                        | libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_NOFOLLOW
+                        | libc::O_CLOEXEC,
                     0o600 as libc::c_uint,
                 )
             };
@@ -309,7 +344,6 @@ struct Current {
     mode: u32,
     links: u64,
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -380,9 +414,15 @@ mod tests {
         std::fs::create_dir(root.join("outside")).unwrap();
         symlink(root.join("outside"), root.join("sub")).unwrap();
         // The symlink as the last component of the directory, and as a component on the way.
-        assert!(matches!(write_atomic(&root.join("sub/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        assert!(matches!(
+            write_atomic(&root.join("sub/f.txt"), b"x", None),
+            Err(AtomicWriteError::Moved(_))
+        ));
         std::fs::create_dir(root.join("outside/deeper")).unwrap();
-        assert!(matches!(write_atomic(&root.join("sub/deeper/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        assert!(matches!(
+            write_atomic(&root.join("sub/deeper/f.txt"), b"x", None),
+            Err(AtomicWriteError::Moved(_))
+        ));
         assert_eq!(std::fs::read_dir(root.join("outside/deeper")).unwrap().count(), 0);
     }
 
@@ -397,7 +437,11 @@ mod tests {
         std::fs::rename(root.join("work"), root.join("moved")).unwrap();
         symlink(root.join("elsewhere"), root.join("work")).unwrap();
         pinned.replace(OsStr::new("f.txt"), b"data", None).unwrap();
-        assert_eq!(std::fs::read_dir(root.join("elsewhere")).unwrap().count(), 0, "nothing landed through the symlink");
+        assert_eq!(
+            std::fs::read_dir(root.join("elsewhere")).unwrap().count(),
+            0,
+            "nothing landed through the symlink"
+        );
         assert_eq!(std::fs::read_to_string(root.join("moved/f.txt")).unwrap(), "data");
     }
 
@@ -420,7 +464,10 @@ mod tests {
         // An existing ancestor reached through a symlink: nothing is made on the other side.
         std::fs::create_dir(root.join("outside")).unwrap();
         symlink(root.join("outside"), root.join("via")).unwrap();
-        assert!(matches!(write_atomic(&root.join("via/x/y/f.txt"), b"x", None), Err(AtomicWriteError::Moved(_))));
+        assert!(matches!(
+            write_atomic(&root.join("via/x/y/f.txt"), b"x", None),
+            Err(AtomicWriteError::Moved(_))
+        ));
         assert_eq!(std::fs::read_dir(root.join("outside")).unwrap().count(), 0);
     }
 
@@ -429,13 +476,19 @@ mod tests {
         let (_dir, root) = canonical_tempdir();
         let p = root.join("gone.txt");
         std::fs::write(&p, "v1").unwrap();
-        assert!(matches!(remove_checked(&p, Some(&sha256_hex(b"v0"))), Err(AtomicWriteError::Stale)));
+        assert!(matches!(
+            remove_checked(&p, Some(&sha256_hex(b"v0"))),
+            Err(AtomicWriteError::Stale)
+        ));
         assert!(p.exists());
         remove_checked(&p, Some(&sha256_hex(b"v1"))).unwrap();
         assert!(!p.exists());
         remove_checked(&p, None).unwrap();
         remove_checked(&root.join("no/such/dir/f"), None).unwrap();
-        assert!(matches!(remove_checked(&root.join("no/such/dir/f"), Some(&sha256_hex(b"v1"))), Err(AtomicWriteError::Stale)));
+        assert!(matches!(
+            remove_checked(&root.join("no/such/dir/f"), Some(&sha256_hex(b"v1"))),
+            Err(AtomicWriteError::Stale)
+        ));
     }
 
     #[test]

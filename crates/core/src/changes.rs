@@ -22,9 +22,7 @@ pub fn diff(before: &str, after: &str) -> (u32, u32, Vec<DiffHunk>) {
     if (old.len() as u64) * (new.len() as u64) > MAX_DIFF_CELLS {
         return prefix_suffix_diff(&old, &new);
     }
-    let text = TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
-        .diff_slices(&old, &new);
+    let text = TextDiff::configure().algorithm(similar::Algorithm::Myers).diff_slices(&old, &new);
     let (mut additions, mut deletions) = (0u32, 0u32);
     let mut hunks = Vec::new();
     for group in text.grouped_ops(HUNK_CONTEXT_LINES) {
@@ -67,13 +65,8 @@ fn split_lines(text: &str) -> Vec<&str> {
 fn prefix_suffix_diff(old: &[&str], new: &[&str]) -> (u32, u32, Vec<DiffHunk>) {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let max_suffix = old.len().min(new.len()) - prefix;
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let suffix =
+        old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
     let removed = &old[prefix..old.len() - suffix];
     let added = &new[prefix..new.len() - suffix];
     if removed.is_empty() && added.is_empty() {
@@ -82,7 +75,8 @@ fn prefix_suffix_diff(old: &[&str], new: &[&str]) -> (u32, u32, Vec<DiffHunk>) {
     let ctx_start = prefix.saturating_sub(HUNK_CONTEXT_LINES);
     let ctx_end = (suffix).min(HUNK_CONTEXT_LINES);
     let strip = |l: &&str| l.trim_end_matches(['\n', '\r']).to_string();
-    let mut lines: Vec<String> = old[ctx_start..prefix].iter().map(|l| format!(" {}", strip(l))).collect();
+    let mut lines: Vec<String> =
+        old[ctx_start..prefix].iter().map(|l| format!(" {}", strip(l))).collect();
     lines.extend(removed.iter().map(|l| format!("-{}", strip(l))));
     lines.extend(added.iter().map(|l| format!("+{}", strip(l))));
     let tail = old.len() - suffix;

@@ -100,7 +100,10 @@ impl ToolSessionContext {
     }
 
     /// Run bash in `sandbox`.
-    pub fn with_sandbox(mut self, sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>) -> Self {
+    pub fn with_sandbox(
+        mut self,
+        sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>,
+    ) -> Self {
         self.sandbox = sandbox;
         self
     }
@@ -144,10 +147,17 @@ impl fmt::Display for ToolCallId {
 /// Progress a running call reports (`docs/contract.md#progress`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
-    Stdout { chunk: String },
-    Stderr { chunk: String },
+    Stdout {
+        chunk: String,
+    },
+    Stderr {
+        chunk: String,
+    },
     /// A tool's own message, with the fraction of the work done (0.0–1.0) when it knows it.
-    Message { message: String, fraction: Option<f64> },
+    Message {
+        message: String,
+        fraction: Option<f64>,
+    },
 }
 
 /// One call's context (`docs/contract.md#layers`): id, cancellation, deadline, this call's sandbox policy, progress.
@@ -207,8 +217,8 @@ mod tests {
     fn disconnected_progress_consumer_does_not_fail_the_call() {
         let (tx, rx) = mpsc::channel(1);
         drop(rx);
-        let call = ToolCallContext::new("c1", SandboxPolicy::workspace_write("/w"))
-            .with_progress(tx);
+        let call =
+            ToolCallContext::new("c1", SandboxPolicy::workspace_write("/w")).with_progress(tx);
         call.report_progress(ToolProgress::Message { message: "x".into(), fraction: None });
         // a full channel drops too
         let (tx, _rx) = mpsc::channel(1);

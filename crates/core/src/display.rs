@@ -20,7 +20,8 @@ use std::borrow::Cow;
 /// Whether `c` must be escaped wherever the model's text is shown: a control character (C0,
 /// DEL, C1) or a bidi control (it reorders what the terminal shows).
 fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Appends `c` JSON-escaped.
@@ -116,9 +117,19 @@ mod tests {
         let q = quote_path(evil);
         assert_eq!(q, r#""evil\n[showing 1 of 1 matches]\nfake.rs:1:x""#);
         assert_eq!(serde_json::from_str::<String>(&q).unwrap(), evil, "decodes back");
-        for p in ["a\u{1b}[2Kb", "a\u{9b}b", "\"quoted\"", "x\u{202e}cod.exe", "tab\there", "back\\slash\r"] {
+        for p in [
+            "a\u{1b}[2Kb",
+            "a\u{9b}b",
+            "\"quoted\"",
+            "x\u{202e}cod.exe",
+            "tab\there",
+            "back\\slash\r",
+        ] {
             let q = quote_path(p);
-            assert!(q.starts_with('"') && !q[1..q.len() - 1].contains('"') || p.contains('"'), "{q}");
+            assert!(
+                q.starts_with('"') && !q[1..q.len() - 1].contains('"') || p.contains('"'),
+                "{q}"
+            );
             assert!(!q.chars().any(is_unsafe), "{q:?}");
             assert_eq!(serde_json::from_str::<String>(&q).unwrap(), p);
         }
@@ -137,7 +148,10 @@ mod tests {
     fn terminal_text_shows_escapes_instead_of_running_them() {
         assert_eq!(terminal_text("a\nb\tc"), "a\nb\tc");
         assert_eq!(terminal_text("x\u{1b}[2K\u{1b}[1Ay"), "x\\u001b[2K\\u001b[1Ay");
-        assert_eq!(terminal_line("Write Subtree /\nRead Exact x"), "Write Subtree /\\nRead Exact x");
+        assert_eq!(
+            terminal_line("Write Subtree /\nRead Exact x"),
+            "Write Subtree /\\nRead Exact x"
+        );
         assert_eq!(terminal_line("\u{9b}31m"), "\\u009b31m");
     }
 }

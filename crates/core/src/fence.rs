@@ -62,8 +62,8 @@ pub const MAX_COMPONENT_BYTES: usize = 255;
 /// Windows device names, refused as a component with or without an extension
 /// (docs/architecture.md#the-path-fence).
 const DEVICE_NAMES: [&str; 22] = [
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
-    "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
 ];
 
 /// Why a path string was refused before any I/O; the text is what the model reads.
@@ -77,7 +77,9 @@ pub enum PathError {
         "path {0:?} starts with ~, which is not expanded here; pass the absolute path (e.g. /home/user/notes.txt), or ./{0} for a file named so in the working directory"
     )]
     Tilde(String),
-    #[error("path {0:?} uses a Windows drive, UNC or device form; pass a path of this machine, e.g. src/lib.rs")]
+    #[error(
+        "path {0:?} uses a Windows drive, UNC or device form; pass a path of this machine, e.g. src/lib.rs"
+    )]
     WindowsForm(String),
     #[error("path component {0:?} is a Windows device name; choose another name")]
     DeviceName(String),
@@ -221,7 +223,11 @@ pub fn resolve_path(
         }
     };
     policy.check(&real, access, Actor::FileTool).map_err(|d| FenceError {
-        error: ToolError { code: ErrorCode::PermissionDenied, message: d.message, retryable: false },
+        error: ToolError {
+            code: ErrorCode::PermissionDenied,
+            message: d.message,
+            retryable: false,
+        },
         sandbox_denied: d.sandbox_denied,
     })?;
     let display = display_path(&session.working_directory, &real);
@@ -298,7 +304,8 @@ mod tests {
         };
         for _ in 0..20_000 {
             let len = (next() % 24) as usize;
-            let input: String = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let input: String =
+                (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
             let Ok(p) = normalize(Path::new("/w"), &input) else { continue };
             let text = p.to_str().unwrap();
             assert!(p.is_absolute(), "{input:?}");
@@ -316,9 +323,13 @@ mod tests {
         std::fs::create_dir(root.join("d")).unwrap();
         let session = ToolSessionContext::local(&root, root.join(".data"), "s");
         let policy = SandboxPolicy::workspace_write(&root);
-        let resolve = |input: &str| resolve_path(&session, input, Access::Read, Intent::MustExist, &policy);
+        let resolve =
+            |input: &str| resolve_path(&session, input, Access::Read, Intent::MustExist, &policy);
         let e = resolve("f.txt/").unwrap_err();
-        assert_eq!(e.error.message, "f.txt/ ends with a separator, but it is a file; pass it without the separator");
+        assert_eq!(
+            e.error.message,
+            "f.txt/ ends with a separator, but it is a file; pass it without the separator"
+        );
         assert_eq!(resolve("d/").unwrap().display(), "d");
         assert_eq!(resolve("f.txt").unwrap().display(), "f.txt");
     }

@@ -53,6 +53,9 @@ pub mod walk;
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};
 pub use fence::{CheckedPath, resolve_path};
 pub use policy::{SandboxMode, SandboxPolicy};
-pub use registry::{FinalizeError, PreparedCall, FinalizedToolset, ToolRegistry, ToolRegistryBuilder, ToolsetConfig, finalize};
+pub use registry::{
+    FinalizeError, FinalizedToolset, PreparedCall, ToolRegistry, ToolRegistryBuilder,
+    ToolsetConfig, finalize,
+};
 pub use result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
 pub use tool::{CallInspection, DynTool, Tool, ToolDefinition, ToolId, ToolRisk};

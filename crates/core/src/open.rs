@@ -58,7 +58,10 @@ pub fn open_dir_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<File> 
 /// Open the regular file `name` in the directory `dir` for reading, as [`open_regular`]
 /// opens a path: the name alone is looked up, a symlink is not followed, a FIFO is not
 /// waited on, anything but a regular file is refused. With its metadata.
-pub fn open_regular_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<(File, std::fs::Metadata)> {
+pub fn open_regular_at(
+    dir: &File,
+    name: &std::ffi::OsStr,
+) -> std::io::Result<(File, std::fs::Metadata)> {
     regular(open_at(dir, name, libc::O_RDONLY | libc::O_NONBLOCK)?)
 }
 
@@ -71,7 +74,9 @@ fn open_at(dir: &File, name: &std::ffi::OsStr, flags: i32) -> std::io::Result<Fi
     }
     let c = c_path(name)?;
     // SAFETY: a live directory descriptor and a NUL-terminated name; the fd is owned below.
-    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    let fd = unsafe {
+        libc::openat(dir.as_raw_fd(), c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+    };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -87,7 +92,8 @@ pub fn file_mtime_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<Opti
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
-    let ms = (st.st_mtime >= 0).then(|| st.st_mtime as u64 * 1000 + st.st_mtime_nsec as u64 / 1_000_000);
+    let ms =
+        (st.st_mtime >= 0).then(|| st.st_mtime as u64 * 1000 + st.st_mtime_nsec as u64 / 1_000_000);
     Ok(ms)
 }
 
@@ -99,7 +105,9 @@ pub(crate) fn stat_at(dir: &File, name: &std::ffi::OsStr) -> std::io::Result<lib
     // SAFETY: `stat` is plain data, written by the kernel below.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: a live directory descriptor, a NUL-terminated name, a live `stat` to fill.
-    if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+    if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) }
+        != 0
+    {
         return Err(std::io::Error::last_os_error());
     }
     Ok(st)
@@ -150,7 +158,13 @@ fn open_by_openat2(path: &Path, flags: i32) -> Option<std::io::Result<File>> {
     how.resolve = libc::RESOLVE_NO_SYMLINKS;
     // SAFETY: a valid NUL-terminated path and a live `open_how` of the size passed.
     let fd = unsafe {
-        libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
     };
     if fd >= 0 {
         // SAFETY: a fresh descriptor owned by nothing else.
@@ -203,8 +217,9 @@ fn opened_as(file: &File, path: &Path) -> bool {
 /// `path` (a path or a name) as a C string; a NUL in it is an `InvalidInput` error.
 pub fn c_path(path: impl AsRef<std::ffi::OsStr>) -> std::io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
-    std::ffi::CString::new(path.as_ref().as_bytes())
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"))
+    std::ffi::CString::new(path.as_ref().as_bytes()).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte")
+    })
 }
 
 #[cfg(test)]
@@ -229,7 +244,10 @@ mod tests {
         let (_dir, root) = secrets_and_plain();
         let (through, plain) = (root.join("d/key"), root.join("real/key"));
         for flags in [libc::O_RDONLY | libc::O_NONBLOCK, PATH_ONLY] {
-            assert_eq!(open_by_name_check(&through, flags).unwrap_err().raw_os_error(), Some(libc::ELOOP));
+            assert_eq!(
+                open_by_name_check(&through, flags).unwrap_err().raw_os_error(),
+                Some(libc::ELOOP)
+            );
             assert!(open_by_name_check(&plain, flags).is_ok());
             if let Some(r) = open_by_openat2(&through, flags) {
                 assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::ELOOP));
@@ -272,8 +290,15 @@ mod tests {
         // afterwards does not redirect a stat there.
         std::fs::rename(root.join("real"), root.join("moved")).unwrap();
         std::os::unix::fs::symlink(root.join("secrets"), root.join("real")).unwrap();
-        assert_eq!(file_mtime_at(&real, OsStr::new("key")).unwrap(), Some(want), "the kept descriptor is the real directory");
-        assert!(open_dir_at(&top, OsStr::new("real")).is_err(), "a swapped directory is not followed");
+        assert_eq!(
+            file_mtime_at(&real, OsStr::new("key")).unwrap(),
+            Some(want),
+            "the kept descriptor is the real directory"
+        );
+        assert!(
+            open_dir_at(&top, OsStr::new("real")).is_err(),
+            "a swapped directory is not followed"
+        );
     }
 
     #[test]

@@ -112,14 +112,10 @@ pub fn finalize(
         if !selected.insert(id.clone()) {
             return Err(FinalizeError::DuplicateSelection(id.clone()));
         }
-        let tool = registry
-            .tools
-            .iter()
-            .find(|t| &t.definition().id == id)
-            .ok_or_else(|| {
-                let known: Vec<String> = registry.ids().iter().map(|i| i.to_string()).collect();
-                FinalizeError::NotRegistered(id.clone(), known.join(", "))
-            })?;
+        let tool = registry.tools.iter().find(|t| &t.definition().id == id).ok_or_else(|| {
+            let known: Vec<String> = registry.ids().iter().map(|i| i.to_string()).collect();
+            FinalizeError::NotRegistered(id.clone(), known.join(", "))
+        })?;
         tools.push(tool.clone());
     }
     let escalation = session.sandbox_available();
@@ -245,7 +241,9 @@ impl FinalizedToolset {
                 "sandboxPermissions": input.get("sandboxPermissions"),
                 "justification": input.get("justification"),
             }))
-            .map_err(|e| ToolError::invalid_arguments(format!("{}{e}", crate::tool::INVALID_INPUT_PREFIX)))?;
+            .map_err(|e| {
+                ToolError::invalid_arguments(format!("{}{e}", crate::tool::INVALID_INPUT_PREFIX))
+            })?;
             request
                 .validate(&self.session.working_directory)
                 .map_err(|e| ToolError::invalid_arguments(e.to_string()))?
@@ -260,7 +258,12 @@ impl FinalizedToolset {
         }
         let policy = call.sandbox_policy.clone();
         let inspection = tool.inspect(&self.session, call, &stripped).await?;
-        let mut prepared = PreparedCall { inspection: inspection.clone(), protected_target: None, danger: None, escalation };
+        let mut prepared = PreparedCall {
+            inspection: inspection.clone(),
+            protected_target: None,
+            danger: None,
+            escalation,
+        };
         match &inspection {
             CallInspection::Writes(target) => {
                 // The rule text when the target is hard-protected (no grant can unlock it).
@@ -274,7 +277,10 @@ impl FinalizedToolset {
                 }
             }
             CallInspection::Runs(command) if self.escalation => {
-                prepared.danger = toolhost_sandbox::danger::detect_danger(command, &self.session.working_directory);
+                prepared.danger = toolhost_sandbox::danger::detect_danger(
+                    command,
+                    &self.session.working_directory,
+                );
             }
             _ => {}
         }
@@ -342,7 +348,8 @@ impl FinalizedToolset {
         }
         call.sandbox_policy = call.sandbox_policy.with_grants(escalation.grants);
         if escalation.network {
-            call.sandbox_policy = call.sandbox_policy.with_network(toolhost_sandbox::policy::NetworkAccess::Allow);
+            call.sandbox_policy =
+                call.sandbox_policy.with_network(toolhost_sandbox::policy::NetworkAccess::Allow);
         }
         Ok((input, call))
     }
@@ -352,10 +359,15 @@ impl FinalizedToolset {
     fn bound(&self, result: &mut ToolResult, call_id: &str) {
         let text = result.text();
         let cut = spill::fallback_cut(&text, |whole| {
-            let mut path = spill::spill_path(&self.session.data_dir, &self.session.session_id, call_id);
+            let mut path =
+                spill::spill_path(&self.session.data_dir, &self.session.session_id, call_id);
             if path.exists() {
                 // The tool already saved its own list under the call id.
-                path = spill::spill_path(&self.session.data_dir, &self.session.session_id, &format!("{call_id}-result"));
+                path = spill::spill_path(
+                    &self.session.data_dir,
+                    &self.session.session_id,
+                    &format!("{call_id}-result"),
+                );
             }
             let mut writer = spill::SpillWriter::new(path);
             writer.append(whole.as_bytes());

@@ -195,10 +195,7 @@ impl ToolResult {
 
     /// The model-visible text: all text content, concatenated.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .map(|ToolResultContent::Text { text }| text.as_str())
-            .collect()
+        self.content.iter().map(|ToolResultContent::Text { text }| text.as_str()).collect()
     }
 
     /// True when the call succeeded.

@@ -24,9 +24,7 @@ pub fn spill_root(data_dir: &Path) -> PathBuf {
 
 /// The spill file of one call.
 pub fn spill_path(data_dir: &Path, session_id: &str, call_id: &str) -> PathBuf {
-    spill_root(data_dir)
-        .join(sanitize_id(session_id))
-        .join(format!("{}.txt", sanitize_id(call_id)))
+    spill_root(data_dir).join(sanitize_id(session_id)).join(format!("{}.txt", sanitize_id(call_id)))
 }
 
 /// Remove session spill directories last modified more than seven days ago (`docs/contract.md#spill-files`).
@@ -69,7 +67,14 @@ pub struct SpillWriter {
 impl SpillWriter {
     /// A writer for `path`; nothing touches the disk yet.
     pub fn new(path: PathBuf) -> Self {
-        SpillWriter { path, buffer: Vec::new(), file: None, written: 0, capped: false, failed: false }
+        SpillWriter {
+            path,
+            buffer: Vec::new(),
+            file: None,
+            written: 0,
+            capped: false,
+            failed: false,
+        }
     }
 
     /// True once anything was appended.
@@ -270,7 +275,9 @@ mod cut_tests {
         let omitted = text.len() - kept.len() - 1;
         assert_eq!(
             note,
-            format!("... ({omitted} bytes omitted. Full output saved at /d/spill/s/c.txt — use read with offset/limit, or grep, to look at it.)")
+            format!(
+                "... ({omitted} bytes omitted. Full output saved at /d/spill/s/c.txt — use read with offset/limit, or grep, to look at it.)"
+            )
         );
     }
 

@@ -12,7 +12,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::context::{ToolCallContext, ToolSessionContext};
-use crate::result::{ToolError, ToolResult, ToolResultArtifact, ToolResultContent, ToolResultStatus};
+use crate::result::{
+    ToolError, ToolResult, ToolResultArtifact, ToolResultContent, ToolResultStatus,
+};
 
 /// A tool's stable id, written out explicitly (never derived from a type name).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -229,7 +231,7 @@ impl<T: Tool> DynTool for ToolAdapter<T> {
                 error: None,
                 sandbox_denied: out.sandbox_denied,
                 structured: None,
-            usage: None,
+                usage: None,
             },
             Err(e) => ToolResult::from_error(e),
         }

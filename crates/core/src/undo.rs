@@ -91,7 +91,13 @@ pub enum UndoError {
     #[error(
         "cannot {direction} {path}: {error}; restoring the files already changed failed too ({rollback}); these files are left changed: {left}"
     )]
-    RollbackFailed { path: String, direction: Direction, error: String, rollback: String, left: String },
+    RollbackFailed {
+        path: String,
+        direction: Direction,
+        error: String,
+        rollback: String,
+        left: String,
+    },
 }
 
 /// What a file is: absent, or present with this SHA-256.
@@ -112,7 +118,11 @@ impl Step {
 }
 
 /// Undo `changes` (given in the order they were made), newest first.
-pub async fn undo(changes: &[FileChange], session: &ToolSessionContext, policy: &SandboxPolicy) -> Result<(), UndoError> {
+pub async fn undo(
+    changes: &[FileChange],
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
+) -> Result<(), UndoError> {
     apply(changes, session, policy, Direction::Undo).await
 }
 
@@ -126,12 +136,17 @@ pub async fn reapply(
 }
 
 fn check_record(change: &FileChange) -> Result<(), UndoError> {
-    let corrupt = |reason: &str| UndoError::CorruptRecord { change_id: change.change_id.clone(), reason: reason.into() };
+    let corrupt = |reason: &str| UndoError::CorruptRecord {
+        change_id: change.change_id.clone(),
+        reason: reason.into(),
+    };
     if sha256_hex(change.after_content.as_bytes()) != change.after_hash {
         return Err(corrupt("afterContent does not hash to afterHash"));
     }
     match change.kind {
-        FileChangeKind::Modified if sha256_hex(change.before_content.as_bytes()) != change.before_hash => {
+        FileChangeKind::Modified
+            if sha256_hex(change.before_content.as_bytes()) != change.before_hash =>
+        {
             Err(corrupt("beforeContent does not hash to beforeHash"))
         }
         _ => Ok(()),
@@ -144,7 +159,11 @@ fn too_large(len: usize) -> String {
 
 /// The current state of `real`, refusing files that are not UTF-8 text of at most 1 MiB; no
 /// symlink is followed anywhere on the path.
-fn current_state(real: &std::path::Path, display: &str, direction: Direction) -> Result<State, UndoError> {
+fn current_state(
+    real: &std::path::Path,
+    display: &str,
+    direction: Direction,
+) -> Result<State, UndoError> {
     let read = || -> std::io::Result<Vec<u8>> {
         use std::io::Read;
         let (mut file, meta) = crate::open::open_regular(real)?;
@@ -154,12 +173,18 @@ fn current_state(real: &std::path::Path, display: &str, direction: Direction) ->
     };
     let bytes = match read() {
         Ok(b) => b,
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
             return Ok(None);
         }
         Err(e) => return Err(UndoError::Io { path: display.into(), direction, source: e }),
     };
-    let not_editable = |reason: String| UndoError::NotEditable { path: display.into(), direction, reason };
+    let not_editable =
+        |reason: String| UndoError::NotEditable { path: display.into(), direction, reason };
     if bytes.len() > MAX_EDIT_FILE_BYTES {
         return Err(not_editable(too_large(bytes.len())));
     }
@@ -189,7 +214,11 @@ async fn apply(
         }
         for content in [&change.before_content, &change.after_content] {
             if content.len() > MAX_EDIT_FILE_BYTES {
-                return Err(UndoError::NotEditable { path: change.path.clone(), direction, reason: too_large(content.len()) });
+                return Err(UndoError::NotEditable {
+                    path: change.path.clone(),
+                    direction,
+                    reason: too_large(content.len()),
+                });
             }
         }
     }
@@ -205,16 +234,29 @@ async fn apply(
     let lexicals = ordered
         .iter()
         .map(|change| {
-            resolve_lexically(session, &change.path)
-                .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.to_string() })
+            resolve_lexically(session, &change.path).map_err(|e| UndoError::Denied {
+                path: change.path.clone(),
+                direction,
+                message: e.to_string(),
+            })
         })
         .collect::<Result<Vec<PathBuf>, UndoError>>()?;
-    let policy =
-        policy.with_grants(lexicals.iter().map(|l| Grant { path: l.clone(), access: Access::Write, scope: Scope::Exact }));
+    let policy = policy.with_grants(lexicals.iter().map(|l| Grant {
+        path: l.clone(),
+        access: Access::Write,
+        scope: Scope::Exact,
+    }));
     for (change, lexical) in ordered.iter().zip(lexicals) {
-        let checked = resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
-            .map_err(|e| UndoError::Denied { path: change.path.clone(), direction, message: e.error.message })?;
-        if checked.as_path() != lexical || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        let checked =
+            resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
+                .map_err(|e| UndoError::Denied {
+                    path: change.path.clone(),
+                    direction,
+                    message: e.error.message,
+                })?;
+        if checked.as_path() != lexical
+            || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+        {
             return Err(UndoError::Denied {
                 path: change.path.clone(),
                 direction,
@@ -246,7 +288,9 @@ async fn apply(
             (Direction::Undo, FileChangeKind::Modified) => {
                 (Some(change.after_hash.clone()), Some(change.before_content.clone()))
             }
-            (Direction::Reapply, FileChangeKind::Created) => (None, Some(change.after_content.clone())),
+            (Direction::Reapply, FileChangeKind::Created) => {
+                (None, Some(change.after_content.clone()))
+            }
             (Direction::Reapply, FileChangeKind::Modified) => {
                 (Some(change.before_hash.clone()), Some(change.after_content.clone()))
             }
@@ -285,7 +329,9 @@ async fn apply(
             let mut failed = Vec::new();
             let mut rollback_errors = Vec::new();
             for (done_step, restore) in done.iter().rev() {
-                if let Err(e) = put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref()) {
+                if let Err(e) =
+                    put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref())
+                {
                     failed.push(done_step.display.clone());
                     rollback_errors.push(format!("{}: {}", done_step.display, describe(&e)));
                 }
@@ -315,13 +361,20 @@ fn describe(e: &AtomicWriteError) -> String {
     match e {
         AtomicWriteError::Stale => "the file changed while it was being written".into(),
         AtomicWriteError::HardLinked(_) => e.to_string(),
-        AtomicWriteError::Moved(_) => "its directory changed while it was being written (a symlink or rename raced the check)".into(),
+        AtomicWriteError::Moved(_) => {
+            "its directory changed while it was being written (a symlink or rename raced the check)"
+                .into()
+        }
         AtomicWriteError::Io(e) => e.to_string(),
     }
 }
 
 /// Make `real` hold `content` (None: delete it), provided it still is in state `expected`.
-fn put(real: &std::path::Path, content: Option<&str>, expected: Option<&str>) -> Result<(), AtomicWriteError> {
+fn put(
+    real: &std::path::Path,
+    content: Option<&str>,
+    expected: Option<&str>,
+) -> Result<(), AtomicWriteError> {
     match content {
         Some(text) => write_atomic(real, text.as_bytes(), expected),
         None => remove_checked(real, expected),
@@ -365,7 +418,10 @@ mod tests {
         let b = s.working_directory.join("b.txt");
         std::fs::write(&a, "a2").unwrap();
         std::fs::write(&b, "b-external").unwrap();
-        let batch = [file_change("c1", "a.txt", Some("a1"), "a2"), file_change("c2", "b.txt", Some("b1"), "b2")];
+        let batch = [
+            file_change("c1", "a.txt", Some("a1"), "a2"),
+            file_change("c2", "b.txt", Some("b1"), "b2"),
+        ];
         let e = block_on(undo(&batch, &s, &p)).unwrap_err();
         assert!(matches!(&e, UndoError::Conflict { path, .. } if path == "b.txt"), "{e}");
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a2");
@@ -379,7 +435,10 @@ mod tests {
         std::fs::write(&a, "a2").unwrap();
         // b.txt "was created" under a directory that we then replace by a file, so the
         // reapply of b fails after a was already reapplied.
-        let mut batch = [file_change("c1", "a.txt", Some("a1"), "a2"), file_change("c2", "sub/b.txt", None, "b")];
+        let mut batch = [
+            file_change("c1", "a.txt", Some("a1"), "a2"),
+            file_change("c2", "sub/b.txt", None, "b"),
+        ];
         std::fs::write(&a, "a1").unwrap();
         std::fs::write(s.working_directory.join("sub"), "not a dir").unwrap();
         for c in &mut batch {

@@ -97,7 +97,10 @@ where
         return;
     }
     let shared = Shared {
-        queue: Mutex::new(Queue { jobs: vec![Job { path: root.to_path_buf(), rules: ignore_rules::ancestors(root) }], busy: 0 }),
+        queue: Mutex::new(Queue {
+            jobs: vec![Job { path: root.to_path_buf(), rules: ignore_rules::ancestors(root) }],
+            busy: 0,
+        }),
         ready: Condvar::new(),
         quit: AtomicBool::new(false),
     };
@@ -175,7 +178,9 @@ fn list(dir: &File) -> Option<Listing> {
             break;
         }
         // SAFETY: readdir returned a valid entry whose name is NUL-terminated.
-        let (name, kind) = unsafe { (std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()).to_bytes(), (*entry).d_type) };
+        let (name, kind) = unsafe {
+            (std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()).to_bytes(), (*entry).d_type)
+        };
         if name == b"." || name == b".." {
             continue;
         }
@@ -210,7 +215,9 @@ fn kind_of(dir: &File, name: &[u8], d_type: u8) -> Option<Kind> {
 /// Read the directory of `job`: visit each entry its rules and the hidden rule let through,
 /// and return the directories to walk next.
 fn read_dir<V: FnMut(&Entry) -> Flow>(job: &Job, visitor: &mut V, quit: &AtomicBool) -> Vec<Job> {
-    let Ok(dir) = crate::open::open_with(&job.path, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK) else {
+    let Ok(dir) =
+        crate::open::open_with(&job.path, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK)
+    else {
         return Vec::new();
     };
     let Some(listing) = list(&dir) else { return Vec::new() };
@@ -244,7 +251,9 @@ fn read_dir<V: FnMut(&Entry) -> Flow>(job: &Job, visitor: &mut V, quit: &AtomicB
                 quit.store(true, Ordering::Relaxed);
                 break;
             }
-            Flow::Continue if kind == Kind::Dir => next.push(Job { path: full.to_path_buf(), rules: rules.clone() }),
+            Flow::Continue if kind == Kind::Dir => {
+                next.push(Job { path: full.to_path_buf(), rules: rules.clone() })
+            }
             _ => {}
         }
     }

@@ -14,8 +14,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
 use sha2::{Digest, Sha256};
 
@@ -40,10 +40,14 @@ pub enum TokenError {
     #[error("cannot read the token file {}: {source}", path.display())]
     Unreadable { path: PathBuf, source: std::io::Error },
     /// A fixed token is shorter than [`MIN_TOKEN_CHARS`] (or empty).
-    #[error("the MCP bearer token from {origin} is {chars} characters long; it must be at least {MIN_TOKEN_CHARS} (e.g. `openssl rand -hex 32`)")]
+    #[error(
+        "the MCP bearer token from {origin} is {chars} characters long; it must be at least {MIN_TOKEN_CHARS} (e.g. `openssl rand -hex 32`)"
+    )]
     TooShort { origin: String, chars: usize },
     /// A fixed token has a character an HTTP header cannot carry as a token.
-    #[error("the MCP bearer token from {origin} has a space or a character that is not visible ASCII; use e.g. `openssl rand -hex 32`")]
+    #[error(
+        "the MCP bearer token from {origin} has a space or a character that is not visible ASCII; use e.g. `openssl rand -hex 32`"
+    )]
     BadCharacter { origin: String },
     /// The OS random number generator failed.
     #[error("cannot get random bytes for the MCP bearer token: {0}")]
@@ -56,7 +60,12 @@ pub enum TokenError {
 impl TokenError {
     /// Whether the error is the user's input (exit 2) rather than the machine's.
     pub fn is_usage(&self) -> bool {
-        matches!(self, TokenError::Unreadable { .. } | TokenError::TooShort { .. } | TokenError::BadCharacter { .. })
+        matches!(
+            self,
+            TokenError::Unreadable { .. }
+                | TokenError::TooShort { .. }
+                | TokenError::BadCharacter { .. }
+        )
     }
 }
 
@@ -91,7 +100,8 @@ pub fn write_token_file(data_dir: &Path, token: &str) -> Result<PathBuf, TokenEr
     let staged = stage_dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&staged);
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&staged)?;
+        let mut file =
+            std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&staged)?;
         file.write_all(format!("{token}\n").as_bytes())?;
         file.sync_all()?;
         std::fs::rename(&staged, &path)
@@ -117,14 +127,22 @@ fn validate(text: &str, origin: &str) -> Result<String, TokenError> {
 
 /// The token fixed for this start: `--token-file`'s, else `env`'s (the value of
 /// [`TOKEN_ENV`]); `None` when neither is given.
-pub fn fixed(token_file: Option<&Path>, env: Option<std::ffi::OsString>) -> Result<Option<(String, TokenSource)>, TokenError> {
+pub fn fixed(
+    token_file: Option<&Path>,
+    env: Option<std::ffi::OsString>,
+) -> Result<Option<(String, TokenSource)>, TokenError> {
     if let Some(path) = token_file {
         let text = std::fs::read_to_string(path)
             .map_err(|source| TokenError::Unreadable { path: path.to_path_buf(), source })?;
-        return Ok(Some((validate(&text, &format!("--token-file {}", path.display()))?, TokenSource::File)));
+        return Ok(Some((
+            validate(&text, &format!("--token-file {}", path.display()))?,
+            TokenSource::File,
+        )));
     }
     if let Some(value) = env {
-        let text = value.into_string().map_err(|_| TokenError::BadCharacter { origin: TOKEN_ENV.into() })?;
+        let text = value
+            .into_string()
+            .map_err(|_| TokenError::BadCharacter { origin: TOKEN_ENV.into() })?;
         return Ok(Some((validate(&text, TOKEN_ENV)?, TokenSource::Env)));
     }
     Ok(None)
@@ -163,11 +181,12 @@ impl Authenticator {
     /// An authenticator for `token`; `source` says where a refused client can find it.
     pub fn new(token: &str, source: &TokenSource) -> Self {
         let hint = match source {
-            TokenSource::Generated(path) => format!(
-                "the token is in {} (a new one at each start)",
-                path.display()
-            ),
-            TokenSource::File => "the token is the content of the file the server was given with --token-file".into(),
+            TokenSource::Generated(path) => {
+                format!("the token is in {} (a new one at each start)", path.display())
+            }
+            TokenSource::File => {
+                "the token is the content of the file the server was given with --token-file".into()
+            }
             TokenSource::Env => format!("the token is the {TOKEN_ENV} the server was started with"),
         };
         Authenticator { digest: Sha256::digest(token.as_bytes()).into(), hint }
@@ -177,7 +196,9 @@ impl Authenticator {
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         let Some(value) = headers.get(AUTHORIZATION) else { return Err(Refusal::Missing) };
         let Ok(value) = value.to_str() else { return Err(Refusal::Wrong) };
-        let Some((scheme, presented)) = value.trim().split_once(' ') else { return Err(Refusal::Wrong) };
+        let Some((scheme, presented)) = value.trim().split_once(' ') else {
+            return Err(Refusal::Wrong);
+        };
         if !scheme.eq_ignore_ascii_case("bearer") {
             return Err(Refusal::Missing);
         }
@@ -186,19 +207,27 @@ impl Authenticator {
     }
 
     /// The 401 answer to a refused request.
-    pub fn unauthorized(&self, refusal: Refusal) -> hyper::Response<BoxBody<Bytes, std::convert::Infallible>> {
+    pub fn unauthorized(
+        &self,
+        refusal: Refusal,
+    ) -> hyper::Response<BoxBody<Bytes, std::convert::Infallible>> {
         let (challenge, what) = match refusal {
-            Refusal::Missing => ("Bearer realm=\"toolhost\"", "this endpoint needs `Authorization: Bearer <token>`"),
+            Refusal::Missing => {
+                ("Bearer realm=\"toolhost\"", "this endpoint needs `Authorization: Bearer <token>`")
+            }
             Refusal::Wrong => (
                 "Bearer realm=\"toolhost\", error=\"invalid_token\"",
                 "the bearer token is not this server's; send `Authorization: Bearer <token>`",
             ),
         };
         let body = format!("Unauthorized: {what}; {}\n", self.hint);
-        let mut res = hyper::Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed());
+        let mut res = hyper::Response::new(
+            Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed(),
+        );
         *res.status_mut() = hyper::StatusCode::UNAUTHORIZED;
         res.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
-        res.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        res.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
         res
     }
 }
@@ -233,7 +262,10 @@ mod tests {
         assert_eq!(auth.check(&headers(None)), Err(Refusal::Missing));
         assert_eq!(auth.check(&headers(Some(&format!("Basic {token}")))), Err(Refusal::Missing));
         assert_eq!(auth.check(&headers(Some("Bearer"))), Err(Refusal::Wrong));
-        assert_eq!(auth.check(&headers(Some(&format!("Bearer {}", &token[1..])))), Err(Refusal::Wrong));
+        assert_eq!(
+            auth.check(&headers(Some(&format!("Bearer {}", &token[1..])))),
+            Err(Refusal::Wrong)
+        );
         assert_eq!(auth.check(&headers(Some(&format!("Bearer {token}x")))), Err(Refusal::Wrong));
     }
 
@@ -251,22 +283,33 @@ mod tests {
         let file = dir.path().join("t");
         std::fs::write(&file, format!("  {}\n", "a".repeat(32))).unwrap();
         let env = Some(std::ffi::OsString::from("e".repeat(40)));
-        assert_eq!(fixed(Some(&file), env.clone()).unwrap(), Some(("a".repeat(32), TokenSource::File)));
+        assert_eq!(
+            fixed(Some(&file), env.clone()).unwrap(),
+            Some(("a".repeat(32), TokenSource::File))
+        );
         assert_eq!(fixed(None, env).unwrap(), Some(("e".repeat(40), TokenSource::Env)));
         assert_eq!(fixed(None, None).unwrap(), None);
         std::fs::write(&file, "short\n").unwrap();
         assert!(matches!(fixed(Some(&file), None), Err(TokenError::TooShort { chars: 5, .. })));
         std::fs::write(&file, "\n").unwrap();
-        assert!(matches!(fixed(Some(&file), None), Err(e @ TokenError::TooShort { .. }) if e.is_usage()));
+        assert!(
+            matches!(fixed(Some(&file), None), Err(e @ TokenError::TooShort { .. }) if e.is_usage())
+        );
         let spaced = format!("{} {}", "a".repeat(20), "b".repeat(20));
         assert!(matches!(fixed(None, Some(spaced.into())), Err(TokenError::BadCharacter { .. })));
-        assert!(matches!(fixed(Some(&dir.path().join("none")), None), Err(TokenError::Unreadable { .. })));
+        assert!(matches!(
+            fixed(Some(&dir.path().join("none")), None),
+            Err(TokenError::Unreadable { .. })
+        ));
     }
 
     #[test]
     fn the_token_file_is_a_private_entry_of_the_data_dir() {
         assert!(toolhost_core::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
-        assert!(toolhost_core::policy::DATA_DIR_PRIVATE.contains(&"cache"), "the token is staged in cache/");
+        assert!(
+            toolhost_core::policy::DATA_DIR_PRIVATE.contains(&"cache"),
+            "the token is staged in cache/"
+        );
     }
 
     #[test]

@@ -24,7 +24,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use toolhost_limits::{MCP_AUTH_TIMEOUT_SECS, MCP_MAX_CONNECTIONS, MCP_MAX_UNAUTHENTICATED_CONNECTIONS};
+use toolhost_limits::{
+    MCP_AUTH_TIMEOUT_SECS, MCP_MAX_CONNECTIONS, MCP_MAX_UNAUTHENTICATED_CONNECTIONS,
+};
 
 /// Why a connection was closed by its listener's bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +85,8 @@ impl Connections {
     /// connection to make room.
     pub fn admit(self: &Arc<Self>) -> Option<Conn> {
         let mut table = self.table();
-        let unauthenticated = table.1.values().filter(|e| !e.authenticated.load(Ordering::SeqCst)).count();
+        let unauthenticated =
+            table.1.values().filter(|e| !e.authenticated.load(Ordering::SeqCst)).count();
         if unauthenticated >= self.max_unauthenticated || table.1.len() >= self.max_total {
             if !evict_oldest(&mut table.1) && table.1.len() >= self.max_total {
                 return None;
@@ -91,7 +94,10 @@ impl Connections {
         }
         let id = table.0;
         table.0 += 1;
-        let entry = Arc::new(Entry { authenticated: AtomicBool::new(false), evict: CancellationToken::new() });
+        let entry = Arc::new(Entry {
+            authenticated: AtomicBool::new(false),
+            evict: CancellationToken::new(),
+        });
         table.1.insert(id, entry.clone());
         Some(Conn { id, entry, accepted: Instant::now(), table: self.clone() })
     }
@@ -104,12 +110,17 @@ impl Connections {
     /// Connections open now: (all, unauthenticated).
     pub fn counts(&self) -> (usize, usize) {
         let table = self.table();
-        (table.1.len(), table.1.values().filter(|e| !e.authenticated.load(Ordering::SeqCst)).count())
+        (
+            table.1.len(),
+            table.1.values().filter(|e| !e.authenticated.load(Ordering::SeqCst)).count(),
+        )
     }
 }
 
 fn evict_oldest(open: &mut BTreeMap<u64, Arc<Entry>>) -> bool {
-    let Some(id) = open.iter().find(|(_, e)| !e.authenticated.load(Ordering::SeqCst)).map(|(id, _)| *id) else {
+    let Some(id) =
+        open.iter().find(|(_, e)| !e.authenticated.load(Ordering::SeqCst)).map(|(id, _)| *id)
+    else {
         return false;
     };
     if let Some(entry) = open.remove(&id) {
@@ -122,7 +133,9 @@ fn evict_oldest(open: &mut BTreeMap<u64, Arc<Entry>>) -> bool {
 fn descriptor_limit() -> usize {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
         return usize::MAX;
     }
     usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)

@@ -41,7 +41,9 @@ pub fn mcp_tool(def: &ToolDefinition) -> Tool {
             ToolAnnotations::new().read_only(false).destructive(true)
         }
     };
-    let mut tool = Tool::new(def.id.as_str().to_string(), def.description.clone(), Arc::new(schema)).with_annotations(annotations);
+    let mut tool =
+        Tool::new(def.id.as_str().to_string(), def.description.clone(), Arc::new(schema))
+            .with_annotations(annotations);
     if let Some(Value::Object(output)) = &def.output_schema {
         tool.output_schema = Some(Arc::new(output.clone()));
     }
@@ -53,15 +55,25 @@ pub fn mcp_tool(def: &ToolDefinition) -> Tool {
 /// in `_meta`.
 pub fn mcp_result(result: &ToolResult, call_id: &str) -> CallToolResult {
     let content = vec![ContentBlock::text(result.text())];
-    let mut out = if result.succeeded() { CallToolResult::success(content) } else { CallToolResult::error(content) };
+    let mut out = if result.succeeded() {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
     out.structured_content = result.structured.clone();
     let mut meta = JsonObject::new();
     meta.insert(META_STATUS.into(), serde_json::to_value(result.status).unwrap_or(Value::Null));
-    meta.insert(META_ARTIFACTS.into(), serde_json::to_value(&result.artifacts).unwrap_or_else(|_| Value::Array(vec![])));
+    meta.insert(
+        META_ARTIFACTS.into(),
+        serde_json::to_value(&result.artifacts).unwrap_or_else(|_| Value::Array(vec![])),
+    );
     meta.insert(META_SANDBOX_DENIED.into(), Value::Bool(result.sandbox_denied));
     meta.insert(META_CALL_ID.into(), Value::from(call_id));
     if let Some(e) = &result.error {
-        meta.insert(META_ERROR.into(), serde_json::json!({"code": e.code, "retryable": e.retryable}));
+        meta.insert(
+            META_ERROR.into(),
+            serde_json::json!({"code": e.code, "retryable": e.retryable}),
+        );
     }
     if let Some(usage) = &result.usage {
         meta.insert(META_USAGE.into(), serde_json::to_value(usage).unwrap_or(Value::Null));

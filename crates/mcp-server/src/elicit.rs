@@ -5,9 +5,9 @@
 use std::future::Future;
 
 use async_trait::async_trait;
+use rmcp::Peer;
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::RoleServer;
-use rmcp::Peer;
 use serde_json::Value;
 
 use toolhost_core::approval::Approver;
@@ -31,12 +31,19 @@ impl Approver for ElicitEscalations {
         }
         // The words of every approval channel (`approval_request`), the model's on one escaped line.
         let message = toolhost_core::approval::approval_request(tool, escalation);
-        let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else { return false };
-        let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
+        let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else {
+            return false;
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: schema,
+        };
         match peer.create_elicitation(params).await {
             Ok(r) => {
                 r.action == ElicitationAction::Accept
-                    && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool) == Some(true)
+                    && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool)
+                        == Some(true)
             }
             Err(e) => {
                 tracing::warn!("elicitation for an escalation failed: {e}");

@@ -39,13 +39,15 @@ use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use toolhost_limits::{MAX_REQUEST_BYTES, MCP_HEADER_READ_TIMEOUT_SECS, MCP_IDLE_TIMEOUT_SECS, MCP_MAX_SESSIONS};
+use toolhost_limits::{
+    MAX_REQUEST_BYTES, MCP_HEADER_READ_TIMEOUT_SECS, MCP_IDLE_TIMEOUT_SECS, MCP_MAX_SESSIONS,
+};
 
-use crate::server::McpServer;
 use super::auth::Authenticator;
 use super::conns::Connections;
 use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};
 use super::watch::{ConnWatch, InFlightBody, WatchedIo};
+use crate::server::McpServer;
 
 /// A response as rmcp builds them.
 type Response = hyper::Response<BoxBody<Bytes, Infallible>>;
@@ -66,7 +68,9 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ListenAddrError {
     /// Neither `PORT`, `HOST:PORT` nor `[V6]:PORT`.
-    #[error("`{0}` is not a listen address: give PORT, IP:PORT or [IPv6]:PORT (e.g. 127.0.0.1:8765)")]
+    #[error(
+        "`{0}` is not a listen address: give PORT, IP:PORT or [IPv6]:PORT (e.g. 127.0.0.1:8765)"
+    )]
     Malformed(String),
 }
 
@@ -109,12 +113,16 @@ pub fn origin_is_well_formed(origin: &str) -> bool {
             None => (authority, None),
         }
     };
-    let port_ok = port.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
+    let port_ok = port.is_none_or(|p| {
+        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok()
+    });
     !host.is_empty() && port_ok
 }
 
 fn forbidden_origin() -> Response {
-    let body = Full::new(Bytes::from("Forbidden: Origin header is not allowed\n")).map_err(|never: Infallible| match never {}).boxed();
+    let body = Full::new(Bytes::from("Forbidden: Origin header is not allowed\n"))
+        .map_err(|never: Infallible| match never {})
+        .boxed();
     let mut res = hyper::Response::new(body);
     *res.status_mut() = hyper::StatusCode::FORBIDDEN;
     res
@@ -160,12 +168,19 @@ impl HttpOptions {
 impl HttpOptions {
     /// The rmcp configuration: the Host allow-list, the Origin allow-list, and the shutdown token.
     pub fn config(&self, shutdown: CancellationToken) -> StreamableHttpServerConfig {
-        let hosts: Vec<String> =
-            LOOPBACK_HOSTS.iter().map(|h| h.to_string()).chain(self.allowed_hosts.iter().cloned()).collect();
+        let hosts: Vec<String> = LOOPBACK_HOSTS
+            .iter()
+            .map(|h| h.to_string())
+            .chain(self.allowed_hosts.iter().cloned())
+            .collect();
         let origins: Vec<String> = hosts
             .iter()
             .flat_map(|h| {
-                let h = if h.contains(':') && !h.starts_with('[') { format!("[{h}]") } else { h.clone() };
+                let h = if h.contains(':') && !h.starts_with('[') {
+                    format!("[{h}]")
+                } else {
+                    h.clone()
+                };
                 [format!("http://{h}:*"), format!("https://{h}:*")]
             })
             .collect();
@@ -208,13 +223,20 @@ impl HttpEndpoint {
     }
 
     /// Serves `server` until `shutdown` is cancelled; connections are served concurrently.
-    pub async fn serve(self, server: McpServer, shutdown: CancellationToken) -> std::io::Result<()> {
+    pub async fn serve(
+        self,
+        server: McpServer,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
         // The MCP sessions end only after the calls in flight have answered.
         let sessions = CancellationToken::new();
         let config = self.options.config(sessions.clone());
         let calls = server.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(server.clone()), BoundedSessions::new(MCP_MAX_SESSIONS), config);
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            BoundedSessions::new(MCP_MAX_SESSIONS),
+            config,
+        );
         // Open connections, and a signal when the last one closes.
         let open = Arc::new((std::sync::atomic::AtomicUsize::new(0), tokio::sync::Notify::new()));
         let result = self.accept_loop(service, &open, &shutdown, &sessions).await;
@@ -249,7 +271,9 @@ impl HttpEndpoint {
         let options = Arc::new(self.options.clone());
         let conns = Connections::for_this_process();
         let (max_total, max_unauthenticated) = conns.bounds();
-        tracing::debug!("at most {max_total} connections, {max_unauthenticated} of them unauthenticated");
+        tracing::debug!(
+            "at most {max_total} connections, {max_unauthenticated} of them unauthenticated"
+        );
         loop {
             let (stream, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
@@ -296,7 +320,10 @@ impl HttpEndpoint {
                     let mut service = service.clone();
                     let options = options.clone();
                     let refused = match &options.auth {
-                        Some(auth) => auth.check(req.headers()).err().map(|refusal| auth.unauthorized(refusal)),
+                        Some(auth) => auth
+                            .check(req.headers())
+                            .err()
+                            .map(|refusal| auth.unauthorized(refusal)),
                         None => None,
                     };
                     if refused.is_none() {
@@ -305,11 +332,15 @@ impl HttpEndpoint {
                     async move {
                         let res = match refused.or_else(|| options.after_auth(&req)) {
                             Some(res) => res,
-                            None => match watch_refusal(tower_service::Service::call(&mut service, req)).await {
-                                (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
-                                (Ok(res), false) => res,
-                                (Err(never), false) => match never {},
-                            },
+                            None => {
+                                match watch_refusal(tower_service::Service::call(&mut service, req))
+                                    .await
+                                {
+                                    (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
+                                    (Ok(res), false) => res,
+                                    (Err(never), false) => match never {},
+                                }
+                            }
                         };
                         Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
                     }
@@ -360,8 +391,11 @@ mod tests {
 
     #[test]
     fn only_loopback_and_allowed_hosts_pass() {
-        let options =
-            HttpOptions { addr: "127.0.0.1:0".parse().unwrap(), allowed_hosts: vec!["box.lan".into()], auth: None };
+        let options = HttpOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            allowed_hosts: vec!["box.lan".into()],
+            auth: None,
+        };
         let config = options.config(CancellationToken::new());
         assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1", "box.lan"]);
         assert!(config.allowed_origins.contains(&"http://[::1]:*".to_string()));
@@ -371,7 +405,14 @@ mod tests {
 
     #[test]
     fn an_origin_port_must_be_a_number() {
-        for ok in ["http://localhost:8765", "http://localhost", "https://box.lan:443", "http://[::1]:9", "http://[::1]", "null"] {
+        for ok in [
+            "http://localhost:8765",
+            "http://localhost",
+            "https://box.lan:443",
+            "http://[::1]:9",
+            "http://[::1]",
+            "null",
+        ] {
             assert!(origin_is_well_formed(ok), "{ok}");
         }
         for bad in [

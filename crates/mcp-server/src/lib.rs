@@ -56,7 +56,8 @@ pub mod stdio;
 mod watch;
 
 pub use convert::{
-    META_ARTIFACTS, META_CALL_ID, META_ERROR, META_SANDBOX_DENIED, META_STATUS, META_USAGE, mcp_result, mcp_tool,
+    META_ARTIFACTS, META_CALL_ID, META_ERROR, META_SANDBOX_DENIED, META_STATUS, META_USAGE,
+    mcp_result, mcp_tool,
 };
 pub use elicit::ElicitEscalations;
 pub use progress::{PROGRESS_TOTAL, ProgressCounter};

@@ -1,9 +1,9 @@
 //! Progress forwarding: a call's [`ToolProgress`] becomes `notifications/progress` for the
 //! client's progress token, in order, with a `progress` that grows with every notification.
 
+use rmcp::Peer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::RoleServer;
-use rmcp::Peer;
 use tokio::sync::mpsc;
 
 use toolhost_core::context::ToolProgress;
@@ -23,7 +23,9 @@ pub const PROGRESS_TOTAL: f64 = 100.0;
 impl ProgressCounter {
     /// `progress` and `total` for the next notification.
     pub fn next(&mut self, fraction: Option<f64>) -> (f64, Option<f64>) {
-        let nudged = |last: f64| last + (PROGRESS_TOTAL - last).min(1.0) / 1000.0 + f64::EPSILON * PROGRESS_TOTAL;
+        let nudged = |last: f64| {
+            last + (PROGRESS_TOTAL - last).min(1.0) / 1000.0 + f64::EPSILON * PROGRESS_TOTAL
+        };
         let value = match fraction {
             Some(f) => {
                 self.fractions = true;
@@ -40,7 +42,11 @@ impl ProgressCounter {
 
 /// Send `peer` a progress notification for `token` for each progress of the call, until the
 /// call drops its sender.
-pub(crate) async fn forward(peer: Peer<RoleServer>, token: ProgressToken, mut rx: mpsc::Receiver<ToolProgress>) {
+pub(crate) async fn forward(
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    mut rx: mpsc::Receiver<ToolProgress>,
+) {
     let mut counter = ProgressCounter::default();
     while let Some(p) = rx.recv().await {
         let (message, fraction) = match p {
@@ -48,7 +54,8 @@ pub(crate) async fn forward(peer: Peer<RoleServer>, token: ProgressToken, mut rx
             ToolProgress::Message { message, fraction } => (message, fraction),
         };
         let (progress, total) = counter.next(fraction);
-        let mut note = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+        let mut note =
+            ProgressNotificationParam::new(token.clone(), progress).with_message(message);
         if let Some(total) = total {
             note = note.with_total(total);
         }
@@ -76,5 +83,4 @@ mod tests {
             last = p;
         }
     }
-
 }

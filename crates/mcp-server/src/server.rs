@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, Peer, ServerHandler};
@@ -35,7 +35,12 @@ pub struct McpServer {
 impl McpServer {
     /// A server over `runtime`'s toolset.
     pub fn new(runtime: Arc<SessionRuntime>) -> Self {
-        let server = McpServer { runtime, turn: Arc::default(), peers: Arc::default(), advertised: Arc::default() };
+        let server = McpServer {
+            runtime,
+            turn: Arc::default(),
+            peers: Arc::default(),
+            advertised: Arc::default(),
+        };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
         server
     }
@@ -50,7 +55,10 @@ impl McpServer {
     }
 
     /// Serve later calls on `toolset` (the installed tools changed) and tell every client.
-    pub async fn replace_toolset(&self, toolset: toolhost_core::registry::FinalizedToolset) -> Result<(), toolhost_session::SessionError> {
+    pub async fn replace_toolset(
+        &self,
+        toolset: toolhost_core::registry::FinalizedToolset,
+    ) -> Result<(), toolhost_session::SessionError> {
         self.runtime.replace_toolset(toolset)?;
         self.notify_if_tools_changed().await;
         Ok(())
@@ -67,7 +75,8 @@ impl McpServer {
             }
             *advertised = ids;
         }
-        let peers: Vec<Peer<RoleServer>> = self.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let peers: Vec<Peer<RoleServer>> =
+            self.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for peer in &peers {
             if let Err(e) = peer.notify_tool_list_changed().await {
                 tracing::debug!("tools/list_changed not sent: {e}");
@@ -142,12 +151,14 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
-            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Tools for working in one workspace: read, write, edit, grep, glob, list and bash \
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
+        )
+        .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Tools for working in one workspace: read, write, edit, grep, glob, list and bash \
                  (bash runs in an OS sandbox). Read a file before editing it.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -156,7 +167,8 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let tools = self.tools();
-        *self.advertised.lock().unwrap_or_else(|e| e.into_inner()) = tools.iter().map(|t| t.name.to_string()).collect();
+        *self.advertised.lock().unwrap_or_else(|e| e.into_inner()) =
+            tools.iter().map(|t| t.name.to_string()).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -179,7 +191,8 @@ impl ServerHandler for McpServer {
         // A tool disabled for the session is still called: its result says why.
         let toolset = self.runtime.toolset();
         if !toolset.definitions().iter().any(|d| d.id.as_str() == name) {
-            let ids: Vec<String> = toolset.available_definitions().iter().map(|d| d.id.to_string()).collect();
+            let ids: Vec<String> =
+                toolset.available_definitions().iter().map(|d| d.id.to_string()).collect();
             return Err(McpError::invalid_params(
                 format!("tool `{name}` is not available; available tools: {}", ids.join(", ")),
                 None,

@@ -11,8 +11,12 @@ use futures_core::Stream;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId, SessionManager};
-use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionId, SessionManager,
+};
 
 tokio::task_local! {
     /// Set when the request being handled was refused a new session.
@@ -42,7 +46,11 @@ pub struct BoundedSessions {
 impl BoundedSessions {
     /// At most `max` live sessions.
     pub fn new(max: usize) -> Arc<Self> {
-        Arc::new(BoundedSessions { inner: LocalSessionManager::default(), max, creating: Default::default() })
+        Arc::new(BoundedSessions {
+            inner: LocalSessionManager::default(),
+            max,
+            creating: Default::default(),
+        })
     }
 }
 
@@ -62,9 +70,11 @@ pub fn too_many_sessions(max: usize) -> hyper::Response<BoxBody<Bytes, std::conv
         "Service Unavailable: this server already has {max} live MCP sessions, its limit; end one \
          (HTTP DELETE with its Mcp-Session-Id) or wait for an idle one to expire, then initialize again\n"
     );
-    let mut res = hyper::Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed());
+    let mut res =
+        hyper::Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed());
     *res.status_mut() = hyper::StatusCode::SERVICE_UNAVAILABLE;
-    res.headers_mut().insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("5"));
+    res.headers_mut()
+        .insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("5"));
     res
 }
 
@@ -105,7 +115,11 @@ impl SessionManager for BoundedSessions {
         Ok(self.inner.create_stream(id, message).await?)
     }
 
-    async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
         Ok(self.inner.accept_message(id, message).await?)
     }
 

@@ -41,7 +41,11 @@ pub async fn serve(server: crate::server::McpServer) -> anyhow::Result<()> {
 }
 
 /// Serve `server` reading requests from `input` and writing to `output`.
-pub async fn serve_on<R, W>(server: crate::server::McpServer, input: R, output: W) -> anyhow::Result<()>
+pub async fn serve_on<R, W>(
+    server: crate::server::McpServer,
+    input: R,
+    output: W,
+) -> anyhow::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -68,12 +72,17 @@ where
 }
 
 /// stdin → rmcp, line by line; a line over the cap becomes an error line for the writer.
-async fn pump_requests<R, W>(input: R, mut to_rmcp: W, refusals: mpsc::UnboundedSender<String>) -> std::io::Result<()>
+async fn pump_requests<R, W>(
+    input: R,
+    mut to_rmcp: W,
+    refusals: mpsc::UnboundedSender<String>,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut lines = BoundedLines::new(BufReader::with_capacity(PIPE_BYTES, input), MAX_REQUEST_BYTES);
+    let mut lines =
+        BoundedLines::new(BufReader::with_capacity(PIPE_BYTES, input), MAX_REQUEST_BYTES);
     while let Some((number, line)) = lines.next_line().await? {
         match line {
             Line::Fits(bytes) => {
@@ -81,7 +90,11 @@ where
                 to_rmcp.write_all(b"\n").await?;
             }
             Line::TooLong { bytes, id } => {
-                tracing::warn!(line = number, bytes, "MCP request line over the limit; answered with an error");
+                tracing::warn!(
+                    line = number,
+                    bytes,
+                    "MCP request line over the limit; answered with an error"
+                );
                 let _ = refusals.send(too_large_response(id, number, bytes));
             }
         }
@@ -91,7 +104,11 @@ where
 }
 
 /// rmcp's output and the refusals → stdout, whole lines only, so the two never interleave.
-async fn pump_responses<R, W>(from_rmcp: R, mut refused: mpsc::UnboundedReceiver<String>, mut output: W) -> std::io::Result<()>
+async fn pump_responses<R, W>(
+    from_rmcp: R,
+    mut refused: mpsc::UnboundedReceiver<String>,
+    mut output: W,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -131,10 +148,16 @@ mod tests {
 
     #[test]
     fn the_error_names_the_id_the_line_and_the_limit() {
-        let v: Value = serde_json::from_str(&too_large_response(Some(7.into()), 3, 20 << 20)).unwrap();
+        let v: Value =
+            serde_json::from_str(&too_large_response(Some(7.into()), 3, 20 << 20)).unwrap();
         assert_eq!(v["id"], 7);
         assert_eq!(v["error"]["code"], REQUEST_TOO_LARGE_CODE);
-        assert!(v["error"]["message"].as_str().unwrap().starts_with("line 3: the request is 20971520 bytes"));
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("line 3: the request is 20971520 bytes")
+        );
         assert_eq!(v["error"]["data"]["limit"], MAX_REQUEST_BYTES);
         let v: Value = serde_json::from_str(&too_large_response(None, 1, 1)).unwrap();
         assert!(v["id"].is_null() && v.as_object().unwrap().contains_key("id"));

@@ -49,7 +49,11 @@ impl ConnWatch {
     /// A watch for a connection accepted now.
     pub fn new(header_read: Duration, idle: Duration) -> Arc<Self> {
         Arc::new(ConnWatch {
-            state: Mutex::new(State { in_flight: 0, head_started: None, idle_since: Instant::now() }),
+            state: Mutex::new(State {
+                in_flight: 0,
+                head_started: None,
+                idle_since: Instant::now(),
+            }),
             changed: tokio::sync::Notify::new(),
             header_read,
             idle,
@@ -141,7 +145,11 @@ impl<T> WatchedIo<T> {
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for WatchedIo<T> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
@@ -152,7 +160,11 @@ impl<T: AsyncRead + Unpin> AsyncRead for WatchedIo<T> {
 }
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for WatchedIo<T> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         Pin::new(&mut self.inner).poll_write(cx, buf)
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -189,7 +201,10 @@ impl<B> InFlightBody<B> {
 impl<B: Body + Unpin> Body for InFlightBody<B> {
     type Data = B::Data;
     type Error = B::Error;
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
         Pin::new(&mut self.body).poll_frame(cx)
     }
     fn is_end_stream(&self) -> bool {

@@ -105,8 +105,8 @@ impl ToolStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => return Err(StoreError::Io { what: "read", path, source }),
         };
-        let file: ToolsFile =
-            serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt { path: path.clone(), message: e.to_string() })?;
+        let file: ToolsFile = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError::Corrupt { path: path.clone(), message: e.to_string() })?;
         Ok(file.tools)
     }
 
@@ -118,7 +118,8 @@ impl ToolStore {
     /// The component's bytes, if its file still matches its pinned SHA-256.
     pub fn verified_bytes(&self, tool: &InstalledTool) -> Result<std::sync::Arc<[u8]>, NotLoaded> {
         let path = self.file_of(tool);
-        let bytes = std::fs::read(&path).map_err(|e| NotLoaded::Missing { path: path.clone(), message: e.to_string() })?;
+        let bytes = std::fs::read(&path)
+            .map_err(|e| NotLoaded::Missing { path: path.clone(), message: e.to_string() })?;
         let found = sha256_hex(&bytes);
         if found != tool.sha256 {
             return Err(NotLoaded::Tampered { path, pinned: tool.sha256.clone(), found });
@@ -129,22 +130,43 @@ impl ToolStore {
     /// Take the installed set's lock (exclusive, blocking) for a read-modify-write.
     pub fn lock(&self) -> Result<StoreLock, StoreError> {
         let dir = self.dir();
-        create_private_dir(&dir).map_err(|source| StoreError::Io { what: "create", path: dir.clone(), source })?;
-        let file = std::fs::File::open(&dir).map_err(|source| StoreError::Io { what: "open", path: dir.clone(), source })?;
+        create_private_dir(&dir).map_err(|source| StoreError::Io {
+            what: "create",
+            path: dir.clone(),
+            source,
+        })?;
+        let file = std::fs::File::open(&dir).map_err(|source| StoreError::Io {
+            what: "open",
+            path: dir.clone(),
+            source,
+        })?;
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a descriptor this function owns.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(StoreError::Io { what: "lock", path: dir, source: std::io::Error::last_os_error() });
+            return Err(StoreError::Io {
+                what: "lock",
+                path: dir,
+                source: std::io::Error::last_os_error(),
+            });
         }
         Ok(StoreLock { _dir: file })
     }
 
     /// Install (or upgrade, when its id is installed) `tool` with `bytes`, under `lock`:
     /// the file first, then the record, then the file the upgrade replaced is removed.
-    pub fn install(&self, _lock: &StoreLock, tool: InstalledTool, bytes: &[u8]) -> Result<(), StoreError> {
+    pub fn install(
+        &self,
+        _lock: &StoreLock,
+        tool: InstalledTool,
+        bytes: &[u8],
+    ) -> Result<(), StoreError> {
         let dir = self.dir();
         let file = self.file_of(&tool);
-        write_whole(&dir, &file, bytes).map_err(|source| StoreError::Io { what: "write", path: file.clone(), source })?;
+        write_whole(&dir, &file, bytes).map_err(|source| StoreError::Io {
+            what: "write",
+            path: file.clone(),
+            source,
+        })?;
         let mut tools = self.list()?;
         match tools.iter_mut().find(|t| t.id == tool.id) {
             Some(slot) => *slot = tool,
@@ -170,9 +192,14 @@ impl ToolStore {
 
     fn save(&self, tools: &[InstalledTool]) -> Result<(), StoreError> {
         let path = self.record_path();
-        let mut json = serde_json::to_vec_pretty(&ToolsFile { tools: tools.to_vec() }).expect("a tools file serializes");
+        let mut json = serde_json::to_vec_pretty(&ToolsFile { tools: tools.to_vec() })
+            .expect("a tools file serializes");
         json.push(b'\n');
-        write_whole(&self.data_dir, &path, &json).map_err(|source| StoreError::Io { what: "write", path, source })
+        write_whole(&self.data_dir, &path, &json).map_err(|source| StoreError::Io {
+            what: "write",
+            path,
+            source,
+        })
     }
 
     /// Remove component files no record names (best effort).
@@ -202,9 +229,16 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// Write `path` (in `dir`) whole: a temporary file, synced, renamed over it.
 fn write_whole(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_private_dir(dir)?;
-    let tmp = dir.join(format!(".tmp-{}-{}", std::process::id(), chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)));
+    let tmp = dir.join(format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
+    ));
     let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all()).and_then(|()| std::fs::rename(&tmp, path));
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

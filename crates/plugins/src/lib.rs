@@ -63,14 +63,23 @@ impl Candidate {
 
 /// Read `path` and check it as a tool: a component the runtime can run, whose definition
 /// meets [`rules::check_definition`] with the ids `taken` (ignoring case).
-pub async fn check_component(runtime: &Arc<ComponentRuntime>, path: &Path, taken: &[Taken<'_>]) -> Result<Candidate, PluginError> {
-    let bytes: Arc<[u8]> = std::fs::read(path).map_err(|source| PluginError::Read { path: path.to_path_buf(), source })?.into();
+pub async fn check_component(
+    runtime: &Arc<ComponentRuntime>,
+    path: &Path,
+    taken: &[Taken<'_>],
+) -> Result<Candidate, PluginError> {
+    let bytes: Arc<[u8]> = std::fs::read(path)
+        .map_err(|source| PluginError::Read { path: path.to_path_buf(), source })?
+        .into();
     let inspected = runtime.inspect(path, bytes.clone()).await.map_err(|source| match source {
-        InvalidComponent::Definition(source) => PluginError::Definition { path: path.to_path_buf(), source },
+        InvalidComponent::Definition(source) => {
+            PluginError::Definition { path: path.to_path_buf(), source }
+        }
         source => PluginError::Invalid { path: path.to_path_buf(), source },
     })?;
     let definition = toolhost_core::tool::DynTool::definition(&inspected.tool);
-    rules::check_definition(definition, taken).map_err(|source| PluginError::Definition { path: path.to_path_buf(), source })?;
+    rules::check_definition(definition, taken)
+        .map_err(|source| PluginError::Definition { path: path.to_path_buf(), source })?;
     Ok(Candidate {
         path: path.to_path_buf(),
         bytes,
@@ -91,7 +100,11 @@ pub enum Installed {
 /// Load every installed component in install order: each only while its file matches its
 /// pinned SHA-256 and it still meets the rules (its id distinct, ignoring case, from the
 /// built-ins' and every earlier one's), held to the risk the user granted.
-pub async fn load_installed(runtime: &Arc<ComponentRuntime>, store: &ToolStore, builtin_ids: &[&str]) -> Result<Vec<Installed>, StoreError> {
+pub async fn load_installed(
+    runtime: &Arc<ComponentRuntime>,
+    store: &ToolStore,
+    builtin_ids: &[&str],
+) -> Result<Vec<Installed>, StoreError> {
     let mut out = Vec::new();
     let mut loaded_ids: Vec<String> = Vec::new();
     for tool in store.list()? {
@@ -109,9 +122,12 @@ pub async fn load_installed(runtime: &Arc<ComponentRuntime>, store: &ToolStore, 
                 if def.id.as_str() != tool.id {
                     Err(format!("it now describes itself as `{}`, not `{}`", def.id, tool.id))
                 } else {
-                    let mut taken: Vec<Taken<'_>> = builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+                    let mut taken: Vec<Taken<'_>> =
+                        builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
                     taken.extend(loaded_ids.iter().map(|id| Taken::Tool(id)));
-                    rules::check_definition(def, &taken).map(|()| component).map_err(|e| e.to_string())
+                    rules::check_definition(def, &taken)
+                        .map(|()| component)
+                        .map_err(|e| e.to_string())
                 }
             }
             Err(e) => Err(e.to_string()),
@@ -139,7 +155,8 @@ pub async fn load_uninstalled(
     let mut seen: Vec<String> = taken.to_vec();
     let mut out = Vec::new();
     for path in paths {
-        let mut reserved: Vec<Taken<'_>> = builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+        let mut reserved: Vec<Taken<'_>> =
+            builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
         reserved.extend(seen.iter().map(|id| Taken::Tool(id)));
         let candidate = check_component(runtime, path, &reserved).await?;
         let id = candidate.definition().id.to_string();

@@ -6,13 +6,16 @@
 use toolhost_core::tool::ToolRisk;
 
 pub use toolhost_runtime::definition::{
-    DefinitionError, MAX_ID_CHARS, PastLimit, SchemaKind, Taken, check_definition, check_output_schema, check_schema, valid_id,
+    DefinitionError, MAX_ID_CHARS, PastLimit, SchemaKind, Taken, check_definition,
+    check_output_schema, check_schema, valid_id,
 };
 
 /// What a risk lets a component do, in words for the person who grants it.
 pub fn risk_meaning(risk: ToolRisk) -> &'static str {
     match risk {
-        ToolRisk::ReadOnly => "it may read files the session's policy lets it read; it can never write a file or run a program",
+        ToolRisk::ReadOnly => {
+            "it may read files the session's policy lets it read; it can never write a file or run a program"
+        }
         ToolRisk::WorkspaceMutation => {
             "it may read, and write files where the session's policy allows writes (every write is a recorded, undoable change); it can never run a program"
         }

@@ -44,13 +44,20 @@ pub fn definition_path(cache_dir: &Path, key: &str) -> PathBuf {
 }
 
 /// A remembered definition, if there is a readable one.
-pub fn load_definition(cache_dir: Option<&Path>, key: &str) -> Option<toolhost_core::tool::ToolDefinition> {
+pub fn load_definition(
+    cache_dir: Option<&Path>,
+    key: &str,
+) -> Option<toolhost_core::tool::ToolDefinition> {
     let text = std::fs::read(definition_path(cache_dir?, key)).ok()?;
     serde_json::from_slice(&text).ok()
 }
 
 /// Remember a definition (best effort).
-pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &toolhost_core::tool::ToolDefinition) {
+pub fn save_definition(
+    cache_dir: Option<&Path>,
+    key: &str,
+    def: &toolhost_core::tool::ToolDefinition,
+) {
     let Some(dir) = cache_dir else { return };
     let Ok(json) = serde_json::to_vec(def) else { return };
     if let Err(e) = write_atomically(dir, &definition_path(dir, key), &json, false) {
@@ -60,7 +67,12 @@ pub fn save_definition(cache_dir: Option<&Path>, key: &str, def: &toolhost_core:
 
 /// The compilation cached under `key` (the cache key of `bytes`), or compile `bytes` and save
 /// it there.
-pub fn load_or_compile(engine: &Engine, bytes: &[u8], key: &str, cache_dir: Option<&Path>) -> wasmtime::Result<Component> {
+pub fn load_or_compile(
+    engine: &Engine,
+    bytes: &[u8],
+    key: &str,
+    cache_dir: Option<&Path>,
+) -> wasmtime::Result<Component> {
     let Some(dir) = cache_dir else {
         return Component::new(engine, bytes);
     };
@@ -71,7 +83,12 @@ pub fn load_or_compile(engine: &Engine, bytes: &[u8], key: &str, cache_dir: Opti
 }
 
 /// Compile `bytes` and save the compilation under `key` (best effort).
-fn compile_and_save(engine: &Engine, bytes: &[u8], key: &str, dir: &Path) -> wasmtime::Result<Component> {
+fn compile_and_save(
+    engine: &Engine,
+    bytes: &[u8],
+    key: &str,
+    dir: &Path,
+) -> wasmtime::Result<Component> {
     let component = Component::new(engine, bytes)?;
     let path = compiled_path(dir, key);
     let saved = component
@@ -109,7 +126,6 @@ fn nanos() -> u128 {
         .map(|d| d.as_nanos())
         .unwrap_or(0)
 }
-
 
 /// The stamp of a component file: `<cache-dir>/stamps/<sha256 of its path>`, holding its size,
 /// mtime, the engine hash and its cache key, so a warm start need not read and hash it.

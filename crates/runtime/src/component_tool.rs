@@ -9,16 +9,18 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
-use crate::exports::{Output, Prepared};
-use crate::host::{CallShare, CallState};
 use crate::engine::{ComponentRuntime, MAX_STORE_MEMORY};
+use crate::exports::{Output, Prepared};
 use crate::grant::Grant;
+use crate::host::{CallShare, CallState};
 use crate::source::Source;
-use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
-use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage};
+use toolhost_core::result::{
+    ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage,
+};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
+use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 
 /// Why the host stopped a running component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -32,8 +34,7 @@ enum Interrupted {
 /// How every call ends whose structured result the host refused to pass on (no schema, no
 /// value, too large, not JSON, or not matching the schema): the text of such a failure ends
 /// with it.
-pub const STRUCTURED_WITHHELD: &str =
-    "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
+pub const STRUCTURED_WITHHELD: &str = "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
 
 /// The text of a call the host stopped at its deadline (the component did not stop itself).
 pub const STOPPED_AT_DEADLINE: &str = "the tool ran past its deadline and was stopped";
@@ -54,7 +55,9 @@ pub const MAX_PARTS: u32 = 4;
 pub fn default_parts() -> u32 {
     static PARTS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *PARTS.get_or_init(|| {
-        if let Some(n) = std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
+        if let Some(n) =
+            std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok())
+        {
             return n.clamp(1, MAX_PARTS);
         }
         std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
@@ -113,7 +116,11 @@ impl ComponentTool {
 
     /// A component whose definition is already known (from the cache); it is compiled or
     /// deserialised on its first call.
-    pub(super) fn lazy(runtime: Arc<ComponentRuntime>, source: Source, definition: ToolDefinition) -> Self {
+    pub(super) fn lazy(
+        runtime: Arc<ComponentRuntime>,
+        source: Source,
+        definition: ToolDefinition,
+    ) -> Self {
         ComponentTool {
             runtime,
             source,
@@ -135,7 +142,12 @@ impl ComponentTool {
         self.pre
             .get_or_try_init(|| async { self.runtime.prepare_source(&self.source) })
             .await
-            .map_err(|e| ToolError::execution_failed(format!("cannot load the `{}` component: {e}", self.definition.id)))
+            .map_err(|e| {
+                ToolError::execution_failed(format!(
+                    "cannot load the `{}` component: {e}",
+                    self.definition.id
+                ))
+            })
     }
 }
 
@@ -153,7 +165,10 @@ impl ComponentTool {
         if crashed {
             let n = self.crashes.fetch_add(1, Ordering::SeqCst) + 1;
             if n == COMPONENT_MAX_CONSECUTIVE_CRASHES {
-                tracing::warn!("tool `{}` crashed on {n} calls in a row; disabled for this session", self.definition.id);
+                tracing::warn!(
+                    "tool `{}` crashed on {n} calls in a row; disabled for this session",
+                    self.definition.id
+                );
             }
         } else if self.crashes.load(Ordering::SeqCst) < COMPONENT_MAX_CONSECUTIVE_CRASHES {
             self.crashes.store(0, Ordering::SeqCst);
@@ -200,15 +215,21 @@ impl ComponentTool {
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<Option<serde_json::Value>, ToolError> {
         let id = &self.definition.id;
-        let withheld = |why: String| ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"));
+        let withheld = |why: String| {
+            ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"))
+        };
         let Some(schema) = &self.definition.output_schema else {
             return match structured {
                 None => Ok(None),
-                Some(_) => Err(withheld("returned a structured result but declares no output schema".into())),
+                Some(_) => Err(withheld(
+                    "returned a structured result but declares no output schema".into(),
+                )),
             };
         };
         let Some(text) = structured else {
-            return Err(withheld("declares an output schema but returned no structured result".into()));
+            return Err(withheld(
+                "declares an output schema but returned no structured result".into(),
+            ));
         };
         if text.len() > toolhost_limits::MAX_STRUCTURED_BYTES {
             return Err(withheld(format!(
@@ -219,39 +240,49 @@ impl ComponentTool {
         }
         let validator = self.output_validator.clone();
         let schema = validator.get().is_none().then(|| schema.clone());
-        let check = off_the_runtime(deadline, cancel, move || -> Result<serde_json::Value, String> {
-            let value: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| format!("returned a structured result that is not JSON ({e})"))?;
-            let validator = validator.get_or_init(|| {
-                let schema = schema.unwrap_or_default();
-                crate::definition::compile_schema(&schema)
-                    .map(Arc::new)
-                    .map_err(|e| format!("its output schema does not compile ({e})"))
-            });
-            let validator = validator.as_ref().map_err(Clone::clone)?;
-            if validator.is_valid(&value) {
-                return Ok(value);
-            }
-            let why = match validator.validate(&value) {
-                Ok(()) => return Ok(value),
-                Err(e) => {
-                    let at = e.instance_path.to_string();
-                    format!(
-                        "returned a structured result that does not match its output schema (at `{}`: {e})",
-                        if at.is_empty() { "/" } else { &at }
-                    )
+        let check = off_the_runtime(
+            deadline,
+            cancel,
+            move || -> Result<serde_json::Value, String> {
+                let value: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| format!("returned a structured result that is not JSON ({e})"))?;
+                let validator = validator.get_or_init(|| {
+                    let schema = schema.unwrap_or_default();
+                    crate::definition::compile_schema(&schema)
+                        .map(Arc::new)
+                        .map_err(|e| format!("its output schema does not compile ({e})"))
+                });
+                let validator = validator.as_ref().map_err(Clone::clone)?;
+                if validator.is_valid(&value) {
+                    return Ok(value);
                 }
-            };
-            Err(why)
-        });
+                let why = match validator.validate(&value) {
+                    Ok(()) => return Ok(value),
+                    Err(e) => {
+                        let at = e.instance_path.to_string();
+                        format!(
+                            "returned a structured result that does not match its output schema (at `{}`: {e})",
+                            if at.is_empty() { "/" } else { &at }
+                        )
+                    }
+                };
+                Err(why)
+            },
+        );
         match check.await {
             Ok(Ok(Ok(value))) => Ok(Some(value)),
             Ok(Ok(Err(why))) => Err(withheld(why)),
-            Ok(Err(e)) => Err(withheld(format!("could not have its structured result checked ({e})"))),
-            Err(Interrupted::Cancelled) => Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL)),
+            Ok(Err(e)) => {
+                Err(withheld(format!("could not have its structured result checked ({e})")))
+            }
+            Err(Interrupted::Cancelled) => {
+                Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL))
+            }
             Err(Interrupted::Deadline) => Err(ToolError::new(
                 ErrorCode::Timeout,
-                format!("the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"),
+                format!(
+                    "the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"
+                ),
             )),
         }
     }
@@ -265,14 +296,19 @@ impl ComponentTool {
 }
 
 /// `describe` on a fresh instance of `pre`, as the host's definition.
-async fn describe_once(runtime: &ComponentRuntime, pre: &Prepared) -> Result<ToolDefinition, crate::validate::InvalidComponent> {
+async fn describe_once(
+    runtime: &ComponentRuntime,
+    pre: &Prepared,
+) -> Result<ToolDefinition, crate::validate::InvalidComponent> {
     // `describe` gets no file system at all: every path refused, no spill kept, no program
     // run (a read-only grant), whatever the component asks.
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
     let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = Grant::new("describe", ToolRisk::ReadOnly);
-    let run = run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store))).await;
+    let run =
+        run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store)))
+            .await;
     let def = run.value.map_err(|e| crate::validate::InvalidComponent::Describe(e.message))?;
     // Bounded and checked before anything else reads it (the one checker).
     crate::definition::check_described(def).map_err(crate::validate::InvalidComponent::Definition)
@@ -305,11 +341,20 @@ type ExportFuture<'a, R> =
 
 /// A fresh store for one instance serving `call`: the memory cap, and the call's
 /// cancellation and deadline checked at every epoch tick.
-fn new_store(runtime: &ComponentRuntime, session: ToolSessionContext, call: ToolCallContext, share: Arc<CallShare>) -> Store<CallState> {
+fn new_store(
+    runtime: &ComponentRuntime,
+    session: ToolSessionContext,
+    call: ToolCallContext,
+    share: Arc<CallShare>,
+) -> Store<CallState> {
     let deadline = call_deadline(&call);
     let cancel = call.cancel.clone();
-    let limits = StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
-    let mut store = Store::new(runtime.engine(), CallState::new(session, call, limits, share, runtime.ticking()));
+    let limits =
+        StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
+    let mut store = Store::new(
+        runtime.engine(),
+        CallState::new(session, call, limits, share, runtime.ticking()),
+    );
     store.limiter(|state| &mut state.limits);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(move |_| {
@@ -369,18 +414,26 @@ fn trap_to_error(e: &wasmtime::Error) -> ToolError {
         };
     }
     if let Some(limit) = e.downcast_ref::<crate::host::CallLimit>() {
-        return ToolError::execution_failed(format!("the tool component passed a bound of its call: {limit}"));
+        return ToolError::execution_failed(format!(
+            "the tool component passed a bound of its call: {limit}"
+        ));
     }
     let cap = || format!("a call may use at most {} MiB of memory", MAX_STORE_MEMORY >> 20);
     if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
         if *trap == wasmtime::Trap::AllocationTooLarge {
-            return ToolError::execution_failed(format!("the tool component ran out of memory: {} ({trap})", cap()));
+            return ToolError::execution_failed(format!(
+                "the tool component ran out of memory: {} ({trap})",
+                cap()
+            ));
         }
         return ToolError::execution_failed(format!("the tool component crashed ({trap})"));
     }
     let root = e.root_cause().to_string();
     if root.contains("memory") || root.contains("grow") {
-        return ToolError::execution_failed(format!("the tool component ran out of memory: {} ({root})", cap()));
+        return ToolError::execution_failed(format!(
+            "the tool component ran out of memory: {} ({root})",
+            cap()
+        ));
     }
     ToolError::execution_failed(format!("the tool component failed: {root}"))
 }
@@ -400,7 +453,12 @@ impl DynTool for ComponentTool {
         })
     }
 
-    async fn inspect(&self, session: &ToolSessionContext, call: ToolCallContext, input: &serde_json::Value) -> Result<CallInspection, ToolError> {
+    async fn inspect(
+        &self,
+        session: &ToolSessionContext,
+        call: ToolCallContext,
+        input: &serde_json::Value,
+    ) -> Result<CallInspection, ToolError> {
         if let Some(reason) = self.disabled() {
             return Err(ToolError::execution_failed(reason));
         }
@@ -413,7 +471,12 @@ impl DynTool for ComponentTool {
         run.value?
     }
 
-    async fn call(&self, session: &ToolSessionContext, call: ToolCallContext, input: serde_json::Value) -> ToolResult {
+    async fn call(
+        &self,
+        session: &ToolSessionContext,
+        call: ToolCallContext,
+        input: serde_json::Value,
+    ) -> ToolResult {
         let text = input.to_string();
         let prepared = match self.pre().await {
             Ok(pre) => pre,
@@ -426,11 +489,17 @@ impl DynTool for ComponentTool {
         let deadline = call_deadline(&call);
         let cancel = call.cancel.clone();
         let (value, states, crashed) = if prepared.is_parallel() && self.parts > 1 {
-            run_parallel(&self.runtime, prepared, &self.grant, session, call, text, self.parts).await
+            run_parallel(&self.runtime, prepared, &self.grant, session, call, text, self.parts)
+                .await
         } else {
-            let run = run(&self.runtime, prepared, &self.grant, session.clone(), call, move |pre, store| {
-                Box::pin(async move { pre.execute(store, &text).await })
-            })
+            let run = run(
+                &self.runtime,
+                prepared,
+                &self.grant,
+                session.clone(),
+                call,
+                move |pre, store| Box::pin(async move { pre.execute(store, &text).await }),
+            )
             .await;
             (run.value, vec![run.state], run.crashed)
         };
@@ -438,13 +507,18 @@ impl DynTool for ComponentTool {
         let mut observed = Vec::new();
         let fence_denied = states.iter().any(CallState::sandbox_denied);
         let kernel_denied = states.iter().any(CallState::process_denied);
-        let usage = ToolUsage { wall_us: started.elapsed().as_micros() as u64, peak_memory_bytes: peak_memory(&states) };
+        let usage = ToolUsage {
+            wall_us: started.elapsed().as_micros() as u64,
+            peak_memory_bytes: peak_memory(&states),
+        };
         for state in states {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
         }
         let value = match value {
-            Ok(Ok(Output { text, structured })) => Ok(self.check_structured(structured, deadline, &cancel).await.map(|s| (text, s))),
+            Ok(Ok(Output { text, structured })) => {
+                Ok(self.check_structured(structured, deadline, &cancel).await.map(|s| (text, s)))
+            }
             Ok(Err(e)) => Ok(Err(e)),
             Err(e) => Err(e),
         };
@@ -475,8 +549,9 @@ impl DynTool for ComponentTool {
         // like the OS sandbox's (`docs/contract.md#paths`); a component that went on and succeeded is not.
         // A program the component ran that the OS sandbox refused a forbidden path is marked
         // as bash's is.
-        result.sandbox_denied =
-            kernel_denied || fence_denied && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
+        result.sandbox_denied = kernel_denied
+            || fence_denied
+                && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
         self.note_crash(crashed);
         result.usage = Some(usage);
         result
@@ -534,7 +609,9 @@ async fn run_parallel(
                 }
             }
             Err(e) => {
-                failure.get_or_insert(Err(ToolError::execution_failed(format!("a part of the call failed: {e}"))));
+                failure.get_or_insert(Err(ToolError::execution_failed(format!(
+                    "a part of the call failed: {e}"
+                ))));
             }
         }
     }
@@ -564,7 +641,12 @@ mod tests {
         };
         let cancel = tokio_util::sync::CancellationToken::new();
         let ticker = tokio::spawn(async { tokio::time::sleep(Duration::from_millis(50)).await });
-        let r = off_the_runtime(Instant::now() + Duration::from_millis(200), &cancel, blocked(held.clone())).await;
+        let r = off_the_runtime(
+            Instant::now() + Duration::from_millis(200),
+            &cancel,
+            blocked(held.clone()),
+        )
+        .await;
         assert!(matches!(r, Err(Interrupted::Deadline)));
         assert!(ticker.await.is_ok(), "the async runtime was held up");
 
@@ -573,13 +655,23 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(100)).await;
             c.cancel();
         });
-        let r = off_the_runtime(Instant::now() + Duration::from_secs(600), &cancel, blocked(held.clone())).await;
+        let r = off_the_runtime(
+            Instant::now() + Duration::from_secs(600),
+            &cancel,
+            blocked(held.clone()),
+        )
+        .await;
         assert!(matches!(r, Err(Interrupted::Cancelled)));
 
         // Let the first blocked one go; the second takes the next message.
         release.send(()).unwrap();
         release.send(()).unwrap();
-        let r = off_the_runtime(Instant::now() + Duration::from_secs(600), &tokio_util::sync::CancellationToken::new(), || 7).await;
+        let r = off_the_runtime(
+            Instant::now() + Duration::from_secs(600),
+            &tokio_util::sync::CancellationToken::new(),
+            || 7,
+        )
+        .await;
         assert_eq!(r.unwrap().unwrap(), 7);
     }
 }

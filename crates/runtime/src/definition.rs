@@ -15,8 +15,8 @@ use std::fmt;
 use serde_json::Value;
 use toolhost_core::tool::{ToolDefinition, ToolId};
 use toolhost_limits::{
-    MAX_DESCRIPTION_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_ENUM_VALUES, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS,
-    SCHEMA_REGEX_SIZE_LIMIT,
+    MAX_DESCRIPTION_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_ENUM_VALUES,
+    MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS, SCHEMA_REGEX_SIZE_LIMIT,
 };
 
 use crate::exports::Described;
@@ -128,7 +128,8 @@ pub enum Taken<'a> {
 
 /// Whether `id` is 1–64 characters of `[A-Za-z0-9_-]`.
 pub fn valid_id(id: &str) -> bool {
-    (1..=MAX_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    (1..=MAX_ID_CHARS).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// What `describe` returned, bounded, parsed and checked by [`check_definition`] (with no id
@@ -148,8 +149,15 @@ pub(crate) fn check_described(d: Described) -> Result<ToolDefinition, Definition
         serde_json::from_str(text).map_err(|e| schema_error(kind, format!("is not JSON: {e}")))
     };
     let input_schema = parse(SchemaKind::Input, &d.input_schema)?;
-    let output_schema = d.output_schema.as_deref().map(|text| parse(SchemaKind::Output, text)).transpose()?;
-    let def = ToolDefinition { id: ToolId::new(&d.id), description: d.description, input_schema, output_schema, risk: d.risk };
+    let output_schema =
+        d.output_schema.as_deref().map(|text| parse(SchemaKind::Output, text)).transpose()?;
+    let def = ToolDefinition {
+        id: ToolId::new(&d.id),
+        description: d.description,
+        input_schema,
+        output_schema,
+        risk: d.risk,
+    };
     check_definition(&def, &[])?;
     Ok(def)
 }
@@ -197,11 +205,17 @@ pub fn check_schema(schema: &Value) -> Result<(), DefinitionError> {
     let kind = SchemaKind::Input;
     schema_bounds(schema, kind)?;
     let bad = |what: &str| Err(schema_error(kind, what.to_string()));
-    let obj = object_schema(schema, "a tool takes a JSON object", "models").map_err(|e| schema_error(kind, e))?;
+    let obj = object_schema(schema, "a tool takes a JSON object", "models")
+        .map_err(|e| schema_error(kind, e))?;
     if let Some(props) = obj.get("properties") {
-        let Some(props) = props.as_object() else { return bad("has `properties` that is not an object") };
+        let Some(props) = props.as_object() else {
+            return bad("has `properties` that is not an object");
+        };
         if let Some((name, _)) = props.iter().find(|(_, v)| !(v.is_object() || v.is_boolean())) {
-            return Err(schema_error(kind, format!("has a property `{name}` whose schema is neither an object nor a boolean")));
+            return Err(schema_error(
+                kind,
+                format!("has a property `{name}` whose schema is neither an object nor a boolean"),
+            ));
         }
     }
     if let Some(required) = obj.get("required") {
@@ -218,7 +232,8 @@ pub fn check_schema(schema: &Value) -> Result<(), DefinitionError> {
 pub fn check_output_schema(schema: &Value) -> Result<(), DefinitionError> {
     let kind = SchemaKind::Output;
     schema_bounds(schema, kind)?;
-    object_schema(schema, "a structured result is a JSON object", "clients").map_err(|e| schema_error(kind, e))?;
+    object_schema(schema, "a structured result is a JSON object", "clients")
+        .map_err(|e| schema_error(kind, e))?;
     valid_json_schema(schema, kind)
 }
 
@@ -252,8 +267,10 @@ fn schema_error(kind: SchemaKind, text: String) -> DefinitionError {
 
 /// Valid against the 2020-12 meta-schema, and compiles.
 fn valid_json_schema(schema: &Value, kind: SchemaKind) -> Result<(), DefinitionError> {
-    jsonschema::meta::validate(schema).map_err(|e| schema_error(kind, format!("is not valid JSON Schema: {e}")))?;
-    compile_schema(schema).map_err(|e| schema_error(kind, format!("does not compile as JSON Schema 2020-12: {e}")))?;
+    jsonschema::meta::validate(schema)
+        .map_err(|e| schema_error(kind, format!("is not valid JSON Schema: {e}")))?;
+    compile_schema(schema)
+        .map_err(|e| schema_error(kind, format!("does not compile as JSON Schema 2020-12: {e}")))?;
     Ok(())
 }
 
@@ -331,7 +348,14 @@ const ONE_SCHEMA: &[&str] = &[
 /// Keywords whose value is a list of schemas.
 const LIST_OF_SCHEMAS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keywords whose value maps names to schemas.
-const MAP_OF_SCHEMAS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
+const MAP_OF_SCHEMAS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
 /// Keywords that change what a `$ref` resolves to: refused.
 const REFUSED_KEYWORDS: &[&str] = &["$id", "$dynamicRef", "$recursiveRef"];
 
@@ -406,7 +430,11 @@ impl Walk<'_> {
         for (key, sub) in obj {
             let here = format!("{at}/{}", token(key));
             if let Some(k) = REFUSED_KEYWORDS.iter().find(|k| **k == key) {
-                return Err(PastLimit::Keyword { kind: self.kind, keyword: (*k).into(), at: display_at(&at) });
+                return Err(PastLimit::Keyword {
+                    kind: self.kind,
+                    keyword: (*k).into(),
+                    at: display_at(&at),
+                });
             }
             let child = match key.as_str() {
                 "$ref" => match sub.as_str() {
@@ -414,8 +442,14 @@ impl Walk<'_> {
                     None => self.data(sub, &here, depth + 1)?,
                 },
                 "enum" => {
-                    if let Some(values) = sub.as_array().filter(|v| v.len() > MAX_SCHEMA_ENUM_VALUES) {
-                        return Err(PastLimit::EnumValues { kind: self.kind, at: display_at(&here), values: values.len() });
+                    if let Some(values) =
+                        sub.as_array().filter(|v| v.len() > MAX_SCHEMA_ENUM_VALUES)
+                    {
+                        return Err(PastLimit::EnumValues {
+                            kind: self.kind,
+                            at: display_at(&here),
+                            values: values.len(),
+                        });
                     }
                     self.data(sub, &here, depth + 1)?
                 }
@@ -437,7 +471,8 @@ impl Walk<'_> {
                         self.too_deep(depth + 1, &here)?;
                         let mut c = Cost::leaf();
                         for (name, s) in map {
-                            let mut one = self.schema(s, format!("{here}/{}", token(name)), depth + 2)?;
+                            let mut one =
+                                self.schema(s, format!("{here}/{}", token(name)), depth + 2)?;
                             if k == "patternProperties" {
                                 one.patterns = one.patterns.saturating_add(1);
                             }
@@ -493,8 +528,15 @@ impl Walk<'_> {
     /// The `$ref` to `target` in the schema at `at`: what it refers to, as if written there.
     fn reference(&mut self, target: &str, at: &str, depth: usize) -> Result<Cost, PastLimit> {
         let kind = self.kind;
-        let unresolved = || PastLimit::RefUnresolved { kind, at: display_at(at), target: target.chars().take(200).collect() };
-        let pointer = target.strip_prefix('#').filter(|p| p.is_empty() || p.starts_with('/')).ok_or_else(unresolved)?;
+        let unresolved = || PastLimit::RefUnresolved {
+            kind,
+            at: display_at(at),
+            target: target.chars().take(200).collect(),
+        };
+        let pointer = target
+            .strip_prefix('#')
+            .filter(|p| p.is_empty() || p.starts_with('/'))
+            .ok_or_else(unresolved)?;
         let pointer = percent_decode(pointer).ok_or_else(unresolved)?;
         if let Some(cost) = self.memo.get(&pointer).copied() {
             self.too_deep(depth + cost.height.saturating_sub(1), at)?;
@@ -552,7 +594,10 @@ mod tests {
         assert!(check_schema(&json!({"type": "object", "$schema": "x"})).is_err());
         assert!(check_schema(&json!({"type": "object", "properties": {"a": 3}})).is_err());
         assert!(check_schema(&json!({"type": "object", "required": [1]})).is_err());
-        assert!(check_schema(&json!({"type": "object", "properties": {"n": {"type": "integer-ish"}}})).is_err());
+        assert!(
+            check_schema(&json!({"type": "object", "properties": {"n": {"type": "integer-ish"}}}))
+                .is_err()
+        );
     }
 
     #[test]
@@ -565,11 +610,20 @@ mod tests {
             risk: toolhost_core::tool::ToolRisk::ReadOnly,
         };
         let huge = described("x".repeat(32 << 20), r#"{"type":"object"}"#.into());
-        assert!(matches!(check_described(huge), Err(DefinitionError::Limit(PastLimit::DescriptionBytes { .. }))));
+        assert!(matches!(
+            check_described(huge),
+            Err(DefinitionError::Limit(PastLimit::DescriptionBytes { .. }))
+        ));
         // Not JSON at all, and too large: refused for its size, never parsed.
         let big = described("d".into(), "[".repeat(MAX_SCHEMA_BYTES + 1));
-        assert!(matches!(check_described(big), Err(DefinitionError::Limit(PastLimit::SchemaBytes { kind: SchemaKind::Input, .. }))));
-        let fine = described("d".into(), r#"{"type":"object","properties":{"a":{"type":"string"}}}"#.into());
+        assert!(matches!(
+            check_described(big),
+            Err(DefinitionError::Limit(PastLimit::SchemaBytes { kind: SchemaKind::Input, .. }))
+        ));
+        let fine = described(
+            "d".into(),
+            r#"{"type":"object","properties":{"a":{"type":"string"}}}"#.into(),
+        );
         assert_eq!(check_described(fine).unwrap().id.as_str(), "t");
     }
 
@@ -583,12 +637,27 @@ mod tests {
             risk: toolhost_core::tool::ToolRisk::ReadOnly,
         };
         let builtin = [Taken::Builtin("bash")];
-        assert!(matches!(check_definition(&def("Bash"), &builtin), Err(DefinitionError::BuiltinId { .. })));
-        assert!(matches!(check_definition(&def("bash"), &builtin), Err(DefinitionError::BuiltinId { .. })));
+        assert!(matches!(
+            check_definition(&def("Bash"), &builtin),
+            Err(DefinitionError::BuiltinId { .. })
+        ));
+        assert!(matches!(
+            check_definition(&def("bash"), &builtin),
+            Err(DefinitionError::BuiltinId { .. })
+        ));
         assert!(check_definition(&def("bashful"), &builtin).is_ok());
-        assert!(check_definition(&def("tidy"), &[Taken::Upgradable("tidy")]).is_ok(), "the same id upgrades");
-        assert!(matches!(check_definition(&def("Tidy"), &[Taken::Upgradable("tidy")]), Err(DefinitionError::DuplicateId { .. })));
-        assert!(matches!(check_definition(&def("tidy"), &[Taken::Tool("tidy")]), Err(DefinitionError::DuplicateId { .. })));
+        assert!(
+            check_definition(&def("tidy"), &[Taken::Upgradable("tidy")]).is_ok(),
+            "the same id upgrades"
+        );
+        assert!(matches!(
+            check_definition(&def("Tidy"), &[Taken::Upgradable("tidy")]),
+            Err(DefinitionError::DuplicateId { .. })
+        ));
+        assert!(matches!(
+            check_definition(&def("tidy"), &[Taken::Tool("tidy")]),
+            Err(DefinitionError::DuplicateId { .. })
+        ));
     }
 
     #[test]
@@ -607,13 +676,16 @@ mod tests {
 
     #[test]
     fn refs_resolve_inside_the_schema() {
-        for target in ["https://example.com/s.json", "#anchor", "#/$defs/missing", "other.json#/a"] {
-            let schema = json!({"type": "object", "properties": {"a": {"$ref": target}}, "$defs": {}});
+        for target in ["https://example.com/s.json", "#anchor", "#/$defs/missing", "other.json#/a"]
+        {
+            let schema =
+                json!({"type": "object", "properties": {"a": {"$ref": target}}, "$defs": {}});
             assert!(matches!(bounds(schema), Err(PastLimit::RefUnresolved { .. })), "{target}");
         }
         let dynamic = json!({"type": "object", "$dynamicRef": "#meta"});
         assert!(matches!(bounds(dynamic), Err(PastLimit::Keyword { .. })));
-        let id = json!({"type": "object", "properties": {"a": {"$id": "https://x/", "type": "string"}}});
+        let id =
+            json!({"type": "object", "properties": {"a": {"$id": "https://x/", "type": "string"}}});
         assert!(matches!(bounds(id), Err(PastLimit::Keyword { .. })));
         // A property named like a keyword, and data that looks like a `$ref`, are not refs.
         let named = json!({"type": "object", "properties": {"$ref": {"type": "string"}, "$id": {"type": "string"}}, "enum": [{"$ref": "nowhere"}]});
@@ -631,12 +703,18 @@ mod tests {
             defs.insert(format!("l{i}"), json!({"anyOf": [{"$ref": next}, {"$ref": next}]}));
         }
         defs.insert("l40".into(), json!({"type": "integer"}));
-        let chain = json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/l0"}}, "$defs": defs});
+        let chain =
+            json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/l0"}}, "$defs": defs});
         assert!(serde_json::to_string(&chain).unwrap().len() < 4096);
-        assert!(matches!(bounds(chain), Err(PastLimit::SchemaNodes { .. } | PastLimit::SchemaDepth { .. })));
+        assert!(matches!(
+            bounds(chain),
+            Err(PastLimit::SchemaNodes { .. } | PastLimit::SchemaDepth { .. })
+        ));
         // Shallow but wide: 100 references to one definition of 60 properties.
-        let shape: serde_json::Map<String, Value> = (0..60).map(|i| (format!("f{i}"), json!({"type": "string"}))).collect();
-        let uses: serde_json::Map<String, Value> = (0..100).map(|i| (format!("u{i}"), json!({"$ref": "#/$defs/s"}))).collect();
+        let shape: serde_json::Map<String, Value> =
+            (0..60).map(|i| (format!("f{i}"), json!({"type": "string"}))).collect();
+        let uses: serde_json::Map<String, Value> =
+            (0..100).map(|i| (format!("u{i}"), json!({"$ref": "#/$defs/s"}))).collect();
         let wide = json!({"type": "object", "properties": uses, "$defs": {"s": {"type": "object", "properties": shape}}});
         assert!(matches!(bounds(wide), Err(PastLimit::SchemaNodes { .. })));
     }
@@ -647,14 +725,27 @@ mod tests {
         for _ in 0..40 {
             deep = json!({"type": "object", "properties": {"x": deep}});
         }
-        assert!(matches!(bounds(json!({"type": "object", "properties": {"x": deep}})), Err(PastLimit::SchemaDepth { .. })));
+        assert!(matches!(
+            bounds(json!({"type": "object", "properties": {"x": deep}})),
+            Err(PastLimit::SchemaDepth { .. })
+        ));
         let values: Vec<usize> = (0..=MAX_SCHEMA_ENUM_VALUES).collect();
-        assert!(matches!(bounds(json!({"type": "object", "properties": {"e": {"enum": values}}})), Err(PastLimit::EnumValues { .. })));
+        assert!(matches!(
+            bounds(json!({"type": "object", "properties": {"e": {"enum": values}}})),
+            Err(PastLimit::EnumValues { .. })
+        ));
         let values: Vec<usize> = (0..300_000).collect();
-        assert!(matches!(bounds(json!({"type": "object", "properties": {"e": {"enum": values}}})), Err(PastLimit::SchemaBytes { .. })));
-        let props: serde_json::Map<String, Value> =
-            (0..=MAX_SCHEMA_PATTERNS).map(|i| (format!("p{i}"), json!({"type": "string", "pattern": "^a"}))).collect();
-        assert!(matches!(bounds(json!({"type": "object", "properties": props})), Err(PastLimit::Patterns { .. })));
+        assert!(matches!(
+            bounds(json!({"type": "object", "properties": {"e": {"enum": values}}})),
+            Err(PastLimit::SchemaBytes { .. })
+        ));
+        let props: serde_json::Map<String, Value> = (0..=MAX_SCHEMA_PATTERNS)
+            .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": "^a"})))
+            .collect();
+        assert!(matches!(
+            bounds(json!({"type": "object", "properties": props})),
+            Err(PastLimit::Patterns { .. })
+        ));
     }
 
     #[test]

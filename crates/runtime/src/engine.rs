@@ -61,7 +61,10 @@ impl ComponentRuntime {
     }
 
     /// A runtime with the given instance allocation strategy.
-    pub fn with_allocation(cache_dir: Option<PathBuf>, allocation: Allocation) -> Result<Arc<Self>, RuntimeError> {
+    pub fn with_allocation(
+        cache_dir: Option<PathBuf>,
+        allocation: Allocation,
+    ) -> Result<Arc<Self>, RuntimeError> {
         let engine = match Engine::new(&engine_config(allocation == Allocation::Pooling)) {
             Ok(engine) => engine,
             // The pooling allocator reserves address space up front; where that is refused
@@ -95,7 +98,10 @@ impl ComponentRuntime {
     /// are touched: its cache key comes from a stamp (path, size, mtime), its definition from
     /// the cache, and it is prepared on its first call.
     pub async fn load(self: &Arc<Self>, path: &Path) -> Result<ComponentTool, RuntimeError> {
-        let read = || std::fs::read(path).map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source });
+        let read = || {
+            std::fs::read(path)
+                .map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source })
+        };
         let stamped = cache::stamped_key(&self.engine, self.cache_dir.as_deref(), path);
         if let Some(key) = &stamped {
             if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), key) {
@@ -123,7 +129,12 @@ impl ComponentRuntime {
 
     /// Load a component from bytes whose SHA-256 (hex) the caller has just verified (an
     /// installed tool's pin): they are not hashed again.
-    pub async fn load_pinned(self: &Arc<Self>, path: &Path, bytes: Arc<[u8]>, sha256: &str) -> Result<ComponentTool, RuntimeError> {
+    pub async fn load_pinned(
+        self: &Arc<Self>,
+        path: &Path,
+        bytes: Arc<[u8]>,
+        sha256: &str,
+    ) -> Result<ComponentTool, RuntimeError> {
         let key = cache::key_from_digest(&self.engine, sha256);
         self.load_keyed(path.to_path_buf(), ComponentBytes::Shared(bytes), key).await
     }
@@ -142,7 +153,12 @@ impl ComponentRuntime {
 
     /// Load a component whose cache key is known: from the cached definition (prepared on
     /// its first call), or compiled and described now.
-    async fn load_keyed(self: &Arc<Self>, path: PathBuf, bytes: ComponentBytes, key: String) -> Result<ComponentTool, RuntimeError> {
+    async fn load_keyed(
+        self: &Arc<Self>,
+        path: PathBuf,
+        bytes: ComponentBytes,
+        key: String,
+    ) -> Result<ComponentTool, RuntimeError> {
         let load_err = |message: String| RuntimeError::Load { path: path.clone(), message };
         if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
             let source = Source { path: path.clone(), key, bytes: Some(bytes) };
@@ -150,7 +166,9 @@ impl ComponentRuntime {
         }
         let pre = self.prepare(bytes.as_ref(), &key).map_err(load_err)?;
         let source = Source { path: path.clone(), key: key.clone(), bytes: Some(bytes) };
-        let tool = ComponentTool::describe(self.clone(), source, pre).await.map_err(|e| load_err(e.to_string()))?;
+        let tool = ComponentTool::describe(self.clone(), source, pre)
+            .await
+            .map_err(|e| load_err(e.to_string()))?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(tool)
     }
@@ -160,17 +178,23 @@ impl ComponentRuntime {
         if let Some(bytes) = &source.bytes {
             return self.prepare(bytes.as_ref(), &source.key);
         }
-        if let Some(component) = self.cache_dir.as_deref().and_then(|dir| cache::deserialize_cached(&self.engine, dir, &source.key)) {
+        if let Some(component) = self
+            .cache_dir
+            .as_deref()
+            .and_then(|dir| cache::deserialize_cached(&self.engine, dir, &source.key))
+        {
             return self.link(&component);
         }
-        let bytes = std::fs::read(&source.path).map_err(|e| format!("cannot read {}: {e}", source.path.display()))?;
+        let bytes = std::fs::read(&source.path)
+            .map_err(|e| format!("cannot read {}: {e}", source.path.display()))?;
         self.prepare(&bytes, &source.key)
     }
 
     /// Compile (or deserialise) a component whose cache key is `key`, and link it.
     pub(crate) fn prepare(&self, bytes: &[u8], key: &str) -> Result<exports::Prepared, String> {
-        let component: Component = cache::load_or_compile(&self.engine, bytes, key, self.cache_dir.as_deref())
-            .map_err(|e| e.to_string())?;
+        let component: Component =
+            cache::load_or_compile(&self.engine, bytes, key, self.cache_dir.as_deref())
+                .map_err(|e| e.to_string())?;
         self.link(&component)
     }
 

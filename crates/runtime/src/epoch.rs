@@ -30,30 +30,35 @@ impl Drop for Ticking {
 impl EpochTicker {
     /// Start the ticker thread for `engine`; it ends when the engine is dropped.
     pub(crate) fn start(engine: &Engine) -> Arc<Self> {
-        let ticker = Arc::new(EpochTicker { running: std::sync::Mutex::new(0), wake: std::sync::Condvar::new() });
+        let ticker = Arc::new(EpochTicker {
+            running: std::sync::Mutex::new(0),
+            wake: std::sync::Condvar::new(),
+        });
         let weak = engine.weak();
         let this = ticker.clone();
         std::thread::Builder::new()
             .name("toolhost-epoch".into())
-            .spawn(move || loop {
-                {
-                    let mut running = this.running.lock().unwrap_or_else(|e| e.into_inner());
-                    while *running == 0 {
-                        // Wake now and then only to notice that the engine is gone.
-                        running = this
-                            .wake
-                            .wait_timeout(running, Duration::from_secs(1))
-                            .unwrap_or_else(|e| e.into_inner())
-                            .0;
-                        if weak.upgrade().is_none() {
-                            return;
+            .spawn(move || {
+                loop {
+                    {
+                        let mut running = this.running.lock().unwrap_or_else(|e| e.into_inner());
+                        while *running == 0 {
+                            // Wake now and then only to notice that the engine is gone.
+                            running = this
+                                .wake
+                                .wait_timeout(running, Duration::from_secs(1))
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0;
+                            if weak.upgrade().is_none() {
+                                return;
+                            }
                         }
                     }
+                    let Some(engine) = weak.upgrade() else { return };
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
                 }
-                let Some(engine) = weak.upgrade() else { return };
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
             })
             .expect("spawning the epoch thread");
         ticker

@@ -32,8 +32,14 @@ pub(crate) struct Output {
 /// `parallel`, as its `parallel-tool-component` world too.
 #[derive(Clone)]
 pub(crate) enum Prepared {
-    V0_1 { tool: v0_1::ToolComponentPre<CallState>, parallel: Option<v0_1::parallel::ParallelToolComponentPre<CallState>> },
-    V0_2 { tool: v0_2::ToolComponentPre<CallState>, parallel: Option<v0_2::parallel::ParallelToolComponentPre<CallState>> },
+    V0_1 {
+        tool: v0_1::ToolComponentPre<CallState>,
+        parallel: Option<v0_1::parallel::ParallelToolComponentPre<CallState>>,
+    },
+    V0_2 {
+        tool: v0_2::ToolComponentPre<CallState>,
+        parallel: Option<v0_2::parallel::ParallelToolComponentPre<CallState>>,
+    },
 }
 
 type Answer<T> = wasmtime::Result<Result<T, ToolError>>;
@@ -97,21 +103,53 @@ impl Prepared {
     /// `tool.describe` on a fresh instance in `store`.
     pub async fn describe(&self, store: &mut Store<CallState>) -> wasmtime::Result<Described> {
         let d: v0_2::toolhost::tool::types::Definition = match self {
-            Prepared::V0_1 { tool, .. } => tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_describe(store).await?.into(),
-            Prepared::V0_2 { tool, .. } => tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_describe(store).await?,
+            Prepared::V0_1 { tool, .. } => tool
+                .instantiate_async(&mut *store)
+                .await?
+                .toolhost_tool_tool()
+                .call_describe(store)
+                .await?
+                .into(),
+            Prepared::V0_2 { tool, .. } => {
+                tool.instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_describe(store)
+                    .await?
+            }
         };
-        Ok(Described { id: d.id, description: d.description, input_schema: d.input_schema, output_schema: d.output_schema, risk: risk(d.risk) })
+        Ok(Described {
+            id: d.id,
+            description: d.description,
+            input_schema: d.input_schema,
+            output_schema: d.output_schema,
+            risk: risk(d.risk),
+        })
     }
 
     /// `tool.inspect` on a fresh instance in `store`.
-    pub async fn inspect(&self, store: &mut Store<CallState>, input: &str) -> Answer<CallInspection> {
+    pub async fn inspect(
+        &self,
+        store: &mut Store<CallState>,
+        input: &str,
+    ) -> Answer<CallInspection> {
         Ok(match self {
             Prepared::V0_1 { tool, .. } => {
-                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_inspect(store, input).await?;
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_inspect(store, input)
+                    .await?;
                 r.map(|i| inspection(i.into())).map_err(error_v0_1)
             }
             Prepared::V0_2 { tool, .. } => {
-                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_inspect(store, input).await?;
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_inspect(store, input)
+                    .await?;
                 r.map(inspection).map_err(error)
             }
         })
@@ -121,43 +159,78 @@ impl Prepared {
     pub async fn execute(&self, store: &mut Store<CallState>, input: &str) -> Answer<Output> {
         Ok(match self {
             Prepared::V0_1 { tool, .. } => {
-                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_execute(store, input).await?;
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_execute(store, input)
+                    .await?;
                 r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
             }
             Prepared::V0_2 { tool, .. } => {
-                let r = tool.instantiate_async(&mut *store).await?.toolhost_tool_tool().call_execute(store, input).await?;
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_execute(store, input)
+                    .await?;
                 r.map(output).map_err(error)
             }
         })
     }
 
     /// `parallel.execute-part` on a fresh instance in `store` (it exports `parallel`).
-    pub async fn execute_part(&self, store: &mut Store<CallState>, input: &str, index: u32, count: u32) -> Answer<Vec<u8>> {
+    pub async fn execute_part(
+        &self,
+        store: &mut Store<CallState>,
+        input: &str,
+        index: u32,
+        count: u32,
+    ) -> Answer<Vec<u8>> {
         let missing = || wasmtime::format_err!("the component does not export `parallel`");
         Ok(match self {
             Prepared::V0_1 { parallel, .. } => {
-                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
-                p.toolhost_tool_parallel().call_execute_part(store, input, index, count).await?.map_err(error_v0_1)
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel()
+                    .call_execute_part(store, input, index, count)
+                    .await?
+                    .map_err(error_v0_1)
             }
             Prepared::V0_2 { parallel, .. } => {
-                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
-                p.toolhost_tool_parallel().call_execute_part(store, input, index, count).await?.map_err(error)
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel()
+                    .call_execute_part(store, input, index, count)
+                    .await?
+                    .map_err(error)
             }
         })
     }
 
     /// `parallel.merge` on a fresh instance in `store` (it exports `parallel`).
-    pub async fn merge(&self, store: &mut Store<CallState>, input: &str, parts: &[Vec<u8>]) -> Answer<Output> {
+    pub async fn merge(
+        &self,
+        store: &mut Store<CallState>,
+        input: &str,
+        parts: &[Vec<u8>],
+    ) -> Answer<Output> {
         let missing = || wasmtime::format_err!("the component does not export `parallel`");
         Ok(match self {
             Prepared::V0_1 { parallel, .. } => {
-                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 let r = p.toolhost_tool_parallel().call_merge(store, input, parts).await?;
                 r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
             }
             Prepared::V0_2 { parallel, .. } => {
-                let p = parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
-                p.toolhost_tool_parallel().call_merge(store, input, parts).await?.map(output).map_err(error)
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel()
+                    .call_merge(store, input, parts)
+                    .await?
+                    .map(output)
+                    .map_err(error)
             }
         })
     }

@@ -52,7 +52,9 @@ pub mod validate;
 pub mod wit;
 
 pub use component_tool::{ComponentTool, DEFAULT_CALL_TIMEOUT};
-pub use engine::{Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, RuntimeError};
+pub use engine::{
+    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, RuntimeError,
+};
 pub use epoch::EPOCH_TICK;
 pub use grant::Grant;
 pub use source::{ComponentBytes, Source};

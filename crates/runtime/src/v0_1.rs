@@ -102,22 +102,34 @@ impl From<types::Definition> for new::types::Definition {
 }
 
 /// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`).
-fn back<T, U>(r: wasmtime::Result<Result<T, new::types::ToolError>>, f: impl FnOnce(T) -> U) -> wasmtime::Result<Result<U, types::ToolError>> {
+fn back<T, U>(
+    r: wasmtime::Result<Result<T, new::types::ToolError>>,
+    f: impl FnOnce(T) -> U,
+) -> wasmtime::Result<Result<U, types::ToolError>> {
     Ok(r?.map(f).map_err(Into::into))
 }
 
 impl types::Host for CallState {}
 
 impl workspace::Host for CallState {
-    async fn open_file(&mut self, path: String) -> wasmtime::Result<Result<Resource<FileHandle>, types::ToolError>> {
+    async fn open_file(
+        &mut self,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<FileHandle>, types::ToolError>> {
         back(new::workspace::Host::open_file(self, path).await, |h| h)
     }
 
-    async fn open_dir(&mut self, path: String) -> wasmtime::Result<Result<Resource<DirHandle>, types::ToolError>> {
+    async fn open_dir(
+        &mut self,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DirHandle>, types::ToolError>> {
         back(new::workspace::Host::open_dir(self, path).await, |h| h)
     }
 
-    async fn open_for_write(&mut self, path: String) -> wasmtime::Result<Result<Resource<DraftHandle>, types::ToolError>> {
+    async fn open_for_write(
+        &mut self,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DraftHandle>, types::ToolError>> {
         back(new::workspace::Host::open_for_write(self, path).await, |h| h)
     }
 }
@@ -131,7 +143,11 @@ impl workspace::HostFile for CallState {
         new::workspace::HostFile::size(self, this).await
     }
 
-    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> wasmtime::Result<Result<Vec<u8>, types::ToolError>> {
+    async fn read(
+        &mut self,
+        this: Resource<FileHandle>,
+        max: u32,
+    ) -> wasmtime::Result<Result<Vec<u8>, types::ToolError>> {
         back(new::workspace::HostFile::read(self, this, max).await, |b| b)
     }
 
@@ -145,14 +161,27 @@ impl workspace::HostDir for CallState {
         new::workspace::HostDir::display_path(self, this).await
     }
 
-    async fn entries(&mut self, this: Resource<DirHandle>) -> wasmtime::Result<Result<Vec<workspace::DirEntry>, types::ToolError>> {
+    async fn entries(
+        &mut self,
+        this: Resource<DirHandle>,
+    ) -> wasmtime::Result<Result<Vec<workspace::DirEntry>, types::ToolError>> {
         back(new::workspace::HostDir::entries(self, this).await, |entries| {
-            entries.into_iter().map(|e| workspace::DirEntry { name: e.name, kind: e.kind.into() }).collect()
+            entries
+                .into_iter()
+                .map(|e| workspace::DirEntry { name: e.name, kind: e.kind.into() })
+                .collect()
         })
     }
 
-    async fn walk(&mut self, this: Resource<DirHandle>, options: workspace::WalkOptions) -> wasmtime::Result<Result<Resource<WalkerHandle>, types::ToolError>> {
-        let options = new::workspace::WalkOptions { globs: options.globs, with_contents: options.with_contents };
+    async fn walk(
+        &mut self,
+        this: Resource<DirHandle>,
+        options: workspace::WalkOptions,
+    ) -> wasmtime::Result<Result<Resource<WalkerHandle>, types::ToolError>> {
+        let options = new::workspace::WalkOptions {
+            globs: options.globs,
+            with_contents: options.with_contents,
+        };
         back(new::workspace::HostDir::walk(self, this, options).await, |h| h)
     }
 
@@ -162,11 +191,18 @@ impl workspace::HostDir for CallState {
 }
 
 impl workspace::HostWalker for CallState {
-    async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
+    async fn next_batch(
+        &mut self,
+        this: Resource<WalkerHandle>,
+    ) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
         let batch = new::workspace::HostWalker::next_batch(self, this).await?;
         Ok(batch
             .into_iter()
-            .map(|f| workspace::WalkedFile { path: f.path, modified_ms: f.modified_ms, contents: f.contents })
+            .map(|f| workspace::WalkedFile {
+                path: f.path,
+                modified_ms: f.modified_ms,
+                contents: f.contents,
+            })
             .collect())
     }
 
@@ -180,11 +216,18 @@ impl workspace::HostDraft for CallState {
         new::workspace::HostDraft::display_path(self, this).await
     }
 
-    async fn current(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<Result<Option<String>, types::ToolError>> {
+    async fn current(
+        &mut self,
+        this: Resource<DraftHandle>,
+    ) -> wasmtime::Result<Result<Option<String>, types::ToolError>> {
         back(new::workspace::HostDraft::current(self, this).await, |t| t)
     }
 
-    async fn commit(&mut self, this: Resource<DraftHandle>, text: String) -> wasmtime::Result<Result<workspace::Committed, types::ToolError>> {
+    async fn commit(
+        &mut self,
+        this: Resource<DraftHandle>,
+        text: String,
+    ) -> wasmtime::Result<Result<workspace::Committed, types::ToolError>> {
         back(new::workspace::HostDraft::commit(self, this, text).await, |c| workspace::Committed {
             kind: c.kind.into(),
             additions: c.additions,
@@ -224,7 +267,10 @@ impl call::HostSpill for CallState {
         new::call::HostSpill::append(self, this, line).await
     }
 
-    async fn finish(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<Option<call::Spilled>> {
+    async fn finish(
+        &mut self,
+        this: Resource<SpillHandle>,
+    ) -> wasmtime::Result<Option<call::Spilled>> {
         let spilled = new::call::HostSpill::finish(self, this).await?;
         Ok(spilled.map(|s| call::Spilled { path: s.path, capped: s.capped }))
     }

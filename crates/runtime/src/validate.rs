@@ -77,7 +77,9 @@ fn import_allowed(name: &str) -> bool {
         return crate::wit::package(version).is_some_and(|p| p.imports.contains(&iface));
     }
     let Some(rest) = name.strip_prefix("wasi:") else { return false };
-    let Some((package, version)) = rest.split_once('/').and_then(|(p, r)| Some((p, r.split_once('@')?.1))) else {
+    let Some((package, version)) =
+        rest.split_once('/').and_then(|(p, r)| Some((p, r.split_once('@')?.1)))
+    else {
         return false;
     };
     WASI_PACKAGES.contains(&package) && version.starts_with("0.2.")
@@ -106,15 +108,22 @@ impl ComponentRuntime {
     /// (cached), and ask it to describe itself; the definition is checked
     /// ([`crate::definition::check_definition`], with no id taken: the caller knows which are)
     /// before anything else reads it.
-    pub async fn inspect(self: &Arc<Self>, path: &Path, bytes: Arc<[u8]>) -> Result<Inspected, InvalidComponent> {
+    pub async fn inspect(
+        self: &Arc<Self>,
+        path: &Path,
+        bytes: Arc<[u8]>,
+    ) -> Result<Inspected, InvalidComponent> {
         check_header(&bytes)?;
         let key = cache::cache_key(&self.engine, &bytes);
         let sha256 = key.split('-').next().unwrap_or_default().to_string();
-        let component: Component = cache::load_or_compile(&self.engine, &bytes, &key, self.cache_dir.as_deref())
-            .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
+        let component: Component =
+            cache::load_or_compile(&self.engine, &bytes, &key, self.cache_dir.as_deref())
+                .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
         let ty = component.component_type();
-        let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
-        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let imports: Vec<String> =
+            ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let exports: Vec<String> =
+            ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
         if let Some(foreign) = imports.iter().find(|name| !import_allowed(name)) {
             return Err(InvalidComponent::ForeignImport(foreign.clone()));
         }
@@ -123,9 +132,19 @@ impl ComponentRuntime {
             .filter_map(|name| tool_interface(name))
             .find(|(iface, version)| *iface == "tool" && SUPPORTED_WIT_VERSIONS.contains(version))
             .map(|(_, version)| version.to_string())
-            .ok_or_else(|| InvalidComponent::NoToolExport(if exports.is_empty() { "nothing".into() } else { exports.join(", ") }))?;
+            .ok_or_else(|| {
+                InvalidComponent::NoToolExport(if exports.is_empty() {
+                    "nothing".into()
+                } else {
+                    exports.join(", ")
+                })
+            })?;
         let pre = self.link(&component).map_err(InvalidComponent::Link)?;
-        let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: Some(ComponentBytes::Shared(bytes)) };
+        let source = Source {
+            path: path.to_path_buf(),
+            key: key.clone(),
+            bytes: Some(ComponentBytes::Shared(bytes)),
+        };
         let tool = ComponentTool::describe(self.clone(), source, pre).await?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
         Ok(Inspected { tool, wit_version, imports, exports, sha256 })

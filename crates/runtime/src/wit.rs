@@ -59,9 +59,17 @@ mod tests {
                 "wit/since_v{}/tool.wit changed after its release; a released version never changes: add a new version beside it",
                 p.version
             );
-            assert!(p.text.contains(&format!("package toolhost:tool@{};", p.version)), "{} names another version", p.version);
+            assert!(
+                p.text.contains(&format!("package toolhost:tool@{};", p.version)),
+                "{} names another version",
+                p.version
+            );
             for iface in p.imports {
-                assert!(p.text.contains(&format!("interface {iface} {{")), "{} has no interface {iface}", p.version);
+                assert!(
+                    p.text.contains(&format!("interface {iface} {{")),
+                    "{} has no interface {iface}",
+                    p.version
+                );
             }
         }
     }
@@ -71,6 +79,8 @@ mod tests {
         let versions: Vec<&str> = WIT_PACKAGES.iter().map(|p| p.version).collect();
         assert_eq!(versions, SUPPORTED_WIT_VERSIONS);
         assert_eq!(newest().version, *SUPPORTED_WIT_VERSIONS.last().unwrap());
-        assert!(package("0.1.0").is_some() && package("0.2.0").is_some() && package("9.9.9").is_none());
+        assert!(
+            package("0.1.0").is_some() && package("0.2.0").is_some() && package("9.9.9").is_none()
+        );
     }
 }

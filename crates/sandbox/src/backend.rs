@@ -57,7 +57,12 @@ pub trait SandboxBackend: Send + Sync {
     /// did the sandbox runner fail itself before the command started? Returns its message.
     /// `started`: the runner said, through [`SandboxBackend::started_fd`], that the command
     /// was about to start (so its own `bwrap: ` text is never taken for the runner's).
-    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], started: bool) -> Option<String> {
+    fn runner_failure(
+        &self,
+        exit_code: Option<i32>,
+        stderr_start: &[u8],
+        started: bool,
+    ) -> Option<String> {
         let _ = (exit_code, stderr_start, started);
         None
     }
@@ -80,12 +85,15 @@ pub trait SandboxBackend: Send + Sync {
     }
 }
 
-
 /// Runs `cmd` to completion like [`std::process::Command::output`], but kills it once
 /// `limit` has passed (a hanging `bwrap` or `sandbox-exec` must not hang toolhost): a timeout is an error.
-pub(crate) fn output_within(cmd: &mut std::process::Command, limit: std::time::Duration) -> std::io::Result<std::process::Output> {
+pub(crate) fn output_within(
+    cmd: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> std::io::Result<std::process::Output> {
     use std::io::Read;
-    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn()?;
+    let mut child =
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn()?;
     let start = std::time::Instant::now();
     loop {
         if let Some(status) = child.try_wait()? {
@@ -110,4 +118,3 @@ pub(crate) fn output_within(cmd: &mut std::process::Command, limit: std::time::D
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
-

@@ -15,11 +15,8 @@ use crate::policy::{Access, Actor, Denial, SandboxPolicy, real_path};
 use crate::process::{ProcessBackend, ProcessEnd, ProcessRequest, ProgressFn};
 
 /// The kernel's words for a refused access, as tools print them.
-pub const DENIAL_SIGNS: &[&str] = &[
-    "Read-only file system",
-    "Permission denied",
-    "Operation not permitted",
-];
+pub const DENIAL_SIGNS: &[&str] =
+    &["Read-only file system", "Permission denied", "Operation not permitted"];
 
 /// One bash call.
 pub struct BashRequest {
@@ -46,10 +43,7 @@ pub struct BashRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BashStatus {
     /// bash exited (any code, or a signal nobody here sent): a succeeded tool result.
-    Completed {
-        exit_code: Option<i32>,
-        signal: Option<i32>,
-    },
+    Completed { exit_code: Option<i32>, signal: Option<i32> },
     /// Killed at the timeout: failed, code `timeout`, with the output so far.
     TimedOut { timeout_ms: u64 },
     /// Killed on cancellation: cancelled, with the output so far.
@@ -91,10 +85,7 @@ pub mod texts {
 
     /// `[timed out after 30000 ms; duration 30004 ms]`
     pub fn timeout_status(timeout_ms: u64, d: Duration) -> String {
-        format!(
-            "[timed out after {timeout_ms} ms; duration {} ms]",
-            d.as_millis()
-        )
+        format!("[timed out after {timeout_ms} ms; duration {} ms]", d.as_millis())
     }
 
     /// `[cancelled; duration 51 ms]`
@@ -151,13 +142,9 @@ pub fn effective_timeout_ms(
     deadline: Option<Instant>,
     now: Instant,
 ) -> u64 {
-    let t = requested
-        .unwrap_or(BASH_DEFAULT_TIMEOUT_MS)
-        .clamp(1, BASH_MAX_TIMEOUT_MS);
+    let t = requested.unwrap_or(BASH_DEFAULT_TIMEOUT_MS).clamp(1, BASH_MAX_TIMEOUT_MS);
     match deadline {
-        Some(d) => t
-            .min(d.saturating_duration_since(now).as_millis() as u64)
-            .max(1),
+        Some(d) => t.min(d.saturating_duration_since(now).as_millis() as u64).max(1),
         None => t,
     }
 }
@@ -218,14 +205,7 @@ pub async fn run_bash(
                 text.push('\n');
                 text.push_str(&texts::denial_marker(&d.message));
             }
-            (
-                BashStatus::Completed {
-                    exit_code: code,
-                    signal,
-                },
-                text,
-                denial.is_some(),
-            )
+            (BashStatus::Completed { exit_code: code, signal }, text, denial.is_some())
         }
         ProcessEnd::TimedOut => (
             BashStatus::TimedOut { timeout_ms },
@@ -344,8 +324,12 @@ pub async fn run_sandboxed(
     if outcome.exec_failed {
         // The sandbox is up and said so; only the command's own exec failed (the runner said
         // so on a descriptor the command never had, so the command cannot fake it).
-        let line = String::from_utf8_lossy(output.stderr_start()).lines().next().unwrap_or("").to_string();
-        let reason = line.strip_prefix(crate::landlock::SANDBOX_EXEC_ERROR_PREFIX).unwrap_or(&line).to_string();
+        let line =
+            String::from_utf8_lossy(output.stderr_start()).lines().next().unwrap_or("").to_string();
+        let reason = line
+            .strip_prefix(crate::landlock::SANDBOX_EXEC_ERROR_PREFIX)
+            .unwrap_or(&line)
+            .to_string();
         output.discard_spill();
         output = crate::capture::Capture::new(None);
         end = ProcessEnd::SpawnFailed(reason);
@@ -374,11 +358,7 @@ pub fn detect_denial(
         }
         for cand in path_candidates(line) {
             let p = Path::new(&cand);
-            let abs = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                cwd.join(p)
-            };
+            let abs = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
             let real = real_path(&abs);
             // Under the kernel's own file systems a refusal is the kernel's rule for that
             // process or knob (`/proc/1/fd/0` is ptrace's), never the policy's: no grant
@@ -410,18 +390,13 @@ fn path_candidates(line: &str) -> Vec<String> {
         }
     }
     let fields: Vec<&str> = line.split(": ").collect();
-    if let Some(sign_at) = fields
-        .iter()
-        .position(|f| DENIAL_SIGNS.iter().any(|s| f.contains(s)))
+    if let Some(sign_at) = fields.iter().position(|f| DENIAL_SIGNS.iter().any(|s| f.contains(s)))
         && sign_at >= 2
     {
         let field = fields[sign_at - 1].trim();
         out.push(field.to_string());
         if let Some(last) = field.split_whitespace().last() {
-            out.push(
-                last.trim_matches(|c| "'\"‘’`,;()[]".contains(c))
-                    .to_string(),
-            );
+            out.push(last.trim_matches(|c| "'\"‘’`,;()[]".contains(c)).to_string());
         }
     }
     out.retain(|c| !c.is_empty() && c.len() < 4096);
@@ -449,10 +424,7 @@ mod tests {
 
     #[test]
     fn status_lines_are_the_contract_texts() {
-        assert_eq!(
-            texts::exit_status(7, Duration::from_millis(12)),
-            "[exit 7; duration 12 ms]"
-        );
+        assert_eq!(texts::exit_status(7, Duration::from_millis(12)), "[exit 7; duration 12 ms]");
         assert_eq!(
             texts::timeout_status(30_000, Duration::from_millis(30_004)),
             "[timed out after 30000 ms; duration 30004 ms]"
@@ -472,10 +444,7 @@ mod tests {
         std::fs::create_dir_all(base.join("home/.ssh")).unwrap();
         let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws)
             .home(base.join("home"))
-            .config(PolicyConfig {
-                temp_dir: Some(base.join("tmp")),
-                ..Default::default()
-            })
+            .config(PolicyConfig { temp_dir: Some(base.join("tmp")), ..Default::default() })
             .build();
         let ssh = base.join("home/.ssh/id").display().to_string();
         let cases: Vec<(String, Option<PathBuf>)> = vec![
@@ -483,18 +452,12 @@ mod tests {
                 "bash: line 1: .git/hooks/pre-commit: Read-only file system".into(),
                 Some(ws.join(".git/hooks/pre-commit")),
             ),
-            (
-                "touch: cannot touch '/etc/x': Read-only file system".into(),
-                Some("/etc/x".into()),
-            ),
+            ("touch: cannot touch '/etc/x': Read-only file system".into(), Some("/etc/x".into())),
             (
                 "mkdir: cannot create directory ‘/usr/x’: Read-only file system".into(),
                 Some("/usr/x".into()),
             ),
-            (
-                format!("cat: {ssh}: Permission denied"),
-                Some(PathBuf::from(&ssh)),
-            ),
+            (format!("cat: {ssh}: Permission denied"), Some(PathBuf::from(&ssh))),
             (
                 "PermissionError: [Errno 13] Permission denied: '/etc/y'".into(),
                 Some("/etc/y".into()),

@@ -12,14 +12,15 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use crate::backend::{Availability, SandboxBackend, SandboxError};
 use crate::backend::output_within;
+pub use crate::backend::{Availability, SandboxBackend, SandboxError};
+use crate::landlock::landlock_abi;
+pub use crate::landlock::{
+    SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, SANDBOX_EXEC_FAILURE_EXIT, STARTED_FD,
+    sandbox_exec_main,
+};
 use crate::policy::{NetworkAccess, SandboxPolicy};
 use crate::scan::Protected;
-pub use crate::landlock::{
-    SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, SANDBOX_EXEC_FAILURE_EXIT, STARTED_FD, sandbox_exec_main,
-};
-use crate::landlock::landlock_abi;
 
 /// Prefix of bubblewrap's own error messages on stderr.
 pub const BWRAP_ERROR_PREFIX: &str = "bwrap: ";
@@ -63,7 +64,13 @@ impl Bubblewrap {
             Ok(p) => (Some(p), None),
             Err(e) => (None, e.map(|e| e.to_string())),
         };
-        Bubblewrap { bwrap, helper: None, untrusted, availability: OnceLock::new(), check_cache: None }
+        Bubblewrap {
+            bwrap,
+            helper: None,
+            untrusted,
+            availability: OnceLock::new(),
+            check_cache: None,
+        }
     }
 
     /// Uses `bwrap` at this absolute path (`TOOLHOST_BWRAP`), if it is trusted
@@ -123,7 +130,8 @@ impl Bubblewrap {
             }
         }
         let result = self.self_check();
-        if let (Some(file), Some(key), Availability::Available) = (&self.check_cache, &key, &result) {
+        if let (Some(file), Some(key), Availability::Available) = (&self.check_cache, &key, &result)
+        {
             if let Some(dir) = file.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
@@ -150,11 +158,24 @@ impl Bubblewrap {
     /// The bwrap options for `policy` (everything before `--`): the mount plan of
     /// [`crate::mounts`], then a new PID namespace, a new network namespace unless the policy
     /// allows the network, a new session and no capabilities.
-    pub fn bwrap_args(&self, policy: &SandboxPolicy, cwd: &Path, protected: &Protected) -> Vec<OsString> {
+    pub fn bwrap_args(
+        &self,
+        policy: &SandboxPolicy,
+        cwd: &Path,
+        protected: &Protected,
+    ) -> Vec<OsString> {
         let mut a = crate::mounts::mount_args(policy, protected);
         // A boxed call may have emptied the directory the helper lives in (HOME): bind it back.
-        if let Some(h) = self.helper.as_ref().filter(|h| policy.boxed_away_dirs().iter().any(|d| h.starts_with(d))) {
-            a.extend(["--ro-bind".into(), h.as_os_str().to_os_string(), h.as_os_str().to_os_string()]);
+        if let Some(h) = self
+            .helper
+            .as_ref()
+            .filter(|h| policy.boxed_away_dirs().iter().any(|d| h.starts_with(d)))
+        {
+            a.extend([
+                "--ro-bind".into(),
+                h.as_os_str().to_os_string(),
+                h.as_os_str().to_os_string(),
+            ]);
         }
         a.push("--unshare-pid".into());
         if policy.network() == NetworkAccess::Deny {
@@ -175,36 +196,17 @@ impl Bubblewrap {
 
     fn self_check(&self) -> Availability {
         if !cfg!(target_os = "linux") {
-            return Availability::Unavailable {
-                reason: reasons::NOT_LINUX.into(),
-            };
+            return Availability::Unavailable { reason: reasons::NOT_LINUX.into() };
         }
         if let Some(why) = &self.untrusted {
             return Availability::Unavailable { reason: why.clone() };
         }
         let Some(bwrap) = &self.bwrap else {
-            return Availability::Unavailable {
-                reason: reasons::BWRAP_MISSING.into(),
-            };
+            return Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() };
         };
         let mut cmd = std::process::Command::new(bwrap);
-        cmd.args([
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--unshare-pid",
-        ])
-        .args([
-            "--die-with-parent",
-            "--new-session",
-            "--cap-drop",
-            "ALL",
-            "--",
-        ]);
+        cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"])
+            .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--"]);
         match &self.helper {
             Some(h) => {
                 cmd.arg(h).args([SANDBOX_EXEC_ARG, "--", "true"]);
@@ -217,10 +219,13 @@ impl Bubblewrap {
         if let Some(p) = std::env::var_os("PATH") {
             cmd.env("PATH", p);
         }
-        match output_within(&mut cmd, std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS)) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Availability::Unavailable {
-                reason: reasons::BWRAP_MISSING.into(),
-            },
+        match output_within(
+            &mut cmd,
+            std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS),
+        ) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Availability::Unavailable { reason: reasons::BWRAP_MISSING.into() }
+            }
             Err(e) => Availability::Unavailable {
                 reason: format!("bubblewrap could not be started: {e}"),
             },
@@ -266,7 +271,8 @@ impl SandboxBackend for Bubblewrap {
         };
         let roots = policy.writable_roots();
         for binary in std::iter::once(bwrap).chain(&self.helper) {
-            crate::trust::check_outside_roots(binary, &roots).map_err(|e| SandboxError::Unavailable(e.to_string()))?;
+            crate::trust::check_outside_roots(binary, &roots)
+                .map_err(|e| SandboxError::Unavailable(e.to_string()))?;
         }
         let mut out = vec![bwrap.clone().into_os_string()];
         out.extend(self.bwrap_args(policy, cwd, protected));
@@ -304,7 +310,10 @@ impl SandboxBackend for Bubblewrap {
         use crate::cgroup::Support;
         let mut out = Vec::new();
         if let Some(b) = &self.bwrap {
-            out.push(format!("bubblewrap: {} (trusted: only root or you can write it)", b.display()));
+            out.push(format!(
+                "bubblewrap: {} (trusted: only root or you can write it)",
+                b.display()
+            ));
         }
         out.push(match policy.network() {
             NetworkAccess::Deny => "network: off (bash gets a network namespace of its own; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into(),
@@ -324,24 +333,34 @@ impl SandboxBackend for Bubblewrap {
             if abi > 0 { format!("ABI {abi} (writes limited to the writable roots; signals and abstract sockets scoped from ABI 6)") } else { "off (this kernel has no Landlock; bubblewrap alone fences bash)".into() }
         ));
         let limits = policy.limits();
-        let off = |why: &str| format!("limits: OFF — {why}; a fork bomb or a runaway allocation in bash is bounded only by the machine");
+        let off = |why: &str| {
+            format!(
+                "limits: OFF — {why}; a fork bomb or a runaway allocation in bash is bounded only by the machine"
+            )
+        };
         out.push(match (crate::cgroup::detect(), crate::cgroup::verify()) {
             (Support::Unavailable(why), _) => off(why),
             (_, Err(why)) => off(&format!("cannot make a call cgroup ({why})")),
-            (Support::V2(_), Ok(())) => format!("limits: on (cgroup v2 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
-            (Support::V1 { .. }, Ok(())) => format!("limits: on (cgroup v1 per call: {} processes, {} MiB)", limits.pids, limits.memory_mib),
+            (Support::V2(_), Ok(())) => format!(
+                "limits: on (cgroup v2 per call: {} processes, {} MiB)",
+                limits.pids, limits.memory_mib
+            ),
+            (Support::V1 { .. }, Ok(())) => format!(
+                "limits: on (cgroup v1 per call: {} processes, {} MiB)",
+                limits.pids, limits.memory_mib
+            ),
         });
         out
     }
 
-    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], started: bool) -> Option<String> {
-        let first_line = |b: &[u8]| {
-            String::from_utf8_lossy(b)
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string()
-        };
+    fn runner_failure(
+        &self,
+        exit_code: Option<i32>,
+        stderr_start: &[u8],
+        started: bool,
+    ) -> Option<String> {
+        let first_line =
+            |b: &[u8]| String::from_utf8_lossy(b).lines().next().unwrap_or("").to_string();
         match exit_code {
             Some(1) if !started && stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
                 Some(first_line(stderr_start))
@@ -363,7 +382,6 @@ mod tests {
     use super::*;
     use crate::policy::{PolicyConfig, SandboxMode};
 
-
     #[test]
     fn bwrap_argv_has_the_mandatory_options() {
         let dir = tempfile::tempdir().unwrap();
@@ -373,14 +391,9 @@ mod tests {
         std::fs::write(base.join("home/.netrc"), "x").unwrap();
         let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
             .home(base.join("home"))
-            .config(PolicyConfig {
-                temp_dir: Some(base.join("ws")),
-                ..Default::default()
-            })
+            .config(PolicyConfig { temp_dir: Some(base.join("ws")), ..Default::default() })
             .build();
-        let b = Bubblewrap::new()
-            .with_bwrap("/usr/bin/bwrap")
-            .with_landlock_helper("/opt/helper");
+        let b = Bubblewrap::new().with_bwrap("/usr/bin/bwrap").with_landlock_helper("/opt/helper");
         let protected = crate::scan::scan(&policy).unwrap();
         let argv = b
             .wrap(
@@ -390,10 +403,7 @@ mod tests {
                 &protected,
             )
             .unwrap();
-        let s: Vec<String> = argv
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let s: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let joined = s.join(" ");
         let ws = base.join("ws").display().to_string();
         for needle in [
@@ -419,18 +429,15 @@ mod tests {
                 .is_some()
         );
         assert!(
-            b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n", false)
-                .is_some()
+            b.runner_failure(Some(125), b"toolhost-sandbox-exec: cannot run x\n", false).is_some()
         );
-        assert!(
-            b.runner_failure(Some(1), b"grep: x: No such file\n", false)
-                .is_none()
-        );
+        assert!(b.runner_failure(Some(1), b"grep: x: No such file\n", false).is_none());
         assert!(b.runner_failure(Some(0), b"bwrap: hi\n", false).is_none());
         assert!(b.runner_failure(Some(1), b"bwrap: the command's own\n", true).is_none());
         assert!(b.runner_failure(Some(2), b"bwrap: x\n", false).is_none());
         assert!(
-            b.runner_failure(Some(125), b"toolhost-sandbox-exec: the command's own\n", true).is_none(),
+            b.runner_failure(Some(125), b"toolhost-sandbox-exec: the command's own\n", true)
+                .is_none(),
             "after the sandbox started, the helper's text is the command's"
         );
     }

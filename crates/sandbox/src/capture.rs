@@ -97,16 +97,9 @@ impl Capture {
         let Some(path) = self.spill_path.clone() else {
             return;
         };
-        let created = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(&path)
-            });
+        let created = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| {
+            std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&path)
+        });
         match created {
             Ok(f) => {
                 self.spill_file = Some(f);
@@ -277,10 +270,7 @@ mod tests {
         assert_eq!(c.spill(), &SpillState::None);
         c.push(Stream::Stdout, b"z");
         assert!(spill.exists());
-        assert_eq!(
-            std::fs::metadata(&spill).unwrap().len(),
-            CAPTURE_WHOLE_BYTES as u64 + 1
-        );
+        assert_eq!(std::fs::metadata(&spill).unwrap().len(), CAPTURE_WHOLE_BYTES as u64 + 1);
     }
 
     #[test]
@@ -297,10 +287,7 @@ mod tests {
         let (note, tail) = rest.split_once(")\n").unwrap();
         assert!(!head.contains('\u{FFFD}') && !tail.contains('\u{FFFD}'));
         let omitted: u64 = note.split(' ').next().unwrap().parse().unwrap();
-        assert_eq!(
-            omitted + head.len() as u64 + tail.len() as u64,
-            data.len() as u64
-        );
+        assert_eq!(omitted + head.len() as u64 + tail.len() as u64, data.len() as u64);
         assert!(note.ends_with("bytes omitted."), "{note}");
     }
 

@@ -25,7 +25,10 @@ pub struct CallLimits {
 
 impl Default for CallLimits {
     fn default() -> Self {
-        CallLimits { pids: toolhost_limits::BASH_MAX_PIDS, memory_mib: toolhost_limits::BASH_MAX_MEMORY_MIB }
+        CallLimits {
+            pids: toolhost_limits::BASH_MAX_PIDS,
+            memory_mib: toolhost_limits::BASH_MAX_MEMORY_MIB,
+        }
     }
 }
 
@@ -69,19 +72,23 @@ fn probe() -> Support {
     } else {
         None
     };
-    let candidate = match v2 {
-        Some(base) => Support::V2(base),
-        None => {
-            let find = |name: &str| {
-                let (_, path) = own.iter().find(|(c, _)| c.split(',').any(|x| x == name))?;
-                locate(&root.join(name), path)
-            };
-            match (find("pids"), find("memory")) {
-                (Some(pids), Some(memory)) => Support::V1 { pids, memory },
-                _ => return Support::Unavailable("no cgroup v2, and no cgroup v1 pids and memory hierarchies are mounted".into()),
+    let candidate =
+        match v2 {
+            Some(base) => Support::V2(base),
+            None => {
+                let find = |name: &str| {
+                    let (_, path) = own.iter().find(|(c, _)| c.split(',').any(|x| x == name))?;
+                    locate(&root.join(name), path)
+                };
+                match (find("pids"), find("memory")) {
+                    (Some(pids), Some(memory)) => Support::V1 { pids, memory },
+                    _ => return Support::Unavailable(
+                        "no cgroup v2, and no cgroup v1 pids and memory hierarchies are mounted"
+                            .into(),
+                    ),
+                }
             }
-        }
-    };
+        };
     // Probed by looking, not by making one: a mkdir + rmdir of a memory cgroup costs
     // milliseconds on every `toolhost call`. A call whose cgroup cannot be made runs without
     // limits; `doctor` makes one to be sure ([`verify`]).
@@ -92,11 +99,16 @@ fn probe() -> Support {
     };
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    let ours = |d: &PathBuf| std::fs::metadata(d).is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() });
+    let ours = |d: &PathBuf| {
+        std::fs::metadata(d)
+            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() })
+    };
     if root || dirs.iter().all(|d| ours(d)) {
         candidate
     } else {
-        Support::Unavailable("this process's cgroup is neither delegated to this user nor is toolhost root".into())
+        Support::Unavailable(
+            "this process's cgroup is neither delegated to this user nor is toolhost root".into(),
+        )
     }
 }
 
@@ -138,13 +150,23 @@ impl CallCgroup {
 
     fn create_in(support: &Support, limits: CallLimits) -> Result<CallCgroup, String> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
-        let name = format!("toolhost-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
+        let name =
+            format!("toolhost-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
         let memory = (limits.memory_mib.max(16) * 1024 * 1024).to_string();
         let pids = limits.pids.max(8).to_string();
         let (plan, v2): (Vec<(PathBuf, Vec<(&str, &str)>)>, bool) = match support {
-            Support::V2(base) => (vec![(base.join(&name), vec![("pids.max", &pids), ("memory.max", &memory), ("memory.swap.max", "0")])], true),
+            Support::V2(base) => (
+                vec![(
+                    base.join(&name),
+                    vec![("pids.max", &pids), ("memory.max", &memory), ("memory.swap.max", "0")],
+                )],
+                true,
+            ),
             Support::V1 { pids: p, memory: m } => (
-                vec![(p.join(&name), vec![("pids.max", &pids)]), (m.join(&name), vec![("memory.limit_in_bytes", &memory)])],
+                vec![
+                    (p.join(&name), vec![("pids.max", &pids)]),
+                    (m.join(&name), vec![("memory.limit_in_bytes", &memory)]),
+                ],
                 false,
             ),
             Support::Unavailable(why) => return Err(why.clone()),
@@ -173,9 +195,12 @@ impl CallCgroup {
 
     /// What the call ran into, as a status line for the model (none when no limit was hit).
     pub fn limit_hit(&self) -> Option<String> {
-        let read = |dir: &PathBuf, file: &str| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let read =
+            |dir: &PathBuf, file: &str| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
         let count = |text: &str, key: &str| {
-            text.lines().find_map(|l| l.strip_prefix(key).and_then(|v| v.trim().parse::<u64>().ok())).unwrap_or(0)
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).and_then(|v| v.trim().parse::<u64>().ok()))
+                .unwrap_or(0)
         };
         let pids_dir = &self.dirs[0];
         let memory_dir = self.dirs.last()?;
@@ -183,7 +208,8 @@ impl CallCgroup {
         let oom = if self.v2 {
             count(&read(memory_dir, "memory.events"), "oom_kill ") > 0
         } else {
-            count(&read(memory_dir, "memory.oom_control"), "oom_kill ") > 0 || read(memory_dir, "memory.failcnt").trim() != "0"
+            count(&read(memory_dir, "memory.oom_control"), "oom_kill ") > 0
+                || read(memory_dir, "memory.failcnt").trim() != "0"
         };
         match (pids_hit, oom) {
             (false, false) => None,

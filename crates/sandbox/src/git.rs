@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 /// The entries of a git dir that are never writable by a tool or bash.
-pub const PROTECTED_GIT_ENTRIES: &[&str] = &["config", "config.worktree", "hooks", "info", "commondir", "gitdir"];
+pub const PROTECTED_GIT_ENTRIES: &[&str] =
+    &["config", "config.worktree", "hooks", "info", "commondir", "gitdir"];
 
 /// Whether `path` is git metadata by name: an entry named `.git` itself (a git dir, or a
 /// `.git` file that points elsewhere), or a [`PROTECTED_GIT_ENTRIES`] name anywhere below a
@@ -117,7 +118,8 @@ pub fn is_inert_new_entry(path: &Path) -> bool {
         meta.is_dir()
             && std::fs::read_dir(path).is_ok_and(|entries| {
                 entries.flatten().all(|e| {
-                    e.file_type().is_ok_and(|t| t.is_file()) && e.file_name().to_str().is_some_and(ok)
+                    e.file_type().is_ok_and(|t| t.is_file())
+                        && e.file_name().to_str().is_some_and(ok)
                 })
             })
     };
@@ -142,7 +144,9 @@ fn config_is_inert(text: &str) -> bool {
             let mut parts = header.splitn(2, ' ');
             let name = parts.next().unwrap_or("").to_ascii_lowercase();
             section = Some(match parts.next() {
-                Some(sub) if sub.starts_with('"') && sub.ends_with('"') && sub.len() >= 2 => format!("{name} *"),
+                Some(sub) if sub.starts_with('"') && sub.ends_with('"') && sub.len() >= 2 => {
+                    format!("{name} *")
+                }
                 Some(_) => return false,
                 None => name,
             });
@@ -162,7 +166,11 @@ fn config_is_inert(text: &str) -> bool {
 fn read_small(path: &Path) -> Option<String> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
     if !file.metadata().ok()?.is_file() {
         return None;
     }
@@ -192,7 +200,14 @@ mod tests {
         ] {
             assert!(is_git_metadata(Path::new(p)), "{p}");
         }
-        for p in ["/w/.git/HEAD", "/w/.git/objects/ab/cd", "/w/config", "/w/hooks/x", "/w/.github/config", "/w/.gitignore"] {
+        for p in [
+            "/w/.git/HEAD",
+            "/w/.git/objects/ab/cd",
+            "/w/config",
+            "/w/hooks/x",
+            "/w/.github/config",
+            "/w/.gitignore",
+        ] {
             assert!(!is_git_metadata(Path::new(p)), "{p}");
         }
     }
@@ -222,7 +237,10 @@ mod tests {
         let d = dir.path();
         std::fs::create_dir_all(d.join("wt")).unwrap();
         std::fs::write(d.join("wt/.git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
-        assert_eq!(gitdir_of_file(&d.join("wt/.git")).unwrap(), d.join("wt/../main/.git/worktrees/wt"));
+        assert_eq!(
+            gitdir_of_file(&d.join("wt/.git")).unwrap(),
+            d.join("wt/../main/.git/worktrees/wt")
+        );
         std::fs::create_dir_all(d.join("g")).unwrap();
         std::fs::write(d.join("g/commondir"), "../evil\n").unwrap();
         assert_eq!(commondir_of(&d.join("g")).unwrap(), d.join("g/../evil"));

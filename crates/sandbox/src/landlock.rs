@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use crate::backend::SandboxError;
 use crate::policy::SandboxPolicy;
 
-
 /// The argument that selects the Landlock helper mode of the host binary
 /// (`toolhost __sandbox-exec --writable P … -- argv…`).
 pub const SANDBOX_EXEC_ARG: &str = "__sandbox-exec";
@@ -53,8 +52,14 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxE
             }
             return Ok(HelperArgs { writable, argv, started_fd });
         } else if a == "--started-fd" {
-            let fd = args.get(i + 1).and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok()).filter(|f| *f > 2);
-            started_fd = Some(fd.ok_or_else(|| SandboxError::HelperArgs("`--started-fd` needs a descriptor number above 2".into()))?);
+            let fd = args
+                .get(i + 1)
+                .and_then(|f| f.to_str())
+                .and_then(|f| f.parse::<i32>().ok())
+                .filter(|f| *f > 2);
+            started_fd = Some(fd.ok_or_else(|| {
+                SandboxError::HelperArgs("`--started-fd` needs a descriptor number above 2".into())
+            })?);
             i += 2;
         } else if a == "--writable" {
             let p = args
@@ -69,9 +74,7 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxE
             )));
         }
     }
-    Err(SandboxError::HelperArgs(
-        "missing `--` before the command".into(),
-    ))
+    Err(SandboxError::HelperArgs("missing `--` before the command".into()))
 }
 
 /// The helper's arguments.
@@ -140,7 +143,12 @@ pub fn landlock_abi() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the ABI version.
     let v = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
     };
     v.max(0)
 }
@@ -219,9 +227,16 @@ mod tests {
         assert_eq!(
             parse_sandbox_exec_args(&a(&["--writable", "/w", "--", "/bin/bash", "-c", "x"]))
                 .unwrap(),
-            HelperArgs { writable: vec![PathBuf::from("/w")], argv: a(&["/bin/bash", "-c", "x"]), started_fd: None }
+            HelperArgs {
+                writable: vec![PathBuf::from("/w")],
+                argv: a(&["/bin/bash", "-c", "x"]),
+                started_fd: None
+            }
         );
-        assert_eq!(parse_sandbox_exec_args(&a(&["--started-fd", "3", "--", "x"])).unwrap().started_fd, Some(3));
+        assert_eq!(
+            parse_sandbox_exec_args(&a(&["--started-fd", "3", "--", "x"])).unwrap().started_fd,
+            Some(3)
+        );
         assert!(parse_sandbox_exec_args(&a(&["--started-fd", "1", "--", "x"])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--", ""][..1])).is_err());

@@ -27,8 +27,8 @@ pub mod scan;
 pub mod seatbelt;
 pub mod trust;
 
-pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 pub use backend::{Availability, SandboxBackend, SandboxError};
+pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 pub use bwrap::Bubblewrap;
 pub use process::{ProcessBackend, TokioProcessBackend};
 pub use seatbelt::Seatbelt;

@@ -72,7 +72,9 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
     // Every toolhost data dir is hidden like this one's: those the policy knows and the
     // marked ones the scan found in the writable roots.
     let mut data_dirs: Vec<PathBuf> = data.iter().map(|d| d.to_path_buf()).collect();
-    data_dirs.extend(policy.other_data_dirs().iter().chain(&protected.data_dirs).filter(|d| d.is_dir()).cloned());
+    data_dirs.extend(
+        policy.other_data_dirs().iter().chain(&protected.data_dirs).filter(|d| d.is_dir()).cloned(),
+    );
     sort_dedup(&mut data_dirs);
     for d in &data_dirs {
         pins.extend(d.ancestors().skip(1).filter(|a| inside(a)).map(Path::to_path_buf));
@@ -104,8 +106,17 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
     // Private files (`--token-file`): a file behind `/dev/null`, a directory an empty tmpfs.
     for f in policy.private_files() {
         match f.symlink_metadata() {
-            Ok(m) if m.is_dir() => a.extend([OsString::from("--perms"), "0000".into(), "--tmpfs".into(), f.clone().into_os_string()]),
-            Ok(m) if m.is_file() => a.extend([OsString::from("--ro-bind"), "/dev/null".into(), f.clone().into_os_string()]),
+            Ok(m) if m.is_dir() => a.extend([
+                OsString::from("--perms"),
+                "0000".into(),
+                "--tmpfs".into(),
+                f.clone().into_os_string(),
+            ]),
+            Ok(m) if m.is_file() => a.extend([
+                OsString::from("--ro-bind"),
+                "/dev/null".into(),
+                f.clone().into_os_string(),
+            ]),
             _ => {}
         }
     }
@@ -130,7 +141,11 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
             // to is judged where it is.
             if k.symlink_metadata().is_ok_and(|t| t.file_type().is_symlink()) {
                 if let Ok(text) = std::fs::read_link(k) {
-                    a.extend([OsString::from("--symlink"), text.into_os_string(), k.clone().into_os_string()]);
+                    a.extend([
+                        OsString::from("--symlink"),
+                        text.into_os_string(),
+                        k.clone().into_os_string(),
+                    ]);
                 }
                 continue;
             }
@@ -141,16 +156,25 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
             }
             // A kept entry that is itself protected (`.config/git`, `.local/bin`: sensitive)
             // comes back read-only, as its carve-out had it.
-            let writable = (root_of(k) && !carve.contains(k)) || *access == crate::policy::Access::Write;
+            let writable =
+                (root_of(k) && !carve.contains(k)) || *access == crate::policy::Access::Write;
             a.push(if writable { "--bind".into() } else { "--ro-bind".into() });
             a.push(k.clone().into_os_string());
             a.push(k.clone().into_os_string());
             if writable {
                 for p in pins.iter().filter(|p| p.starts_with(k) && *p != k) {
-                    a.extend([OsString::from("--bind-try"), p.clone().into_os_string(), p.clone().into_os_string()]);
+                    a.extend([
+                        OsString::from("--bind-try"),
+                        p.clone().into_os_string(),
+                        p.clone().into_os_string(),
+                    ]);
                 }
                 for c in carve.iter().filter(|c| c.starts_with(k) && *c != k) {
-                    a.extend([OsString::from("--ro-bind-try"), c.clone().into_os_string(), c.clone().into_os_string()]);
+                    a.extend([
+                        OsString::from("--ro-bind-try"),
+                        c.clone().into_os_string(),
+                        c.clone().into_os_string(),
+                    ]);
                 }
             }
             for d in data_dirs.iter().filter(|d| d.starts_with(k) && *d != k) {
@@ -158,7 +182,11 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
             }
         }
     }
-    let masked = |p: &Path| masks.iter().any(|m| p.starts_with(&m.path) && !m.keep.iter().any(|(k, _)| p.starts_with(k)));
+    let masked = |p: &Path| {
+        masks
+            .iter()
+            .any(|m| p.starts_with(&m.path) && !m.keep.iter().any(|(k, _)| p.starts_with(k)))
+    };
     let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
     for u in policy.unreadable_paths() {
         if u.symlink_metadata().is_err() {
@@ -174,12 +202,19 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
             Some(t) if t.is_dir() => {
                 // A grant on something inside (an exact read of ~/.ssh/known_hosts) is bound
                 // back over the mask; the mask then lets bash through (0111), never list it.
-                let inside: Vec<&crate::policy::Grant> =
-                    policy.grants().iter().filter(|g| g.path.starts_with(&t) && g.path != t && g.path.exists()).collect();
+                let inside: Vec<&crate::policy::Grant> = policy
+                    .grants()
+                    .iter()
+                    .filter(|g| g.path.starts_with(&t) && g.path != t && g.path.exists())
+                    .collect();
                 let perms = if inside.is_empty() { "0000" } else { "0111" };
                 push(&["--perms".as_ref(), perms.as_ref(), "--tmpfs".as_ref(), t.as_os_str()]);
                 for g in inside {
-                    let bind = if g.access == crate::policy::Access::Write { "--bind" } else { "--ro-bind" };
+                    let bind = if g.access == crate::policy::Access::Write {
+                        "--bind"
+                    } else {
+                        "--ro-bind"
+                    };
                     push(&[bind.as_ref(), g.path.as_os_str(), g.path.as_os_str()]);
                 }
             }
@@ -216,7 +251,8 @@ pub fn session_sockets() -> Vec<(PathBuf, bool)> {
         }
     }
     let mut sockets = Vec::new();
-    let mut bases: Vec<PathBuf> = SOCKET_SCAN_DIRS.iter().filter_map(|b| std::fs::canonicalize(b).ok()).collect();
+    let mut bases: Vec<PathBuf> =
+        SOCKET_SCAN_DIRS.iter().filter_map(|b| std::fs::canonicalize(b).ok()).collect();
     bases.sort();
     bases.dedup();
     for base in bases {
@@ -227,7 +263,13 @@ pub fn session_sockets() -> Vec<(PathBuf, bool)> {
                 sockets.push(e.path());
             } else if ft.is_dir() {
                 let Ok(inner) = std::fs::read_dir(e.path()) else { continue };
-                sockets.extend(inner.flatten().take(1_000).filter(|i| i.file_type().is_ok_and(|t| t.is_socket())).map(|i| i.path()));
+                sockets.extend(
+                    inner
+                        .flatten()
+                        .take(1_000)
+                        .filter(|i| i.file_type().is_ok_and(|t| t.is_socket()))
+                        .map(|i| i.path()),
+                );
             }
         }
     }
@@ -247,7 +289,11 @@ fn hide_data_dir(a: &mut Vec<OsString>, d: &Path, boxed: bool) {
     a.push(d.as_os_str().to_os_string());
     // A boxed call (conformance) sees nothing outside its workspace, spill files included.
     if !boxed {
-        a.extend([OsString::from("--ro-bind-try"), spill.clone().into_os_string(), spill.into_os_string()]);
+        a.extend([
+            OsString::from("--ro-bind-try"),
+            spill.clone().into_os_string(),
+            spill.into_os_string(),
+        ]);
     }
 }
 

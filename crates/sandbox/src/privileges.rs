@@ -90,7 +90,10 @@ pub fn with_file_access_overrides<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(target_os = "linux")]
 pub fn drop_every_capability() -> Result<(), String> {
     const CAP_SETPCAP: u32 = 8;
-    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|t| t.trim().parse::<u32>().ok()).unwrap_or(40);
+    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok())
+        .unwrap_or(40);
     for cap in 0..=last {
         if cap == CAP_SETPCAP {
             continue;
@@ -106,7 +109,8 @@ pub fn drop_every_capability() -> Result<(), String> {
     }
     // SAFETY: as above; SETPCAP last, since dropping it ends our right to drop.
     unsafe { libc::prctl(libc::PR_CAPBSET_DROP, CAP_SETPCAP as libc::c_ulong, 0, 0, 0) };
-    caps::set(&[caps::Data::default(); 2]).map_err(|e| format!("clearing the capability sets: {e}"))?;
+    caps::set(&[caps::Data::default(); 2])
+        .map_err(|e| format!("clearing the capability sets: {e}"))?;
     Ok(())
 }
 
@@ -147,7 +151,9 @@ mod caps {
         let mut header = Header { version: VERSION_3, pid: 0 };
         let mut data = [Data::default(); 2];
         // SAFETY: capget with a v3 header and room for two data structs, as the ABI requires.
-        if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) } != 0 {
+        if unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) }
+            != 0
+        {
             return Err(std::io::Error::last_os_error());
         }
         Ok(data)
@@ -157,7 +163,9 @@ mod caps {
     pub fn set(data: &[Data; 2]) -> std::io::Result<()> {
         let mut header = Header { version: VERSION_3, pid: 0 };
         // SAFETY: capset with a v3 header and two data structs.
-        if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+        if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) }
+            != 0
+        {
             return Err(std::io::Error::last_os_error());
         }
         Ok(())

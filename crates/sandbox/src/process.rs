@@ -60,10 +60,7 @@ pub struct ProcessRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProcessEnd {
     /// It exited by itself (`code`), or was killed by a signal nobody here sent.
-    Exited {
-        code: Option<i32>,
-        signal: Option<i32>,
-    },
+    Exited { code: Option<i32>, signal: Option<i32> },
     /// The timeout fired and the group was terminated.
     TimedOut,
     /// The token was cancelled and the group was terminated.
@@ -135,9 +132,7 @@ impl Default for TokioProcessBackend {
 impl TokioProcessBackend {
     /// With the real [`SigkillGroup`].
     pub fn new() -> Self {
-        TokioProcessBackend {
-            killer: Arc::new(SigkillGroup),
-        }
+        TokioProcessBackend { killer: Arc::new(SigkillGroup) }
     }
 
     /// With another killer (tests force `outcome_unknown` with a failing one).
@@ -171,9 +166,7 @@ pub async fn terminate(
     }
     match tokio::time::timeout(TERMINATE_WAIT, child.wait()).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(format!(
-            "waiting for process {pgid} after SIGKILL failed: {e}"
-        )),
+        Ok(Err(e)) => Err(format!("waiting for process {pgid} after SIGKILL failed: {e}")),
         Err(_) => Err(format!(
             "process {pgid} did not exit within {} s of SIGKILL",
             TERMINATE_WAIT.as_secs()
@@ -249,12 +242,16 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             Ok(p) => Some(p),
             Err(e) => {
                 drop(tx);
-                return finish(ProcessEnd::SpawnFailed(format!("cannot make the start marker pipe: {e}")), consumer.await);
+                return finish(
+                    ProcessEnd::SpawnFailed(format!("cannot make the start marker pipe: {e}")),
+                    consumer.await,
+                );
             }
         },
         None => None,
     };
-    let marker_dup = req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
+    let marker_dup =
+        req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
     // Descriptors this process inherited without close-on-exec (a log file, a socket, a
     // pipe of whoever started toolhost) must not reach the command: a sandboxed command
     // could write through one to anything it names. Every descriptor from `first_closed` up
@@ -265,7 +262,9 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         let files: Vec<std::ffi::CString> = req
             .cgroup_procs
             .iter()
-            .filter_map(|p| std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok())
+            .filter_map(|p| {
+                std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok()
+            })
             .collect();
         // SAFETY: between fork and exec only dup2/close_range/fcntl/open/write/close run
         // (async-signal-safe), on values made before the fork.
@@ -365,7 +364,8 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
     let mut outcome = finish(end, consumer.await);
     let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
     outcome.started = marks.first() == Some(&crate::landlock::STARTED);
-    outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::landlock::EXEC_FAILED_MARK);
+    outcome.exec_failed =
+        outcome.started && marks.get(1) == Some(&crate::landlock::EXEC_FAILED_MARK);
     outcome
 }
 
@@ -383,7 +383,14 @@ fn close_inherited_on_exec(first: i32, open_max: i32) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: a plain syscall on numbers; no memory is touched.
-        let rc = unsafe { libc::syscall(libc::SYS_close_range, first as libc::c_uint, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC) };
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                first as libc::c_uint,
+                libc::c_uint::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            )
+        };
         if rc == 0 {
             return;
         }
@@ -413,7 +420,9 @@ fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: two fresh descriptors owned by nothing else.
-    let pipe = unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
+    let pipe = unsafe {
+        (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    };
     // macOS has no pipe2: set the flags after the fact (a child spawned by another thread in
     // between could inherit the marker pipe; it carries one byte and nothing else).
     #[cfg(not(target_os = "linux"))]
@@ -422,7 +431,8 @@ fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
         // SAFETY: fcntl on a descriptor this function owns.
         let ok = unsafe {
             libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) == 0
-                && libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK) == 0
+                && libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK)
+                    == 0
         };
         if !ok {
             return Err(io::Error::last_os_error());
@@ -436,6 +446,7 @@ fn marker_bytes(read: &std::os::fd::OwnedFd) -> Vec<u8> {
     let mut bytes = [0u8; 2];
     // SAFETY: reading at most two bytes into a local buffer from an open descriptor (the
     // pipe is non-blocking, and every writer is gone: the process tree has ended).
-    let n = unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), bytes.as_mut_ptr().cast(), 2) };
+    let n =
+        unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), bytes.as_mut_ptr().cast(), 2) };
     bytes[..n.max(0) as usize].to_vec()
 }

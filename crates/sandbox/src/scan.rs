@@ -49,7 +49,8 @@ pub enum ScanError {
 /// Scan the writable roots of `policy` and its workspace (and HOME when a writable root holds
 /// it).
 pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
-    let mut roots: Vec<PathBuf> = policy.writable_roots().into_iter().filter(|r| r.is_dir()).collect();
+    let mut roots: Vec<PathBuf> =
+        policy.writable_roots().into_iter().filter(|r| r.is_dir()).collect();
     // The workspace in every mode: a marked data dir there is hidden from a read-only bash too.
     if !roots.iter().any(|r| policy.workspace().starts_with(r)) && policy.workspace().is_dir() {
         roots.push(policy.workspace().to_path_buf());
@@ -64,7 +65,8 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     let all = roots.clone();
     roots.retain(|r| !all.iter().any(|o| o != r && r.starts_with(o)));
     let limit = policy.scan_entries();
-    let mut walk = Walk { policy, budget: limit, limit, out: Protected::default(), seen_git: HashSet::new() };
+    let mut walk =
+        Walk { policy, budget: limit, limit, out: Protected::default(), seen_git: HashSet::new() };
     for root in &roots {
         walk.dir(root, root, 0)?;
     }
@@ -78,11 +80,16 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
 /// not have, that changed since the call started, and that no write grant of `policy` covers.
 /// Returns the entries removed (empty when bash created none). The shared system temp dir is
 /// not swept (other programs create files there while bash runs; see docs/security.md).
-pub fn sweep(policy: &SandboxPolicy, before: &Protected, since: std::time::SystemTime) -> Result<Vec<PathBuf>, ScanError> {
+pub fn sweep(
+    policy: &SandboxPolicy,
+    before: &Protected,
+    since: std::time::SystemTime,
+) -> Result<Vec<PathBuf>, ScanError> {
     use std::os::unix::fs::MetadataExt;
     let after = scan(policy)?;
     let known: HashSet<&PathBuf> = before.entries.iter().collect();
-    let since_secs = since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let since_secs =
+        since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
     for p in after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_temp_dir(p)) {
         let Ok(meta) = p.symlink_metadata() else { continue };
@@ -93,7 +100,10 @@ pub fn sweep(policy: &SandboxPolicy, before: &Protected, since: std::time::Syste
         }
         // A new git dir is not removed, only what in it could run code (`git init` works).
         let new_git_dir = meta.is_dir() && p.file_name().is_some_and(|n| n == ".git");
-        if new_git_dir || (policy.write_granted(p) && !git::is_git_metadata(p)) || git::is_inert_new_entry(p) {
+        if new_git_dir
+            || (policy.write_granted(p) && !git::is_git_metadata(p))
+            || git::is_inert_new_entry(p)
+        {
             continue;
         }
         let gone = if meta.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
@@ -167,7 +177,10 @@ impl Walk<'_> {
         }
         let nested = git::nested_git_dirs(&real, &mut self.budget);
         if self.budget == 0 {
-            return Err(ScanError::TooManyEntries { root: root.display().to_string(), limit: self.limit });
+            return Err(ScanError::TooManyEntries {
+                root: root.display().to_string(),
+                limit: self.limit,
+            });
         }
         for n in nested {
             self.git_dir(root, &n)?;
@@ -177,7 +190,10 @@ impl Walk<'_> {
 
     fn spend(&mut self, root: &Path) -> Result<(), ScanError> {
         if self.budget == 0 {
-            return Err(ScanError::TooManyEntries { root: root.display().to_string(), limit: self.limit });
+            return Err(ScanError::TooManyEntries {
+                root: root.display().to_string(),
+                limit: self.limit,
+            });
         }
         self.budget -= 1;
         Ok(())
@@ -197,7 +213,10 @@ mod tests {
     fn policy(ws: &Path, home: &Path) -> SandboxPolicy {
         SandboxPolicy::builder(SandboxMode::WorkspaceWrite, ws)
             .home(home)
-            .config(crate::policy::PolicyConfig { temp_dir: Some(ws.to_path_buf()), ..Default::default() })
+            .config(crate::policy::PolicyConfig {
+                temp_dir: Some(ws.to_path_buf()),
+                ..Default::default()
+            })
             .build()
     }
 
@@ -206,7 +225,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
         let ws = base.join("ws");
-        for d in [".git/hooks", "node_modules/p/.git/hooks", "a/b/c/d/e/f/.git/info", "evil", "wt"] {
+        for d in [".git/hooks", "node_modules/p/.git/hooks", "a/b/c/d/e/f/.git/info", "evil", "wt"]
+        {
             std::fs::create_dir_all(ws.join(d)).unwrap();
         }
         std::fs::write(ws.join(".git/config"), "").unwrap();
@@ -218,7 +238,17 @@ mod tests {
         for g in [".git", "node_modules/p/.git", "a/b/c/d/e/f/.git", "evil"] {
             assert!(p.git_dirs.contains(&ws.join(g)), "{g}: {:?}", p.git_dirs);
         }
-        for e in [".git", ".git/config", ".git/hooks", ".git/commondir", "evil/config", "wt/.git", "a/.env", "node_modules/p/.git/hooks", "a/b/c/d/e/f/.git/info"] {
+        for e in [
+            ".git",
+            ".git/config",
+            ".git/hooks",
+            ".git/commondir",
+            "evil/config",
+            "wt/.git",
+            "a/.env",
+            "node_modules/p/.git/hooks",
+            "a/b/c/d/e/f/.git/info",
+        ] {
             assert!(p.entries.contains(&ws.join(e)), "{e}: {:?}", p.entries);
         }
     }

@@ -83,7 +83,8 @@ impl Seatbelt {
     /// The `sandbox-exec` argv for `profile` around `argv` (everything but the profile is
     /// fixed: the absolute binary, the workspace parameter, `--`).
     pub fn argv(profile: String, workspace: &str, argv: Vec<OsString>) -> Vec<OsString> {
-        let mut out: Vec<OsString> = vec![SANDBOX_EXEC.into(), "-p".into(), profile.into(), "-D".into()];
+        let mut out: Vec<OsString> =
+            vec![SANDBOX_EXEC.into(), "-p".into(), profile.into(), "-D".into()];
         out.push(format!("{WORKSPACE_PARAM}={workspace}").into());
         out.push("--".into());
         out.extend(argv);
@@ -101,10 +102,13 @@ impl Seatbelt {
             let mut cmd = std::process::Command::new(SANDBOX_EXEC);
             cmd.args(["-p", profile, "-D", &format!("{WORKSPACE_PARAM}=/"), "--", CHECK_COMMAND]);
             cmd.stdin(std::process::Stdio::null()).env_clear();
-            let limit = std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS);
+            let limit =
+                std::time::Duration::from_millis(toolhost_limits::SANDBOX_SELF_CHECK_TIMEOUT_MS);
             match output_within(&mut cmd, limit) {
                 Ok(out) if out.status.success() => Ok(()),
-                Ok(out) => Err(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim())),
+                Ok(out) => {
+                    Err(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()))
+                }
                 Err(e) => Err(format!("sandbox-exec could not be run: {e}")),
             }
         };
@@ -115,11 +119,17 @@ impl Seatbelt {
         let probe = SandboxPolicy::builder(SandboxMode::ReadOnly, "/").build();
         let profile = match call_profile(&probe, &Protected::default()) {
             Ok(p) => p,
-            Err(e) => return Availability::Unavailable { reason: format!("{} ({e})", reasons::PROFILE_REJECTED) },
+            Err(e) => {
+                return Availability::Unavailable {
+                    reason: format!("{} ({e})", reasons::PROFILE_REJECTED),
+                };
+            }
         };
         match run(&profile) {
             Ok(()) => Availability::Available,
-            Err(e) => Availability::Unavailable { reason: format!("{} ({e})", reasons::PROFILE_REJECTED) },
+            Err(e) => {
+                Availability::Unavailable { reason: format!("{} ({e})", reasons::PROFILE_REJECTED) }
+            }
         }
     }
 }
@@ -134,10 +144,9 @@ impl SandboxBackend for Seatbelt {
     ) -> Result<Vec<OsString>, SandboxError> {
         crate::trust::check_outside_roots(Path::new(SANDBOX_EXEC), &policy.writable_roots())
             .map_err(|e| SandboxError::Unavailable(e.to_string()))?;
-        let workspace = policy
-            .workspace()
-            .to_str()
-            .ok_or_else(|| SandboxError::UnsupportedPath(policy.workspace().display().to_string()))?;
+        let workspace = policy.workspace().to_str().ok_or_else(|| {
+            SandboxError::UnsupportedPath(policy.workspace().display().to_string())
+        })?;
         Ok(Self::argv(call_profile(policy, protected)?, workspace, argv))
     }
 
@@ -145,9 +154,16 @@ impl SandboxBackend for Seatbelt {
         self.availability.get_or_init(|| self.self_check()).clone()
     }
 
-    fn runner_failure(&self, exit_code: Option<i32>, stderr_start: &[u8], _started: bool) -> Option<String> {
+    fn runner_failure(
+        &self,
+        exit_code: Option<i32>,
+        stderr_start: &[u8],
+        _started: bool,
+    ) -> Option<String> {
         let code = exit_code?;
-        if !SANDBOX_EXEC_FAILURE_EXITS.contains(&code) || !stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) {
+        if !SANDBOX_EXEC_FAILURE_EXITS.contains(&code)
+            || !stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes())
+        {
             return None;
         }
         Some(String::from_utf8_lossy(stderr_start).lines().next().unwrap_or("").to_string())
@@ -158,18 +174,25 @@ impl SandboxBackend for Seatbelt {
     }
 
     fn report(&self, policy: &SandboxPolicy) -> Vec<String> {
-        let mut out = vec![format!("sandbox-exec: {SANDBOX_EXEC} (macOS's own; PATH is never searched)")];
+        let mut out =
+            vec![format!("sandbox-exec: {SANDBOX_EXEC} (macOS's own; PATH is never searched)")];
         match policy.network() {
             NetworkAccess::Deny => {
                 out.push("network: off (the Seatbelt profile allows no network operation; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into());
                 out.push("sockets: unreachable (connecting to a unix socket is a network operation, denied with the network)".into());
             }
             NetworkAccess::Allow => {
-                out.push("network: ON for every bash call (policy.json says \"network\": \"allow\")".into());
+                out.push(
+                    "network: ON for every bash call (policy.json says \"network\": \"allow\")"
+                        .into(),
+                );
                 out.push("sockets: REACHABLE: with the network allowed, bash can connect to every unix socket the user can (agents, multiplexers)".into());
             }
         }
-        out.push("mach services: all reachable (the profile allows mach-lookup; see docs/security.md)".into());
+        out.push(
+            "mach services: all reachable (the profile allows mach-lookup; see docs/security.md)"
+                .into(),
+        );
         out.push("limits: OFF — Seatbelt has no per-call process or memory limit; a fork bomb or a runaway allocation in bash is bounded only by the machine".into());
         out
     }
@@ -190,16 +213,31 @@ mod tests {
             .config(PolicyConfig { temp_dir: Some("/golden/tmp".into()), ..Default::default() })
             .build()
             .with_grants([
-                Grant { path: "/golden/ws/.env".into(), access: Access::Write, scope: Scope::Exact },
-                Grant { path: "/golden/home/.ssh/known_hosts".into(), access: Access::Read, scope: Scope::Exact },
+                Grant {
+                    path: "/golden/ws/.env".into(),
+                    access: Access::Write,
+                    scope: Scope::Exact,
+                },
+                Grant {
+                    path: "/golden/home/.ssh/known_hosts".into(),
+                    access: Access::Read,
+                    scope: Scope::Exact,
+                },
             ]);
         let protected = Protected {
-            entries: ["/golden/ws/.env", "/golden/ws/.git", "/golden/ws/.git/config"].map(PathBuf::from).to_vec(),
+            entries: ["/golden/ws/.env", "/golden/ws/.git", "/golden/ws/.git/config"]
+                .map(PathBuf::from)
+                .to_vec(),
             git_dirs: ["/golden/ws/.git", "/golden/ws/modules-git"].map(PathBuf::from).to_vec(),
             data_dirs: Vec::new(),
         };
         let argv = Seatbelt::new()
-            .wrap(&policy, vec!["/bin/bash".into(), "-c".into(), "echo hi".into()], Path::new("/golden/ws"), &protected)
+            .wrap(
+                &policy,
+                vec!["/bin/bash".into(), "-c".into(), "echo hi".into()],
+                Path::new("/golden/ws"),
+                &protected,
+            )
             .unwrap();
         let argv: Vec<String> = argv.iter().map(|a| a.to_str().unwrap().to_string()).collect();
         assert_eq!(argv[..2], ["/usr/bin/sandbox-exec", "-p"]);
@@ -750,7 +788,11 @@ mod tests {
             (65, "sandbox-exec: unbound variable: setenv at <input string>, line 5\n"),
             (71, "sandbox-exec: execvp() of '/bin/bash' failed: No such file or directory\n"),
         ] {
-            assert_eq!(s.runner_failure(Some(code), stderr.as_bytes(), false).as_deref(), Some(stderr.trim_end()), "{stderr}");
+            assert_eq!(
+                s.runner_failure(Some(code), stderr.as_bytes(), false).as_deref(),
+                Some(stderr.trim_end()),
+                "{stderr}"
+            );
         }
         for (code, stderr) in [
             (Some(1), "sandbox-exec: sandbox_apply: Operation not permitted\n"),
@@ -775,8 +817,14 @@ mod tests {
             .build();
         let home = base.join("home").display().to_string();
         for (line, want) in [
-            ("bash: line 1: .git/hooks/pre-commit: Operation not permitted".to_string(), ws.join(".git/hooks/pre-commit")),
-            (format!("cat: {home}/.ssh/id_ed25519: Operation not permitted"), base.join("home/.ssh/id_ed25519")),
+            (
+                "bash: line 1: .git/hooks/pre-commit: Operation not permitted".to_string(),
+                ws.join(".git/hooks/pre-commit"),
+            ),
+            (
+                format!("cat: {home}/.ssh/id_ed25519: Operation not permitted"),
+                base.join("home/.ssh/id_ed25519"),
+            ),
             (format!("ls: {home}/.aws: Operation not permitted"), base.join("home/.aws")),
             ("touch: /usr/local/x: Operation not permitted".to_string(), "/usr/local/x".into()),
             ("mkdir: /opt/x: Operation not permitted".to_string(), "/opt/x".into()),
@@ -785,6 +833,10 @@ mod tests {
             let got = crate::bash::detect_denial(&line, &policy, &ws).map(|(p, _)| p);
             assert_eq!(got, Some(want), "{line}");
         }
-        assert_eq!(crate::bash::detect_denial("cp: ws-file: Operation not permitted", &policy, &ws), None, "allowed by the policy: not a denial");
+        assert_eq!(
+            crate::bash::detect_denial("cp: ws-file: Operation not permitted", &policy, &ws),
+            None,
+            "allowed by the policy: not a denial"
+        );
     }
 }

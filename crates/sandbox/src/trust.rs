@@ -37,8 +37,10 @@ pub fn check_binary(path: &Path) -> Result<PathBuf, TrustError> {
     if !path.is_absolute() {
         return Err(TrustError::NotAbsolute(path.display().to_string()));
     }
-    let real = std::fs::canonicalize(path).map_err(|_| TrustError::Missing(path.display().to_string()))?;
-    let meta = std::fs::metadata(&real).map_err(|_| TrustError::Missing(path.display().to_string()))?;
+    let real =
+        std::fs::canonicalize(path).map_err(|_| TrustError::Missing(path.display().to_string()))?;
+    let meta =
+        std::fs::metadata(&real).map_err(|_| TrustError::Missing(path.display().to_string()))?;
     if !meta.is_file() {
         return Err(TrustError::Missing(path.display().to_string()));
     }
@@ -51,7 +53,11 @@ pub fn check_binary(path: &Path) -> Result<PathBuf, TrustError> {
             return Err(writable(format!("{} is owned by uid {}", p.display(), m.uid())));
         }
         if m.mode() & 0o022 != 0 {
-            return Err(writable(format!("{} is writable by its group or by everyone (mode {:o})", p.display(), m.mode() & 0o7777)));
+            return Err(writable(format!(
+                "{} is writable by its group or by everyone (mode {:o})",
+                p.display(),
+                m.mode() & 0o7777
+            )));
         }
     }
     Ok(real)
@@ -60,7 +66,10 @@ pub fn check_binary(path: &Path) -> Result<PathBuf, TrustError> {
 /// Refuses `binary` when it lies inside one of `roots` (the writable roots of a call).
 pub fn check_outside_roots(binary: &Path, roots: &[PathBuf]) -> Result<(), TrustError> {
     match roots.iter().find(|r| binary.starts_with(r)) {
-        Some(r) => Err(TrustError::InsideWritableRoot { path: binary.display().to_string(), root: r.display().to_string() }),
+        Some(r) => Err(TrustError::InsideWritableRoot {
+            path: binary.display().to_string(),
+            root: r.display().to_string(),
+        }),
         None => Ok(()),
     }
 }
@@ -92,7 +101,11 @@ mod tests {
         let bin = dir.path().join("bwrap");
         std::fs::write(&bin, "#!/bin/sh\n").unwrap();
         // The temp dir's parent (/tmp) is world-writable.
-        assert!(matches!(check_binary(&bin), Err(TrustError::Writable { .. })), "{:?}", check_binary(&bin));
+        assert!(
+            matches!(check_binary(&bin), Err(TrustError::Writable { .. })),
+            "{:?}",
+            check_binary(&bin)
+        );
         assert!(matches!(check_binary(Path::new("bwrap")), Err(TrustError::NotAbsolute(_))));
         assert!(matches!(check_binary(&dir.path().join("none")), Err(TrustError::Missing(_))));
         let ok = Path::new("/bin/sh");

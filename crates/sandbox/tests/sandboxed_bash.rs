@@ -77,13 +77,7 @@ fn fixture(mode: SandboxMode) -> Fixture {
             ..Default::default()
         })
         .build();
-    Fixture {
-        _dir: dir,
-        base,
-        ws,
-        home,
-        policy,
-    }
+    Fixture { _dir: dir, base, ws, home, policy }
 }
 
 fn sandbox() -> Bubblewrap {
@@ -164,14 +158,8 @@ async fn escapes_fail_from_inside() {
     assert!(!f.ws.join("hardlink").exists());
     assert!(!Path::new("/etc/toolhost-escape-probe").exists());
     // After the attempts, the secret is still hidden.
-    let o = bash(
-        &f,
-        &format!(
-            "mount -o remount,rw / ; umount {0}; cat {0}/id",
-            ssh.display()
-        ),
-    )
-    .await;
+    let o =
+        bash(&f, &format!("mount -o remount,rw / ; umount {0}; cat {0}/id", ssh.display())).await;
     assert!(!o.text.contains("TOP-SECRET"), "{}", o.text);
 }
 
@@ -229,18 +217,13 @@ async fn acc_26_bash_cannot_write_the_spill_directory() {
         access: Access::Write,
         scope: Scope::Subtree,
     }]);
-    let mut req = request(
-        &f,
-        &format!("echo x >> {}", f.base.join("data/spill/s/c.txt").display()),
-    );
+    let mut req =
+        request(&f, &format!("echo x >> {}", f.base.join("data/spill/s/c.txt").display()));
     req.policy = p;
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert_eq!(exit_code(&o), Some(1), "{}", o.text);
     assert!(o.text.contains("never written"), "{}", o.text);
-    assert_eq!(
-        std::fs::read_to_string(f.base.join("data/spill/s/c.txt")).unwrap(),
-        "spill"
-    );
+    assert_eq!(std::fs::read_to_string(f.base.join("data/spill/s/c.txt")).unwrap(), "spill");
 }
 
 #[tokio::test]
@@ -306,10 +289,7 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let tx = Mutex::new(tx);
-    let mut req = request(
-        &f,
-        &format!("echo partial-output; sleep {marker} & echo started; wait"),
-    );
+    let mut req = request(&f, &format!("echo partial-output; sleep {marker} & echo started; wait"));
     req.timeout_ms = Some(if cancel_it { 60_000 } else { 3_000 });
     req.progress = Some(Arc::new(move |_s: Stream, chunk: &[u8]| {
         if String::from_utf8_lossy(chunk).contains("started") {
@@ -319,10 +299,7 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let cancel = req.cancel.clone();
     let marker2 = marker.to_string();
     let watcher = tokio::spawn(async move {
-        tokio::task::spawn_blocking(move || rx.recv())
-            .await
-            .unwrap()
-            .unwrap();
+        tokio::task::spawn_blocking(move || rx.recv()).await.unwrap().unwrap();
         let mut pids = Vec::new();
         for _ in 0..100 {
             pids = pids_with_arg(&marker2);
@@ -339,16 +316,8 @@ async fn grandchild_dies(marker: &str, cancel_it: bool) -> BashOutcome {
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     let pids = watcher.await.unwrap();
     assert_eq!(pids.len(), 1, "the grandchild was seen running");
-    assert!(
-        wait_until_gone(pids[0]).await,
-        "grandchild {} survived",
-        pids[0]
-    );
-    assert!(
-        o.text.starts_with("partial-output\nstarted\n"),
-        "{}",
-        o.text
-    );
+    assert!(wait_until_gone(pids[0]).await, "grandchild {} survived", pids[0]);
+    assert!(o.text.starts_with("partial-output\nstarted\n"), "{}", o.text);
     o
 }
 
@@ -357,11 +326,7 @@ async fn a_grandchild_dies_on_timeout_and_partial_output_survives() {
     let o = grandchild_dies("1000.123", false).await;
     assert_eq!(o.status, BashStatus::TimedOut { timeout_ms: 3_000 });
     assert!(
-        o.text
-            .lines()
-            .last()
-            .unwrap()
-            .starts_with("[timed out after 3000 ms; duration "),
+        o.text.lines().last().unwrap().starts_with("[timed out after 3000 ms; duration "),
         "{}",
         o.text
     );
@@ -371,26 +336,14 @@ async fn a_grandchild_dies_on_timeout_and_partial_output_survives() {
 async fn a_grandchild_dies_on_cancel_and_partial_output_survives() {
     let o = grandchild_dies("1000.456", true).await;
     assert_eq!(o.status, BashStatus::Cancelled);
-    assert!(
-        o.text
-            .lines()
-            .last()
-            .unwrap()
-            .starts_with("[cancelled; duration "),
-        "{}",
-        o.text
-    );
+    assert!(o.text.lines().last().unwrap().starts_with("[cancelled; duration "), "{}", o.text);
 }
 
 #[tokio::test]
 async fn acc_25_long_output_keeps_head_and_tail_and_spills_the_rest() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let o = bash(&f, "seq 1 20000").await;
-    let full = std::process::Command::new("seq")
-        .args(["1", "20000"])
-        .output()
-        .unwrap()
-        .stdout;
+    let full = std::process::Command::new("seq").args(["1", "20000"]).output().unwrap().stdout;
     let spill = f.base.join("data/spill/s/call.txt");
     let omitted = full.len() - BASH_HEAD_BYTES - BASH_TAIL_BYTES;
     let expected_prefix = format!(
@@ -415,20 +368,11 @@ async fn merges_stdout_and_stderr_in_arrival_order() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let seen2 = seen.clone();
-    let mut req = request(
-        &f,
-        "echo out1; sleep 0.3; echo err1 >&2; sleep 0.3; echo out2; exit 7",
-    );
-    req.progress = Some(Arc::new(move |s: Stream, _c: &[u8]| {
-        seen2.lock().unwrap().push(s)
-    }));
+    let mut req = request(&f, "echo out1; sleep 0.3; echo err1 >&2; sleep 0.3; echo out2; exit 7");
+    req.progress = Some(Arc::new(move |s: Stream, _c: &[u8]| seen2.lock().unwrap().push(s)));
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert_eq!(exit_code(&o), Some(7));
-    assert!(
-        o.text.starts_with("out1\nerr1\nout2\n[exit 7; duration "),
-        "{}",
-        o.text
-    );
+    assert!(o.text.starts_with("out1\nerr1\nout2\n[exit 7; duration "), "{}", o.text);
     let seen = seen.lock().unwrap();
     assert!(seen.contains(&Stream::Stdout) && seen.contains(&Stream::Stderr));
 }
@@ -464,9 +408,7 @@ async fn unbounded_output_stays_bounded_in_memory_and_on_disk() {
     let o = run_bash(&sandbox(), &TokioProcessBackend::new(), req).await;
     assert!(matches!(o.status, BashStatus::TimedOut { .. }));
     assert!(o.text.len() < CAPTURE_WHOLE_BYTES + 512, "{}", o.text.len());
-    let size = std::fs::metadata(f.base.join("data/spill/s/call.txt"))
-        .unwrap()
-        .len();
+    let size = std::fs::metadata(f.base.join("data/spill/s/call.txt")).unwrap().len();
     assert!(size <= MAX_SPILL_BYTES, "{size}");
 }
 
@@ -483,28 +425,14 @@ async fn kill_failure_is_outcome_unknown() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let mut req = request(&f, "seq 1 20000; echo before; sleep 1000.789");
     req.timeout_ms = Some(1_500);
-    let o = run_bash(
-        &sandbox(),
-        &TokioProcessBackend::with_killer(Arc::new(FailingKiller)),
-        req,
-    )
-    .await;
+    let o =
+        run_bash(&sandbox(), &TokioProcessBackend::with_killer(Arc::new(FailingKiller)), req).await;
     assert_eq!(o.status, BashStatus::OutcomeUnknown);
-    assert!(
-        o.text.contains("termination could not be confirmed"),
-        "{}",
-        o.text
-    );
+    assert!(o.text.contains("termination could not be confirmed"), "{}", o.text);
     assert!(o.spill_path.is_none());
-    assert!(
-        !f.base.join("data/spill/s/call.txt").exists(),
-        "the spill file is deleted"
-    );
+    assert!(!f.base.join("data/spill/s/call.txt").exists(), "the spill file is deleted");
     for pid in pids_with_arg("1000.789") {
-        assert!(
-            wait_until_gone(pid).await,
-            "the sandbox still went down with its parent"
-        );
+        assert!(wait_until_gone(pid).await, "the sandbox still went down with its parent");
     }
 }
 
@@ -519,18 +447,11 @@ impl SandboxBackend for BrokenRunner {
         _cwd: &Path,
         _protected: &toolhost_sandbox::scan::Protected,
     ) -> Result<Vec<OsString>, SandboxError> {
-        let mut a: Vec<OsString> = [
-            "bwrap",
-            "--ro-bind",
-            "/",
-            "/",
-            "--tmpfs",
-            "/nonexistent-toolhost-dir",
-            "--",
-        ]
-        .iter()
-        .map(OsString::from)
-        .collect();
+        let mut a: Vec<OsString> =
+            ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/nonexistent-toolhost-dir", "--"]
+                .iter()
+                .map(OsString::from)
+                .collect();
         a.extend(argv);
         Ok(a)
     }
@@ -554,8 +475,7 @@ async fn acc_10e_a_runner_failure_is_unavailable_not_denied() {
     assert_eq!(o.status, BashStatus::SandboxUnavailable, "{}", o.text);
     assert!(!o.sandbox_denied);
     assert!(
-        o.text
-            .starts_with("sandbox unavailable: the sandbox failed to start the command (bwrap: "),
+        o.text.starts_with("sandbox unavailable: the sandbox failed to start the command (bwrap: "),
         "{}",
         o.text
     );
@@ -566,16 +486,10 @@ async fn acc_10e_a_runner_failure_is_unavailable_not_denied() {
 async fn acc_10d_bash_does_not_run_when_the_sandbox_is_unavailable() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let backend = Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
-    let o = run_bash(
-        &backend,
-        &TokioProcessBackend::new(),
-        request(&f, "touch ran"),
-    )
-    .await;
+    let o = run_bash(&backend, &TokioProcessBackend::new(), request(&f, "touch ran")).await;
     assert_eq!(o.status, BashStatus::SandboxUnavailable);
     assert!(
-        o.text
-            .starts_with("sandbox unavailable: bubblewrap (bwrap) is not installed"),
+        o.text.starts_with("sandbox unavailable: bubblewrap (bwrap) is not installed"),
         "{}",
         o.text
     );
@@ -624,12 +538,7 @@ async fn acc_10a_file_tool_fence_and_bubblewrap_agree_on_every_path() {
         let write = policy.check(p, Access::Write, Actor::FileTool).is_ok();
         let got_read = o.text.contains(&format!("{i}R1\n"));
         let got_write = o.text.contains(&format!("{i}W1\n"));
-        assert_eq!(
-            (got_read, got_write),
-            (read, write),
-            "{}: bash vs policy",
-            p.display()
-        );
+        assert_eq!((got_read, got_write), (read, write), "{}: bash vs policy", p.display());
     }
 }
 
@@ -664,7 +573,10 @@ async fn timeout_and_cancel_go_through_the_same_terminate() {
     });
     let o = run_bash(&sandbox(), &backend, req).await;
     assert_eq!(o.status, BashStatus::Cancelled);
-    assert!(killer.0.load(std::sync::atomic::Ordering::SeqCst) > after_timeout, "so did the cancel");
+    assert!(
+        killer.0.load(std::sync::atomic::Ordering::SeqCst) > after_timeout,
+        "so did the cancel"
+    );
     for arg in ["1000.456", "1000.457"] {
         for pid in pids_with_arg(arg) {
             assert!(wait_until_gone(pid).await, "{arg} is gone");

@@ -12,12 +12,15 @@ use std::path::{Path, PathBuf};
 
 use sbpl::{Action, Invocation, Query};
 use toolhost_sandbox::SandboxBackend;
-use toolhost_sandbox::policy::{Access, Actor, Grant, NetworkAccess, PolicyConfig, SandboxMode, SandboxPolicy, Scope};
+use toolhost_sandbox::policy::{
+    Access, Actor, Grant, NetworkAccess, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
+};
 use toolhost_sandbox::seatbelt::Seatbelt;
 
 /// The concrete operations a read and a write are checked as (every one must agree).
 const READ_OPS: &[&str] = &["file-read-data", "file-read-metadata"];
-const WRITE_OPS: &[&str] = &["file-write-data", "file-write-create", "file-write-unlink", "file-write-mode"];
+const WRITE_OPS: &[&str] =
+    &["file-write-data", "file-write-create", "file-write-unlink", "file-write-mode"];
 
 /// Files and directories the fixture creates (relative to its base): the scan, the grants
 /// and `writable_roots` look at what exists.
@@ -177,7 +180,10 @@ const MATRIX: &[&str] = &[
 /// are left out of the matrix on purpose (and each reason is asserted below).
 const NOT_IN_MATRIX: &[(&str, &str)] = &[
     ("/proc/1/environ", "macOS has no procfs: a process's environment is not a file there"),
-    ("ws/sub/.git", "a new .git may be created by bash on both platforms (the sweep, not the sandbox, judges it)"),
+    (
+        "ws/sub/.git",
+        "a new .git may be created by bash on both platforms (the sweep, not the sandbox, judges it)",
+    ),
 ];
 
 struct Fixture {
@@ -239,7 +245,12 @@ impl Fixture {
 fn invocation(policy: &SandboxPolicy) -> Invocation {
     let protected = toolhost_sandbox::scan::scan(policy).unwrap();
     let argv = Seatbelt::new()
-        .wrap(policy, vec!["/bin/bash".into(), "-c".into(), "true".into()], policy.workspace(), &protected)
+        .wrap(
+            policy,
+            vec!["/bin/bash".into(), "-c".into(), "true".into()],
+            policy.workspace(),
+            &protected,
+        )
         .unwrap();
     sbpl::parse_invocation(&argv).unwrap_or_else(|e| panic!("{e}\n{}", argv[2].to_string_lossy()))
 }
@@ -269,7 +280,11 @@ fn assert_agree(f: &Fixture, policies: &[(&str, SandboxPolicy)]) {
     for (what, policy) in policies {
         let d = disagreements(f, policy);
         if !d.is_empty() {
-            report.push_str(&format!("{what}:\n{}\n\nprofile:\n{}\n", d.join("\n"), invocation(policy).profile_text));
+            report.push_str(&format!(
+                "{what}:\n{}\n\nprofile:\n{}\n",
+                d.join("\n"),
+                invocation(policy).profile_text
+            ));
         }
     }
     assert!(report.is_empty(), "the fence and the Seatbelt profile disagree\n{report}");
@@ -287,7 +302,10 @@ fn acc_10a_file_tool_fence_and_seatbelt_agree_on_every_path() {
         &f,
         &[
             ("workspace-write", f.policy(SandboxMode::WorkspaceWrite, "ws")),
-            ("workspace-write with grants", f.policy(SandboxMode::WorkspaceWrite, "ws").with_grants(grants.clone())),
+            (
+                "workspace-write with grants",
+                f.policy(SandboxMode::WorkspaceWrite, "ws").with_grants(grants.clone()),
+            ),
             ("read-only with grants", f.policy(SandboxMode::ReadOnly, "ws").with_grants(grants)),
             ("HOME as the workspace", home_ws.clone()),
             ("HOME as the workspace, ~/.ssh granted for reading", home_ws.with_grants([read_ssh])),
@@ -309,7 +327,11 @@ fn what_is_left_out_of_the_matrix_is_left_out_for_its_reason() {
         let write = inv.profile.allows(&Query::file("file-write-create", p.to_str().unwrap()));
         // The profile is never stricter than the fence there, and differs: that is the gap.
         assert!((!fence_read || read) && (!fence_write || write), "{rel}: {why}");
-        assert_ne!((read, write), (fence_read, fence_write), "{rel} agrees now: put it in the matrix");
+        assert_ne!(
+            (read, write),
+            (fence_read, fence_write),
+            "{rel} agrees now: put it in the matrix"
+        );
     }
 }
 
@@ -338,7 +360,9 @@ fn protected_scan_entries_and_pins_are_denied_even_where_the_fence_would_allow()
     // only by the scan (the fence judges by name). And the data dir inside a writable root:
     // its ancestors must not be renamed (the data dir would move out from under its rules).
     let f = Fixture::new();
-    for (p, text) in [("ws/wt/.git", "gitdir: ../evil\n"), ("ws/evil/HEAD", "ref: x\n"), ("ws/evil/config", "")] {
+    for (p, text) in
+        [("ws/wt/.git", "gitdir: ../evil\n"), ("ws/evil/HEAD", "ref: x\n"), ("ws/evil/config", "")]
+    {
         std::fs::create_dir_all(f.path(p).parent().unwrap()).unwrap();
         std::fs::write(f.path(p), text).unwrap();
     }
@@ -349,11 +373,26 @@ fn protected_scan_entries_and_pins_are_denied_even_where_the_fence_would_allow()
         .build();
     std::fs::create_dir_all(f.path("ws/state/toolhost")).unwrap();
     let inv = invocation(&policy);
-    let write = |rel: &str| WRITE_OPS.iter().any(|op| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap())));
-    for rel in ["ws/evil/config", "ws/evil", "ws/wt/.git", "ws/.git", "ws/state", "ws/state/toolhost", "ws/state/toolhost/x"] {
+    let write = |rel: &str| {
+        WRITE_OPS
+            .iter()
+            .any(|op| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap())))
+    };
+    for rel in [
+        "ws/evil/config",
+        "ws/evil",
+        "ws/wt/.git",
+        "ws/.git",
+        "ws/state",
+        "ws/state/toolhost",
+        "ws/state/toolhost/x",
+    ] {
         assert!(!write(rel), "{rel} is writable");
     }
-    assert!(policy.check(&f.path("ws/evil/config"), Access::Write, Actor::Bash).is_ok(), "the fence judges by name");
+    assert!(
+        policy.check(&f.path("ws/evil/config"), Access::Write, Actor::Bash).is_ok(),
+        "the fence judges by name"
+    );
     for rel in ["ws/evil/objects", "ws/state/other", "ws/.git/index.lock"] {
         assert!(write(rel), "{rel} is not writable");
     }
@@ -369,8 +408,11 @@ fn case_variants_of_protected_paths_are_denied_too() {
         scope: Scope::Subtree,
     }]);
     let inv = invocation(&policy);
-    let allows = |op: &str, rel: &str| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()));
-    for rel in ["home/.SSH/id", "home/.Ssh/known_hosts", "home/.NETRC", "data/Policy.json", "data/CACHE/x"] {
+    let allows =
+        |op: &str, rel: &str| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()));
+    for rel in
+        ["home/.SSH/id", "home/.Ssh/known_hosts", "home/.NETRC", "data/Policy.json", "data/CACHE/x"]
+    {
         assert!(!allows("file-read-data", rel), "{rel} is readable");
     }
     for rel in [
@@ -394,15 +436,22 @@ fn case_variants_of_protected_paths_are_denied_too() {
 fn network_is_denied_by_default_and_allowed_only_by_the_policy() {
     let f = Fixture::new();
     let denied = invocation(&f.policy(SandboxMode::WorkspaceWrite, "ws"));
-    let allowed = invocation(&f.policy(SandboxMode::WorkspaceWrite, "ws").with_network(NetworkAccess::Allow));
+    let allowed =
+        invocation(&f.policy(SandboxMode::WorkspaceWrite, "ws").with_network(NetworkAccess::Allow));
     for op in ["network-outbound", "network-inbound", "network-bind"] {
         assert!(!denied.profile.allows(&Query::bare(op)), "{op}");
         assert!(allowed.profile.allows(&Query::bare(op)), "{op}");
     }
     // A unix socket is the network too: the user's agents and multiplexers stay unreachable.
-    assert!(!denied.profile.allows(&Query::file("network-outbound", "/private/tmp/tmux-501/default")));
+    assert!(
+        !denied.profile.allows(&Query::file("network-outbound", "/private/tmp/tmux-501/default"))
+    );
     // Read-only mode does not open it either.
-    assert!(!invocation(&f.policy(SandboxMode::ReadOnly, "ws")).profile.allows(&Query::bare("network-outbound")));
+    assert!(
+        !invocation(&f.policy(SandboxMode::ReadOnly, "ws"))
+            .profile
+            .allows(&Query::bare("network-outbound"))
+    );
 }
 
 #[test]
@@ -413,7 +462,10 @@ fn bash_can_run_under_the_profile() {
     assert!(inv.profile.allows(&Query::file("process-exec", "/bin/bash")));
     assert!(inv.profile.allows(&Query::bare("process-fork")));
     assert!(inv.profile.allows(&Query { op: "signal", path: None, target: Some("same-sandbox") }));
-    assert!(!inv.profile.allows(&Query { op: "signal", path: None, target: None }), "no signal leaves the sandbox");
+    assert!(
+        !inv.profile.allows(&Query { op: "signal", path: None, target: None }),
+        "no signal leaves the sandbox"
+    );
     assert!(inv.profile.allows(&Query::file("file-write-data", "/dev/null")));
     assert!(inv.profile.allows(&Query::file("file-read-data", "/usr/lib/libSystem.B.dylib")));
     assert_eq!(inv.command, ["/bin/bash", "-c", "true"]);
@@ -433,13 +485,28 @@ fn a_marked_data_dir_the_scan_finds_is_hidden_and_pinned() {
             .config(PolicyConfig { temp_dir: Some(f.path("tmp")), ..Default::default() })
             .build();
         let inv = invocation(&policy);
-        let allows = |op: &str, rel: &str| inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()));
-        for rel in ["ws/other-data/policy.json", "ws/other-data/mcp-token", "ws/other-data/cache/components/x"] {
+        let allows = |op: &str, rel: &str| {
+            inv.profile.allows(&Query::file(op, f.path(rel).to_str().unwrap()))
+        };
+        for rel in [
+            "ws/other-data/policy.json",
+            "ws/other-data/mcp-token",
+            "ws/other-data/cache/components/x",
+        ] {
             assert!(!allows("file-read-data", rel), "{mode:?}: {rel} is readable");
-            assert!(policy.check(&f.path(rel), Access::Read, Actor::Bash).is_err(), "{mode:?}: the fence reads {rel}");
+            assert!(
+                policy.check(&f.path(rel), Access::Read, Actor::Bash).is_err(),
+                "{mode:?}: the fence reads {rel}"
+            );
         }
         assert!(allows("file-read-data", "ws/other-data/spill/s/x"), "{mode:?}: spill");
-        for rel in ["ws/other-data", "ws/other-data/policy.json", "ws/other-data/spill/s/x", "ws/other-data/new", "ws/other-data/.toolhost-data-dir"] {
+        for rel in [
+            "ws/other-data",
+            "ws/other-data/policy.json",
+            "ws/other-data/spill/s/x",
+            "ws/other-data/new",
+            "ws/other-data/.toolhost-data-dir",
+        ] {
             assert!(!allows("file-write-create", rel), "{mode:?}: {rel} is writable");
             assert!(!allows("file-write-unlink", rel), "{mode:?}: {rel} is removable");
         }

@@ -61,7 +61,9 @@ impl<R: AsyncBufRead + Unpin> BoundedLines<R> {
             let chunk = &available[..newline.unwrap_or(available.len())];
             bytes += chunk.len() as u64;
             match &mut discarding {
-                None if self.line.len() + chunk.len() <= self.limit => self.line.extend_from_slice(chunk),
+                None if self.line.len() + chunk.len() <= self.limit => {
+                    self.line.extend_from_slice(chunk)
+                }
                 None => {
                     let mut scanner = IdScanner::new();
                     scanner.feed(&self.line);
@@ -130,7 +132,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_line_of_exactly_the_limit_fits() {
-        assert_eq!(all(b"abcd\nabcde\n", 4, 2).await, [(1, "abcd".into()), (2, "TOO LONG 5 None".into())]);
+        assert_eq!(
+            all(b"abcd\nabcde\n", 4, 2).await,
+            [(1, "abcd".into()), (2, "TOO LONG 5 None".into())]
+        );
     }
 
     #[tokio::test]
@@ -143,6 +148,9 @@ mod tests {
     #[test]
     fn the_message_names_the_line_and_the_limit() {
         let m = too_long_message(3, 20 << 20, 16 << 20);
-        assert_eq!(m, "line 3: the request is 20971520 bytes, more than the limit of 16777216 bytes (16 MiB); it was discarded");
+        assert_eq!(
+            m,
+            "line 3: the request is 20971520 bytes, more than the limit of 16777216 bytes (16 MiB); it was discarded"
+        );
     }
 }

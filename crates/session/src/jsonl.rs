@@ -15,7 +15,8 @@ use toolhost_core::context::{PROGRESS_CHANNEL_CAPACITY, ToolProgress};
 use toolhost_core::result::ToolResult;
 use toolhost_core::undo::Direction;
 use toolhost_limits::{
-    MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES, SESSION_MAX_QUEUED_REQUEST_BYTES, SESSION_MAX_QUEUED_REQUESTS,
+    MAX_CALL_TIMEOUT_MS, MAX_REQUEST_BYTES, SESSION_MAX_QUEUED_REQUEST_BYTES,
+    SESSION_MAX_QUEUED_REQUESTS,
 };
 
 use crate::bounded_lines::{BoundedLines, Line, too_long_message};
@@ -38,7 +39,13 @@ impl SessionRuntime {
         let (job_tx, job_rx) = mpsc::unbounded_channel::<(Job, usize)>();
         let pending: Pending = Arc::default();
         let backlog = Arc::new(Backlog::default());
-        let runner = tokio::spawn(run_jobs(self.clone(), job_rx, out.clone(), pending.clone(), backlog.clone()));
+        let runner = tokio::spawn(run_jobs(
+            self.clone(),
+            job_rx,
+            out.clone(),
+            pending.clone(),
+            backlog.clone(),
+        ));
         let read = read_requests(self.clone(), input, job_tx, out.clone(), pending, backlog).await;
         // EOF (or a read error): the runner finishes what was already read, then the writer.
         let _ = runner.await;
@@ -60,7 +67,9 @@ impl Backlog {
     /// Take in a request of `bytes`, or say why not.
     fn admit(&self, bytes: usize) -> Result<(), String> {
         let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if b.0 >= SESSION_MAX_QUEUED_REQUESTS || (b.0 > 0 && b.1 + bytes > SESSION_MAX_QUEUED_REQUEST_BYTES) {
+        if b.0 >= SESSION_MAX_QUEUED_REQUESTS
+            || (b.0 > 0 && b.1 + bytes > SESSION_MAX_QUEUED_REQUEST_BYTES)
+        {
             return Err(format!(
                 "{} requests ({} MiB) are already waiting in this session; at most {SESSION_MAX_QUEUED_REQUESTS} requests and {} MiB wait at once (SESSION_MAX_QUEUED_REQUESTS, SESSION_MAX_QUEUED_REQUEST_BYTES): this one was not run; send it again once a result has arrived",
                 b.0,
@@ -82,8 +91,18 @@ impl Backlog {
 }
 
 enum Job {
-    Call { id: Value, tool: String, arguments: Value, timeout: Option<Duration>, cancel: CancellationToken },
-    Undo { id: Value, change_id: String, direction: Direction },
+    Call {
+        id: Value,
+        tool: String,
+        arguments: Value,
+        timeout: Option<Duration>,
+        cancel: CancellationToken,
+    },
+    Undo {
+        id: Value,
+        change_id: String,
+        direction: Direction,
+    },
 }
 
 #[derive(Debug)]
@@ -96,7 +115,8 @@ enum Request {
 
 fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
-    let body = serde_json::to_string(body).unwrap_or_else(|e| serde_json::to_string(&e.to_string()).unwrap_or_default());
+    let body = serde_json::to_string(body)
+        .unwrap_or_else(|e| serde_json::to_string(&e.to_string()).unwrap_or_default());
     format!("{{\"id\":{id},\"{key}\":{body}}}")
 }
 
@@ -112,7 +132,8 @@ fn result_event(id: &Value, result: &ToolResult, dropped: u64) -> String {
 
 /// Parse one line into (id, request), or (id if known, what is wrong).
 fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
-    let value: Value = serde_json::from_str(line).map_err(|e| (Value::Null, format!("not valid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| (Value::Null, format!("not valid JSON: {e}")))?;
     let Value::Object(mut obj) = value else {
         return Err((Value::Null, "a request must be a JSON object".into()));
     };
@@ -120,7 +141,10 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
     if !(id.is_string() || id.is_number()) {
         return Err((Value::Null, "a request needs an \"id\" (a string or a number)".into()));
     }
-    let kinds: Vec<&str> = ["tool", "cancel", "undo", "reapply"].into_iter().filter(|k| obj.contains_key(*k)).collect();
+    let kinds: Vec<&str> = ["tool", "cancel", "undo", "reapply"]
+        .into_iter()
+        .filter(|k| obj.contains_key(*k))
+        .collect();
     if kinds.len() != 1 {
         return Err((
             id,
@@ -144,7 +168,12 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
                 Some(v) => match v.as_u64().filter(|ms| (1..=MAX_CALL_TIMEOUT_MS).contains(ms)) {
                     Some(ms) => Some(Duration::from_millis(ms)),
                     None => {
-                        return Err((id, format!("\"timeoutMs\" must be a whole number of milliseconds from 1 to {MAX_CALL_TIMEOUT_MS}")));
+                        return Err((
+                            id,
+                            format!(
+                                "\"timeoutMs\" must be a whole number of milliseconds from 1 to {MAX_CALL_TIMEOUT_MS}"
+                            ),
+                        ));
                     }
                 },
             };
@@ -220,21 +249,28 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 };
                 if running {
                     backlog.release(len);
-                    let msg = format!("line {line_no}: a call with id {} is still running", key(&id));
+                    let msg =
+                        format!("line {line_no}: a call with id {} is still running", key(&id));
                     out.send(event(&id, "error", &msg)).await;
                     continue;
                 }
                 let _ = jobs.send((Job::Call { id, tool, arguments, timeout, cancel }, len));
             }
             Request::Cancel(target) => {
-                let token = pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
+                let token =
+                    pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
                 match token {
                     Some(t) => {
                         t.cancel();
                         out.send(event(&id, "ok", &true)).await;
                     }
                     None => {
-                        out.send(event(&id, "error", &format!("no call with id {} is running", key(&target)))).await;
+                        out.send(event(
+                            &id,
+                            "error",
+                            &format!("no call with id {} is running", key(&target)),
+                        ))
+                        .await;
                     }
                 }
             }
@@ -247,7 +283,8 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 let _ = jobs.send((Job::Undo { id, change_id, direction: Direction::Undo }, len));
             }
             Request::Reapply(change_id) => {
-                let _ = jobs.send((Job::Undo { id, change_id, direction: Direction::Reapply }, len));
+                let _ =
+                    jobs.send((Job::Undo { id, change_id, direction: Direction::Reapply }, len));
             }
         }
     }
@@ -267,7 +304,12 @@ async fn run_jobs(
     }
 }
 
-async fn run_job(runtime: &Arc<SessionRuntime>, job: Job, out: &Arc<OutputQueue>, pending: &Pending) {
+async fn run_job(
+    runtime: &Arc<SessionRuntime>,
+    job: Job,
+    out: &Arc<OutputQueue>,
+    pending: &Pending,
+) {
     {
         match job {
             Job::Call { id, tool, arguments, timeout, cancel } => {
@@ -282,7 +324,9 @@ async fn run_job(runtime: &Arc<SessionRuntime>, job: Job, out: &Arc<OutputQueue>
                         let body = match p {
                             ToolProgress::Stdout { chunk } => serde_json::json!({"stdout": chunk}),
                             ToolProgress::Stderr { chunk } => serde_json::json!({"stderr": chunk}),
-                            ToolProgress::Message { message, fraction: None } => serde_json::json!({"message": message}),
+                            ToolProgress::Message { message, fraction: None } => {
+                                serde_json::json!({"message": message})
+                            }
                             ToolProgress::Message { message, fraction: Some(f) } => {
                                 serde_json::json!({"message": message, "fraction": f})
                             }
@@ -290,7 +334,9 @@ async fn run_job(runtime: &Arc<SessionRuntime>, job: Job, out: &Arc<OutputQueue>
                         forward_out.progress(&forward_key, event(&forward_id, "progress", &body));
                     }
                 });
-                let result = runtime.call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline).await;
+                let result = runtime
+                    .call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline)
+                    .await;
                 // The call's context (and its sender) is gone: the forwarder drains and ends.
                 let _ = forwarder.await;
                 pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&key(&id));
@@ -322,20 +368,34 @@ mod tests {
             parse_request(r#"{"id":"c1","tool":"read","arguments":{"path":"a"}}"#),
             Ok((Value::String(_), Request::Call { .. }))
         ));
-        assert!(matches!(parse_request(r#"{"id":"x","cancel":"c1"}"#), Ok((_, Request::Cancel(_)))));
+        assert!(matches!(
+            parse_request(r#"{"id":"x","cancel":"c1"}"#),
+            Ok((_, Request::Cancel(_)))
+        ));
         assert!(matches!(parse_request(r#"{"id":"u","undo":"s-1"}"#), Ok((_, Request::Undo(_)))));
-        assert!(matches!(parse_request(r#"{"id":7,"reapply":"s-1"}"#), Ok((_, Request::Reapply(_)))));
+        assert!(matches!(
+            parse_request(r#"{"id":7,"reapply":"s-1"}"#),
+            Ok((_, Request::Reapply(_)))
+        ));
         assert!(parse_request("{").unwrap_err().1.contains("JSON"));
         assert_eq!(parse_request("[]").unwrap_err().0, Value::Null);
         let (id, msg) = parse_request(r#"{"id":"c2","tool":"read","undo":"x"}"#).unwrap_err();
         assert_eq!(id, "c2");
         assert!(msg.contains("exactly one"));
-        assert!(parse_request(r#"{"id":"c3","tool":"read","arguments":[1]}"#).unwrap_err().1.contains("arguments"));
+        assert!(
+            parse_request(r#"{"id":"c3","tool":"read","arguments":[1]}"#)
+                .unwrap_err()
+                .1
+                .contains("arguments")
+        );
     }
 
     #[test]
     fn events_put_the_id_first() {
         assert_eq!(event(&Value::from("u1"), "ok", &true), r#"{"id":"u1","ok":true}"#);
-        assert_eq!(event(&Value::Null, "error", &"line 2: x"), r#"{"id":null,"error":"line 2: x"}"#);
+        assert_eq!(
+            event(&Value::Null, "error", &"line 2: x"),
+            r#"{"id":null,"error":"line 2: x"}"#
+        );
     }
 }

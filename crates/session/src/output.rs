@@ -56,7 +56,13 @@ impl OutputQueue {
     /// A queue holding at most `progress_bound` bytes of progress and `other_bound` bytes of
     /// other events (the session's are the limits named in the module docs).
     pub fn with_bounds(progress_bound: usize, other_bound: usize) -> Self {
-        OutputQueue { state: Mutex::default(), queued: Notify::new(), taken: Notify::new(), progress_bound, other_bound }
+        OutputQueue {
+            state: Mutex::default(),
+            queued: Notify::new(),
+            taken: Notify::new(),
+            progress_bound,
+            other_bound,
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {

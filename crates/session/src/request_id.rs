@@ -163,8 +163,14 @@ mod tests {
 
     #[test]
     fn finds_the_top_level_id_wherever_it_is() {
-        assert_eq!(scan(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":1}}"#), Some(7.into()));
-        assert_eq!(scan(r#"{"method":"m","params":{"id":1,"a":[{"id":2}]},"id":"c-3"}"#), Some("c-3".into()));
+        assert_eq!(
+            scan(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":1}}"#),
+            Some(7.into())
+        );
+        assert_eq!(
+            scan(r#"{"method":"m","params":{"id":1,"a":[{"id":2}]},"id":"c-3"}"#),
+            Some("c-3".into())
+        );
         assert_eq!(scan(r#" { "id" : -12 , "tool":"read"}"#), Some((-12).into()));
         assert_eq!(scan(r#"{"i\"d":1,"id":"q\"uote"}"#), Some("q\"uote".into()));
         assert_eq!(scan(r#"{"a":"id","b":"x:id","id":2.5}"#), Some(2.5.into()));

@@ -15,11 +15,12 @@ use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
-use toolhost_store::{RecordedChange, Store, StoreError};
 use toolhost_core::undo::{Direction, UndoError};
+use toolhost_store::{RecordedChange, Store, StoreError};
 
 /// The text of the error returned for undo/reapply while a call is running or queued.
-pub const SESSION_ACTIVE: &str = "SessionActive: a tool call is running in this session; undo or reapply once it has finished";
+pub const SESSION_ACTIVE: &str =
+    "SessionActive: a tool call is running in this session; undo or reapply once it has finished";
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +40,9 @@ pub enum SessionError {
     OtherWorkspace { change_id: String, recorded: String, current: String, direction: Direction },
     #[error("a toolset finalized for session {0} cannot replace this session's")]
     OtherSession(String),
-    #[error("the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state")]
+    #[error(
+        "the files were changed, but recording that in the session store failed: {0}; `toolhost changes` shows the old state"
+    )]
     NotRecorded(StoreError),
 }
 
@@ -58,7 +61,11 @@ pub struct SessionRuntime {
 impl SessionRuntime {
     /// A session over `toolset`, stamping `policy` on each call, recording into `store`
     /// (None: nothing is recorded). A session id already in the store resumes its numbering.
-    pub fn new(toolset: FinalizedToolset, policy: SandboxPolicy, store: Option<Store>) -> Result<Self, StoreError> {
+    pub fn new(
+        toolset: FinalizedToolset,
+        policy: SandboxPolicy,
+        store: Option<Store>,
+    ) -> Result<Self, StoreError> {
         let mut first = 1;
         if let Some(store) = &store {
             let session = toolset.session();
@@ -146,7 +153,9 @@ impl SessionRuntime {
             let toolset = self.toolset();
             toolset.call(tool, arguments.clone(), call).await
         };
-        let recorded = self.with_store(|s| s.record_call(&self.session().session_id, call_id, tool, &arguments, &result));
+        let recorded = self.with_store(|s| {
+            s.record_call(&self.session().session_id, call_id, tool, &arguments, &result)
+        });
         if let Some(Err(e)) = recorded {
             // The crash window of `docs/sessions.md`: the tool's effect happened but the record is lost.
             tracing::error!(call_id, "call not recorded: {e}");
@@ -191,7 +200,11 @@ fn paths_equal(a: &Path, b: &Path) -> bool {
 
 /// Changes are undone and reapplied only in the workspace they were made in, under that
 /// workspace's own policy: never another workspace's files under this one's grants.
-fn same_workspace(batch: &[RecordedChange], current: &Path, direction: Direction) -> Result<(), SessionError> {
+fn same_workspace(
+    batch: &[RecordedChange],
+    current: &Path,
+    direction: Direction,
+) -> Result<(), SessionError> {
     match batch.iter().find(|r| !paths_equal(&r.workspace, current)) {
         None => Ok(()),
         Some(r) => Err(SessionError::OtherWorkspace {
@@ -208,8 +221,11 @@ fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, 
     for id in ids {
         store.find_change(id)?;
     }
-    let batch: Vec<RecordedChange> =
-        store.recorded_changes(None)?.into_iter().filter(|r| ids.contains(&r.change.change_id)).collect();
+    let batch: Vec<RecordedChange> = store
+        .recorded_changes(None)?
+        .into_iter()
+        .filter(|r| ids.contains(&r.change.change_id))
+        .collect();
     if batch.iter().any(|r| r.workspace != batch[0].workspace) {
         return Err(SessionError::MixedWorkspaces(ids.join(", ")));
     }
@@ -228,9 +244,15 @@ async fn apply_changes(
     }
 }
 
-fn mark(store: &Store, changes: &[toolhost_core::result::FileChange], direction: Direction) -> Result<(), SessionError> {
+fn mark(
+    store: &Store,
+    changes: &[toolhost_core::result::FileChange],
+    direction: Direction,
+) -> Result<(), SessionError> {
     for c in changes {
-        store.set_undone(&c.change_id, direction == Direction::Undo).map_err(SessionError::NotRecorded)?;
+        store
+            .set_undone(&c.change_id, direction == Direction::Undo)
+            .map_err(SessionError::NotRecorded)?;
     }
     Ok(())
 }

@@ -63,7 +63,9 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the session store was written by a newer toolhost (schema {found}, this one knows {known})")]
+    #[error(
+        "the session store was written by a newer toolhost (schema {found}, this one knows {known})"
+    )]
     TooNew { found: i64, known: i64 },
     #[error("the session store is closed")]
     Closed,
@@ -112,7 +114,8 @@ impl Store {
         loop {
             match conn.pragma_update(None, "journal_mode", "WAL") {
                 Err(rusqlite::Error::SqliteFailure(e, _))
-                    if e.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < OPEN_BUSY_TIMEOUT =>
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy
+                        && started.elapsed() < OPEN_BUSY_TIMEOUT =>
                 {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
@@ -126,7 +129,8 @@ impl Store {
         // it, with an fsync or four (~1.5 ms of every one-shot `toolhost call`). Leave the
         // WAL for the next open instead: SQLite checkpoints it when it grows past its
         // autocheckpoint size, and it is as private as the database (`DATA_DIR_PRIVATE`).
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).map_err(open_err)?;
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", true).map_err(open_err)?;
         migrate(&mut conn)?;
         Ok(Store { conn: Some(conn) })
@@ -157,8 +161,11 @@ impl Store {
 
     /// How many calls a session has recorded (a resumed session numbers its calls on).
     pub fn call_count(&self, session_id: &str) -> Result<u64, StoreError> {
-        let n: i64 =
-            self.conn()?.query_row("SELECT COUNT(*) FROM calls WHERE session_id = ?1", [session_id], |r| r.get(0))?;
+        let n: i64 = self.conn()?.query_row(
+            "SELECT COUNT(*) FROM calls WHERE session_id = ?1",
+            [session_id],
+            |r| r.get(0),
+        )?;
         Ok(n as u64)
     }
 
@@ -197,19 +204,28 @@ impl Store {
     }
 
     /// Every recorded file change with its session, oldest first.
-    pub fn recorded_changes(&self, session: Option<&str>) -> Result<Vec<RecordedChange>, StoreError> {
+    pub fn recorded_changes(
+        &self,
+        session: Option<&str>,
+    ) -> Result<Vec<RecordedChange>, StoreError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
             "SELECT c.session_id, s.workspace, c.artifacts FROM calls c JOIN sessions s ON s.id = c.session_id
              WHERE c.artifacts != '[]' AND (?1 IS NULL OR c.session_id = ?1) ORDER BY c.seq",
         )?;
-        let rows = stmt.query_map([session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+        let rows = stmt.query_map([session], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        })?;
         let mut out = Vec::new();
         for row in rows {
             let (session_id, workspace, artifacts) = row?;
             let artifacts: Vec<ToolResultArtifact> = serde_json::from_str(&artifacts)?;
             for ToolResultArtifact::FileChange(change) in artifacts {
-                out.push(RecordedChange { session_id: session_id.clone(), workspace: PathBuf::from(&workspace), change });
+                out.push(RecordedChange {
+                    session_id: session_id.clone(),
+                    workspace: PathBuf::from(&workspace),
+                    change,
+                });
             }
         }
         Ok(out)
@@ -234,7 +250,11 @@ impl Store {
             .into_iter()
             .map(|ToolResultArtifact::FileChange(change)| change)
             .find(|c| c.change_id == change_id)
-            .map(|change| RecordedChange { session_id, workspace: PathBuf::from(workspace), change })
+            .map(|change| RecordedChange {
+                session_id,
+                workspace: PathBuf::from(workspace),
+                change,
+            })
             .ok_or_else(|| StoreError::UnknownChange(change_id.into()))
     }
 
@@ -244,7 +264,9 @@ impl Store {
         let artifacts: Option<String> = conn
             .query_row("SELECT artifacts FROM calls WHERE call_id = ?1", [change_id], |r| r.get(0))
             .optional()?;
-        let Some(artifacts) = artifacts else { return Err(StoreError::UnknownChange(change_id.into())) };
+        let Some(artifacts) = artifacts else {
+            return Err(StoreError::UnknownChange(change_id.into()));
+        };
         let mut artifacts: Vec<ToolResultArtifact> = serde_json::from_str(&artifacts)?;
         let mut found = false;
         for ToolResultArtifact::FileChange(change) in &mut artifacts {
@@ -303,9 +325,19 @@ mod tests {
         assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
         store.record_session("s1", Path::new("/w")).unwrap();
         store.record_session("s1", Path::new("/other")).unwrap();
-        store.record_call("s1", "s1-1", "read", &serde_json::json!({"path": "a.txt"}), &ToolResult::success("1\tx")).unwrap();
+        store
+            .record_call(
+                "s1",
+                "s1-1",
+                "read",
+                &serde_json::json!({"path": "a.txt"}),
+                &ToolResult::success("1\tx"),
+            )
+            .unwrap();
         let change = file_change("s1-2", "a.txt", Some("x\n"), "y\n");
-        store.record_call("s1", "s1-2", "edit", &serde_json::json!({}), &result_with(change.clone())).unwrap();
+        store
+            .record_call("s1", "s1-2", "edit", &serde_json::json!({}), &result_with(change.clone()))
+            .unwrap();
         assert_eq!(store.call_count("s1").unwrap(), 2);
         assert_eq!(store.changes(None).unwrap(), vec![change.clone()]);
         assert_eq!(store.changes(Some("s2")).unwrap(), vec![]);
@@ -316,7 +348,11 @@ mod tests {
         assert!(matches!(store.find_change("s1-1"), Err(StoreError::UnknownChange(_))));
         assert!(matches!(store.set_undone("nope", true), Err(StoreError::UnknownChange(_))));
         // A duplicate call id is refused, not silently merged.
-        assert!(store.record_call("s1", "s1-2", "edit", &serde_json::json!({}), &ToolResult::success("")).is_err());
+        assert!(
+            store
+                .record_call("s1", "s1-2", "edit", &serde_json::json!({}), &ToolResult::success(""))
+                .is_err()
+        );
     }
 
     #[test]

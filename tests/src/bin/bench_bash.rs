@@ -24,12 +24,49 @@ fn main() {
     bare.args(["-c", "true"]);
     let bare_cost = median_cost(&mut bare, runs);
     let mut bwrap = Command::new("bwrap");
-    bwrap.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "bash", "-c", "true"]);
+    bwrap.args([
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "bash",
+        "-c",
+        "true",
+    ]);
     let bwrap_cost = median_cost(&mut bwrap, runs);
     let mut bwrap_net = Command::new("bwrap");
-    bwrap_net.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "bash", "-c", "true"]);
+    bwrap_net.args([
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-net",
+        "bash",
+        "-c",
+        "true",
+    ]);
     let bwrap_net_cost = median_cost(&mut bwrap_net, runs);
-    println!("bare bwrap with --unshare-net {:.1} ms (+{:.1} ms for the network namespace)", ms(bwrap_net_cost.wall), ms(bwrap_net_cost.wall) - ms(bwrap_cost.wall));
+    println!(
+        "bare bwrap with --unshare-net {:.1} ms (+{:.1} ms for the network namespace)",
+        ms(bwrap_net_cost.wall),
+        ms(bwrap_net_cost.wall) - ms(bwrap_cost.wall)
+    );
     if let Some(dir) = std::env::var_os("TOOLHOST_BENCH_BASELINE_DIR") {
         let baseline_data = tempfile::tempdir().unwrap();
         let mut old = Command::new(std::path::Path::new(&dir).join("toolhost"));

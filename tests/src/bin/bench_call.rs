@@ -55,18 +55,29 @@ fn main() {
         times
     });
     times.sort();
-    println!("in-process list call ({calls} calls, 10 entries): median {:.1} µs, p99 {:.1} µs (target: median < 50 µs)",
-        micros(percentile(&times, 0.5)), micros(percentile(&times, 0.99)));
+    println!(
+        "in-process list call ({calls} calls, 10 entries): median {:.1} µs, p99 {:.1} µs (target: median < 50 µs)",
+        micros(percentile(&times, 0.5)),
+        micros(percentile(&times, 0.99))
+    );
 
     let runs = 100;
     let mut toolhost = Command::new(toolhost_bin());
-    toolhost.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path()).args(["call", "list", r#"{"path":"."}"#]);
+    toolhost.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path()).args([
+        "call",
+        "list",
+        r#"{"path":"."}"#,
+    ]);
     time_command(&mut toolhost, 3); // warm the component cache
     let th = time_command(&mut toolhost, runs);
     let mut ls = Command::new("ls");
     ls.arg("-la").arg(fx.root());
     let ls_t = time_command(&mut ls, runs);
     let (a, b) = (percentile(&th, 0.5), percentile(&ls_t, 0.5));
-    println!("whole process, warm cache ({runs} runs): toolhost call list median {:.2} ms, ls -la median {:.2} ms, ratio {:.1}x (target: < 10x)",
-        a.as_secs_f64() * 1e3, b.as_secs_f64() * 1e3, a.as_secs_f64() / b.as_secs_f64());
+    println!(
+        "whole process, warm cache ({runs} runs): toolhost call list median {:.2} ms, ls -la median {:.2} ms, ratio {:.1}x (target: < 10x)",
+        a.as_secs_f64() * 1e3,
+        b.as_secs_f64() * 1e3,
+        a.as_secs_f64() / b.as_secs_f64()
+    );
 }

@@ -47,7 +47,9 @@ fn main() {
     );
 
     // edit on a 1 MiB file, in-process: alternate two replacements.
-    let text: String = (0..16_000).map(|i| format!("line {i:08} of a one mebibyte file......................\n")).collect();
+    let text: String = (0..16_000)
+        .map(|i| format!("line {i:08} of a one mebibyte file......................\n"))
+        .collect();
     let text = &text[..text.len().min(1 << 20)];
     std::fs::write(fx.root().join("mib.txt"), text).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
@@ -56,14 +58,27 @@ fn main() {
         assert!(call(&ts, &fx, "read", json!({"path": "mib.txt"})).await.succeeded());
         let mut times = Vec::new();
         for i in 0..50 {
-            let (old, new) = if i % 2 == 0 { ("line 00008000", "LINE 00008000") } else { ("LINE 00008000", "line 00008000") };
+            let (old, new) = if i % 2 == 0 {
+                ("line 00008000", "LINE 00008000")
+            } else {
+                ("LINE 00008000", "line 00008000")
+            };
             let t = Instant::now();
-            let r = call(&ts, &fx, "edit", json!({"filePath": "mib.txt", "oldString": old, "newString": new})).await;
+            let r = call(
+                &ts,
+                &fx,
+                "edit",
+                json!({"filePath": "mib.txt", "oldString": old, "newString": new}),
+            )
+            .await;
             times.push(t.elapsed());
             assert!(r.succeeded(), "{}", r.text());
         }
         times
     });
     times.sort();
-    println!("edit on a 1 MiB file (50 calls, in-process): median {:.2} ms", ms(times[times.len() / 2]));
+    println!(
+        "edit on a 1 MiB file (50 calls, in-process): median {:.2} ms",
+        ms(times[times.len() / 2])
+    );
 }

@@ -40,7 +40,11 @@ fn cases(tree: &str) -> Vec<Case> {
         Case::new("rare literal", rare),
         Case::new("common literal", "return"),
         Case::new("regex with classes and alternation", r"fn [a-z_]+_[0-9]+\((self|ctx)"),
-        Case { name: "case-insensitive word", pattern: r"(?i)\berror\b", rg: vec!["-i", "-w", "error"] },
+        Case {
+            name: "case-insensitive word",
+            pattern: r"(?i)\berror\b",
+            rg: vec!["-i", "-w", "error"],
+        },
         Case::new("alternation in \\b, \\s+, \\w+", r"\b(impl|struct)\s+[A-Z]\w+Error\b"),
         Case::new("alternation of literals in \\b", r"\bfn (new|default)\b"),
         Case::new("alternation then \\w+", r"\b(get|set)_\w+"),
@@ -60,7 +64,8 @@ struct Options {
 }
 
 fn options() -> Options {
-    let mut o = Options { trees: Vec::new(), runs: 9, only: None, cores: vec![false, true], against: None };
+    let mut o =
+        Options { trees: Vec::new(), runs: 9, only: None, cores: vec![false, true], against: None };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
@@ -90,7 +95,8 @@ fn options() -> Options {
 fn main() {
     let o = options();
     let fx = Fixture::new();
-    let fd = ["fd", "fdfind"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok());
+    let fd =
+        ["fd", "fdfind"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok());
     let mut warm = toolhost_command(&fx);
     warm.args(["call", "list", "{}"]);
     measure(&mut warm);
@@ -99,7 +105,10 @@ fn main() {
         for &one_core in &o.cores {
             let cores = if one_core { "one core (taskset -c 0)" } else { "all cores" };
             println!("\n{tree_name} tree ({tree}), {cores}, medians of {} runs", o.runs);
-            println!("{:<40} {:>11} {:>9} {:>7} {:>8}", "case", "toolhost ms", peer_name, "ratio", "cpu ratio");
+            println!(
+                "{:<40} {:>11} {:>9} {:>7} {:>8}",
+                "case", "toolhost ms", peer_name, "ratio", "cpu ratio"
+            );
             // A command, pinned to core 0 when asked.
             let command = |program: &str| {
                 let mut cmd = Command::new(if one_core { "taskset" } else { program });
@@ -110,7 +119,11 @@ fn main() {
             };
             let toolhost = |components: Option<&str>, args: &[&str]| {
                 let mut cmd = command(&toolhost_bin().display().to_string());
-                cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path()).args(args);
+                cmd.arg("--workspace")
+                    .arg(fx.root())
+                    .arg("--data-dir")
+                    .arg(fx.data.path())
+                    .args(args);
                 if let Some(dir) = components {
                     cmd.env("TOOLHOST_COMPONENTS", dir);
                 }
@@ -157,7 +170,12 @@ fn main() {
                 }
                 None => {
                     let t = median_cost(&mut th, o.runs);
-                    println!("{:<40} {:>11.0} {:>9} (fd not installed)", "glob **/*.rs", ms(t.wall), "-")
+                    println!(
+                        "{:<40} {:>11.0} {:>9} (fd not installed)",
+                        "glob **/*.rs",
+                        ms(t.wall),
+                        "-"
+                    )
                 }
             }
         }

@@ -63,11 +63,13 @@ fn main() {
     );
 
     let python = toolhost_tests::mcp::python_with_sdk();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("bench_client.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp").join("bench_client.py");
     let report = |label: &str, out: std::process::Output| {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{label}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
-        let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
         println!(
             "{label}, {calls} list calls one at a time (Python SDK client): {:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
             v["calls"].as_f64().unwrap() / v["seconds"].as_f64().unwrap(),

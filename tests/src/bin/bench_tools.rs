@@ -33,13 +33,23 @@ fn run(cmd: &mut Command) -> Duration {
     let t = Instant::now();
     let out = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).output().expect("spawn toolhost");
     let took = t.elapsed();
-    assert!(out.status.success(), "{cmd:?} failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     took
 }
 
 /// Calls `tool` `n` times in one session, alternating with nothing else; each call's time.
 fn session_calls(ws: &Path, data: &Path, tool: &str, pattern: &str, n: usize) -> Vec<Duration> {
-    let mut child = toolhost(ws, data).arg("session").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn session");
+    let mut child = toolhost(ws, data)
+        .arg("session")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn session");
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut times = Vec::with_capacity(n);
@@ -66,7 +76,9 @@ fn session_calls(ws: &Path, data: &Path, tool: &str, pattern: &str, n: usize) ->
 fn main() {
     let mut args = std::env::args().skip(1);
     let component = PathBuf::from(args.next().expect("usage: bench_tools GREP3P.wasm [TREE]"));
-    let tree = args.next().map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap());
+    let tree = args.next().map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+    });
     let size = std::fs::metadata(&component).map(|m| m.len()).unwrap_or(0);
     let base = tempfile::tempdir().unwrap();
 
@@ -84,7 +96,13 @@ fn main() {
 
     let data = base.path().join("cold-0");
     let pattern = "fn [a-z_]+\\(";
-    let input = |tool: &str| vec!["call".to_string(), tool.to_string(), serde_json::json!({"pattern": pattern, "outputMode": "count"}).to_string()];
+    let input = |tool: &str| {
+        vec![
+            "call".to_string(),
+            tool.to_string(),
+            serde_json::json!({"pattern": pattern, "outputMode": "count"}).to_string(),
+        ]
+    };
     for tool in ["grep", "grep3p"] {
         run(toolhost(&tree, &data).args(input(tool)));
     }
@@ -117,12 +135,21 @@ fn main() {
     // `toolhost conformance` of the built-in grep with the default number of cases, on a
     // cold cache (a fresh data dir: the compile is part of it) and a warm one.
     let grep = toolhost_tests::components_dir().join("grep.wasm");
-    for (label, data) in [("cold", base.path().join("conformance")), ("warm", base.path().join("conformance"))] {
+    for (label, data) in
+        [("cold", base.path().join("conformance")), ("warm", base.path().join("conformance"))]
+    {
         let t = Instant::now();
-        let out = toolhost(&tree, &data).arg("conformance").arg(&grep).output().expect("spawn toolhost conformance");
+        let out = toolhost(&tree, &data)
+            .arg("conformance")
+            .arg(&grep)
+            .output()
+            .expect("spawn toolhost conformance");
         let took = t.elapsed();
         let text = String::from_utf8_lossy(&out.stdout);
         let summary = text.lines().last().unwrap_or_default();
-        println!("conformance of the built-in grep, default cases, {label} cache: {:.2} s (target: <= 10 s); {summary}", took.as_secs_f64());
+        println!(
+            "conformance of the built-in grep, default cases, {label} cache: {:.2} s (target: <= 10 s); {summary}",
+            took.as_secs_f64()
+        );
     }
 }

@@ -67,23 +67,17 @@ impl Tool for Edit {
             // The draft cannot say whether the file exists without enforcing read-before-edit,
             // so ask `stat`: an existing file fails here with the right advice.
             if stat(&input.file_path)?.is_some() {
-                return Err(ToolError::invalid_arguments(replace::file_exists_message(
-                    &path,
-                )));
+                return Err(ToolError::invalid_arguments(replace::file_exists_message(&path)));
             }
             if draft.current()?.is_some() {
-                return Err(ToolError::invalid_arguments(replace::file_exists_message(
-                    &path,
-                )));
+                return Err(ToolError::invalid_arguments(replace::file_exists_message(&path)));
             }
             let committed = draft.commit(&input.new_string)?;
             return Ok(replace::summary(&path, None, &committed));
         }
 
         let Some(text) = draft.current()? else {
-            return Err(ToolError::invalid_arguments(replace::missing_file_message(
-                &path,
-            )));
+            return Err(ToolError::invalid_arguments(replace::missing_file_message(&path)));
         };
         let replaced = replace::replace(
             &text,
@@ -150,10 +144,7 @@ mod tests {
             assert!(required.iter().any(|r| r == field), "{field}");
         }
         for field in ["filePath", "oldString", "newString", "replaceAll"] {
-            assert!(
-                schema["properties"][field]["description"].is_string(),
-                "{field}"
-            );
+            assert!(schema["properties"][field]["description"].is_string(), "{field}");
         }
     }
 

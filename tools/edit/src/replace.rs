@@ -66,11 +66,7 @@ pub fn check_new_string(new: &str) -> Result<(), ToolError> {
 
 /// Reject `oldString == newString`, before anything is opened.
 pub fn check_strings_differ(old: &str, new: &str) -> Result<(), ToolError> {
-    if old == new {
-        Err(ToolError::invalid_arguments(SAME_STRINGS_MESSAGE))
-    } else {
-        Ok(())
-    }
+    if old == new { Err(ToolError::invalid_arguments(SAME_STRINGS_MESSAGE)) } else { Ok(()) }
 }
 
 /// The result of replacing in a file's text.
@@ -119,11 +115,7 @@ pub fn line_range(content: &str, start: usize, new: &str) -> (usize, usize) {
     let first = 1 + content[..start].matches('\n').count();
     let breaks = new.matches('\n').count();
     // A trailing `\n` ends the last line of the new text; it does not start another.
-    let last = if new.ends_with('\n') {
-        first + breaks - 1
-    } else {
-        first + breaks
-    };
+    let last = if new.ends_with('\n') { first + breaks - 1 } else { first + breaks };
     (first, last)
 }
 
@@ -154,21 +146,14 @@ pub fn replace(
     };
     let occurrences = body.matches(old.as_str()).count();
     if occurrences > 1 && !replace_all {
-        return Err(ToolError::invalid_arguments(ambiguous_message(
-            path,
-            occurrences,
-        )));
+        return Err(ToolError::invalid_arguments(ambiguous_message(path, occurrences)));
     }
     let replaced = body.replace(old.as_str(), &new);
     let lines = line_range(&replaced, start, &new);
     let mut out = String::with_capacity(replaced.len() + 3);
     out.extend(bom);
     out.push_str(&replaced);
-    Ok(Replaced {
-        text: out,
-        occurrences,
-        lines,
-    })
+    Ok(Replaced { text: out, occurrences, lines })
 }
 
 /// The one-line result (docs/contract.md#edit, verbatim): `Created <path> (+a)`,
@@ -181,10 +166,7 @@ pub fn summary(path: &str, replaced: Option<&Replaced>, committed: &Committed) -
         (ChangeKind::Unchanged, _) => format!("{path} unchanged: the content is identical"),
         (ChangeKind::Created, _) | (_, None) => format!("Created {path} (+{a})"),
         (ChangeKind::Modified, Some(r)) if r.occurrences > 1 => {
-            format!(
-                "Replaced {} occurrences in {path} (+{a} -{d})",
-                r.occurrences
-            )
+            format!("Replaced {} occurrences in {path} (+{a} -{d})", r.occurrences)
         }
         (ChangeKind::Modified, Some(r)) => match r.lines {
             (first, last) if first == last => format!("Edited {path}:{first} (+{a} -{d})"),
@@ -199,19 +181,11 @@ mod tests {
     use toolhost_sdk::ErrorCode;
 
     fn committed(kind: ChangeKind, additions: u32, deletions: u32) -> Committed {
-        Committed {
-            kind,
-            additions,
-            deletions,
-        }
+        Committed { kind, additions, deletions }
     }
 
     fn replaced(occurrences: usize, lines: (usize, usize)) -> Replaced {
-        Replaced {
-            text: String::new(),
-            occurrences,
-            lines,
-        }
+        Replaced { text: String::new(), occurrences, lines }
     }
 
     #[test]
@@ -251,10 +225,7 @@ mod tests {
         let text = "a\nb\nc\nd\n";
         // One line for one line.
         let r = replace(text, "b", "B", false, "f").unwrap();
-        assert_eq!(
-            (r.text.as_str(), r.lines, r.occurrences),
-            ("a\nB\nc\nd\n", (2, 2), 1)
-        );
+        assert_eq!((r.text.as_str(), r.lines, r.occurrences), ("a\nB\nc\nd\n", (2, 2), 1));
         // One line for three: the range is where the new text sits.
         let r = replace(text, "b\n", "x\ny\nz\n", false, "f").unwrap();
         assert_eq!((r.text.as_str(), r.lines), ("a\nx\ny\nz\nc\nd\n", (2, 4)));
@@ -316,14 +287,7 @@ mod tests {
     #[test]
     fn crlf_files_keep_crlf() {
         let text = "fn a() {\r\n    1\r\n}\r\n";
-        let r = replace(
-            text,
-            "fn a() {\n    1\n",
-            "fn a() {\n    2\n    3\n",
-            false,
-            "f",
-        )
-        .unwrap();
+        let r = replace(text, "fn a() {\n    1\n", "fn a() {\n    2\n    3\n", false, "f").unwrap();
         assert_eq!(r.text, "fn a() {\r\n    2\r\n    3\r\n}\r\n");
         assert_eq!(r.lines, (1, 3));
         // A single-line oldString with a multi-line newString.

@@ -12,13 +12,11 @@ mod scan;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolhost_sdk::{
-    Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir,
-};
+use toolhost_sdk::{Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir};
 
 use newest::Entry;
 use report::End;
-use scan::{Stop};
+use scan::Stop;
 
 /// Files returned (docs/contract.md#glob, docs/limits.md `MAX_RESULTS`: 100).
 pub const MAX_RESULTS: usize = toolhost_sdk::limits::GLOB_MAX_RESULTS;
@@ -65,18 +63,13 @@ impl Tool for Glob {
         let control = toolhost_sdk::scan::HostControl::new();
         let mut spill = Spill::new();
         let dir = open_dir(&input.path)?;
-        let walker = dir.walk(&WalkOptions {
-            globs: vec![input.pattern.clone()],
-            with_contents: false,
-        })?;
+        let walker =
+            dir.walk(&WalkOptions { globs: vec![input.pattern.clone()], with_contents: false })?;
         let next_batch = || {
             walker
                 .next_batch()
                 .into_iter()
-                .map(|f| Entry {
-                    path: f.path,
-                    modified_ms: f.modified_ms,
-                })
+                .map(|f| Entry { path: f.path, modified_ms: f.modified_ms })
                 .collect()
         };
         let mut scanned = scan::scan(next_batch, &control, &mut spill);
@@ -91,27 +84,14 @@ impl Tool for Glob {
         let kept = scanned.newest.into_sorted();
         // The full list is only kept when the result leaves something out
         // (docs/contract.md#spill-files); an unfinished spill is deleted by the host when dropped.
-        let spilled = if (kept.len() as u64) < scanned.total {
-            spill.finish()
-        } else {
-            None
-        };
+        let spilled = if (kept.len() as u64) < scanned.total { spill.finish() } else { None };
         let end = match scanned.stop {
-            Some(_) => End::TimedOut {
-                timeout_ms: control.timeout_ms(),
-                spilled: spilled.as_ref(),
-            },
-            None => End::Complete {
-                spilled: spilled.as_ref(),
-            },
+            Some(_) => {
+                End::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() }
+            }
+            None => End::Complete { spilled: spilled.as_ref() },
         };
-        Ok(report::render(
-            &input.pattern,
-            &dir.display_path(),
-            &kept,
-            scanned.total,
-            end,
-        ))
+        Ok(report::render(&input.pattern, &dir.display_path(), &kept, scanned.total, end))
     }
 }
 

@@ -20,10 +20,7 @@ pub struct Entry {
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
         // `None < Some`, so reversing the comparison puts missing times last.
-        other
-            .modified_ms
-            .cmp(&self.modified_ms)
-            .then_with(|| self.path.cmp(&other.path))
+        other.modified_ms.cmp(&self.modified_ms).then_with(|| self.path.cmp(&other.path))
     }
 }
 
@@ -69,22 +66,15 @@ mod tests {
     use super::*;
 
     fn e(path: &str, modified_ms: Option<u64>) -> Entry {
-        Entry {
-            path: path.into(),
-            modified_ms,
-        }
+        Entry { path: path.into(), modified_ms }
     }
 
     #[test]
     fn newest_first_missing_times_last_ties_by_path() {
         let mut n = Newest::default();
-        for entry in [
-            e("z", None),
-            e("b", Some(5)),
-            e("a", None),
-            e("c", Some(9)),
-            e("a5", Some(5)),
-        ] {
+        for entry in
+            [e("z", None), e("b", Some(5)), e("a", None), e("c", Some(9)), e("a5", Some(5))]
+        {
             n.push(entry);
         }
         let order: Vec<String> = n.into_sorted().into_iter().map(|e| e.path).collect();
@@ -94,12 +84,7 @@ mod tests {
     #[test]
     fn keeps_the_hundred_newest_in_any_order() {
         let entries: Vec<Entry> = (0..250u64)
-            .map(|i| {
-                e(
-                    &format!("f{i:03}"),
-                    if i % 10 == 0 { None } else { Some(i / 2) },
-                )
-            })
+            .map(|i| e(&format!("f{i:03}"), if i % 10 == 0 { None } else { Some(i / 2) }))
             .collect();
         let expected = {
             let mut all = entries.clone();
@@ -107,10 +92,7 @@ mod tests {
             all.truncate(MAX_RESULTS);
             all
         };
-        for order in [
-            entries.clone(),
-            entries.iter().rev().cloned().collect::<Vec<_>>(),
-        ] {
+        for order in [entries.clone(), entries.iter().rev().cloned().collect::<Vec<_>>()] {
             let mut n = Newest::default();
             for entry in order {
                 n.push(entry);

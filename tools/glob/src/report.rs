@@ -12,7 +12,6 @@ pub fn no_files(pattern: &str, path: &str) -> String {
     format!("No files match {pattern} in {path}")
 }
 
-
 /// Footer when files were left out (docs/contract.md#glob, verbatim); without the path when the
 /// spill failed (docs/contract.md#spill-files), with `toolhost_sdk::scan::CAPPED` when it was
 /// capped.
@@ -29,17 +28,13 @@ pub fn timed_out(total: u64, timeout_ms: u64) -> String {
     )
 }
 
-
 /// How the scan ended, for the footer.
 #[derive(Debug)]
 pub enum End<'a> {
     /// Everything was walked; `spilled` is where the full list went when it was saved.
     Complete { spilled: Option<&'a Spilled> },
     /// The walk stopped after `timeout_ms`.
-    TimedOut {
-        timeout_ms: u64,
-        spilled: Option<&'a Spilled>,
-    },
+    TimedOut { timeout_ms: u64, spilled: Option<&'a Spilled> },
 }
 
 /// The result: one path per line, newest first, then the footer.
@@ -52,10 +47,7 @@ pub fn render(pattern: &str, root: &str, kept: &[Entry], total: u64, end: End<'_
     match end {
         End::Complete { .. } if !omits => {}
         End::Complete { spilled } => lines.push(showing(kept.len(), total, spilled)),
-        End::TimedOut {
-            timeout_ms,
-            spilled,
-        } => {
+        End::TimedOut { timeout_ms, spilled } => {
             lines.push(timed_out(total, timeout_ms));
             if let (true, Some(s)) = (omits, spilled) {
                 lines.push(found_so_far_saved(s));
@@ -70,19 +62,11 @@ mod tests {
     use super::*;
 
     fn spilled(capped: bool) -> Spilled {
-        Spilled {
-            path: "<path>".into(),
-            capped,
-        }
+        Spilled { path: "<path>".into(), capped }
     }
 
     fn entries(n: usize) -> Vec<Entry> {
-        (0..n)
-            .map(|i| Entry {
-                path: format!("f{i}"),
-                modified_ms: Some(i as u64),
-            })
-            .collect()
+        (0..n).map(|i| Entry { path: format!("f{i}"), modified_ms: Some(i as u64) }).collect()
     }
 
     #[test]
@@ -123,28 +107,13 @@ mod tests {
         assert_eq!(render("*.x", ".", &[], 0, end()), "No files match *.x in .");
         assert_eq!(render("*", ".", &entries(2), 2, end()), "f0\nf1");
         let s = spilled(false);
-        let text = render(
-            "*",
-            ".",
-            &entries(100),
-            150,
-            End::Complete { spilled: Some(&s) },
-        );
+        let text = render("*", ".", &entries(100), 150, End::Complete { spilled: Some(&s) });
         assert!(text.starts_with("f0\nf1\n"));
         assert!(text.ends_with(
             "f99\n[showing the 100 most recently modified of 150 files; full list saved to <path>]"
         ));
         assert_eq!(
-            render(
-                "*",
-                ".",
-                &[],
-                0,
-                End::TimedOut {
-                    timeout_ms: 200,
-                    spilled: None
-                }
-            ),
+            render("*", ".", &[], 0, End::TimedOut { timeout_ms: 200, spilled: None }),
             "[at least 0 files; search timed out after 0.2s — narrow the path or pattern]"
         );
         let text = render(
@@ -152,10 +121,7 @@ mod tests {
             ".",
             &entries(100),
             120,
-            End::TimedOut {
-                timeout_ms: 30_000,
-                spilled: Some(&s),
-            },
+            End::TimedOut { timeout_ms: 30_000, spilled: Some(&s) },
         );
         assert!(text.ends_with(
             "f99\n[at least 120 files; search timed out after 30s — narrow the path or pattern]\n\

@@ -107,11 +107,7 @@ mod tests {
 
     #[test]
     fn counts_everything_keeps_the_newest_and_spills_in_traversal_order() {
-        let control = After {
-            checks: Cell::new(0),
-            after: u64::MAX,
-            stop: Stop::TimedOut,
-        };
+        let control = After { checks: Cell::new(0), after: u64::MAX, stop: Stop::TimedOut };
         let mut spill = Lines::default();
         let scanned = scan(batches(150, 40), &control, &mut spill);
         assert_eq!(scanned.total, 150);
@@ -127,19 +123,11 @@ mod tests {
 
     #[test]
     fn stops_per_entry() {
-        let control = After {
-            checks: Cell::new(0),
-            after: 120,
-            stop: Stop::TimedOut,
-        };
+        let control = After { checks: Cell::new(0), after: 120, stop: Stop::TimedOut };
         let mut spill = Lines::default();
         let scanned = scan(batches(150, 40), &control, &mut spill);
         assert_eq!((scanned.total, scanned.stop), (120, Some(Stop::TimedOut)));
-        let control = After {
-            checks: Cell::new(0),
-            after: 0,
-            stop: Stop::Cancelled,
-        };
+        let control = After { checks: Cell::new(0), after: 0, stop: Stop::Cancelled };
         let scanned = scan(batches(150, 40), &control, &mut Lines::default());
         assert_eq!((scanned.total, scanned.stop), (0, Some(Stop::Cancelled)));
     }

@@ -65,10 +65,7 @@ impl ContentCollector {
     /// counts that file's matches.
     pub fn wants(&self, path: &str) -> bool {
         self.kept < MAX_LINES
-            || self
-                .files
-                .last_key_value()
-                .is_some_and(|(last, _)| path < last.as_str())
+            || self.files.last_key_value().is_some_and(|(last, _)| path < last.as_str())
     }
 
     /// Add a searched file: its first matching lines (at most [`MAX_LINES_PER_FILE`]) and its
@@ -81,10 +78,7 @@ impl ContentCollector {
         }
         self.files.insert(path, FileLines { lines, total });
         while self.kept > MAX_LINES {
-            let mut last = self
-                .files
-                .last_entry()
-                .expect("kept > 0 means a file is kept");
+            let mut last = self.files.last_entry().expect("kept > 0 means a file is kept");
             let excess = (self.kept - MAX_LINES).min(last.get().lines.len());
             let keep = last.get().lines.len() - excess;
             last.get_mut().lines.truncate(keep);
@@ -125,10 +119,7 @@ impl FileCollector {
     /// True when a file at `path` could still be shown.
     pub fn wants(&self, path: &str) -> bool {
         self.files.len() < MAX_FILES
-            || self
-                .files
-                .last_key_value()
-                .is_some_and(|(last, _)| path < last.as_str())
+            || self.files.last_key_value().is_some_and(|(last, _)| path < last.as_str())
     }
 
     /// Add a file with `count` matching lines, dropping the file that sorts last when more
@@ -166,12 +157,7 @@ mod tests {
     use super::*;
 
     fn lines(n: u64) -> Vec<Line> {
-        (1..=n)
-            .map(|number| Line {
-                number,
-                text: format!("l{number}"),
-            })
-            .collect()
+        (1..=n).map(|number| Line { number, text: format!("l{number}") }).collect()
     }
 
     #[test]
@@ -213,10 +199,8 @@ mod tests {
                 c.add(name.to_owned(), lines(40), 40);
             }
             assert_eq!(c.shown(), MAX_LINES);
-            let got: Vec<(String, usize, u64)> = c
-                .files()
-                .map(|(p, f)| (p.to_owned(), f.lines.len(), f.total))
-                .collect();
+            let got: Vec<(String, usize, u64)> =
+                c.files().map(|(p, f)| (p.to_owned(), f.lines.len(), f.total)).collect();
             results.push(got);
         }
         let expected: Vec<(String, usize, u64)> = ["a", "b", "c", "d", "e", "f", "g"]

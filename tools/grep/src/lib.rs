@@ -157,16 +157,17 @@ pub struct Part {
 
 /// Scan part `index`: every part takes files from the shared walk (however many parts there
 /// are); a `path` that names a file is searched by part 0 alone.
-fn scan_part(input: &GrepInput, index: u32, control: &HostControl) -> Result<(Part, Spill), ToolError> {
+fn scan_part(
+    input: &GrepInput,
+    index: u32,
+    control: &HostControl,
+) -> Result<(Part, Spill), ToolError> {
     let matcher = scan::matcher(&input.pattern)?;
     let mut scan = Scan::new(input.output_mode, matcher, control, Spill::new());
     let root = match open_dir(&input.path) {
         Ok(dir) => {
             let globs = input.glob.iter().cloned().collect();
-            let walker = dir.walk(&WalkOptions {
-                globs,
-                with_contents: true,
-            })?;
+            let walker = dir.walk(&WalkOptions { globs, with_contents: true })?;
             'walk: loop {
                 let batch = walker.next_batch();
                 if batch.is_empty() {
@@ -194,34 +195,29 @@ fn scan_part(input: &GrepInput, index: u32, control: &HostControl) -> Result<(Pa
         // Not a directory: search the file itself.
         // (The host says "not a directory" as invalid-arguments; any other failure of
         // `open-dir` is the answer.)
-        Err(ToolError {
-            code: ErrorCode::InvalidArguments,
-            ..
-        }) if index == 0 => {
+        Err(ToolError { code: ErrorCode::InvalidArguments, .. }) if index == 0 => {
             let file = open_file(&input.path)?;
             let display = file.display_path();
             scan.reader(&display, FileReader(&file));
             Some(display)
         }
-        Err(ToolError {
-            code: ErrorCode::InvalidArguments,
-            ..
-        }) => None,
+        Err(ToolError { code: ErrorCode::InvalidArguments, .. }) => None,
         Err(e) => return Err(e),
     };
     // Whatever is still buffered goes to the spill now; `finish` closes it.
     let spill = scan.spill.into_target();
-    let part = Part {
-        found: scan.found,
-        stop: scan.stop,
-        root,
-    };
+    let part = Part { found: scan.found, stop: scan.stop, root };
     Ok((part, spill))
 }
 
 /// The result text from everything found: cancelled, or the bounded list with its footer
 /// (the spill is finished only when something was left out).
-fn finish(input: &GrepInput, part: Part, spill: Spill, control: &HostControl) -> Result<String, ToolError> {
+fn finish(
+    input: &GrepInput,
+    part: Part,
+    spill: Spill,
+    control: &HostControl,
+) -> Result<String, ToolError> {
     let Part { found, mut stop, root } = part;
     // The host ends a walk with an empty batch when the call is cancelled, as it does at
     // the real end: ask once more so a cancelled walk is not taken for a complete one.
@@ -232,28 +228,13 @@ fn finish(input: &GrepInput, part: Part, spill: Spill, control: &HostControl) ->
         return Err(ToolError::cancelled(report::CANCELLED));
     }
     // An unfinished spill is deleted by the host at the end of the call.
-    let spilled = if found.omits(input.output_mode) {
-        spill.finish()
-    } else {
-        None
-    };
+    let spilled = if found.omits(input.output_mode) { spill.finish() } else { None };
     let end = match stop {
-        Some(_) => End::TimedOut {
-            timeout_ms: control.timeout_ms(),
-            spilled: spilled.as_ref(),
-        },
-        None => End::Complete {
-            spilled: spilled.as_ref(),
-        },
+        Some(_) => End::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() },
+        None => End::Complete { spilled: spilled.as_ref() },
     };
     let root = root.unwrap_or_else(|| input.path.clone());
-    Ok(report::render(
-        &input.pattern,
-        &root,
-        input.output_mode,
-        &found,
-        end,
-    ))
+    Ok(report::render(&input.pattern, &root, input.output_mode, &found, end))
 }
 
 toolhost_sdk_parallel::export_parallel_tool!(Grep);
@@ -263,13 +244,8 @@ struct FileReader<'a>(&'a File);
 
 impl std::io::Read for FileReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let max = u32::try_from(buf.len())
-            .unwrap_or(u32::MAX)
-            .min(toolhost_sdk::READ_CHUNK_BYTES);
-        let chunk = self
-            .0
-            .read(max)
-            .map_err(|e| std::io::Error::other(e.message))?;
+        let max = u32::try_from(buf.len()).unwrap_or(u32::MAX).min(toolhost_sdk::READ_CHUNK_BYTES);
+        let chunk = self.0.read(max).map_err(|e| std::io::Error::other(e.message))?;
         let n = chunk.len().min(buf.len());
         buf[..n].copy_from_slice(&chunk[..n]);
         Ok(n)

@@ -32,7 +32,11 @@ impl LiteralMatcher {
         let literal = Literal::of(pattern);
         let required = match literal {
             Some(_) => None,
-            None => regex_syntax::ParserBuilder::new().build().parse(pattern).ok().and_then(|hir| Required::of(&hir)),
+            None => regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(pattern)
+                .ok()
+                .and_then(|hir| Required::of(&hir)),
         };
         LiteralMatcher { regex, literal, required }
     }
@@ -100,7 +104,8 @@ impl Literal {
             return None;
         }
         let probes = probes(&bytes);
-        let exact = fold.iter().all(|&f| f == 0).then(|| memchr::memmem::Finder::new(&bytes).into_owned());
+        let exact =
+            fold.iter().all(|&f| f == 0).then(|| memchr::memmem::Finder::new(&bytes).into_owned());
         Some(Literal { bytes, fold, word_before, word_after, probes, exact })
     }
 
@@ -126,7 +131,8 @@ impl Literal {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         {
             use core::arch::wasm32::*;
-            let (vbp, vfp, vbq, vfq) = (u8x16_splat(bp), u8x16_splat(fp), u8x16_splat(bq), u8x16_splat(fq));
+            let (vbp, vfp, vbq, vfq) =
+                (u8x16_splat(bp), u8x16_splat(fp), u8x16_splat(bq), u8x16_splat(fq));
             while at + 16 <= last + 1 {
                 // SAFETY: `at + q + 16 <= last + q + 1 <= haystack.len()` (q < n), and the
                 // same for p; wasm loads need no alignment.
@@ -136,7 +142,8 @@ impl Literal {
                         v128_load(haystack.as_ptr().add(at + q) as *const v128),
                     )
                 };
-                let hits = v128_and(u8x16_eq(v128_or(hp, vfp), vbp), u8x16_eq(v128_or(hq, vfq), vbq));
+                let hits =
+                    v128_and(u8x16_eq(v128_or(hp, vfp), vbp), u8x16_eq(v128_or(hq, vfq), vbq));
                 let mut mask = u8x16_bitmask(hits);
                 while mask != 0 {
                     let i = at + mask.trailing_zeros() as usize;
@@ -149,7 +156,10 @@ impl Literal {
             }
         }
         while at <= last {
-            if haystack[at + p] | fp == bp && haystack[at + q] | fq == bq && self.occurs_at(haystack, at) {
+            if haystack[at + p] | fp == bp
+                && haystack[at + q] | fq == bq
+                && self.occurs_at(haystack, at)
+            {
                 return Some(at);
             }
             at += 1;
@@ -258,7 +268,9 @@ fn folded_letter(class: &Class) -> Option<u8> {
     }
     members.sort_unstable();
     match members[..] {
-        [upper, lower] if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() => Some(lower),
+        [upper, lower] if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() => {
+            Some(lower)
+        }
         _ => None,
     }
 }
@@ -283,7 +295,12 @@ impl Matcher for LiteralMatcher {
         self.regex.capture_index(name)
     }
 
-    fn captures_at(&self, haystack: &[u8], at: usize, caps: &mut Self::Captures) -> Result<bool, NoError> {
+    fn captures_at(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        caps: &mut Self::Captures,
+    ) -> Result<bool, NoError> {
         self.regex.captures_at(haystack, at, caps)
     }
 
@@ -307,7 +324,9 @@ impl Matcher for LiteralMatcher {
         let Some(literal) = &self.literal else {
             return match &self.required {
                 // The regex confirms each candidate line (grep-searcher asks it).
-                Some(required) => Ok(required.find_candidate(haystack).map(LineMatchKind::Candidate)),
+                Some(required) => {
+                    Ok(required.find_candidate(haystack).map(LineMatchKind::Candidate))
+                }
                 None => self.regex.find_candidate_line(haystack),
             };
         };
@@ -331,7 +350,12 @@ mod tests {
 
     fn lit(pattern: &str) -> Option<(String, String, bool, bool)> {
         Literal::of(pattern).map(|l| {
-            (String::from_utf8(l.bytes).unwrap(), l.fold.iter().map(|&f| if f == 0 { '.' } else { 'f' }).collect(), l.word_before, l.word_after)
+            (
+                String::from_utf8(l.bytes).unwrap(),
+                l.fold.iter().map(|&f| if f == 0 { '.' } else { 'f' }).collect(),
+                l.word_before,
+                l.word_after,
+            )
         })
     }
 
@@ -377,9 +401,39 @@ mod tests {
     #[test]
     fn the_fast_path_finds_exactly_the_lines_the_regex_finds() {
         let pieces: &[&str] = &[
-            "error", "ERROR", "Error", "eRrOr", "errors", "_error", "error_", "3error", "error9", "éerror",
-            "erroré", "ßerror", "(error)", "err", "rror", "e", " ", " ", "\n", "\n", "x", "-", "ERR", "ö", "return",
-            "RETURN", "returns", "kilo", "\u{212a}ilo", "a_1", "A_1", "foo", "bar",
+            "error",
+            "ERROR",
+            "Error",
+            "eRrOr",
+            "errors",
+            "_error",
+            "error_",
+            "3error",
+            "error9",
+            "éerror",
+            "erroré",
+            "ßerror",
+            "(error)",
+            "err",
+            "rror",
+            "e",
+            " ",
+            " ",
+            "\n",
+            "\n",
+            "x",
+            "-",
+            "ERR",
+            "ö",
+            "return",
+            "RETURN",
+            "returns",
+            "kilo",
+            "\u{212a}ilo",
+            "a_1",
+            "A_1",
+            "foo",
+            "bar",
         ];
         let patterns = [
             r"(?i)\berror\b",
@@ -403,11 +457,16 @@ mod tests {
         };
         for round in 0..400 {
             let len = (next() % 200) as usize;
-            let text: String = (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            let text: String =
+                (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
             for pattern in patterns {
                 let fast = LiteralMatcher::new(pattern, regex(pattern));
                 assert!(fast.is_literal(), "{pattern}");
-                assert_eq!(lines(&fast, text.as_bytes()), lines(regex(pattern), text.as_bytes()), "round {round}, {pattern:?} in {text:?}");
+                assert_eq!(
+                    lines(&fast, text.as_bytes()),
+                    lines(regex(pattern), text.as_bytes()),
+                    "round {round}, {pattern:?} in {text:?}"
+                );
             }
         }
     }

@@ -112,14 +112,17 @@ impl Needles {
     pub fn new(mut needles: Vec<Needle>) -> Option<Needles> {
         needles.sort();
         needles.dedup();
-        if needles.is_empty() || needles.len() > MAX_NEEDLES || needles.iter().any(|n| n.len() == 0) {
+        if needles.is_empty() || needles.len() > MAX_NEEDLES || needles.iter().any(|n| n.len() == 0)
+        {
             return None;
         }
         let probes: Vec<Probe> = needles
             .iter()
             .map(|n| {
                 let mut order: Vec<usize> = (0..n.len()).collect();
-                order.sort_by(|&a, &b| n.frequency_at(a).total_cmp(&n.frequency_at(b)).then(a.cmp(&b)));
+                order.sort_by(|&a, &b| {
+                    n.frequency_at(a).total_cmp(&n.frequency_at(b)).then(a.cmp(&b))
+                });
                 let (p, q) = (order[0], order.get(1).copied().unwrap_or(order[0]));
                 Probe { p, q, bp: n.bytes[p], fp: n.fold[p], bq: n.bytes[q], fq: n.fold[q] }
             })
@@ -127,7 +130,9 @@ impl Needles {
         let reach = probes.iter().map(|pr| pr.p.max(pr.q)).max().unwrap_or(0);
         let shortest = needles.iter().map(Needle::len).min().unwrap_or(0);
         let exact = match &needles[..] {
-            [one] if one.fold.iter().all(|&f| f == 0) => Some(memchr::memmem::Finder::new(&one.bytes).into_owned()),
+            [one] if one.fold.iter().all(|&f| f == 0) => {
+                Some(memchr::memmem::Finder::new(&one.bytes).into_owned())
+            }
             _ => None,
         };
         Some(Needles { needles, probes, reach, shortest, exact })
@@ -191,11 +196,17 @@ impl Needles {
     }
 
     #[inline(always)]
-    fn find_with<const FOLD: bool>(&self, probes: &[Probe], haystack: &[u8], from: usize) -> Option<usize> {
+    fn find_with<const FOLD: bool>(
+        &self,
+        probes: &[Probe],
+        haystack: &[u8],
+        from: usize,
+    ) -> Option<usize> {
         let mut at = from;
         // 32 starts a step, then 16, then one at a time.
         while at + self.reach + 32 <= haystack.len() {
-            let mask = step::<FOLD>(probes, haystack, at) | step::<FOLD>(probes, haystack, at + 16) << 16;
+            let mask =
+                step::<FOLD>(probes, haystack, at) | step::<FOLD>(probes, haystack, at + 16) << 16;
             if let Some(i) = self.first_in(mask, haystack, at) {
                 return Some(i);
             }
@@ -243,9 +254,17 @@ fn step<const FOLD: bool>(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
         debug_assert!(at + pr.p.max(pr.q) + 16 <= haystack.len());
         // SAFETY: `at + p + 16` and `at + q + 16` are within `haystack` (the callers'
         // bound, `at + reach + 16 <= len`); wasm loads need no alignment.
-        let (hp, hq) =
-            unsafe { (v128_load(base.add(at + pr.p) as *const v128), v128_load(base.add(at + pr.q) as *const v128)) };
-        let (hp, hq) = if FOLD { (v128_or(hp, u8x16_splat(pr.fp)), v128_or(hq, u8x16_splat(pr.fq))) } else { (hp, hq) };
+        let (hp, hq) = unsafe {
+            (
+                v128_load(base.add(at + pr.p) as *const v128),
+                v128_load(base.add(at + pr.q) as *const v128),
+            )
+        };
+        let (hp, hq) = if FOLD {
+            (v128_or(hp, u8x16_splat(pr.fp)), v128_or(hq, u8x16_splat(pr.fq)))
+        } else {
+            (hp, hq)
+        };
         let fit_p = u8x16_eq(hp, u8x16_splat(pr.bp));
         let fit_q = u8x16_eq(hq, u8x16_splat(pr.bq));
         any = v128_or(any, v128_and(fit_p, fit_q));
@@ -260,7 +279,10 @@ fn step<const FOLD: bool>(probes: &[Probe], haystack: &[u8], at: usize) -> u32 {
     let mut mask = 0u32;
     for lane in 0..16 {
         let s = at + lane;
-        if probes.iter().any(|pr| haystack[s + pr.p] | pr.fp == pr.bp && haystack[s + pr.q] | pr.fq == pr.bq) {
+        if probes
+            .iter()
+            .any(|pr| haystack[s + pr.p] | pr.fp == pr.bp && haystack[s + pr.q] | pr.fq == pr.bq)
+        {
             mask |= 1 << lane;
         }
     }
@@ -329,7 +351,9 @@ mod tests {
 
     #[test]
     fn rare_bytes_cost_less() {
-        let cost = |specs: &[&str]| Needles::new(specs.iter().map(|s| needle(s)).collect()).unwrap().cost();
+        let cost = |specs: &[&str]| {
+            Needles::new(specs.iter().map(|s| needle(s)).collect()).unwrap().cost()
+        };
         assert!(cost(&["Error"]) < cost(&["e"]));
         assert!(cost(&["impl"]) < cost(&["impl", "struct"]));
         assert!(cost(&["XYZZY"]) < cost(&["~x~y~z~z~y"]));
@@ -353,9 +377,33 @@ mod tests {
             &["longer needle than sixteen bytes", "s"],
         ];
         let pieces: &[&str] = &[
-            "impl", "IMPL", "struct", "Struct", "TODO", "todo", "FIXME", "fixMe", "XXX", "xx", "x", "X", "get_",
-            "set", "_", "caf\u{e9}", "CAF\u{c9}", "\u{212a}", "k", "abc", "abcdefgh", " ", "\n", "e", "\u{e9}",
-            "longer needle than sixteen bytes", "longer needle",
+            "impl",
+            "IMPL",
+            "struct",
+            "Struct",
+            "TODO",
+            "todo",
+            "FIXME",
+            "fixMe",
+            "XXX",
+            "xx",
+            "x",
+            "X",
+            "get_",
+            "set",
+            "_",
+            "caf\u{e9}",
+            "CAF\u{c9}",
+            "\u{212a}",
+            "k",
+            "abc",
+            "abcdefgh",
+            " ",
+            "\n",
+            "e",
+            "\u{e9}",
+            "longer needle than sixteen bytes",
+            "longer needle",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
@@ -366,13 +414,18 @@ mod tests {
         };
         for round in 0..300 {
             let len = (next() % 60) as usize;
-            let text: String = (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            let text: String =
+                (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
             let hay = text.as_bytes();
             for set in sets {
                 let needles: Vec<Needle> = set.iter().map(|s| needle(s)).collect();
                 let scan = Needles::new(needles.clone()).unwrap();
                 for from in (0..=hay.len()).step_by(7).chain([hay.len(), hay.len() + 1]) {
-                    assert_eq!(scan.find(hay, from), naive(&needles, hay, from), "round {round}, {set:?} from {from} in {text:?}");
+                    assert_eq!(
+                        scan.find(hay, from),
+                        naive(&needles, hay, from),
+                        "round {round}, {set:?} from {from} in {text:?}"
+                    );
                 }
             }
         }

@@ -10,8 +10,6 @@ use crate::OutputMode;
 use crate::collect::{ContentCollector, FileCollector};
 pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, seconds};
 
-
-
 /// The result when nothing matched (docs/contract.md#grep, verbatim).
 pub fn no_matches(pattern: &str, path: &str) -> String {
     format!("No matches for /{pattern}/ in {path}")
@@ -22,23 +20,15 @@ pub fn more_in_file(more: u64) -> String {
     format!("(+{more} more matching lines in this file)")
 }
 
-
-
 /// Footer of `content` mode when lines were left out (docs/contract.md#grep, verbatim).
 pub fn showing_lines(shown: usize, lines: u64, files: u64, spilled: Option<&Spilled>) -> String {
-    format!(
-        "[showing {shown} of {lines} matching lines in {files} files{}]",
-        saved_clause(spilled)
-    )
+    format!("[showing {shown} of {lines} matching lines in {files} files{}]", saved_clause(spilled))
 }
 
 /// Footer of `files_with_matches` and `count` mode when files were left out (the contract's
 /// `content` footer, counting files).
 pub fn showing_files(shown: usize, files: u64, spilled: Option<&Spilled>) -> String {
-    format!(
-        "[showing {shown} of {files} files{}]",
-        saved_clause(spilled)
-    )
+    format!("[showing {shown} of {files} files{}]", saved_clause(spilled))
 }
 
 /// Footer of a timed-out `content` or `count` scan (docs/contract.md#grep, verbatim).
@@ -56,7 +46,6 @@ pub fn timed_out_files(files: u64, timeout_ms: u64) -> String {
         seconds(timeout_ms)
     )
 }
-
 
 /// What a scan found, kept and counted.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -97,10 +86,7 @@ pub enum End<'a> {
     /// Everything was scanned; `spilled` is where the full list went when it was saved.
     Complete { spilled: Option<&'a Spilled> },
     /// The scan stopped after `timeout_ms`.
-    TimedOut {
-        timeout_ms: u64,
-        spilled: Option<&'a Spilled>,
-    },
+    TimedOut { timeout_ms: u64, spilled: Option<&'a Spilled> },
 }
 
 /// The result text.
@@ -150,18 +136,12 @@ pub fn render(pattern: &str, root: &str, mode: OutputMode, found: &Found, end: E
     let footer = match end {
         End::Complete { .. } if !omits => None,
         End::Complete { spilled } => Some(match mode {
-            OutputMode::Content => showing_lines(
-                found.content.shown(),
-                found.total_lines,
-                found.total_files,
-                spilled,
-            ),
+            OutputMode::Content => {
+                showing_lines(found.content.shown(), found.total_lines, found.total_files, spilled)
+            }
             _ => showing_files(found.files.shown(), found.total_files, spilled),
         }),
-        End::TimedOut {
-            timeout_ms,
-            spilled,
-        } => {
+        End::TimedOut { timeout_ms, spilled } => {
             let mut f = match mode {
                 OutputMode::FilesWithMatches => timed_out_files(found.total_files, timeout_ms),
                 _ => timed_out_lines(found.total_lines, found.total_files, timeout_ms),
@@ -190,10 +170,7 @@ mod tests {
     use crate::collect::Line;
 
     fn spilled(capped: bool) -> Spilled {
-        Spilled {
-            path: "<path>".into(),
-            capped,
-        }
+        Spilled { path: "<path>".into(), capped }
     }
 
     #[test]
@@ -224,10 +201,7 @@ mod tests {
             showing_files(250, 1834, Some(&spilled(false))),
             "[showing 250 of 1834 files; full list saved to <path>]"
         );
-        assert_eq!(
-            showing_files(250, 1834, None),
-            "[showing 250 of 1834 files]"
-        );
+        assert_eq!(showing_files(250, 1834, None), "[showing 250 of 1834 files]");
         assert_eq!(
             timed_out_files(97, 200),
             "[at least 97 files; search timed out after 0.2s — narrow the path or glob]"
@@ -246,12 +220,7 @@ mod tests {
     fn found_content(files: &[(&str, u64, u64)]) -> Found {
         let mut found = Found::default();
         for &(path, kept, total) in files {
-            let lines = (1..=kept)
-                .map(|n| Line {
-                    number: n,
-                    text: format!("x{n}"),
-                })
-                .collect();
+            let lines = (1..=kept).map(|n| Line { number: n, text: format!("x{n}") }).collect();
             found.content.add(path.into(), lines, total);
             found.total_lines += total;
             found.total_files += 1;
@@ -262,24 +231,13 @@ mod tests {
     #[test]
     fn content_groups_by_file() {
         let found = found_content(&[("b.rs", 1, 1), ("a.rs", 2, 2)]);
-        let text = render(
-            "x",
-            ".",
-            OutputMode::Content,
-            &found,
-            End::Complete { spilled: None },
-        );
+        let text = render("x", ".", OutputMode::Content, &found, End::Complete { spilled: None });
         assert_eq!(text, "a.rs\n1:x1\n2:x2\n\nb.rs\n1:x1");
         // Lines left out by the per-file bound are an omission too: exact totals, full list.
         let found = found_content(&[("b.rs", 1, 1), ("a.rs", 2, 5)]);
         let s = spilled(false);
-        let text = render(
-            "x",
-            ".",
-            OutputMode::Content,
-            &found,
-            End::Complete { spilled: Some(&s) },
-        );
+        let text =
+            render("x", ".", OutputMode::Content, &found, End::Complete { spilled: Some(&s) });
         assert_eq!(
             text,
             "a.rs\n1:x1\n2:x2\n(+3 more matching lines in this file)\n\nb.rs\n1:x1\n\n\
@@ -298,13 +256,8 @@ mod tests {
             ("f", 50, 50),
         ]);
         let s = spilled(false);
-        let text = render(
-            "x",
-            ".",
-            OutputMode::Content,
-            &found,
-            End::Complete { spilled: Some(&s) },
-        );
+        let text =
+            render("x", ".", OutputMode::Content, &found, End::Complete { spilled: Some(&s) });
         assert!(text.ends_with("50:x50\n\n[showing 250 of 310 matching lines in 6 files; full list saved to <path>]"), "{text}");
         assert!(text.contains("a\n1:x1\n"));
         assert!(text.contains("(+10 more matching lines in this file)"));
@@ -315,13 +268,7 @@ mod tests {
     fn no_match_and_timeouts() {
         let found = Found::default();
         assert_eq!(
-            render(
-                "a|b",
-                "src",
-                OutputMode::Count,
-                &found,
-                End::Complete { spilled: None }
-            ),
+            render("a|b", "src", OutputMode::Count, &found, End::Complete { spilled: None }),
             "No matches for /a|b/ in src"
         );
         assert_eq!(
@@ -330,10 +277,7 @@ mod tests {
                 ".",
                 OutputMode::Content,
                 &found,
-                End::TimedOut {
-                    timeout_ms: 30_000,
-                    spilled: None
-                }
+                End::TimedOut { timeout_ms: 30_000, spilled: None }
             ),
             "[at least 0 matching lines in 0 files; search timed out after 30s — narrow the path or glob]"
         );
@@ -344,10 +288,7 @@ mod tests {
                 ".",
                 OutputMode::Content,
                 &found,
-                End::TimedOut {
-                    timeout_ms: 30_000,
-                    spilled: None
-                }
+                End::TimedOut { timeout_ms: 30_000, spilled: None }
             ),
             "a\n1:x1\n2:x2\n\n[at least 2 matching lines in 1 files; search timed out after 30s — narrow the path or glob]"
         );
@@ -364,10 +305,7 @@ mod tests {
             ".",
             OutputMode::Content,
             &found,
-            End::TimedOut {
-                timeout_ms: 500,
-                spilled: Some(&s),
-            },
+            End::TimedOut { timeout_ms: 500, spilled: Some(&s) },
         );
         assert!(text.ends_with(
             "[at least 500 matching lines in 5 files; search timed out after 0.5s — narrow the path or glob]\n\
@@ -384,24 +322,12 @@ mod tests {
             found.total_lines += n;
         }
         let end = || End::Complete { spilled: None };
-        assert_eq!(
-            render("x", ".", OutputMode::FilesWithMatches, &found, end()),
-            "a\nb"
-        );
-        assert_eq!(
-            render("x", ".", OutputMode::Count, &found, end()),
-            "a:1\nb:3"
-        );
+        assert_eq!(render("x", ".", OutputMode::FilesWithMatches, &found, end()), "a\nb");
+        assert_eq!(render("x", ".", OutputMode::Count, &found, end()), "a:1\nb:3");
         found.total_files = 300;
         let s = spilled(false);
         assert_eq!(
-            render(
-                "x",
-                ".",
-                OutputMode::Count,
-                &found,
-                End::Complete { spilled: Some(&s) }
-            ),
+            render("x", ".", OutputMode::Count, &found, End::Complete { spilled: Some(&s) }),
             "a:1\nb:3\n[showing 2 of 300 files; full list saved to <path>]"
         );
     }

@@ -57,7 +57,8 @@ impl Required {
         let facts = analyse(hir);
         // The whole pattern's strings are required too (`TODO|FIXME`, `Größe`).
         let all = facts.required.into_iter().chain(facts.strings);
-        let mut sets: Vec<Needles> = all.filter_map(usable).filter(|s| s.cost() < MAX_COST).collect();
+        let mut sets: Vec<Needles> =
+            all.filter_map(usable).filter(|s| s.cost() < MAX_COST).collect();
         if sets.is_empty() {
             return None;
         }
@@ -68,7 +69,8 @@ impl Required {
                 let mut checks: Vec<usize> = Vec::new();
                 for (i, set) in sets.iter().enumerate() {
                     // A set that every needle already found implies is not worth checking.
-                    let implied = sets[scan].implies(set) || checks.iter().any(|&c| sets[c].implies(set));
+                    let implied =
+                        sets[scan].implies(set) || checks.iter().any(|&c| sets[c].implies(set));
                     if i != scan && !implied && checks.len() < MAX_CHECKS {
                         checks.push(i);
                     }
@@ -77,7 +79,13 @@ impl Required {
             })
             .collect();
         let hits = sets.iter().map(|_| Cell::new(0)).collect();
-        Some(Required { sets, checks, scan: Cell::new(0), unsampled: Cell::new(SAMPLE_EVERY), hits })
+        Some(Required {
+            sets,
+            checks,
+            scan: Cell::new(0),
+            unsampled: Cell::new(SAMPLE_EVERY),
+            hits,
+        })
     }
 
     /// The offset of a needle of the scanned set in the first line of `haystack` that holds
@@ -124,7 +132,8 @@ impl Required {
             hits.set(hits.get() + n);
         }
         let current = self.scan.get();
-        let fewest = (0..self.sets.len()).min_by_key(|&i| (self.hits[i].get(), i)).unwrap_or(current);
+        let fewest =
+            (0..self.sets.len()).min_by_key(|&i| (self.hits[i].get(), i)).unwrap_or(current);
         if self.hits[fewest].get() * 2 < self.hits[current].get() {
             self.scan.set(fewest);
         }
@@ -310,7 +319,8 @@ fn class_strings(class: &Class) -> Option<Vec<Needle>> {
     let has = |m: u32| members.binary_search(&m).is_ok();
     let mut strings = Vec::new();
     for &m in &members {
-        let upper_of = m.checked_sub(0x20).filter(|_| (u32::from(b'a')..=u32::from(b'z')).contains(&m));
+        let upper_of =
+            m.checked_sub(0x20).filter(|_| (u32::from(b'a')..=u32::from(b'z')).contains(&m));
         let lower_of = (u32::from(b'A')..=u32::from(b'Z')).contains(&m).then_some(m + 0x20);
         match (upper_of, lower_of) {
             (Some(upper), _) if has(upper) => strings.push(Needle::folded(m as u8)),
@@ -336,7 +346,12 @@ mod tests {
         set.needles()
             .iter()
             .map(|n| {
-                let marked: Vec<u8> = n.bytes.iter().zip(&n.fold).flat_map(|(&b, &f)| if f != 0 { vec![b'~', b] } else { vec![b] }).collect();
+                let marked: Vec<u8> = n
+                    .bytes
+                    .iter()
+                    .zip(&n.fold)
+                    .flat_map(|(&b, &f)| if f != 0 { vec![b'~', b] } else { vec![b] })
+                    .collect();
                 String::from_utf8(marked).unwrap()
             })
             .collect()
@@ -357,7 +372,10 @@ mod tests {
 
     #[test]
     fn required_literals_of_everyday_patterns() {
-        assert_eq!(sets(r"\b(impl|struct)\s+[A-Z]\w+Error\b"), strs(&[&["Error"], &["impl", "struct"]]));
+        assert_eq!(
+            sets(r"\b(impl|struct)\s+[A-Z]\w+Error\b"),
+            strs(&[&["Error"], &["impl", "struct"]])
+        );
         assert_eq!(sets("(TODO|FIXME|XXX)"), strs(&[&["FIXME", "TODO", "XXX"]]));
         assert_eq!(sets(r"(?i)\b(todo|fixme)\b"), strs(&[&["~f~i~x~m~e", "~t~o~d~o"]]));
         assert_eq!(sets(r"\b(get|set)_\w+"), strs(&[&["get_", "set_"]]));
@@ -368,11 +386,13 @@ mod tests {
         // Optional parts join the strings but are not required on their own.
         assert_eq!(sets(r"colou?r\("), strs(&[&["color(", "colour("]]));
         // One leading literal and no Unicode `\b`: the regex's own memmem prefilter does it.
-        for accelerated in [r"fn [a-z_]+_[0-9]+\((self|ctx)", "Gr\u{f6}\u{df}e", r"(?-u:\b)impl\s"] {
+        for accelerated in [r"fn [a-z_]+_[0-9]+\((self|ctx)", "Gr\u{f6}\u{df}e", r"(?-u:\b)impl\s"]
+        {
             assert_eq!(sets(accelerated), None, "{accelerated}");
         }
         // Nothing rare enough, or nothing required.
-        for none in [r"\w+", "a*", "(impl)?x", r"[a-z]+\s", "e", r"\bfoo|\w+", "a.b", r"(?s).", ""] {
+        for none in [r"\w+", "a*", "(impl)?x", r"[a-z]+\s", "e", r"\bfoo|\w+", "a.b", r"(?s).", ""]
+        {
             assert_eq!(sets(none), None, "{none}");
         }
     }
@@ -396,10 +416,50 @@ mod tests {
     #[test]
     fn the_scan_finds_exactly_the_lines_the_regex_finds() {
         let pieces: &[&str] = &[
-            "impl", "struct", "Impl", "STRUCT", " ", "  ", "\t", "\u{a0}", "\n", "\n", "Foo", "ParseError", "Error",
-            "\u{c9}rror", "\u{e9}", "x", "_", "TODO", "todo", "Todo", "FIXME", "fixme", "XXX", "get", "set_", "get_",
-            "fn ", "new", "default", "Gr\u{f6}\u{df}e", "GR\u{d6}SSE", "kilo", "\u{212a}ilo", "colour(", "color(",
-            "(", "9", "\r\n", "fn new", "fn default", "impl ParseError", "struct X\u{e9}Error", "impl\u{a0}FooError", "struct \u{c9}Error",
+            "impl",
+            "struct",
+            "Impl",
+            "STRUCT",
+            " ",
+            "  ",
+            "\t",
+            "\u{a0}",
+            "\n",
+            "\n",
+            "Foo",
+            "ParseError",
+            "Error",
+            "\u{c9}rror",
+            "\u{e9}",
+            "x",
+            "_",
+            "TODO",
+            "todo",
+            "Todo",
+            "FIXME",
+            "fixme",
+            "XXX",
+            "get",
+            "set_",
+            "get_",
+            "fn ",
+            "new",
+            "default",
+            "Gr\u{f6}\u{df}e",
+            "GR\u{d6}SSE",
+            "kilo",
+            "\u{212a}ilo",
+            "colour(",
+            "color(",
+            "(",
+            "9",
+            "\r\n",
+            "fn new",
+            "fn default",
+            "impl ParseError",
+            "struct X\u{e9}Error",
+            "impl\u{a0}FooError",
+            "struct \u{c9}Error",
         ];
         let patterns = [
             r"\b(impl|struct)\s+[A-Z]\w+Error\b",
@@ -422,17 +482,23 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let matchers: Vec<_> = patterns.iter().map(|p| (p, LiteralMatcher::new(p, regex(p)), regex(p))).collect();
+        let matchers: Vec<_> =
+            patterns.iter().map(|p| (p, LiteralMatcher::new(p, regex(p)), regex(p))).collect();
         for (pattern, fast, _) in &matchers {
             assert!(fast.has_required(), "{pattern}");
         }
         let mut found = vec![0; matchers.len()];
         for round in 0..400 {
             let len = (next() % 120) as usize;
-            let text: String = (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            let text: String =
+                (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
             for (i, (pattern, fast, slow)) in matchers.iter().enumerate() {
                 let expected = lines(slow, text.as_bytes());
-                assert_eq!(lines(fast, text.as_bytes()), expected, "round {round}, {pattern:?} in {text:?}");
+                assert_eq!(
+                    lines(fast, text.as_bytes()),
+                    expected,
+                    "round {round}, {pattern:?} in {text:?}"
+                );
                 found[i] += expected.len();
             }
         }

@@ -39,12 +39,7 @@ pub struct Mark {
 
 impl<A: Append> SpillLines<A> {
     pub fn new(target: A) -> Self {
-        SpillLines {
-            target,
-            buffer: String::new(),
-            sent: 0,
-            flushes: 0,
-        }
+        SpillLines { target, buffer: String::new(), sent: 0, flushes: 0 }
     }
 
     /// The buffer to write one line into; end it with [`SpillLines::end_line`].
@@ -86,10 +81,7 @@ impl<A: Append> SpillLines<A> {
 
     /// The current end of the list.
     pub fn mark(&self) -> Mark {
-        Mark {
-            len: self.buffer.len(),
-            flushes: self.flushes,
-        }
+        Mark { len: self.buffer.len(), flushes: self.flushes }
     }
 
     /// Drop what was written since `mark`, when it is still in the guest.
@@ -215,7 +207,11 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             haystack,
             counted: (0, 1),
         };
-        let mut searchers = Searchers { searcher: &mut self.searcher, streaming: &mut self.streaming, matcher: &self.matcher };
+        let mut searchers = Searchers {
+            searcher: &mut self.searcher,
+            streaming: &mut self.streaming,
+            matcher: &self.matcher,
+        };
         let result = run(&mut searchers, &mut sink);
         let (count, stop) = (sink.count, sink.stop);
         if result.is_err() && stop.is_none() {
@@ -304,7 +300,9 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 self.count += 1;
                 Ok(true)
             }
-            OutputMode::Content if self.spill.full() && !(self.keep && self.lines.len() < MAX_LINES_PER_FILE) => {
+            OutputMode::Content
+                if self.spill.full() && !(self.keep && self.lines.len() < MAX_LINES_PER_FILE) =>
+            {
                 // Nothing of this line is shown or saved any more: count it only.
                 self.count += 1;
                 Ok(true)
@@ -320,10 +318,7 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 line.push_str(&text);
                 self.spill.end_line();
                 if self.keep && self.lines.len() < MAX_LINES_PER_FILE {
-                    self.lines.push(Line {
-                        number,
-                        text: cut_line(&text),
-                    });
+                    self.lines.push(Line { number, text: cut_line(&text) });
                 }
                 self.count += 1;
                 Ok(true)
@@ -372,7 +367,8 @@ fn count_newlines(bytes: &[u8]) -> u64 {
         // only the lanes not counted yet.
         let newlines_in = |at: usize| {
             // SAFETY: callers pass `at + 16 <= bytes.len()`.
-            u8x16_bitmask(u8x16_eq(unsafe { v128_load(ptr.add(at) as *const v128) }, newline)) as u32
+            u8x16_bitmask(u8x16_eq(unsafe { v128_load(ptr.add(at) as *const v128) }, newline))
+                as u32
         };
         let mut at = blocks * 64;
         while at + 16 <= bytes.len() {
@@ -487,18 +483,10 @@ mod tests {
 
     impl After {
         fn never() -> Self {
-            After {
-                checks: Cell::new(0),
-                after: u64::MAX,
-                stop: Stop::TimedOut,
-            }
+            After { checks: Cell::new(0), after: u64::MAX, stop: Stop::TimedOut }
         }
         fn new(after: u64, stop: Stop) -> Self {
-            After {
-                checks: Cell::new(0),
-                after,
-                stop,
-            }
+            After { checks: Cell::new(0), after, stop }
         }
     }
 
@@ -538,34 +526,39 @@ mod tests {
             scan.spill.into_target();
             (found, stop)
         };
-        let lines = chunks
-            .0
-            .iter()
-            .flat_map(|c| c.split('\n'))
-            .map(str::to_owned)
-            .collect();
+        let lines = chunks.0.iter().flat_map(|c| c.split('\n')).map(str::to_owned).collect();
         (found, lines, stop)
     }
 
     #[test]
     fn numbers_and_text_are_written_as_before() {
-        for n in [0u64, 7, 10, 99, 100, 123_456_789, 4_294_967_295, 4_294_967_296, 10_000_000_000, u64::MAX] {
+        for n in [
+            0u64,
+            7,
+            10,
+            99,
+            100,
+            123_456_789,
+            4_294_967_295,
+            4_294_967_296,
+            10_000_000_000,
+            u64::MAX,
+        ] {
             let mut s = String::from("x");
             push_u64(&mut s, n);
             assert_eq!(s, format!("x{n}"));
         }
         assert_eq!(text_of(b"caf\xc3\xa9"), "café");
         assert_eq!(text_of(b"a\xffb"), "a\u{fffd}b");
-        assert!(is_ascii(b"plain text, longer than sixteen bytes") && !is_ascii("a café".as_bytes()));
+        assert!(
+            is_ascii(b"plain text, longer than sixteen bytes") && !is_ascii("a café".as_bytes())
+        );
     }
 
     #[test]
     fn content_counts_keeps_and_spills_every_line() {
-        let files: &[(&str, &[u8])] = &[
-            ("b.txt", b"foo\nbar\nfoo bar\r\n"),
-            ("a.txt", b"no\nfood\n"),
-            ("c.txt", b"nothing"),
-        ];
+        let files: &[(&str, &[u8])] =
+            &[("b.txt", b"foo\nbar\nfoo bar\r\n"), ("a.txt", b"no\nfood\n"), ("c.txt", b"nothing")];
         let (found, spill, stop) = run(OutputMode::Content, "fo+", files, &After::never());
         assert_eq!(stop, None);
         assert_eq!((found.total_lines, found.total_files), (3, 2));
@@ -573,86 +566,53 @@ mod tests {
         let kept: Vec<(&str, Vec<(u64, String)>)> = found
             .content
             .files()
-            .map(|(p, f)| {
-                (
-                    p,
-                    f.lines.iter().map(|l| (l.number, l.text.clone())).collect(),
-                )
-            })
+            .map(|(p, f)| (p, f.lines.iter().map(|l| (l.number, l.text.clone())).collect()))
             .collect();
         assert_eq!(
             kept,
             [
                 ("a.txt", vec![(2, "food".to_owned())]),
-                (
-                    "b.txt",
-                    vec![(1, "foo".to_owned()), (3, "foo bar".to_owned())]
-                )
+                ("b.txt", vec![(1, "foo".to_owned()), (3, "foo bar".to_owned())])
             ]
         );
     }
 
     #[test]
     fn bounds_keep_counting_after_they_are_reached() {
-        let big: Vec<u8> = (0..1000)
-            .flat_map(|i| format!("match {i}\n").into_bytes())
-            .collect();
+        let big: Vec<u8> = (0..1000).flat_map(|i| format!("match {i}\n").into_bytes()).collect();
         let files: Vec<(String, Vec<u8>)> =
             (0..10).map(|i| (format!("f{i}"), big.clone())).collect();
-        let refs: Vec<(&str, &[u8])> = files
-            .iter()
-            .map(|(p, b)| (p.as_str(), b.as_slice()))
-            .collect();
+        let refs: Vec<(&str, &[u8])> =
+            files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
         let (found, spill, _) = run(OutputMode::Content, "match", &refs, &After::never());
         assert_eq!((found.total_lines, found.total_files), (10_000, 10));
         assert_eq!(found.content.shown(), 250);
         assert_eq!(found.content.files().count(), 5);
-        assert!(
-            found
-                .content
-                .files()
-                .all(|(_, f)| f.lines.len() == 50 && f.total == 1000)
-        );
+        assert!(found.content.files().all(|(_, f)| f.lines.len() == 50 && f.total == 1000));
         assert_eq!(spill.len(), 10_000);
     }
 
     #[test]
     fn long_lines_are_cut_for_display_but_spilled_whole() {
         let line = format!("x{}", "é".repeat(1500));
-        let (found, spill, _) = run(
-            OutputMode::Content,
-            "x",
-            &[("a", line.as_bytes())],
-            &After::never(),
-        );
+        let (found, spill, _) =
+            run(OutputMode::Content, "x", &[("a", line.as_bytes())], &After::never());
         let kept = &found.content.files().next().unwrap().1.lines[0].text;
         assert!(kept.ends_with("... (line truncated to 2000 bytes)"));
-        assert_eq!(
-            kept.len(),
-            1999 + "... (line truncated to 2000 bytes)".len()
-        );
+        assert_eq!(kept.len(), 1999 + "... (line truncated to 2000 bytes)".len());
         assert_eq!(spill, [format!("a:1:{line}")]);
     }
 
     #[test]
     fn binary_files_stop_at_the_nul() {
         // The NUL is in the first 64 KiB: the file is binary from the start.
-        let (found, _, _) = run(
-            OutputMode::Content,
-            "foo",
-            &[("bin", b"foo\n\0foo\n")],
-            &After::never(),
-        );
+        let (found, _, _) =
+            run(OutputMode::Content, "foo", &[("bin", b"foo\n\0foo\n")], &After::never());
         assert_eq!(found.total_files, 0);
         // A NUL in a later matching line stops the search there.
         let mut late = "a\n".repeat(70_000).into_bytes();
         late.extend_from_slice(b"foo 1\nfoo\0 2\nfoo 3\n");
-        let (found, _, _) = run(
-            OutputMode::Content,
-            "foo",
-            &[("late", &late)],
-            &After::never(),
-        );
+        let (found, _, _) = run(OutputMode::Content, "foo", &[("late", &late)], &After::never());
         assert_eq!(found.total_lines, 1);
     }
 
@@ -661,17 +621,11 @@ mod tests {
         let files: &[(&str, &[u8])] = &[("b", b"x\nx\nx\n"), ("a", b"x\n"), ("c", b"y\n")];
         let (found, spill, _) = run(OutputMode::FilesWithMatches, "x", files, &After::never());
         assert_eq!(found.total_files, 2);
-        assert_eq!(
-            found.files.files().collect::<Vec<_>>(),
-            [("a", 1), ("b", 1)]
-        );
+        assert_eq!(found.files.files().collect::<Vec<_>>(), [("a", 1), ("b", 1)]);
         assert_eq!(spill, ["b", "a"]);
         let (found, spill, _) = run(OutputMode::Count, "x", files, &After::never());
         assert_eq!((found.total_files, found.total_lines), (2, 4));
-        assert_eq!(
-            found.files.files().collect::<Vec<_>>(),
-            [("a", 1), ("b", 3)]
-        );
+        assert_eq!(found.files.files().collect::<Vec<_>>(), [("a", 1), ("b", 3)]);
         assert_eq!(spill, ["b:3", "a:1"]);
     }
 
@@ -693,12 +647,7 @@ mod tests {
     fn a_streamed_file_with_an_overlong_line_is_skipped() {
         let control = After::never();
         let mut chunks = Chunks::default();
-        let mut scan = Scan::new(
-            OutputMode::Content,
-            matcher("x").unwrap(),
-            &control,
-            &mut chunks,
-        );
+        let mut scan = Scan::new(OutputMode::Content, matcher("x").unwrap(), &control, &mut chunks);
         scan.streaming = SearcherBuilder::new().heap_limit(Some(1024)).build();
         let mut data = b"x\n".to_vec();
         data.extend(std::iter::repeat_n(b'a', 100_000));
@@ -721,11 +670,7 @@ mod tests {
     fn invalid_regex_names_the_error() {
         let Err(err) = matcher("(") else { panic!("an invalid regex was accepted") };
         assert_eq!(err.code, toolhost_sdk::ErrorCode::InvalidArguments);
-        assert!(
-            err.message.starts_with("pattern is not a valid regex: "),
-            "{}",
-            err.message
-        );
+        assert!(err.message.starts_with("pattern is not a valid regex: "), "{}", err.message);
         assert!(err.message.contains("unclosed group"), "{}", err.message);
     }
 

@@ -69,10 +69,7 @@ impl Tool for List {
         let entries = dir
             .entries()?
             .into_iter()
-            .map(|e| Entry {
-                is_dir: e.kind == EntryKind::Directory,
-                name: e.name,
-            })
+            .map(|e| Entry { is_dir: e.kind == EntryKind::Directory, name: e.name })
             .collect();
         render_page(&dir.display_path(), entries, input.offset, input.limit)
     }
@@ -88,10 +85,7 @@ mod tests {
     #[test]
     fn defaults() {
         let input: ListInput = parse_input("{}").unwrap();
-        assert_eq!(
-            (input.path.as_str(), input.offset, input.limit),
-            (".", 0, DEFAULT_LIMIT)
-        );
+        assert_eq!((input.path.as_str(), input.offset, input.limit), (".", 0, DEFAULT_LIMIT));
     }
 
     #[test]
@@ -105,16 +99,9 @@ mod tests {
     fn schema_describes_fields_and_requires_none() {
         let schema = input_schema::<ListInput>();
         assert_eq!(schema["additionalProperties"], false);
-        assert!(
-            schema
-                .get("required")
-                .is_none_or(|r| r.as_array().unwrap().is_empty())
-        );
+        assert!(schema.get("required").is_none_or(|r| r.as_array().unwrap().is_empty()));
         for field in ["path", "offset", "limit"] {
-            assert!(
-                schema["properties"][field]["description"].is_string(),
-                "{field}"
-            );
+            assert!(schema["properties"][field]["description"].is_string(), "{field}");
         }
     }
 

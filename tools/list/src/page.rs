@@ -86,12 +86,7 @@ mod tests {
     use toolhost_sdk::ErrorCode;
 
     fn entries(spec: &[(&str, bool)]) -> Vec<Entry> {
-        spec.iter()
-            .map(|&(name, is_dir)| Entry {
-                name: name.into(),
-                is_dir,
-            })
-            .collect()
+        spec.iter().map(|&(name, is_dir)| Entry { name: name.into(), is_dir }).collect()
     }
 
     #[test]
@@ -103,31 +98,19 @@ mod tests {
             ("src", true),
             (".env", false),
         ]);
-        assert_eq!(
-            render_page(".", e, 0, 200).unwrap(),
-            ".env\n.git/\nA\nb.txt\nsrc/"
-        );
+        assert_eq!(render_page(".", e, 0, 200).unwrap(), ".env\n.git/\nA\nb.txt\nsrc/");
     }
 
     #[test]
     fn lines_are_joined_with_the_display_path() {
         let e = entries(&[("x", false), ("d", true)]);
-        assert_eq!(
-            render_page("src", e.clone(), 0, 10).unwrap(),
-            "src/d/\nsrc/x"
-        );
+        assert_eq!(render_page("src", e.clone(), 0, 10).unwrap(), "src/d/\nsrc/x");
         assert_eq!(render_page("/", e, 0, 10).unwrap(), "/d/\n/x");
     }
 
     #[test]
     fn zero_based_page_with_footer() {
-        let e = entries(&[
-            ("e", false),
-            ("a", false),
-            ("d", false),
-            ("c", false),
-            ("b", false),
-        ]);
+        let e = entries(&[("e", false), ("a", false), ("d", false), ("c", false), ("b", false)]);
         assert_eq!(
             render_page(".", e.clone(), 0, 2).unwrap(),
             "a\nb\n[showing 2 entries from offset 0; more entries available at offset 2]"
@@ -143,14 +126,8 @@ mod tests {
 
     #[test]
     fn empty_directory() {
-        assert_eq!(
-            render_page(".", Vec::new(), 0, 200).unwrap(),
-            "[empty directory]"
-        );
-        assert_eq!(
-            render_page("x", Vec::new(), 7, 200).unwrap(),
-            "[empty directory]"
-        );
+        assert_eq!(render_page(".", Vec::new(), 0, 200).unwrap(), "[empty directory]");
+        assert_eq!(render_page("x", Vec::new(), 7, 200).unwrap(), "[empty directory]");
     }
 
     #[test]
@@ -166,10 +143,7 @@ mod tests {
         for bad in [0, MAX_LIMIT + 1] {
             let err = render_page(".", entries(&[("a", false)]), 0, bad).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidArguments);
-            assert_eq!(
-                err.message,
-                format!("limit must be between 1 and 2000, got {bad}")
-            );
+            assert_eq!(err.message, format!("limit must be between 1 and 2000, got {bad}"));
         }
         assert!(check_limit(1).is_ok());
         assert!(check_limit(MAX_LIMIT).is_ok());

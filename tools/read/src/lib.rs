@@ -94,10 +94,7 @@ mod tests {
     #[test]
     fn defaults() {
         let input: ReadInput = parse_input(r#"{"path": "a.rs"}"#).unwrap();
-        assert_eq!(
-            (input.path.as_str(), input.offset, input.limit),
-            ("a.rs", 1, 2000)
-        );
+        assert_eq!((input.path.as_str(), input.offset, input.limit), ("a.rs", 1, 2000));
     }
 
     #[test]
@@ -116,10 +113,7 @@ mod tests {
         assert_eq!(required.len(), 1);
         assert_eq!(required[0], "path");
         for field in ["path", "offset", "limit"] {
-            assert!(
-                schema["properties"][field]["description"].is_string(),
-                "{field}"
-            );
+            assert!(schema["properties"][field]["description"].is_string(), "{field}");
         }
     }
 

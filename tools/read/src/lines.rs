@@ -180,8 +180,7 @@ impl LineReader {
                         if self.kept.capacity() == 0 {
                             self.kept.reserve_exact(READ_LINE_KEEP_BYTES);
                         }
-                        self.kept
-                            .extend_from_slice(&segment[..room.min(segment.len())]);
+                        self.kept.extend_from_slice(&segment[..room.min(segment.len())]);
                     }
                 }
             }
@@ -213,9 +212,7 @@ impl LineReader {
     /// Render line `number` from `kept` into the page, or stop the page before it.
     fn show_line(&mut self, number: u64) -> Result<(), ToolError> {
         if self.line_has_nul {
-            return Err(ToolError::invalid_arguments(binary_message(
-                &self.path, number,
-            )));
+            return Err(ToolError::invalid_arguments(binary_message(&self.path, number)));
         }
         let mut len = self.line_len;
         if self.line_ends_cr {
@@ -237,9 +234,7 @@ impl LineReader {
                 std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
             }
             Err(_) => {
-                return Err(ToolError::invalid_arguments(not_utf8_message(
-                    &self.path, number,
-                )));
+                return Err(ToolError::invalid_arguments(not_utf8_message(&self.path, number)));
             }
         };
         let content = match text.char_indices().nth(READ_MAX_LINE_CHARS) {
@@ -328,19 +323,13 @@ mod tests {
     }
 
     fn numbered(n: usize, body: impl Fn(usize) -> String) -> Vec<u8> {
-        (1..=n)
-            .map(|i| body(i) + "\n")
-            .collect::<String>()
-            .into_bytes()
+        (1..=n).map(|i| body(i) + "\n").collect::<String>().into_bytes()
     }
 
     #[test]
     fn contract_texts() {
         assert_eq!(truncation_marker(), "... (line truncated to 2000 chars)");
-        assert_eq!(
-            footer_lines(2, 3, 4),
-            "[showing lines 2-3 of 4. Continue with offset=4]"
-        );
+        assert_eq!(footer_lines(2, 3, 4), "[showing lines 2-3 of 4. Continue with offset=4]");
         assert_eq!(
             footer_bytes(1, 812, 3401),
             "[showing lines 1-812 of 3401; stopped at 32 KB. Continue with offset=813]"
@@ -363,10 +352,7 @@ mod tests {
 
     #[test]
     fn offset_zero_is_one() {
-        assert_eq!(
-            read(b"a\nb\n", 0, 2000).unwrap(),
-            read(b"a\nb\n", 1, 2000).unwrap()
-        );
+        assert_eq!(read(b"a\nb\n", 0, 2000).unwrap(), read(b"a\nb\n", 1, 2000).unwrap());
         assert_eq!(
             read(b"a\nb\n", 0, 1).unwrap(),
             "1\ta\n[showing lines 1-1 of 2. Continue with offset=2]"
@@ -382,11 +368,7 @@ mod tests {
             "offset 10 is past the end of src/a.txt (4 lines); use an offset from 1 to 4"
         );
         let err = read(b"a\nb\nc\nd\n", 5, 2000).unwrap_err();
-        assert!(
-            err.message.starts_with("offset 5 is past the end"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.starts_with("offset 5 is past the end"), "{}", err.message);
         let err = read(b"only", 2, 2000).unwrap_err();
         assert_eq!(
             err.message,
@@ -422,10 +404,7 @@ mod tests {
         for bad in [0, READ_MAX_LINES + 1] {
             let err = LineReader::new("x", 1, bad).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidArguments);
-            assert_eq!(
-                err.message,
-                format!("limit must be between 1 and 2000, got {bad}")
-            );
+            assert_eq!(err.message, format!("limit must be between 1 and 2000, got {bad}"));
         }
         assert!(LineReader::new("x", 1, 1).is_ok());
         assert!(LineReader::new("x", 1, 2000).is_ok());
@@ -445,10 +424,7 @@ mod tests {
         let mut file = BOM.to_vec();
         file.extend_from_slice(b"fn main() {}\n\xEF\xBB\xBFsecond\n");
         // Only the mark at the start of the file is dropped.
-        assert_eq!(
-            read(&file, 1, 2000).unwrap(),
-            "1\tfn main() {}\n2\t\u{FEFF}second"
-        );
+        assert_eq!(read(&file, 1, 2000).unwrap(), "1\tfn main() {}\n2\t\u{FEFF}second");
         assert_eq!(read(&file, 2, 2000).unwrap(), "2\t\u{FEFF}second");
     }
 
@@ -469,12 +445,7 @@ mod tests {
         // Past the kept bytes of a long line it still counts.
         let mut long = vec![b'x'; READ_LINE_KEEP_BYTES + 10];
         long.push(0);
-        assert!(
-            read(&long, 1, 2000)
-                .unwrap_err()
-                .message
-                .contains("NUL byte")
-        );
+        assert!(read(&long, 1, 2000).unwrap_err().message.contains("NUL byte"));
     }
 
     #[test]
@@ -499,10 +470,7 @@ mod tests {
         assert_eq!(lines.len(), 2001);
         assert_eq!(lines[0], "1\tline 1");
         assert_eq!(lines[1999], "2000\tline 2000");
-        assert_eq!(
-            lines[2000],
-            "[showing lines 1-2000 of 5000. Continue with offset=2001]"
-        );
+        assert_eq!(lines[2000], "[showing lines 1-2000 of 5000. Continue with offset=2001]");
         assert!(out.len() <= MAX_RESULT_BYTES);
     }
 
@@ -538,23 +506,15 @@ mod tests {
         let line = "é".repeat(10_000);
         let file = format!("{line}\nshort\n");
         let out = read(file.as_bytes(), 1, 2000).unwrap();
-        let expected = format!(
-            "1\t{} ... (line truncated to 2000 chars)\n2\tshort",
-            "é".repeat(2000)
-        );
+        let expected =
+            format!("1\t{} ... (line truncated to 2000 chars)\n2\tshort", "é".repeat(2000));
         assert_eq!(out, expected);
         // Exactly 2000 characters is not cut.
         let exact = "a".repeat(2000);
-        assert_eq!(
-            read(exact.as_bytes(), 1, 2000).unwrap(),
-            format!("1\t{exact}")
-        );
+        assert_eq!(read(exact.as_bytes(), 1, 2000).unwrap(), format!("1\t{exact}"));
         // 2000 four-byte characters fill the kept bytes exactly; one more is cut.
         let wide = "😀".repeat(2000);
-        assert_eq!(
-            read(wide.as_bytes(), 1, 2000).unwrap(),
-            format!("1\t{wide}")
-        );
+        assert_eq!(read(wide.as_bytes(), 1, 2000).unwrap(), format!("1\t{wide}"));
         let wider = "😀".repeat(2001);
         assert_eq!(
             read(wider.as_bytes(), 1, 2000).unwrap(),
@@ -562,10 +522,7 @@ mod tests {
         );
         // A `\r` past the kept bytes does not make a line count as cut.
         let crlf = format!("{wide}\r\n");
-        assert_eq!(
-            read(crlf.as_bytes(), 1, 2000).unwrap(),
-            format!("1\t{wide}")
-        );
+        assert_eq!(read(crlf.as_bytes(), 1, 2000).unwrap(), format!("1\t{wide}"));
     }
 
     #[test]
@@ -582,10 +539,7 @@ mod tests {
         let out = reader.finish().unwrap();
         assert_eq!(
             out,
-            format!(
-                "1\t{} ... (line truncated to 2000 chars)\n2\tend",
-                "y".repeat(2000)
-            )
+            format!("1\t{} ... (line truncated to 2000 chars)\n2\tend", "y".repeat(2000))
         );
     }
 

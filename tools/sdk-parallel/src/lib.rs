@@ -77,4 +77,3 @@ macro_rules! export_parallel_tool {
         };
     };
 }
-

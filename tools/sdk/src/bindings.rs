@@ -14,4 +14,3 @@ wit_bindgen::generate!({
     // Imported-only records (`walk-options`, …) are still useful to name.
     generate_unused_types: true,
 });
-

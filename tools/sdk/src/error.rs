@@ -5,11 +5,7 @@ use crate::{ErrorCode, ToolError};
 impl ToolError {
     /// A non-retryable error with `code` and the model-facing `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            retryable: false,
-        }
+        Self { code, message: message.into(), retryable: false }
     }
 
     /// The same error, marked retryable (or not).
@@ -66,9 +62,6 @@ mod tests {
         assert!(!e.retryable);
         assert!(ToolError::timeout("slow").with_retryable(true).retryable);
         assert_eq!(ToolError::cancelled("x").code, ErrorCode::Cancelled);
-        assert_eq!(
-            ToolError::invalid_arguments("x").code,
-            ErrorCode::InvalidArguments
-        );
+        assert_eq!(ToolError::invalid_arguments("x").code, ErrorCode::InvalidArguments);
     }
 }

@@ -43,28 +43,37 @@ macro_rules! export_tool {
 #[doc(hidden)]
 pub mod __private {
     use crate::bindings::toolhost::tool::types::Output as WitOutput;
-    use crate::{Definition, Inspection, Output, ParallelTool, Tool, ToolError, input_schema, parse_input};
+    use crate::{
+        Definition, Inspection, Output, ParallelTool, Tool, ToolError, input_schema, parse_input,
+    };
 
     fn wit(output: Output) -> Result<WitOutput, ToolError> {
         let structured = match output.structured {
             None => None,
-            Some(value) => Some(
-                serde_json::to_string(&value)
-                    .map_err(|e| ToolError::execution_failed(format!("cannot encode the structured result: {e}")))?,
-            ),
+            Some(value) => Some(serde_json::to_string(&value).map_err(|e| {
+                ToolError::execution_failed(format!("cannot encode the structured result: {e}"))
+            })?),
         };
         Ok(WitOutput { text: output.text, structured })
     }
 
     /// Parse `input`, run part `index` of `count`, serialise what it found.
-    pub fn execute_part<T: ParallelTool>(input: &str, index: u32, count: u32) -> Result<Vec<u8>, ToolError> {
+    pub fn execute_part<T: ParallelTool>(
+        input: &str,
+        index: u32,
+        count: u32,
+    ) -> Result<Vec<u8>, ToolError> {
         let input = parse_input::<T::Input>(input)?;
         let part = T::default().execute_part(input, index, count)?;
-        serde_json::to_vec(&part).map_err(|e| ToolError::execution_failed(format!("cannot encode a part: {e}")))
+        serde_json::to_vec(&part)
+            .map_err(|e| ToolError::execution_failed(format!("cannot encode a part: {e}")))
     }
 
     /// Parse `input` and every part, then merge them.
-    pub fn merge<T: ParallelTool>(input: &str, parts: Vec<Vec<u8>>) -> Result<WitOutput, ToolError> {
+    pub fn merge<T: ParallelTool>(
+        input: &str,
+        parts: Vec<Vec<u8>>,
+    ) -> Result<WitOutput, ToolError> {
         let input = parse_input::<T::Input>(input)?;
         let parts = parts
             .iter()

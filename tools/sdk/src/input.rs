@@ -21,7 +21,10 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
         object.remove("title");
         let all_objects = |key: &str| {
             object.get(key).and_then(|v| v.as_array()).is_some_and(|variants| {
-                !variants.is_empty() && variants.iter().all(|v| v.get("type").and_then(|t| t.as_str()) == Some("object"))
+                !variants.is_empty()
+                    && variants
+                        .iter()
+                        .all(|v| v.get("type").and_then(|t| t.as_str()) == Some("object"))
             })
         };
         if !object.contains_key("type") && (all_objects("oneOf") || all_objects("anyOf")) {
@@ -36,8 +39,12 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
 /// schema's top level): serde alone would take an array for a struct whose fields all have
 /// defaults.
 pub fn parse_input<T: DeserializeOwned>(json: &str) -> Result<T, ToolError> {
-    let invalid = |e: &dyn std::fmt::Display| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}"));
-    if !json.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
+    let invalid = |e: &dyn std::fmt::Display| {
+        ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}"))
+    };
+    if !json.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok()
+    {
         return Err(invalid(&"expected a JSON object"));
     }
     serde_json::from_str(json).map_err(|e| invalid(&e))
@@ -116,10 +123,7 @@ mod tests {
         let schema = input_schema::<Greet>();
         let object = value.as_object().unwrap();
         let required = schema["required"].as_array().unwrap();
-        if required
-            .iter()
-            .any(|r| !object.contains_key(r.as_str().unwrap()))
-        {
+        if required.iter().any(|r| !object.contains_key(r.as_str().unwrap())) {
             return false;
         }
         let properties = schema["properties"].as_object().unwrap();
@@ -132,12 +136,7 @@ mod tests {
             let volume = &schema["$defs"]["Volume"];
             let allowed: Vec<&serde_json::Value> = match volume["enum"].as_array() {
                 Some(values) => values.iter().collect(),
-                None => volume["oneOf"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|o| &o["const"])
-                    .collect(),
+                None => volume["oneOf"].as_array().unwrap().iter().map(|o| &o["const"]).collect(),
             };
             if !allowed.contains(&v) {
                 return false;
@@ -157,20 +156,14 @@ mod tests {
         assert!(schema.get("title").is_none());
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["properties"]["name"]["description"], "Who to greet.");
-        assert!(
-            schema["properties"].get("repeatCount").is_some(),
-            "camelCase names"
-        );
+        assert!(schema["properties"].get("repeatCount").is_some(), "camelCase names");
     }
 
     #[test]
     fn schema_and_parser_agree() {
         let cases = [
             (json!({"name": "a"}), true),
-            (
-                json!({"name": "a", "volume": "very-loud", "repeatCount": 2}),
-                true,
-            ),
+            (json!({"name": "a", "volume": "very-loud", "repeatCount": 2}), true),
             (json!({}), false),                  // required field missing
             (json!({"volume": "quiet"}), false), // required field missing
             (json!({"name": "a", "volume": "shouting"}), false), // unknown enum value
@@ -191,28 +184,15 @@ mod tests {
         let err = parse_input::<Greet>("{\"name\": 3}").unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArguments);
         assert!(!err.retryable);
-        let serde_message = serde_json::from_str::<Greet>("{\"name\": 3}")
-            .unwrap_err()
-            .to_string();
+        let serde_message = serde_json::from_str::<Greet>("{\"name\": 3}").unwrap_err().to_string();
         assert_eq!(err.message, format!("invalid tool input: {serde_message}"));
         let err = parse_input::<Greet>("not json").unwrap_err();
-        assert!(
-            err.message.starts_with("invalid tool input: "),
-            "{}",
-            err.message
-        );
+        assert!(err.message.starts_with("invalid tool input: "), "{}", err.message);
     }
 
     #[test]
     fn parse_success_applies_defaults() {
         let greet: Greet = parse_input(r#"{"name":"x"}"#).unwrap();
-        assert_eq!(
-            greet,
-            Greet {
-                name: "x".into(),
-                volume: Volume::Quiet,
-                repeat_count: None
-            }
-        );
+        assert_eq!(greet, Greet { name: "x".into(), volume: Volume::Quiet, repeat_count: None });
     }
 }

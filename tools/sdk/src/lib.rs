@@ -73,10 +73,12 @@ pub use bindings::toolhost::tool::call::{
 };
 pub use bindings::toolhost::tool::types::{Definition, ErrorCode, Inspection, Risk, ToolError};
 pub use bindings::toolhost::tool::workspace::{
-    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, PathStat, WalkOptions, WalkedFile, Walker,
-    open_dir, open_file, open_for_write, stat,
+    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, PathStat, WalkOptions,
+    WalkedFile, Walker, open_dir, open_file, open_for_write, stat,
 };
 /// Run programs inside the host's sandbox (a tool of risk process-execution only).
 pub mod process {
-    pub use crate::bindings::toolhost::tool::process::{Captured, Command, Finished, Termination, run};
+    pub use crate::bindings::toolhost::tool::process::{
+        Captured, Command, Finished, Termination, run,
+    };
 }

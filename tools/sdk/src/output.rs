@@ -26,8 +26,9 @@ impl From<String> for Output {
 impl Output {
     /// `text` with `value` as the structured result.
     pub fn structured<T: Serialize>(text: impl Into<String>, value: &T) -> Result<Self, ToolError> {
-        let value = serde_json::to_value(value)
-            .map_err(|e| ToolError::execution_failed(format!("cannot encode the structured result: {e}")))?;
+        let value = serde_json::to_value(value).map_err(|e| {
+            ToolError::execution_failed(format!("cannot encode the structured result: {e}"))
+        })?;
         Ok(Output { text: text.into(), structured: Some(value) })
     }
 }

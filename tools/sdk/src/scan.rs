@@ -2,7 +2,9 @@
 //! two small traits so its loop also runs natively in tests: [`Control`] (cancellation and
 //! the scan timeout) and [`Append`] (the spill file for the full list).
 
-use crate::bindings::toolhost::tool::call::{Spill, Spilled, cancelled, elapsed_ms, scan_timeout_ms};
+use crate::bindings::toolhost::tool::call::{
+    Spill, Spilled, cancelled, elapsed_ms, scan_timeout_ms,
+};
 
 /// Why a scan stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,7 +46,11 @@ pub struct HostControl {
 impl HostControl {
     /// The control of this call (reads the scan timeout once).
     pub fn new() -> Self {
-        HostControl { timeout_ms: scan_timeout_ms(), checks: Default::default(), stopped: Default::default() }
+        HostControl {
+            timeout_ms: scan_timeout_ms(),
+            checks: Default::default(),
+            stopped: Default::default(),
+        }
     }
 
     /// The scan timeout in milliseconds (for the "timed out after" footer).
@@ -105,7 +111,11 @@ pub fn saved_clause(spilled: Option<&Spilled>) -> String {
 
 /// The line after a timeout footer when results were left out and the spill was saved.
 pub fn found_so_far_saved(spilled: &Spilled) -> String {
-    format!("[everything found before the timeout saved to {}{}]", spilled.path, if spilled.capped { CAPPED } else { "" })
+    format!(
+        "[everything found before the timeout saved to {}{}]",
+        spilled.path,
+        if spilled.capped { CAPPED } else { "" }
+    )
 }
 
 /// A timeout in seconds as a footer says it: `30s`, `0.2s`, `1.25s`.
@@ -136,6 +146,9 @@ mod tests {
         let s = Spilled { path: "/d/x.txt".into(), capped: false };
         assert_eq!(saved_clause(Some(&s)), "; full list saved to /d/x.txt");
         let s = Spilled { path: "/d/x.txt".into(), capped: true };
-        assert_eq!(saved_clause(Some(&s)), "; full list saved to /d/x.txt (only the first 64 MB were saved)");
+        assert_eq!(
+            saved_clause(Some(&s)),
+            "; full list saved to /d/x.txt (only the first 64 MB were saved)"
+        );
     }
 }

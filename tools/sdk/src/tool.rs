@@ -61,7 +61,12 @@ pub trait ParallelTool: Tool {
     type Part: serde::Serialize + DeserializeOwned;
 
     /// Part `index` of `count` of the call.
-    fn execute_part(&self, input: Self::Input, index: u32, count: u32) -> Result<Self::Part, ToolError>;
+    fn execute_part(
+        &self,
+        input: Self::Input,
+        index: u32,
+        count: u32,
+    ) -> Result<Self::Part, ToolError>;
 
     /// The call's output from every part's findings (in part order): its text
     /// (`Output::from(text)`), and its structured value for a tool with an output schema.

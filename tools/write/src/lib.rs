@@ -84,10 +84,7 @@ mod tests {
         assert_eq!(required.len(), 2);
         for field in ["path", "content"] {
             assert!(required.iter().any(|r| r == field), "{field}");
-            assert!(
-                schema["properties"][field]["description"].is_string(),
-                "{field}"
-            );
+            assert!(schema["properties"][field]["description"].is_string(), "{field}");
         }
     }
 

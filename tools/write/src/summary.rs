@@ -34,11 +34,7 @@ mod tests {
     use toolhost_sdk::ErrorCode;
 
     fn committed(kind: ChangeKind, additions: u32, deletions: u32) -> Committed {
-        Committed {
-            kind,
-            additions,
-            deletions,
-        }
+        Committed { kind, additions, deletions }
     }
 
     #[test]

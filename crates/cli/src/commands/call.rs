@@ -9,18 +9,25 @@ use anyhow::Result;
 
 use toolhost::approval::Approver;
 
+use crate::Cli;
 use crate::commands::EXIT_USAGE;
 use crate::setup::Setup;
-use crate::Cli;
 
 /// Make the call `tool` with `input` (a JSON object).
-pub async fn run(setup: &Setup, cli: &Cli, tool: &str, input: &str, json: bool) -> Result<ExitCode> {
+pub async fn run(
+    setup: &Setup,
+    cli: &Cli,
+    tool: &str,
+    input: &str,
+    json: bool,
+) -> Result<ExitCode> {
     // On a terminal, an escalation is asked for there; otherwise it is refused.
-    let approver: Option<Arc<dyn Approver>> = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        Some(Arc::new(toolhost::approval::TerminalApprover))
-    } else {
-        None
-    };
+    let approver: Option<Arc<dyn Approver>> =
+        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Some(Arc::new(toolhost::approval::TerminalApprover))
+        } else {
+            None
+        };
     let input: serde_json::Value = match serde_json::from_str(input) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
@@ -43,11 +50,15 @@ pub async fn run(setup: &Setup, cli: &Cli, tool: &str, input: &str, json: bool) 
     let store = match opened {
         Ok(Ok(store)) => Some(store),
         Err(_) => {
-            eprintln!("toolhost: the session store is unavailable (opening it failed); this call will not be recorded");
+            eprintln!(
+                "toolhost: the session store is unavailable (opening it failed); this call will not be recorded"
+            );
             None
         }
         Ok(Err(e)) => {
-            eprintln!("toolhost: the session store is unavailable ({e}); this call will not be recorded");
+            eprintln!(
+                "toolhost: the session store is unavailable ({e}); this call will not be recorded"
+            );
             None
         }
     };

@@ -6,22 +6,25 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use toolhost::ToolSessionContext;
 use toolhost::display::{quote_path, terminal_line};
 use toolhost::result::FileChangeKind;
 use toolhost::session::apply_recorded;
 use toolhost::store::RecordedChange;
 use toolhost::undo::Direction;
-use toolhost::ToolSessionContext;
 
-use crate::setup::{Setup, new_session_id};
 use crate::Cli;
+use crate::setup::{Setup, new_session_id};
 
 /// `changes`: list the recorded file changes with their diffs (only `--session`'s when given).
 pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
     let store = toolhost::store::Store::open(&setup.data_dir)?;
     let changes = store.recorded_changes(cli.session.as_deref())?;
     if json {
-        let list: Vec<_> = changes.into_iter().map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change)).collect();
+        let list: Vec<_> = changes
+            .into_iter()
+            .map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change))
+            .collect();
         println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&list)?));
     } else {
         print!("{}", render_changes(&changes, stdout_wants_color()));
@@ -31,9 +34,18 @@ pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
 
 /// `undo` (newest first) or `reapply` (oldest first) the changes `ids`; refused if a file
 /// changed since.
-pub async fn apply(setup: &Setup, cli: &Cli, ids: &[String], direction: Direction) -> Result<ExitCode> {
+pub async fn apply(
+    setup: &Setup,
+    cli: &Cli,
+    ids: &[String],
+    direction: Direction,
+) -> Result<ExitCode> {
     let store = toolhost::store::Store::open(&setup.data_dir)?;
-    let session = ToolSessionContext::local(&setup.workspace, &setup.data_dir, cli.session.clone().unwrap_or_else(new_session_id));
+    let session = ToolSessionContext::local(
+        &setup.workspace,
+        &setup.data_dir,
+        cli.session.clone().unwrap_or_else(new_session_id),
+    );
     match apply_recorded(&store, &session, &setup.policy, ids, direction).await {
         Ok(()) => {
             let verb = if direction == Direction::Undo { "Undid" } else { "Reapplied" };
@@ -50,8 +62,11 @@ pub async fn apply(setup: &Setup, cli: &Cli, ids: &[String], direction: Directio
 /// Render recorded changes for a terminal: a header per change, then its hunks; `+`/`-`
 /// lines coloured when `color`.
 fn render_changes(changes: &[RecordedChange], color: bool) -> String {
-    let (green, red, cyan, bold, reset) =
-        if color { ("\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[1m", "\x1b[0m") } else { ("", "", "", "", "") };
+    let (green, red, cyan, bold, reset) = if color {
+        ("\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[1m", "\x1b[0m")
+    } else {
+        ("", "", "", "", "")
+    };
     let mut out = String::new();
     for r in changes {
         let c = &r.change;

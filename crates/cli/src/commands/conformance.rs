@@ -12,7 +12,14 @@ use crate::setup::Setup;
 
 /// Run the checks and print the report (text, or JSON with `json`); `junit` also gets it as
 /// JUnit XML.
-pub async fn run(setup: &Setup, file: &Path, json: bool, junit: Option<&PathBuf>, cases: Option<usize>, seed: Option<u64>) -> Result<ExitCode> {
+pub async fn run(
+    setup: &Setup,
+    file: &Path,
+    json: bool,
+    junit: Option<&PathBuf>,
+    cases: Option<usize>,
+    seed: Option<u64>,
+) -> Result<ExitCode> {
     let mut options = toolhost_conformance::Options {
         cache_dir: Some(setup.data_dir.join("cache").join("components")),
         ..Default::default()
@@ -36,7 +43,8 @@ pub async fn run(setup: &Setup, file: &Path, json: bool, junit: Option<&PathBuf>
         print!("{}", toolhost::display::terminal_text(&report.text()));
     }
     if let Some(path) = junit {
-        std::fs::write(path, report.junit()).with_context(|| format!("cannot write the JUnit report to {}", path.display()))?;
+        std::fs::write(path, report.junit())
+            .with_context(|| format!("cannot write the JUnit report to {}", path.display()))?;
     }
     Ok(if report.failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

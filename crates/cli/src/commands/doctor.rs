@@ -20,7 +20,9 @@ pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolic
         }
         Availability::Unavailable { reason } => {
             println!("sandbox: UNAVAILABLE — {}.", toolhost::display::terminal_text(&reason));
-            println!("Until this is fixed, bash returns sandbox_unavailable and never runs; the file tools still work.");
+            println!(
+                "Until this is fixed, bash returns sandbox_unavailable and never runs; the file tools still work."
+            );
             ExitCode::FAILURE
         }
     }

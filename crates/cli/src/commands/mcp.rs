@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
+use crate::Cli;
 use crate::commands::EXIT_USAGE;
 use crate::setup::Setup;
-use crate::Cli;
 
 /// Serve `--agent`'s toolset; the options are `mcp`'s own (see `Command::Mcp`).
 pub async fn run(
@@ -25,9 +25,20 @@ pub async fn run(
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
     let toolset = setup.toolset_on(cli.agent, &cli.extra_tools, context.clone(), &runtime).await?;
     let store = toolhost::store::Store::open(&setup.data_dir)?;
-    let session = Arc::new(toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), Some(store))?);
+    let session = Arc::new(toolhost::session::SessionRuntime::new(
+        toolset,
+        setup.policy.clone(),
+        Some(store),
+    )?);
     let server = toolhost::mcp::McpServer::new(session);
-    tokio::spawn(follow_installed(setup.clone(), cli.agent, cli.extra_tools.clone(), context, runtime, server.clone()));
+    tokio::spawn(follow_installed(
+        setup.clone(),
+        cli.agent,
+        cli.extra_tools.clone(),
+        context,
+        runtime,
+        server.clone(),
+    ));
     let Some(listen) = listen else {
         server.serve_stdio().await?;
         return Ok(ExitCode::SUCCESS);
@@ -65,11 +76,15 @@ async fn follow_installed(
         match setup.toolset_on(agent, &extra_tools, context.clone(), &runtime).await {
             Ok(toolset) => {
                 if let Err(e) = server.replace_toolset(toolset).await {
-                    tracing::warn!("the installed tools changed, but the new toolset was not served: {e}");
+                    tracing::warn!(
+                        "the installed tools changed, but the new toolset was not served: {e}"
+                    );
                 }
             }
             Err(e) => {
-                let text = format!("toolhost: the installed tools changed, but they cannot be loaded (still serving the previous ones): {e:#}");
+                let text = format!(
+                    "toolhost: the installed tools changed, but they cannot be loaded (still serving the previous ones): {e:#}"
+                );
                 tracing::warn!("{text}");
                 eprintln!("{}", toolhost::display::terminal_text(&text));
             }
@@ -90,10 +105,16 @@ fn token_whereabouts(source: &toolhost::mcp::auth::TokenSource, auth: &Auth) -> 
     use toolhost::mcp::auth::{TOKEN_ENV, TokenSource};
     match (source, auth) {
         (TokenSource::Generated(path), _) => {
-            format!("MCP bearer token in {} (mode 0600, a new one at each start)", toolhost::display::terminal_text(&path.display().to_string()))
+            format!(
+                "MCP bearer token in {} (mode 0600, a new one at each start)",
+                toolhost::display::terminal_text(&path.display().to_string())
+            )
         }
         (TokenSource::File, Auth::Token(Some(file))) => {
-            format!("MCP bearer token from --token-file {}", toolhost::display::terminal_text(&file.display().to_string()))
+            format!(
+                "MCP bearer token from --token-file {}",
+                toolhost::display::terminal_text(&file.display().to_string())
+            )
         }
         (TokenSource::File, _) => "MCP bearer token from --token-file".into(),
         (TokenSource::Env, _) => format!("MCP bearer token from ${TOKEN_ENV}"),
@@ -127,10 +148,12 @@ async fn serve_http(
             ));
         }
         Auth::Off => None,
-        Auth::Token(file) => match auth::fixed(file.as_deref(), std::env::var_os(auth::TOKEN_ENV)) {
-            Ok(fixed) => fixed,
-            Err(e) => return usage(e.to_string()),
-        },
+        Auth::Token(file) => {
+            match auth::fixed(file.as_deref(), std::env::var_os(auth::TOKEN_ENV)) {
+                Ok(fixed) => fixed,
+                Err(e) => return usage(e.to_string()),
+            }
+        }
     };
     let endpoint = HttpEndpoint::bind(HttpOptions { addr, allowed_hosts, auth: None })
         .await
@@ -146,9 +169,12 @@ async fn serve_http(
             }
         },
     };
-    let endpoint = endpoint.with_auth(token.as_ref().map(|(token, source)| Authenticator::new(token, source)));
+    let endpoint =
+        endpoint.with_auth(token.as_ref().map(|(token, source)| Authenticator::new(token, source)));
     if !addr.ip().is_loopback() {
-        eprintln!("toolhost: warning: {addr} is not a loopback address; anyone who can reach it and has the token can run these tools");
+        eprintln!(
+            "toolhost: warning: {addr} is not a loopback address; anyone who can reach it and has the token can run these tools"
+        );
     }
     // The lines a supervisor (or a test) reads to find the endpoint and where its token is.
     // The token itself is never printed: stderr goes to logs, terminals and CI output.
@@ -163,7 +189,8 @@ async fn serve_http(
     let on_signal = shutdown.clone();
     tokio::spawn(async move {
         // SIGINT or SIGTERM: stop accepting, cancel calls in flight, let connections close, exit 0.
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         let sigterm = async {
             match term.as_mut() {
                 Some(t) => {

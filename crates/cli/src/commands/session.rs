@@ -5,14 +5,18 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use crate::setup::Setup;
 use crate::Cli;
+use crate::setup::Setup;
 
 /// Serve requests from stdin until it closes.
 pub async fn run(setup: &Setup, cli: &Cli) -> Result<ExitCode> {
     let toolset = setup.toolset(cli, None, toolhost::runtime::Allocation::Pooling).await?;
     let store = toolhost::store::Store::open(&setup.data_dir)?;
-    let session = Arc::new(toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), Some(store))?);
+    let session = Arc::new(toolhost::session::SessionRuntime::new(
+        toolset,
+        setup.policy.clone(),
+        Some(store),
+    )?);
     let stdin = tokio::io::BufReader::new(tokio::io::stdin());
     session.serve_jsonl(stdin, tokio::io::stdout()).await?;
     Ok(ExitCode::SUCCESS)

@@ -67,13 +67,19 @@ fn refuse(message: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool) -> Result<ExitCode> {
+async fn add(
+    setup: &Setup,
+    store: &ToolStore,
+    file: &std::path::Path,
+    yes: bool,
+) -> Result<ExitCode> {
     let runtime = setup.runtime(Allocation::OnDemand)?;
     let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     // Its id must differ, ignoring case, from every built-in's and installed one's (but the
     // one it upgrades, spelt exactly the same).
     let installed: Vec<String> = store.list()?.into_iter().map(|t| t.id).collect();
-    let mut taken: Vec<Taken<'_>> = toolhost::builtins::DEFAULT_TOOLSET.iter().map(|id| Taken::Builtin(id)).collect();
+    let mut taken: Vec<Taken<'_>> =
+        toolhost::builtins::DEFAULT_TOOLSET.iter().map(|id| Taken::Builtin(id)).collect();
     taken.extend(installed.iter().map(|id| Taken::Upgradable(id)));
     let candidate = match toolhost::plugins::check_component(&runtime, &source, &taken).await {
         Ok(c) => c,
@@ -93,7 +99,11 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
             .map(|c| format!("{} ({})", c.name, c.message))
             .collect();
         if !failed.is_empty() {
-            return Ok(refuse(&format!("not installed: {} fails conformance: {}", source.display(), failed.join("; "))));
+            return Ok(refuse(&format!(
+                "not installed: {} fails conformance: {}",
+                source.display(),
+                failed.join("; ")
+            )));
         }
     }
     let def = candidate.definition();
@@ -102,10 +112,19 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
     print!("{}", summary(&candidate, previous.as_ref()));
     if !yes {
         if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-            return Ok(refuse("not installed: nobody was asked (not a terminal); pass --yes to install without asking"));
+            return Ok(refuse(
+                "not installed: nobody was asked (not a terminal); pass --yes to install without asking",
+            ));
         }
-        let question = if previous.is_some() { format!("Upgrade `{id}`? [y/N] ") } else { format!("Install `{id}`? [y/N] ") };
-        let asked = tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question)).await.unwrap_or(false);
+        let question = if previous.is_some() {
+            format!("Upgrade `{id}`? [y/N] ")
+        } else {
+            format!("Install `{id}`? [y/N] ")
+        };
+        let asked =
+            tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question))
+                .await
+                .unwrap_or(false);
         if !asked {
             return Ok(refuse(&format!("not installed: `{id}` was not approved")));
         }
@@ -121,7 +140,11 @@ async fn add(setup: &Setup, store: &ToolStore, file: &std::path::Path, yes: bool
     };
     let lock = store.lock()?;
     store.install(&lock, record, &candidate.bytes)?;
-    println!("{} `{id}` ({})", if previous.is_some() { "upgraded" } else { "installed" }, def.risk.name());
+    println!(
+        "{} `{id}` ({})",
+        if previous.is_some() { "upgraded" } else { "installed" },
+        def.risk.name()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -141,7 +164,13 @@ fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
         candidate.wit_version,
     );
     if let Some(old) = previous {
-        out.push_str(&format!("  upgrades:    `{}` installed {} (sha256 {}, granted {})\n", old.id, old.added, old.sha256, old.risk.name()));
+        out.push_str(&format!(
+            "  upgrades:    `{}` installed {} (sha256 {}, granted {})\n",
+            old.id,
+            old.added,
+            old.sha256,
+            old.risk.name()
+        ));
         if risk_rank(def.risk) > risk_rank(old.risk) {
             out.push_str(&format!(
                 "  HIGHER RISK: it now asks for {}, more than the {} it was granted\n",
@@ -167,7 +196,15 @@ fn list(store: &ToolStore, json: bool) -> Result<ExitCode> {
             Ok(_) => String::new(),
             Err(why) => format!("\tNOT LOADED: {why}"),
         };
-        println!("{}\t{}\t{}\t{}\t{}{}", t.id, t.risk.name(), t.sha256, terminal_line(&t.source), t.added, terminal_text(&status));
+        println!(
+            "{}\t{}\t{}\t{}\t{}{}",
+            t.id,
+            t.risk.name(),
+            t.sha256,
+            terminal_line(&t.source),
+            t.added,
+            terminal_text(&status)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -222,7 +259,10 @@ async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<
             Ok(def) => {
                 // One escaped line: a description cannot print a field of its own under these.
                 println!("description: {}", terminal_line(def.description.trim()));
-                println!("input schema:\n{}", toolhost::display::json_text(&serde_json::to_string_pretty(&def.input_schema)?));
+                println!(
+                    "input schema:\n{}",
+                    toolhost::display::json_text(&serde_json::to_string_pretty(&def.input_schema)?)
+                );
             }
             Err(why) => println!("NOT LOADED:  {}", terminal_line(why)),
         }

@@ -68,10 +68,24 @@ pub enum Verdict {
 impl Rules {
     /// The rules below `parent` of the directory `dir` (open as `fd`) given what its listing
     /// shows; `parent` itself when the directory has no rules of its own.
-    pub fn child(parent: Option<&Arc<Rules>>, dir: &Path, fd: &File, listed: Listed) -> Option<Arc<Rules>> {
-        let ignore = if listed.ignore { read_rules(dir, fd, &[".ignore"]) } else { Gitignore::empty() };
-        let gitignore = if listed.gitignore { read_rules(dir, fd, &[".gitignore"]) } else { Gitignore::empty() };
-        let exclude = if listed.git { read_rules(dir, fd, &[".git", "info", "exclude"]) } else { Gitignore::empty() };
+    pub fn child(
+        parent: Option<&Arc<Rules>>,
+        dir: &Path,
+        fd: &File,
+        listed: Listed,
+    ) -> Option<Arc<Rules>> {
+        let ignore =
+            if listed.ignore { read_rules(dir, fd, &[".ignore"]) } else { Gitignore::empty() };
+        let gitignore = if listed.gitignore {
+            read_rules(dir, fd, &[".gitignore"])
+        } else {
+            Gitignore::empty()
+        };
+        let exclude = if listed.git {
+            read_rules(dir, fd, &[".git", "info", "exclude"])
+        } else {
+            Gitignore::empty()
+        };
         if ignore.is_empty() && gitignore.is_empty() && exclude.is_empty() {
             return parent.cloned();
         }
@@ -82,10 +96,15 @@ impl Rules {
     /// nearest directory's match; a `.ignore` match wins over a `.gitignore` one, which wins
     /// over `.git/info/exclude`.
     pub fn verdict(self: &Arc<Rules>, path: &Path, is_dir: bool) -> Verdict {
-        let (mut ignore, mut gitignore, mut exclude) = (Verdict::None, Verdict::None, Verdict::None);
+        let (mut ignore, mut gitignore, mut exclude) =
+            (Verdict::None, Verdict::None, Verdict::None);
         let mut level = Some(self);
         while let Some(rules) = level {
-            for (found, matcher) in [(&mut ignore, &rules.ignore), (&mut gitignore, &rules.gitignore), (&mut exclude, &rules.exclude)] {
+            for (found, matcher) in [
+                (&mut ignore, &rules.ignore),
+                (&mut gitignore, &rules.gitignore),
+                (&mut exclude, &rules.exclude),
+            ] {
                 if *found == Verdict::None && !matcher.is_empty() {
                     let m = matcher.matched(path, is_dir);
                     *found = if m.is_ignore() {
@@ -102,7 +121,10 @@ impl Rules {
             }
             level = rules.parent.as_ref();
         }
-        [ignore, gitignore, exclude].into_iter().find(|v| *v != Verdict::None).unwrap_or(Verdict::None)
+        [ignore, gitignore, exclude]
+            .into_iter()
+            .find(|v| *v != Verdict::None)
+            .unwrap_or(Verdict::None)
     }
 }
 
@@ -113,7 +135,9 @@ pub fn ancestors(root: &Path) -> Option<Arc<Rules>> {
     chain.reverse();
     let mut rules = None;
     for dir in chain {
-        let Ok(fd) = crate::open::open_with(dir, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK) else {
+        let Ok(fd) =
+            crate::open::open_with(dir, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK)
+        else {
             continue;
         };
         rules = Rules::child(rules.as_ref(), dir, &fd, Listed::ALL);

@@ -73,7 +73,11 @@ fn same_as_ignore_crate(root: &Path) {
         let got = by_walk(root, threads);
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
-        assert!(missing.is_empty() && extra.is_empty(), "{threads} threads under {}: missing {missing:?}, extra {extra:?}", root.display());
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{threads} threads under {}: missing {missing:?}, extra {extra:?}",
+            root.display()
+        );
     }
 }
 
@@ -84,18 +88,44 @@ fn each_ignore_rule_as_ripgrep_applies_it() {
     // Above the walk root: its rules reach into the walk (`parents`).
     put(&top, ".gitignore", "*.above\n/root/anchored.txt\n");
     let root = top.join("root");
-    put(&root, ".gitignore", "\u{feff}build/\n*.log\n!keep.log\n/only-top.txt\nsub/**/deep.txt\n!.env\n\\#hash.txt\n  \n# comment\n");
+    put(
+        &root,
+        ".gitignore",
+        "\u{feff}build/\n*.log\n!keep.log\n/only-top.txt\nsub/**/deep.txt\n!.env\n\\#hash.txt\n  \n# comment\n",
+    );
     put(&root, ".ignore", "!x.log\nignored-by-ignore.txt\n");
     for rel in [
-        "a.txt", "b.log", "keep.log", "x.log", "c.above", "anchored.txt", "only-top.txt", "sub/only-top.txt",
-        "sub/x/y/deep.txt", "sub/deep.txt", "build/out.txt", "sub/build/out.txt", ".env", ".hidden", ".dir/in.txt",
-        "#hash.txt", "ignored-by-ignore.txt", "sub/crlf.txt", "sub/crlf2.txt", "sub/bad.txt", "sub/notutf8.txt",
+        "a.txt",
+        "b.log",
+        "keep.log",
+        "x.log",
+        "c.above",
+        "anchored.txt",
+        "only-top.txt",
+        "sub/only-top.txt",
+        "sub/x/y/deep.txt",
+        "sub/deep.txt",
+        "build/out.txt",
+        "sub/build/out.txt",
+        ".env",
+        ".hidden",
+        ".dir/in.txt",
+        "#hash.txt",
+        "ignored-by-ignore.txt",
+        "sub/crlf.txt",
+        "sub/crlf2.txt",
+        "sub/bad.txt",
+        "sub/notutf8.txt",
     ] {
         put(&root, rel, "x\n");
     }
     // CRLF lines, a line that is not UTF-8, an invalid glob, whitelisting what the parent
     // ignores, a directory-only pattern matching a file.
-    std::fs::write(root.join("sub/.gitignore"), b"crlf.txt\r\ncrlf2.txt\r\n\xff\xfe.txt\nnotutf8.txt\n[\n!b.log\nfile-as-dir/\n").unwrap();
+    std::fs::write(
+        root.join("sub/.gitignore"),
+        b"crlf.txt\r\ncrlf2.txt\r\n\xff\xfe.txt\nnotutf8.txt\n[\n!b.log\nfile-as-dir/\n",
+    )
+    .unwrap();
     put(&root, "sub/b.log", "x\n");
     put(&root, "sub/file-as-dir", "x\n");
     // A nested repository's own excludes, and one outside any repository's `.git`.
@@ -129,10 +159,33 @@ impl Rng {
 
 #[test]
 fn random_trees_are_walked_as_ripgrep_walks_them() {
-    const NAMES: &[&str] = &["a", "b", "c.rs", "d.log", ".e", ".f.rs", "g h", "target", "src", "x.txt", "é.txt"];
+    const NAMES: &[&str] =
+        &["a", "b", "c.rs", "d.log", ".e", ".f.rs", "g h", "target", "src", "x.txt", "é.txt"];
     const PATTERNS: &[&str] = &[
-        "*.log", "!d.log", "a", "/a", "a/", "b/", "**/c.rs", "src/**", "!src/c.rs", ".e", "!.e", "!.f.rs", "target/",
-        "*.txt", "!x.txt", "g*", "/src/a", "**/b/**", "c.*", "!*", "é*", "\\!x.txt", "[ab]", "?",
+        "*.log",
+        "!d.log",
+        "a",
+        "/a",
+        "a/",
+        "b/",
+        "**/c.rs",
+        "src/**",
+        "!src/c.rs",
+        ".e",
+        "!.e",
+        "!.f.rs",
+        "target/",
+        "*.txt",
+        "!x.txt",
+        "g*",
+        "/src/a",
+        "**/b/**",
+        "c.*",
+        "!*",
+        "é*",
+        "\\!x.txt",
+        "[ab]",
+        "?",
     ];
     for seed in 1..=40u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -153,11 +206,13 @@ fn random_trees_are_walked_as_ripgrep_walks_them() {
                 }
                 2 => {
                     let file = rng.pick(&[".gitignore", ".ignore", ".gitignore"]);
-                    let lines: Vec<&str> = (0..1 + rng.next() % 4).map(|_| rng.pick(PATTERNS)).collect();
+                    let lines: Vec<&str> =
+                        (0..1 + rng.next() % 4).map(|_| rng.pick(PATTERNS)).collect();
                     std::fs::write(parent.join(file), lines.join("\n")).unwrap();
                 }
                 3 if rng.next() % 4 == 0 => {
-                    let lines: Vec<&str> = (0..1 + rng.next() % 3).map(|_| rng.pick(PATTERNS)).collect();
+                    let lines: Vec<&str> =
+                        (0..1 + rng.next() % 3).map(|_| rng.pick(PATTERNS)).collect();
                     std::fs::create_dir_all(parent.join(".git/info")).unwrap();
                     std::fs::write(parent.join(".git/info/exclude"), lines.join("\n")).unwrap();
                 }
@@ -188,7 +243,10 @@ fn ignore_files_that_are_symlinks_or_fifos_are_not_read() {
     put(&root, "sub2/.git", &format!("gitdir: {}\n", top.join("elsewhere").display()));
     let got = by_walk(&root, 2);
     for rel in ["plain.txt", "sub/also.txt", "sub2/third.txt"] {
-        assert!(got.contains(&(root.join(rel).display().to_string(), "file")), "{rel} missing: {got:?}");
+        assert!(
+            got.contains(&(root.join(rel).display().to_string(), "file")),
+            "{rel} missing: {got:?}"
+        );
     }
 }
 
@@ -208,7 +266,10 @@ fn a_visitor_can_skip_a_directory_or_end_the_walk() {
         }
     });
     let seen = seen.into_inner().unwrap();
-    assert!(seen.iter().any(|p| p.ends_with("skipped")) && !seen.iter().any(|p| p.starts_with(root.join("skipped/inner"))));
+    assert!(
+        seen.iter().any(|p| p.ends_with("skipped"))
+            && !seen.iter().any(|p| p.starts_with(root.join("skipped/inner")))
+    );
     let visits = Mutex::new(0);
     walk(&root, 2, || {
         |_: &Entry| {
@@ -249,5 +310,9 @@ fn an_entrys_modification_time_is_read_in_its_directory() {
         }
     });
     assert_eq!(got.into_inner().unwrap(), Some(Some(want)));
-    assert_eq!(root_time.into_inner().unwrap(), Some(true), "the root has no modification time here");
+    assert_eq!(
+        root_time.into_inner().unwrap(),
+        Some(true),
+        "the root has no modification time here"
+    );
 }

@@ -16,7 +16,8 @@ use wasmtime::component::Resource;
 use toolhost_core::context::ToolProgress;
 use toolhost_core::spill::{SpillWriter, spill_path};
 use toolhost_limits::{
-    MAX_CALL_OPEN_SPILLS, MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_PROGRESS_MESSAGE_BYTES, SCAN_TIMEOUT_MS,
+    MAX_CALL_OPEN_SPILLS, MAX_CALL_SPILL_BYTES, MAX_CALL_SPILL_FILES, MAX_PROGRESS_MESSAGE_BYTES,
+    SCAN_TIMEOUT_MS,
 };
 
 use super::state::{CallState, SharedSpill};
@@ -73,9 +74,14 @@ impl call::Host for CallState {
         Ok(self.started.elapsed().as_millis() as u64)
     }
 
-    async fn report_progress(&mut self, message: String, fraction: Option<f64>) -> wasmtime::Result<()> {
+    async fn report_progress(
+        &mut self,
+        message: String,
+        fraction: Option<f64>,
+    ) -> wasmtime::Result<()> {
         let fraction = fraction.filter(|f| f.is_finite()).map(|f| f.clamp(0.0, 1.0));
-        self.call.report_progress(ToolProgress::Message { message: bounded_message(message), fraction });
+        self.call
+            .report_progress(ToolProgress::Message { message: bounded_message(message), fraction });
         Ok(())
     }
 }
@@ -84,7 +90,9 @@ impl call::HostSpill for CallState {
     async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
         if self.call.sandbox_policy.reach() == toolhost_core::policy::Reach::Nothing {
             // No file system (describe): a spill that keeps nothing and finishes as none.
-            return Ok(self.table.push(SpillHandle { writer: Arc::new(std::sync::Mutex::new(None)) })?);
+            return Ok(self
+                .table
+                .push(SpillHandle { writer: Arc::new(std::sync::Mutex::new(None)) })?);
         }
         let index = self.spills;
         self.spills += 1;
@@ -92,19 +100,27 @@ impl call::HostSpill for CallState {
             let mut spills = self.share.spills.lock().unwrap_or_else(|e| e.into_inner());
             if spills.len() <= index {
                 // A new spill of the call (not one a parallel part already opened).
-                let held = spills.iter().filter(|s| s.lock().unwrap_or_else(|e| e.into_inner()).is_some()).count();
+                let held = spills
+                    .iter()
+                    .filter(|s| s.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+                    .count();
                 if held >= MAX_CALL_OPEN_SPILLS {
                     return Err(CallLimit::OpenSpills { held }.into());
                 }
                 let files = index + 1 - spills.len();
-                if self.share.spill_files.fetch_add(files, Ordering::SeqCst) + files > MAX_CALL_SPILL_FILES {
+                if self.share.spill_files.fetch_add(files, Ordering::SeqCst) + files
+                    > MAX_CALL_SPILL_FILES
+                {
                     return Err(CallLimit::SpillFiles.into());
                 }
             }
             while spills.len() <= index {
                 let n = spills.len();
-                let call_id =
-                    if n == 0 { self.call.call_id.0.clone() } else { format!("{}-{}", self.call.call_id.0, n) };
+                let call_id = if n == 0 {
+                    self.call.call_id.0.clone()
+                } else {
+                    format!("{}-{}", self.call.call_id.0, n)
+                };
                 let path = spill_path(&self.session.data_dir, &self.session.session_id, &call_id);
                 spills.push(Arc::new(std::sync::Mutex::new(Some(SpillWriter::new(path)))));
             }
@@ -131,10 +147,16 @@ impl call::HostSpill for CallState {
         Ok(())
     }
 
-    async fn finish(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<Option<call::Spilled>> {
+    async fn finish(
+        &mut self,
+        this: Resource<SpillHandle>,
+    ) -> wasmtime::Result<Option<call::Spilled>> {
         let writer = self.table.get(&this)?.writer.clone();
         let taken = writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        Ok(taken.and_then(|w| w.finish()).map(|s| call::Spilled { path: s.path.to_string_lossy().into_owned(), capped: s.capped }))
+        Ok(taken.and_then(|w| w.finish()).map(|s| call::Spilled {
+            path: s.path.to_string_lossy().into_owned(),
+            capped: s.capped,
+        }))
     }
 
     async fn drop(&mut self, this: Resource<SpillHandle>) -> wasmtime::Result<()> {
@@ -153,7 +175,9 @@ mod tests {
     fn a_long_progress_message_is_cut_at_a_character_boundary() {
         assert_eq!(bounded_message("short".into()), "short");
         let cut = bounded_message("é".repeat(MAX_PROGRESS_MESSAGE_BYTES));
-        assert!(cut.len() <= MAX_PROGRESS_MESSAGE_BYTES && cut.len() > MAX_PROGRESS_MESSAGE_BYTES - 2);
+        assert!(
+            cut.len() <= MAX_PROGRESS_MESSAGE_BYTES && cut.len() > MAX_PROGRESS_MESSAGE_BYTES - 2
+        );
         assert!(cut.chars().all(|c| c == 'é'));
     }
 }

@@ -14,8 +14,8 @@ use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
 
-use super::types::{WitResult, err, io_err, write_error};
 use super::state::CallState;
+use super::types::{WitResult, err, io_err, write_error};
 use super::workspace::open_checked;
 use crate::v0_2::toolhost::tool::{types, workspace};
 
@@ -44,11 +44,16 @@ fn read_text(checked: &CheckedPath) -> Result<Option<String>, types::ToolError> 
     if bytes.len() > MAX_EDIT_FILE_BYTES {
         return Err(err(
             types::ErrorCode::InvalidArguments,
-            format!("{display} is larger than 1 MiB (1048576 bytes); it cannot be edited with this tool"),
+            format!(
+                "{display} is larger than 1 MiB (1048576 bytes); it cannot be edited with this tool"
+            ),
         ));
     }
     String::from_utf8(bytes).map(Some).map_err(|_| {
-        err(types::ErrorCode::InvalidArguments, format!("{display} is not UTF-8 text; it cannot be edited with this tool"))
+        err(
+            types::ErrorCode::InvalidArguments,
+            format!("{display} is not UTF-8 text; it cannot be edited with this tool"),
+        )
     })
 }
 
@@ -56,22 +61,36 @@ impl CallState {
     /// The observation check of `docs/contract.md#read-before-edit` for an existing file with content hash `hash`.
     fn check_observed(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
         match self.session.observations.get(draft.checked.as_path()) {
-            None => Err(err(types::ErrorCode::InvalidArguments, observations::not_read_message(draft.checked.display()))),
-            Some(seen) if seen != hash => {
-                Err(err(types::ErrorCode::InvalidArguments, observations::changed_message(draft.checked.display())))
-            }
+            None => Err(err(
+                types::ErrorCode::InvalidArguments,
+                observations::not_read_message(draft.checked.display()),
+            )),
+            Some(seen) if seen != hash => Err(err(
+                types::ErrorCode::InvalidArguments,
+                observations::changed_message(draft.checked.display()),
+            )),
             Some(_) => Ok(()),
         }
     }
 
-    fn commit_draft(&mut self, this: &Resource<DraftHandle>, text: String) -> Result<workspace::Committed, types::ToolError> {
+    fn commit_draft(
+        &mut self,
+        this: &Resource<DraftHandle>,
+        text: String,
+    ) -> Result<workspace::Committed, types::ToolError> {
         if text.len() > MAX_EDIT_FILE_BYTES {
             return Err(err(
                 types::ErrorCode::InvalidArguments,
-                format!("the new content is {} bytes; the limit is 1 MiB (1048576 bytes)", text.len()),
+                format!(
+                    "the new content is {} bytes; the limit is 1 MiB (1048576 bytes)",
+                    text.len()
+                ),
             ));
         }
-        let draft = self.table.get(this).map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
+        let draft = self
+            .table
+            .get(this)
+            .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
         let real = draft.checked.as_path().to_path_buf();
         let display = draft.checked.display().to_string();
         let input = draft.input.clone();
@@ -80,14 +99,21 @@ impl CallState {
             let hash = sha256_hex(before.as_bytes());
             match &draft.served {
                 Some(served) if *served != hash => {
-                    return Err(err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE));
+                    return Err(err(
+                        types::ErrorCode::ExecutionFailed,
+                        observations::STALE_WRITE_MESSAGE,
+                    ));
                 }
                 Some(_) => {}
                 None => self.check_observed(draft, &hash)?,
             }
             if *before == text {
                 self.session.observations.record(&real, hash);
-                return Ok(workspace::Committed { kind: workspace::ChangeKind::Unchanged, additions: 0, deletions: 0 });
+                return Ok(workspace::Committed {
+                    kind: workspace::ChangeKind::Unchanged,
+                    additions: 0,
+                    deletions: 0,
+                });
             }
         } else if draft.served.is_some() {
             // `current` said the file did not exist and now it does not: fine. If it
@@ -95,13 +121,20 @@ impl CallState {
         }
         let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
         if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
-            return Err(write_error(&format!("cannot create the parent directory of {display}"), &display, e));
+            return Err(write_error(
+                &format!("cannot create the parent directory of {display}"),
+                &display,
+                e,
+            ));
         }
         // Resolve again now that the parents exist (`docs/contract.md#paths`): a symlink planted in the new
         // chain must not take the write elsewhere.
         let again = self.check(&input, Access::Write, Intent::MayCreate)?;
         if again.as_path() != real {
-            return Err(err(types::ErrorCode::PermissionDenied, format!("{display} resolved to a different place while it was being written")));
+            return Err(err(
+                types::ErrorCode::PermissionDenied,
+                format!("{display} resolved to a different place while it was being written"),
+            ));
         }
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
         toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
@@ -109,7 +142,11 @@ impl CallState {
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
         let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
         let committed = workspace::Committed {
-            kind: if before.is_some() { workspace::ChangeKind::Modified } else { workspace::ChangeKind::Created },
+            kind: if before.is_some() {
+                workspace::ChangeKind::Modified
+            } else {
+                workspace::ChangeKind::Created
+            },
             additions: change.additions,
             deletions: change.deletions,
         };
@@ -138,7 +175,11 @@ impl workspace::HostDraft for CallState {
         Ok(Ok(Some(text)))
     }
 
-    async fn commit(&mut self, this: Resource<DraftHandle>, text: String) -> WitResult<workspace::Committed> {
+    async fn commit(
+        &mut self,
+        this: Resource<DraftHandle>,
+        text: String,
+    ) -> WitResult<workspace::Committed> {
         Ok(self.commit_draft(&this, text))
     }
 
@@ -147,4 +188,3 @@ impl workspace::HostDraft for CallState {
         Ok(())
     }
 }
-

@@ -13,12 +13,14 @@ use std::time::Instant;
 use toolhost_core::fence::Intent;
 use toolhost_core::policy::Access;
 use toolhost_core::spill::spill_path;
-use toolhost_sandbox::bash::{NotRun, SandboxedRun, detect_denial, effective_timeout_ms, run_sandboxed};
+use toolhost_sandbox::bash::{
+    NotRun, SandboxedRun, detect_denial, effective_timeout_ms, run_sandboxed,
+};
 use toolhost_sandbox::capture::{Capture, Stream};
 use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 
-use super::types::{WitResult, err};
 use super::state::CallState;
+use super::types::{WitResult, err};
 use crate::v0_2::toolhost::tool::{process, types};
 
 /// Variables a component may set for a run, at most.
@@ -129,7 +131,11 @@ pub const ALLOWED_ENV: &[(&str, EnvValue)] = &[
 impl EnvValue {
     /// Whether `value` is one this kind allows.
     fn allows(self, value: &str) -> bool {
-        let locale = |v: &str| !v.contains("..") && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@'));
+        let locale = |v: &str| {
+            !v.contains("..")
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@'))
+        };
         match self {
             EnvValue::Any => true,
             EnvValue::Number => value.chars().all(|c| c.is_ascii_digit()),
@@ -141,7 +147,12 @@ impl EnvValue {
                     && !name.split('/').any(|part| part == "..")
                     && value.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.,:/<>".contains(c))
             }
-            EnvValue::Terminal => !value.contains("..") && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')),
+            EnvValue::Terminal => {
+                !value.contains("..")
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+'))
+            }
         }
     }
 
@@ -153,14 +164,20 @@ impl EnvValue {
             EnvValue::Locale => "a locale name (letters, digits, `_`, `.`, `-`, `@`; not a path)",
             EnvValue::LocaleList => "locale names separated by `:` (not paths)",
             EnvValue::TimeZone => "a zone name or rule (no `..`, not a path)",
-            EnvValue::Terminal => "a terminal name (letters, digits, `_`, `.`, `-`, `+`; not a path)",
+            EnvValue::Terminal => {
+                "a terminal name (letters, digits, `_`, `.`, `-`, `+`; not a path)"
+            }
         }
     }
 }
 
 /// The names of [`ALLOWED_ENV`], for texts.
 fn allowed_names() -> String {
-    let mut names: Vec<&str> = ALLOWED_ENV.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("LC_") || *n == "LC_ALL").collect();
+    let mut names: Vec<&str> = ALLOWED_ENV
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !n.starts_with("LC_") || *n == "LC_ALL")
+        .collect();
     names.insert(names.iter().position(|n| *n == "LC_ALL").map_or(0, |i| i + 1), "LC_*");
     names.join(", ")
 }
@@ -168,7 +185,12 @@ fn allowed_names() -> String {
 /// Why a component may not set the variable `name` to `value` under `policy` (whose
 /// `process_env_allow` adds names); `None` if it may. `policy_file` is where an operator
 /// allows more.
-pub fn env_refusal(name: &str, value: &str, policy: &toolhost_core::policy::SandboxPolicy, policy_file: &std::path::Path) -> Option<String> {
+pub fn env_refusal(
+    name: &str,
+    value: &str,
+    policy: &toolhost_core::policy::SandboxPolicy,
+    policy_file: &std::path::Path,
+) -> Option<String> {
     let well_formed = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -179,7 +201,10 @@ pub fn env_refusal(name: &str, value: &str, policy: &toolhost_core::policy::Sand
         ));
     }
     let upper = name.to_ascii_uppercase();
-    if let Some(r) = REFUSED_ENV.iter().find(|r| if r.ends_with('_') { upper.starts_with(*r) } else { upper == **r }) {
+    if let Some(r) = REFUSED_ENV
+        .iter()
+        .find(|r| if r.ends_with('_') { upper.starts_with(*r) } else { upper == **r })
+    {
         return Some(format!(
             "a tool may not set {name} for a program it runs ({r}{} decides what code runs); the host's value is used",
             if r.ends_with('_') { "*" } else { "" }
@@ -206,23 +231,38 @@ fn invalid(message: String) -> types::ToolError {
 
 /// The program, arguments and environment of `command`, checked; `policy` and `policy_file`
 /// as for [`env_refusal`].
-fn check_command(command: &process::Command, policy: &toolhost_core::policy::SandboxPolicy, policy_file: &std::path::Path) -> Result<(), types::ToolError> {
+fn check_command(
+    command: &process::Command,
+    policy: &toolhost_core::policy::SandboxPolicy,
+    policy_file: &std::path::Path,
+) -> Result<(), types::ToolError> {
     if command.program.trim().is_empty() {
         return Err(invalid("process.run needs a program to run".into()));
     }
     if command.args.len() > MAX_PROCESS_ARGS {
-        return Err(invalid(format!("process.run takes at most {MAX_PROCESS_ARGS} arguments; got {}", command.args.len())));
+        return Err(invalid(format!(
+            "process.run takes at most {MAX_PROCESS_ARGS} arguments; got {}",
+            command.args.len()
+        )));
     }
     if command.env.len() > MAX_PROCESS_ENV {
-        return Err(invalid(format!("process.run takes at most {MAX_PROCESS_ENV} environment variables; got {}", command.env.len())));
+        return Err(invalid(format!(
+            "process.run takes at most {MAX_PROCESS_ENV} environment variables; got {}",
+            command.env.len()
+        )));
     }
-    let texts = std::iter::once(&command.program).chain(&command.args).chain(command.env.iter().map(|(_, v)| v));
+    let texts = std::iter::once(&command.program)
+        .chain(&command.args)
+        .chain(command.env.iter().map(|(_, v)| v));
     for text in texts {
         if text.contains('\0') {
             return Err(invalid("a program, argument or environment value contains a NUL byte, which no program can receive".into()));
         }
         if text.len() > MAX_PROCESS_ARG_BYTES {
-            return Err(invalid(format!("an argument or environment value is {} bytes; at most {MAX_PROCESS_ARG_BYTES}", text.len())));
+            return Err(invalid(format!(
+                "an argument or environment value is {} bytes; at most {MAX_PROCESS_ARG_BYTES}",
+                text.len()
+            )));
         }
     }
     for (name, value) in &command.env {
@@ -263,7 +303,9 @@ impl process::Host for CallState {
                 if !checked.as_path().starts_with(&workspace) {
                     return Ok(Err(err(
                         types::ErrorCode::PermissionDenied,
-                        format!("{dir} is outside the workspace; a program runs in a directory inside it"),
+                        format!(
+                            "{dir} is outside the workspace; a program runs in a directory inside it"
+                        ),
                     )));
                 }
                 if !checked.as_path().is_dir() {
@@ -277,14 +319,23 @@ impl process::Host for CallState {
         env.extend(command.env.iter().cloned());
 
         let mut noted = vec![shown.clone()];
-        noted.extend(command.args.iter().map(|a| toolhost_core::display::terminal_line(a).into_owned()));
+        noted.extend(
+            command.args.iter().map(|a| toolhost_core::display::terminal_line(a).into_owned()),
+        );
         self.share.grant.note_run(noted.join(" "));
         let n = self.share.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let spill = |stream: &str| spill_path(&self.session.data_dir, &self.session.session_id, &format!("{}-run{n}-{stream}", self.call.call_id.0));
+        let spill = |stream: &str| {
+            spill_path(
+                &self.session.data_dir,
+                &self.session.session_id,
+                &format!("{}-run{n}-{stream}", self.call.call_id.0),
+            )
+        };
         // The run's two spill files are reserved whole against the call's spill bounds; when
         // they do not fit, its output is still bounded (head and tail) but not saved.
         let reserve = self.share.reserve_run_spills();
-        let (out_spill, err_spill) = if reserve { (Some(spill("stdout")), Some(spill("stderr"))) } else { (None, None) };
+        let (out_spill, err_spill) =
+            if reserve { (Some(spill("stdout")), Some(spill("stderr"))) } else { (None, None) };
         let streams = Arc::new(Mutex::new((Capture::new(out_spill), Capture::new(err_spill))));
         let sink = streams.clone();
         let progress: ProgressFn = Arc::new(move |stream, bytes: &[u8]| {
@@ -294,7 +345,8 @@ impl process::Host for CallState {
                 Stream::Stderr => s.1.push(Stream::Stderr, bytes),
             }
         });
-        let timeout_ms = effective_timeout_ms(command.timeout_ms, self.call.deadline, Instant::now());
+        let timeout_ms =
+            effective_timeout_ms(command.timeout_ms, self.call.deadline, Instant::now());
         let mut argv: Vec<std::ffi::OsString> = vec![command.program.clone().into()];
         argv.extend(command.args.iter().map(Into::into));
         let policy = self.call.sandbox_policy.clone();
@@ -315,7 +367,9 @@ impl process::Host for CallState {
         .await;
         let run = match run {
             Ok(run) => run,
-            Err(NotRun { text }) => return Ok(Err(err(types::ErrorCode::SandboxUnavailable, text))),
+            Err(NotRun { text }) => {
+                return Ok(Err(err(types::ErrorCode::SandboxUnavailable, text)));
+            }
         };
         let (stdout, mut stderr) = {
             let mut s = streams.lock().unwrap_or_else(|e| e.into_inner());
@@ -323,17 +377,27 @@ impl process::Host for CallState {
             (std::mem::replace(&mut s.0, empty()), std::mem::replace(&mut s.1, empty()))
         };
         if reserve {
-            self.share.settle_run_spills([&stdout, &stderr].map(|c| c.spill_path().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len())));
+            self.share.settle_run_spills([&stdout, &stderr].map(|c| {
+                c.spill_path().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len())
+            }));
         }
         let (termination, exit_code, signal) = match run.end {
-            ProcessEnd::Exited { code: Some(code), .. } => (process::Termination::Exited, Some(code), None),
-            ProcessEnd::Exited { code: None, signal } => (process::Termination::Signalled, None, signal),
+            ProcessEnd::Exited { code: Some(code), .. } => {
+                (process::Termination::Exited, Some(code), None)
+            }
+            ProcessEnd::Exited { code: None, signal } => {
+                (process::Termination::Signalled, None, signal)
+            }
             ProcessEnd::TimedOut => (process::Termination::TimedOut, None, None),
             ProcessEnd::Cancelled => (process::Termination::Cancelled, None, None),
             ProcessEnd::SpawnFailed(reason) => {
                 stderr = Capture::new(None);
                 // The sandbox helper's own text already names the program.
-                let text = if reason.starts_with(toolhost_sandbox::landlock::EXEC_FAILED) { reason } else { format!("cannot run {shown}: {reason}") };
+                let text = if reason.starts_with(toolhost_sandbox::landlock::EXEC_FAILED) {
+                    reason
+                } else {
+                    format!("cannot run {shown}: {reason}")
+                };
                 stderr.push(Stream::Stderr, text.as_bytes());
                 (process::Termination::SpawnFailed, None, None)
             }
@@ -344,7 +408,10 @@ impl process::Host for CallState {
                 )));
             }
             ProcessEnd::OutcomeUnknown(e) => {
-                return Ok(Err(err(types::ErrorCode::OutcomeUnknown, toolhost_sandbox::bash::texts::outcome_unknown(&e))));
+                return Ok(Err(err(
+                    types::ErrorCode::OutcomeUnknown,
+                    toolhost_sandbox::bash::texts::outcome_unknown(&e),
+                )));
             }
         };
         let stdout = captured(&stdout);
@@ -352,7 +419,9 @@ impl process::Host for CallState {
         // What the kernel refused that the policy forbids, and what the sweep removed, as bash
         // marks them (after stderr, which the component reads last).
         let mut notes = Vec::new();
-        let denial = [&stdout.text, &stderr.text].into_iter().find_map(|text| detect_denial(text, &policy, &cwd));
+        let denial = [&stdout.text, &stderr.text]
+            .into_iter()
+            .find_map(|text| detect_denial(text, &policy, &cwd));
         if let Some((_, denial)) = &denial {
             notes.push(toolhost_sandbox::bash::texts::denial_marker(&denial.message));
         }
@@ -387,7 +456,10 @@ mod tests {
     use toolhost_core::policy::{PolicyConfig, SandboxMode, SandboxPolicy};
 
     fn policy(allow: &[&str]) -> SandboxPolicy {
-        let config = PolicyConfig { process_env_allow: allow.iter().map(|s| s.to_string()).collect(), ..Default::default() };
+        let config = PolicyConfig {
+            process_env_allow: allow.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
         SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/ws").config(config).build()
     }
 
@@ -395,21 +467,76 @@ mod tests {
     fn the_environment_a_tool_may_set_is_an_allow_list() {
         let file = std::path::Path::new("/data/policy.json");
         let none = policy(&[]);
-        for (ok, value) in [("CI", "true"), ("NO_COLOR", "1"), ("LANG", "en_US.UTF-8"), ("LC_ALL", "C"), ("LANGUAGE", "de:en"), ("TZ", "Europe/Berlin"), ("TZ", "EST5EDT,M3.2.0,M11.1.0"), ("TZ", "UTC"), ("TERM", "xterm-256color"), ("COLUMNS", "80")] {
+        for (ok, value) in [
+            ("CI", "true"),
+            ("NO_COLOR", "1"),
+            ("LANG", "en_US.UTF-8"),
+            ("LC_ALL", "C"),
+            ("LANGUAGE", "de:en"),
+            ("TZ", "Europe/Berlin"),
+            ("TZ", "EST5EDT,M3.2.0,M11.1.0"),
+            ("TZ", "UTC"),
+            ("TERM", "xterm-256color"),
+            ("COLUMNS", "80"),
+        ] {
             assert_eq!(env_refusal(ok, value, &none, file), None, "{ok}={value}");
         }
-        for refused in ["PATH", "path", "LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "BASH_FUNC_x%%", "GIT_CONFIG_COUNT", "NODE_OPTIONS", "PYTHONPATH", "HOME"] {
+        for refused in [
+            "PATH",
+            "path",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "DYLD_INSERT_LIBRARIES",
+            "BASH_ENV",
+            "BASH_FUNC_x%%",
+            "GIT_CONFIG_COUNT",
+            "NODE_OPTIONS",
+            "PYTHONPATH",
+            "HOME",
+        ] {
             assert!(env_refusal(refused, "x", &none, file).is_some(), "{refused}");
         }
         // Not on the list: refused, saying how an operator allows it.
-        for unknown in ["GIT_DIR", "XDG_CONFIG_HOME", "PAGER", "EDITOR", "GOFLAGS", "CC", "RUST_BACKTRACE", "lang", "cargo_term_color"] {
-            let why = env_refusal(unknown, "x", &none, file).unwrap_or_else(|| panic!("{unknown} was allowed"));
-            assert!(why.contains(&format!("may not set {unknown}")) && why.contains(&format!("\"{unknown}\" to \"process_env_allow\" in /data/policy.json")), "{why}");
+        for unknown in [
+            "GIT_DIR",
+            "XDG_CONFIG_HOME",
+            "PAGER",
+            "EDITOR",
+            "GOFLAGS",
+            "CC",
+            "RUST_BACKTRACE",
+            "lang",
+            "cargo_term_color",
+        ] {
+            let why = env_refusal(unknown, "x", &none, file)
+                .unwrap_or_else(|| panic!("{unknown} was allowed"));
+            assert!(
+                why.contains(&format!("may not set {unknown}"))
+                    && why.contains(&format!(
+                        "\"{unknown}\" to \"process_env_allow\" in /data/policy.json"
+                    )),
+                "{why}"
+            );
         }
         // A name that must stay a name.
-        for (name, value) in [("LANG", "/ws/locale"), ("LC_CTYPE", "../x"), ("LC_ALL", ".."), ("LANGUAGE", "en:/ws/x"), ("LANGUAGE", "de:.."), ("TZ", "/ws/zone"), ("TZ", ":/ws/zone"), ("TZ", "../../ws/zone"), ("TERM", "../ws/t"), ("COLUMNS", "80x")] {
-            let why = env_refusal(name, value, &none, file).unwrap_or_else(|| panic!("{name}={value} was allowed"));
-            assert!(why.contains(&format!("may set {name} for a program it runs only to")), "{why}");
+        for (name, value) in [
+            ("LANG", "/ws/locale"),
+            ("LC_CTYPE", "../x"),
+            ("LC_ALL", ".."),
+            ("LANGUAGE", "en:/ws/x"),
+            ("LANGUAGE", "de:.."),
+            ("TZ", "/ws/zone"),
+            ("TZ", ":/ws/zone"),
+            ("TZ", "../../ws/zone"),
+            ("TERM", "../ws/t"),
+            ("COLUMNS", "80x"),
+        ] {
+            let why = env_refusal(name, value, &none, file)
+                .unwrap_or_else(|| panic!("{name}={value} was allowed"));
+            assert!(
+                why.contains(&format!("may set {name} for a program it runs only to")),
+                "{why}"
+            );
         }
         // policy.json adds names, never one that decides what code runs.
         let some = policy(&["GOFLAGS", "MYAPP_*", "PATH", "LD_*"]);
@@ -417,9 +544,16 @@ mod tests {
         assert_eq!(env_refusal("MYAPP_LEVEL", "3", &some, file), None);
         assert!(env_refusal("GIT_DIR", "x", &some, file).is_some());
         assert!(env_refusal("PATH", "/x", &some, file).unwrap().contains("decides what code runs"));
-        assert!(env_refusal("LD_PRELOAD", "/x", &some, file).unwrap().contains("decides what code runs"));
+        assert!(
+            env_refusal("LD_PRELOAD", "/x", &some, file)
+                .unwrap()
+                .contains("decides what code runs")
+        );
         for malformed in ["", "A=B", "1X", "A B", "Ä"] {
-            assert!(env_refusal(malformed, "x", &some, file).unwrap().contains("is not allowed"), "{malformed}");
+            assert!(
+                env_refusal(malformed, "x", &some, file).unwrap().contains("is not allowed"),
+                "{malformed}"
+            );
         }
     }
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use wasmtime::component::ResourceTable;
 use wasmtime::StoreLimits;
+use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
@@ -86,7 +86,9 @@ impl CallShare {
             self.spill_files.fetch_sub(2, SeqCst);
             return false;
         }
-        if self.spill_bytes.fetch_add(2 * MAX_SPILL_BYTES, SeqCst) + 2 * MAX_SPILL_BYTES > MAX_CALL_SPILL_BYTES {
+        if self.spill_bytes.fetch_add(2 * MAX_SPILL_BYTES, SeqCst) + 2 * MAX_SPILL_BYTES
+            > MAX_CALL_SPILL_BYTES
+        {
             self.spill_bytes.fetch_sub(2 * MAX_SPILL_BYTES, SeqCst);
             self.spill_files.fetch_sub(2, SeqCst);
             return false;
@@ -169,7 +171,12 @@ impl CallState {
         }
     }
 
-    pub(super) fn check(&self, path: &str, access: Access, intent: Intent) -> Result<CheckedPath, wit_types::ToolError> {
+    pub(super) fn check(
+        &self,
+        path: &str,
+        access: Access,
+        intent: Intent,
+    ) -> Result<CheckedPath, wit_types::ToolError> {
         resolve_path(&self.session, path, access, intent, &self.call.sandbox_policy).map_err(|e| {
             if e.sandbox_denied {
                 self.sandbox_denied.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -214,7 +221,10 @@ mod tests {
         assert_eq!(share.spill_bytes.load(SeqCst), MAX_CALL_SPILL_BYTES);
         // A run that spilled 1 MiB and nothing gives back the rest.
         share.settle_run_spills([1 << 20, 0]);
-        assert_eq!(share.spill_bytes.load(SeqCst), MAX_CALL_SPILL_BYTES - 2 * MAX_SPILL_BYTES + (1 << 20));
+        assert_eq!(
+            share.spill_bytes.load(SeqCst),
+            MAX_CALL_SPILL_BYTES - 2 * MAX_SPILL_BYTES + (1 << 20)
+        );
         assert!(!share.reserve_run_spills(), "less than two whole files are left");
         share.spill_bytes.store(0, SeqCst);
         share.spill_files.store(MAX_CALL_SPILL_FILES - 1, SeqCst);

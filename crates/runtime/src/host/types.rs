@@ -52,15 +52,25 @@ pub(super) type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
 impl types::Host for CallState {}
 
 /// The model-facing error for a failed write step (`what`: the step, for I/O errors).
-pub(super) fn write_error(what: &str, display: &str, e: toolhost_core::atomic::AtomicWriteError) -> types::ToolError {
+pub(super) fn write_error(
+    what: &str,
+    display: &str,
+    e: toolhost_core::atomic::AtomicWriteError,
+) -> types::ToolError {
     use toolhost_core::atomic::AtomicWriteError;
     match e {
-        AtomicWriteError::Stale => err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE),
+        AtomicWriteError::Stale => {
+            err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE)
+        }
         AtomicWriteError::Moved(_) => err(
             types::ErrorCode::PermissionDenied,
-            format!("{display} changed while it was being written (a symlink or rename raced the check); refusing it"),
+            format!(
+                "{display} changed while it was being written (a symlink or rename raced the check); refusing it"
+            ),
         ),
-        e @ AtomicWriteError::HardLinked(_) => err(types::ErrorCode::PermissionDenied, format!("{display}: {e}")),
+        e @ AtomicWriteError::HardLinked(_) => {
+            err(types::ErrorCode::PermissionDenied, format!("{display}: {e}"))
+        }
         AtomicWriteError::Io(e) => io_err(what, e),
     }
 }
@@ -69,6 +79,8 @@ pub(super) fn write_error(what: &str, display: &str, e: toolhost_core::atomic::A
 pub(super) fn raced(display: &str) -> types::ToolError {
     err(
         types::ErrorCode::PermissionDenied,
-        format!("{display} changed while it was being opened (a symlink or rename raced the check); refusing it"),
+        format!(
+            "{display} changed while it was being opened (a symlink or rename raced the check); refusing it"
+        ),
     )
 }

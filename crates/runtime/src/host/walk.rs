@@ -15,8 +15,8 @@ use toolhost_core::fence::display_path;
 use toolhost_core::open::open_regular;
 use toolhost_core::policy::{Access, Actor};
 
-use super::types::{WitResult, err};
 use super::state::CallState;
+use super::types::{WitResult, err};
 use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// Files a walk delivers per batch.
@@ -106,11 +106,17 @@ impl Drop for ChunkSender {
 /// The walked file for `found`, with its contents read when `with_contents`.
 fn walked(found: Found, with_contents: bool) -> workspace::WalkedFile {
     if !with_contents {
-        return workspace::WalkedFile { path: found.display, modified_ms: found.modified_ms, contents: None };
+        return workspace::WalkedFile {
+            path: found.display,
+            modified_ms: found.modified_ms,
+            contents: None,
+        };
     }
     // Open first and ask the open file (fstat): no second path lookup.
     let (modified_ms, contents) = match open_regular(&found.path) {
-        Ok((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => (modified_millis(&meta), read_walked(&mut file, meta.len())),
+        Ok((mut file, meta)) if meta.len() <= MAX_WALK_CONTENT_BYTES => {
+            (modified_millis(&meta), read_walked(&mut file, meta.len()))
+        }
         Ok((_, meta)) => (modified_millis(&meta), None),
         Err(_) => (None, None),
     };
@@ -119,7 +125,10 @@ fn walked(found: Found, with_contents: bool) -> workspace::WalkedFile {
 
 /// A file's modification time in milliseconds since the epoch, when it has one.
 pub(super) fn modified_millis(meta: &std::fs::Metadata) -> Option<u64> {
-    meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64)
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as u64)
 }
 
 /// The contents of an opened walked file of `size` bytes (as `fstat` said when it was
@@ -220,7 +229,8 @@ fn spawn_walk(
                 let path = entry.path;
                 // A marked data dir can lie anywhere: an entry named like its private entries is
                 // always asked about (a name comparison; the check looks for the marker).
-                let ask = check_each || toolhost_core::policy::SandboxPolicy::may_be_private_data(path);
+                let ask =
+                    check_each || toolhost_core::policy::SandboxPolicy::may_be_private_data(path);
                 if ask && policy.check(path, Access::Read, Actor::FileTool).is_err() {
                     return Flow::Skip;
                 }
@@ -268,7 +278,12 @@ fn spawn_walk(
 fn below<'p>(path: &'p std::path::Path, base: &std::path::Path) -> Option<&'p std::path::Path> {
     use std::os::unix::ffi::OsStrExt;
     let (p, b) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
-    if b.is_empty() || b.ends_with(b"/") || p.len() <= b.len() + 1 || !p.starts_with(b) || p[b.len()] != b'/' {
+    if b.is_empty()
+        || b.ends_with(b"/")
+        || p.len() <= b.len() + 1
+        || !p.starts_with(b)
+        || p[b.len()] != b'/'
+    {
         return None;
     }
     Some(std::path::Path::new(std::ffi::OsStr::from_bytes(&p[b.len() + 1..])))
@@ -298,22 +313,35 @@ pub struct WalkerHandle {
 impl CallState {
     /// Start the walk `dir.walk` asks for under `root` (or join the call's walk of the same
     /// root and options, in a parallel call).
-    pub(super) fn start_walk(&mut self, root: PathBuf, options: workspace::WalkOptions) -> WitResult<Resource<WalkerHandle>> {
+    pub(super) fn start_walk(
+        &mut self,
+        root: PathBuf,
+        options: workspace::WalkOptions,
+    ) -> WitResult<Resource<WalkerHandle>> {
         // Globs filter files only, matched against the path relative to the walk root; they
         // never re-include what .gitignore or the hidden rule left out.
         let matcher = match file_globs(&options.globs) {
             Ok(m) => m,
             Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
         };
-        let key = WalkKey { root: root.clone(), globs: options.globs.clone(), with_contents: options.with_contents };
+        let key = WalkKey {
+            root: root.clone(),
+            globs: options.globs.clone(),
+            with_contents: options.with_contents,
+        };
         let queue = {
             let mut walks = self.share.walks.lock().unwrap_or_else(|e| e.into_inner());
             match walks.iter().find(|(k, _)| self.share.parallel && *k == key) {
                 Some((_, queue)) => queue.clone(),
                 None => {
                     let workspace = self.session.working_directory.clone();
-                    let receiver =
-                        spawn_walk(root, matcher, options.with_contents, workspace, self.call.sandbox_policy.clone());
+                    let receiver = spawn_walk(
+                        root,
+                        matcher,
+                        options.with_contents,
+                        workspace,
+                        self.call.sandbox_policy.clone(),
+                    );
                     let queue: SharedQueue = Arc::new(tokio::sync::Mutex::new(receiver));
                     if self.share.parallel {
                         walks.push((key, queue.clone()));
@@ -322,13 +350,17 @@ impl CallState {
                 }
             }
         };
-        let walker = WalkerHandle { queue, taken: Vec::new(), with_contents: options.with_contents };
+        let walker =
+            WalkerHandle { queue, taken: Vec::new(), with_contents: options.with_contents };
         Ok(Ok(self.table.push(walker)?))
     }
 }
 
 impl workspace::HostWalker for CallState {
-    async fn next_batch(&mut self, this: Resource<WalkerHandle>) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
+    async fn next_batch(
+        &mut self,
+        this: Resource<WalkerHandle>,
+    ) -> wasmtime::Result<Vec<workspace::WalkedFile>> {
         let cancel = self.call.cancel.clone();
         let walker = self.table.get_mut(&this)?;
         let (shared, with_contents) = (walker.queue.clone(), walker.with_contents);
@@ -371,7 +403,15 @@ mod tests {
     #[test]
     fn below_slices_what_strip_prefix_would_give() {
         use std::path::Path;
-        for (path, base) in [("/w/a/b.rs", "/w"), ("/w/a", "/w"), ("/wx/a", "/w"), ("/w", "/w"), ("/w/", "/w"), ("/", "/"), ("/w/a", "/w/")] {
+        for (path, base) in [
+            ("/w/a/b.rs", "/w"),
+            ("/w/a", "/w"),
+            ("/wx/a", "/w"),
+            ("/w", "/w"),
+            ("/w/", "/w"),
+            ("/", "/"),
+            ("/w/a", "/w/"),
+        ] {
             let (p, b) = (Path::new(path), Path::new(base));
             if let Some(rel) = below(p, b) {
                 assert_eq!(Some(rel), p.strip_prefix(b).ok(), "{path} below {base}");
@@ -388,7 +428,11 @@ mod tests {
         std::thread::spawn(move || {
             let mut sender = ChunkSender { tx, chunk: Vec::new() };
             for i in 0..n {
-                let found = Found { path: PathBuf::from(format!("f{i}")), display: format!("f{i}"), modified_ms: None };
+                let found = Found {
+                    path: PathBuf::from(format!("f{i}")),
+                    display: format!("f{i}"),
+                    modified_ms: None,
+                };
                 assert!(sender.send(found));
             }
             // The last 5 are handed over when the walker thread is done.
@@ -411,7 +455,12 @@ mod tests {
 
     #[test]
     fn globs_that_could_never_match_are_refused_with_what_to_do() {
-        for (glob, says) in [("", "is empty"), ("/etc/*", "is absolute"), ("../*.rs", "reaches above"), ("src/../../x", "reaches above")] {
+        for (glob, says) in [
+            ("", "is empty"),
+            ("/etc/*", "is absolute"),
+            ("../*.rs", "reaches above"),
+            ("src/../../x", "reaches above"),
+        ] {
             let e = file_globs(&[glob.to_string()]).unwrap_err();
             assert!(e.contains(says), "{glob:?}: {e}");
         }

@@ -14,9 +14,9 @@ use toolhost_core::open::{open_no_symlinks, open_regular};
 use toolhost_core::policy::{Access, Actor};
 
 use super::draft::DraftHandle;
+use super::state::CallState;
 use super::types::{WitResult, err, io_err, raced};
 use super::walk::{WalkerHandle, modified_millis};
-use super::state::CallState;
 use crate::v0_2::toolhost::tool::{types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
@@ -66,7 +66,11 @@ impl workspace::Host for CallState {
             Err(e) => return Ok(Err(io_err(&format!("cannot stat {path}"), e))),
         };
         let kind = entry_kind(meta.file_type());
-        Ok(Ok(Some(workspace::PathStat { kind, size: meta.len(), modified_ms: modified_millis(&meta) })))
+        Ok(Ok(Some(workspace::PathStat {
+            kind,
+            size: meta.len(),
+            modified_ms: modified_millis(&meta),
+        })))
     }
 
     async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
@@ -85,7 +89,10 @@ impl workspace::Host for CallState {
             )));
         }
         if !meta.is_file() {
-            return Ok(Err(err(types::ErrorCode::InvalidArguments, format!("{path} is not a regular file"))));
+            return Ok(Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!("{path} is not a regular file"),
+            )));
         }
         let file = match open_checked(&checked) {
             Ok(f) => f,
@@ -113,7 +120,10 @@ impl workspace::Host for CallState {
                 format!("{path} is not a directory; use read to read a file"),
             )));
         }
-        let handle = DirHandle { real: checked.as_path().to_path_buf(), display: checked.display().to_string() };
+        let handle = DirHandle {
+            real: checked.as_path().to_path_buf(),
+            display: checked.display().to_string(),
+        };
         Ok(Ok(self.table.push(handle)?))
     }
 
@@ -128,7 +138,10 @@ impl workspace::Host for CallState {
         if checked.as_path().is_dir() {
             return Ok(Err(err(
                 types::ErrorCode::InvalidArguments,
-                format!("{path} is a directory; pass the path of a file in it (e.g. {}/name.txt)", path.trim_end_matches(['/', '\\'])),
+                format!(
+                    "{path} is a directory; pass the path of a file in it (e.g. {}/name.txt)",
+                    path.trim_end_matches(['/', '\\'])
+                ),
             )));
         }
         // A trailing separator names a directory; the fence's normalisation would drop it
@@ -136,7 +149,9 @@ impl workspace::Host for CallState {
         if path.ends_with(['/', '\\']) {
             return Ok(Err(err(
                 types::ErrorCode::InvalidArguments,
-                format!("{path} ends with a separator, which names a directory; pass a file path without it"),
+                format!(
+                    "{path} ends with a separator, which names a directory; pass a file path without it"
+                ),
             )));
         }
         let lock = self.session.write_locks().lock(checked.as_path()).await;
@@ -197,7 +212,9 @@ impl workspace::HostDir for CallState {
         });
         let read = match read {
             Ok(r) => r,
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(Err(raced(&handle.display))),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Ok(Err(raced(&handle.display)));
+            }
             Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
         };
         let mut out = Vec::new();
@@ -212,13 +229,18 @@ impl workspace::HostDir for CallState {
             if self.call.sandbox_policy.check(&path, Access::Read, Actor::FileTool).is_err() {
                 continue;
             }
-            let name = toolhost_core::display::quote_path(&entry.file_name().to_string_lossy()).into_owned();
+            let name = toolhost_core::display::quote_path(&entry.file_name().to_string_lossy())
+                .into_owned();
             out.push(workspace::DirEntry { name, kind });
         }
         Ok(Ok(out))
     }
 
-    async fn walk(&mut self, this: Resource<DirHandle>, options: workspace::WalkOptions) -> WitResult<Resource<WalkerHandle>> {
+    async fn walk(
+        &mut self,
+        this: Resource<DirHandle>,
+        options: workspace::WalkOptions,
+    ) -> WitResult<Resource<WalkerHandle>> {
         let root = self.table.get(&this)?.real.clone();
         self.start_walk(root, options)
     }

@@ -96,16 +96,8 @@ impl EscalationRequest {
                 return Err(EscalationError::EmptyPath(i));
             }
             let path = Path::new(&p.path);
-            let abs = if path.is_absolute() {
-                path.to_path_buf()
-            } else {
-                cwd.join(path)
-            };
-            grants.push(Grant {
-                path: real_path(&abs),
-                access: p.access,
-                scope: p.scope,
-            });
+            let abs = if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) };
+            grants.push(Grant { path: real_path(&abs), access: p.access, scope: p.scope });
         }
         Ok(Some(Escalation {
             grants,

@@ -17,7 +17,9 @@ pub fn hard_protected(path: &Path, tier: Tier) -> String {
         Tier::DataDir => {
             "is inside toolhost's data directory (spill files, component cache, session store)"
         }
-        Tier::GitMetadata => "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox)",
+        Tier::GitMetadata => {
+            "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox)"
+        }
         _ => "is protected by toolhost",
     };
     format!(
@@ -92,5 +94,8 @@ pub fn outside_box(path: &Path, workspace: &Path) -> String {
 
 /// Any path, for component code that is given no file system (`describe`).
 pub fn no_file_system(path: &Path) -> String {
-    format!("{}: no file system exists for this call (a tool's `describe` gets none; read files in `execute`).", path.display())
+    format!(
+        "{}: no file system exists for this call (a tool's `describe` gets none; read files in `execute`).",
+        path.display()
+    )
 }

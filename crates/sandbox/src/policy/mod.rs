@@ -29,18 +29,20 @@
 mod escalation;
 pub mod messages;
 mod paths;
-mod tiers;
 #[cfg(test)]
 mod tests;
+mod tiers;
 
 use std::path::{Path, PathBuf};
 
-pub use escalation::{Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput};
-pub use paths::{normalize_lexically, real_path};
+pub use escalation::{
+    Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput,
+};
 use paths::dedup;
+pub use paths::{normalize_lexically, real_path};
 pub use tiers::{
-    CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, READABLE_HOME_ENTRIES,
-    SENSITIVE_NAMES, SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
+    CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES,
+    READABLE_HOME_ENTRIES, SENSITIVE_NAMES, SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
 };
 use tiers::{home_pattern_covers, is_process_environment, name_matches};
 
@@ -265,20 +267,9 @@ impl PolicyBuilder {
     pub fn build(self) -> SandboxPolicy {
         let workspace = real_path(&self.workspace);
         let home = self.home.as_deref().map(real_path);
-        let temp_dir = real_path(
-            &self
-                .config
-                .temp_dir
-                .clone()
-                .unwrap_or_else(std::env::temp_dir),
-        );
+        let temp_dir = real_path(&self.config.temp_dir.clone().unwrap_or_else(std::env::temp_dir));
         let mut roots = vec![workspace.clone()];
-        roots.extend(
-            self.config
-                .extra_writable_roots
-                .iter()
-                .map(|p| real_path(p)),
-        );
+        roots.extend(self.config.extra_writable_roots.iter().map(|p| real_path(p)));
         roots.push(temp_dir.clone());
         dedup(&mut roots);
         let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
@@ -286,20 +277,23 @@ impl PolicyBuilder {
             hard.push((real_path(d), Tier::DataDir));
         }
         let own = self.data_dir.as_deref().map(real_path);
-        let mut other_data_dirs: Vec<PathBuf> =
-            self.other_data_dirs.iter().map(|d| real_path(d)).filter(|d| Some(d) != own.as_ref()).collect();
+        let mut other_data_dirs: Vec<PathBuf> = self
+            .other_data_dirs
+            .iter()
+            .map(|d| real_path(d))
+            .filter(|d| Some(d) != own.as_ref())
+            .collect();
         dedup(&mut other_data_dirs);
         hard.extend(other_data_dirs.iter().map(|d| (d.clone(), Tier::DataDir)));
-        let mut private_files: Vec<PathBuf> = self.private_files.iter().map(|f| real_path(f)).collect();
+        let mut private_files: Vec<PathBuf> =
+            self.private_files.iter().map(|f| real_path(f)).collect();
         dedup(&mut private_files);
         hard.extend(private_files.iter().map(|f| (f.clone(), Tier::DataDir)));
         hard.extend(
-            self.config
-                .extra_hard_protected
-                .iter()
-                .map(|p| (real_path(p), Tier::HardProtected)),
+            self.config.extra_hard_protected.iter().map(|p| (real_path(p), Tier::HardProtected)),
         );
-        let mut credential: Vec<PathBuf> = SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
+        let mut credential: Vec<PathBuf> =
+            SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
         if let Some(h) = &home {
             credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
         }
@@ -312,15 +306,22 @@ impl PolicyBuilder {
         }
         let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
         sensitive.extend(self.config.extra_sensitive.iter().cloned());
-        let mut readable_home: Vec<String> = READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
+        let mut readable_home: Vec<String> =
+            READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
         readable_home.extend(
-            self.config.readable_home_entries.iter().map(|e| e.trim_start_matches("~/").trim_matches('/').to_string()).filter(|e| !e.is_empty()),
+            self.config
+                .readable_home_entries
+                .iter()
+                .map(|e| e.trim_start_matches("~/").trim_matches('/').to_string())
+                .filter(|e| !e.is_empty()),
         );
         // A root the user chose inside one of HOME's hidden entries (a workspace in
         // `~/.dotfiles`) is theirs to work in: the hidden-entry rule does not close it.
         let home_links = home.as_deref().map(home_links).unwrap_or_default();
         let exempt_roots: Vec<PathBuf> = match &home {
-            Some(h) => roots.iter().filter(|r| home_rest(h, &home_links, r).is_some()).cloned().collect(),
+            Some(h) => {
+                roots.iter().filter(|r| home_rest(h, &home_links, r).is_some()).cloned().collect()
+            }
             None => Vec::new(),
         };
         SandboxPolicy {
@@ -332,7 +333,10 @@ impl PolicyBuilder {
             temp_dir,
             network: self.config.network,
             limits: self.config.limits,
-            scan_entries: self.config.scan_entries.unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
+            scan_entries: self
+                .config
+                .scan_entries
+                .unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
             process_env_allow: self.config.process_env_allow.clone(),
             hard_protected: hard,
             credential,
@@ -493,10 +497,7 @@ impl SandboxPolicy {
             return p;
         }
         for g in grants {
-            let g = Grant {
-                path: real_path(&g.path),
-                ..g
-            };
+            let g = Grant { path: real_path(&g.path), ..g };
             if !p.grants.contains(&g) {
                 p.grants.push(g);
             }
@@ -545,10 +546,13 @@ impl SandboxPolicy {
         if self.reach != Reach::WorkspaceOnly {
             return Vec::new();
         }
-        let mut out: Vec<PathBuf> = ["/home", "/root", "/tmp", "/var/tmp", "/dev/shm", "/mnt", "/media", "/srv", "/run", "/var/run"]
-            .iter()
-            .filter_map(|d| std::fs::canonicalize(d).ok())
-            .collect();
+        let mut out: Vec<PathBuf> = [
+            "/home", "/root", "/tmp", "/var/tmp", "/dev/shm", "/mnt", "/media", "/srv", "/run",
+            "/var/run",
+        ]
+        .iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect();
         out.extend(self.home.iter().cloned());
         out.push(self.temp_dir.clone());
         out.extend(self.data_dir.iter().cloned());
@@ -722,7 +726,8 @@ impl SandboxPolicy {
     /// (its spill stays readable; its private entries are judged on their own) and not in a
     /// writable root chosen inside a hidden entry. Such a path is a credential.
     pub fn is_hidden_home(&self, path: &Path) -> bool {
-        let Some(rest) = self.home.as_deref().and_then(|h| home_rest(h, &self.home_links, path)) else {
+        let Some(rest) = self.home.as_deref().and_then(|h| home_rest(h, &self.home_links, path))
+        else {
             return false;
         };
         !(self.readable_home.iter().any(|e| home_pattern_covers(e, &rest))
@@ -759,11 +764,7 @@ impl SandboxPolicy {
         if (in_root || under_home) && self.is_sensitive_name(path) || self.is_home_sensitive(path) {
             return Tier::Sensitive;
         }
-        if in_root {
-            Tier::Writable
-        } else {
-            Tier::Outside
-        }
+        if in_root { Tier::Writable } else { Tier::Outside }
     }
 
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
@@ -774,9 +775,17 @@ impl SandboxPolicy {
             Reach::WorkspaceOnly if path.starts_with(&self.workspace) => {}
             // Not `sandbox_denied`: no grant widens a box, so nothing is offered.
             Reach::WorkspaceOnly => {
-                return Err(Denial { message: messages::outside_box(path, &self.workspace), sandbox_denied: false });
+                return Err(Denial {
+                    message: messages::outside_box(path, &self.workspace),
+                    sandbox_denied: false,
+                });
             }
-            Reach::Nothing => return Err(Denial { message: messages::no_file_system(path), sandbox_denied: false }),
+            Reach::Nothing => {
+                return Err(Denial {
+                    message: messages::no_file_system(path),
+                    sandbox_denied: false,
+                });
+            }
         }
         match access {
             // Only the data dir's private entries and credentials are unreadable. A credential
@@ -801,7 +810,10 @@ impl SandboxPolicy {
                 let verdict = self.write_verdict(path);
                 // Another toolhost's data dir that no list named: found by its marker.
                 if verdict.is_ok() && self.in_marked_data_dir(path) {
-                    return Err(Denial { message: messages::hard_protected(path, Tier::DataDir), sandbox_denied: false });
+                    return Err(Denial {
+                        message: messages::hard_protected(path, Tier::DataDir),
+                        sandbox_denied: false,
+                    });
                 }
                 verdict
             }
@@ -810,19 +822,16 @@ impl SandboxPolicy {
 
     fn write_verdict(&self, path: &Path) -> Result<(), Denial> {
         match self.tier(path) {
-            tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => Err(Denial {
-                message: messages::hard_protected(path, tier),
-                sandbox_denied: false,
-            }),
+            tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => {
+                Err(Denial { message: messages::hard_protected(path, tier), sandbox_denied: false })
+            }
             _ if self.granted(path, Access::Write) => Ok(()),
-            Tier::Credential => Err(Denial {
-                message: self.credential_message(path),
-                sandbox_denied: true,
-            }),
-            Tier::Sensitive => Err(Denial {
-                message: messages::sensitive(path),
-                sandbox_denied: true,
-            }),
+            Tier::Credential => {
+                Err(Denial { message: self.credential_message(path), sandbox_denied: true })
+            }
+            Tier::Sensitive => {
+                Err(Denial { message: messages::sensitive(path), sandbox_denied: true })
+            }
             Tier::Writable => Ok(()),
             Tier::Outside => Err(Denial {
                 message: if self.mode == SandboxMode::ReadOnly {
@@ -945,11 +954,7 @@ impl SandboxPolicy {
     }
 
     fn hard_tier(&self, path: &Path) -> Option<Tier> {
-        if let Some((_, t)) = self
-            .hard_protected
-            .iter()
-            .find(|(p, _)| path.starts_with(p))
-        {
+        if let Some((_, t)) = self.hard_protected.iter().find(|(p, _)| path.starts_with(p)) {
             return Some(*t);
         }
         // Git metadata runs code outside the sandbox at the user's next git command: it is
@@ -975,7 +980,9 @@ impl SandboxPolicy {
             let (target, rel) = self.home_links.iter().find(|(t, _)| path.starts_with(t))?;
             Some(h.join(rel).join(path.strip_prefix(target).ok()?))
         });
-        self.credential.iter().any(|c| path.starts_with(c) || spelled.as_ref().is_some_and(|s| s.starts_with(c)))
+        self.credential
+            .iter()
+            .any(|c| path.starts_with(c) || spelled.as_ref().is_some_and(|s| s.starts_with(c)))
             || is_process_environment(path)
             || is_ssh_host_key(path)
             || self.is_hidden_home(path)
@@ -984,7 +991,8 @@ impl SandboxPolicy {
     /// Whether `path` is under one of HOME's [`HOME_SENSITIVE_ENTRIES`].
     fn is_home_sensitive(&self, path: &Path) -> bool {
         self.home.as_ref().is_some_and(|h| {
-            path.strip_prefix(h).is_ok_and(|rest| HOME_SENSITIVE_ENTRIES.iter().any(|e| rest.starts_with(e)))
+            path.strip_prefix(h)
+                .is_ok_and(|rest| HOME_SENSITIVE_ENTRIES.iter().any(|e| rest.starts_with(e)))
         })
     }
 

@@ -15,10 +15,8 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
             Component::CurDir => {}
             Component::ParentDir => {
                 let at_root = out.parent().is_none() && out.has_root();
-                let only_dots = out
-                    .components()
-                    .next_back()
-                    .is_none_or(|c| c == Component::ParentDir);
+                let only_dots =
+                    out.components().next_back().is_none_or(|c| c == Component::ParentDir);
                 if only_dots && !at_root {
                     out.push("..");
                 } else if !at_root {

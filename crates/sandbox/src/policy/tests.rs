@@ -28,24 +28,10 @@ fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
 fn fixture(mode: SandboxMode) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(dir.path()).unwrap();
-    for d in [
-        "ws/.git/hooks",
-        "ws/sub",
-        "home/.ssh",
-        "extra",
-        "tmp",
-        "data/spill",
-        "out",
-    ] {
+    for d in ["ws/.git/hooks", "ws/sub", "home/.ssh", "extra", "tmp", "data/spill", "out"] {
         std::fs::create_dir_all(base.join(d)).unwrap();
     }
-    for f in [
-        "ws/.env",
-        "ws/sub/.env.local",
-        "ws/.git/config",
-        "home/.netrc",
-        "home/.bashrc",
-    ] {
+    for f in ["ws/.env", "ws/sub/.env.local", "ws/.git/config", "home/.netrc", "home/.bashrc"] {
         std::fs::write(base.join(f), "x").unwrap();
     }
     let policy = SandboxPolicy::builder(mode, base.join("ws"))
@@ -57,11 +43,7 @@ fn fixture(mode: SandboxMode) -> Fixture {
             ..Default::default()
         })
         .build();
-    Fixture {
-        _dir: dir,
-        base,
-        policy,
-    }
+    Fixture { _dir: dir, base, policy }
 }
 
 /// (path under the fixture base, read allowed, write allowed, write denial escalatable)
@@ -104,11 +86,7 @@ fn workspace_write_tiers() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     for (rel, read, write, escalatable) in WORKSPACE_WRITE {
         let p = f.base.join(rel);
-        assert_eq!(
-            f.policy.check(&p, Access::Read, Actor::FileTool).is_ok(),
-            *read,
-            "read {rel}"
-        );
+        assert_eq!(f.policy.check(&p, Access::Read, Actor::FileTool).is_ok(), *read, "read {rel}");
         let w = f.policy.check(&p, Access::Write, Actor::FileTool);
         assert_eq!(w.is_ok(), *write, "write {rel}: {w:?}");
         if let Err(d) = w {
@@ -116,16 +94,8 @@ fn workspace_write_tiers() {
         }
     }
     for abs in ["/etc/passwd", "/usr/bin/x"] {
-        assert!(
-            f.policy
-                .check(Path::new(abs), Access::Read, Actor::FileTool)
-                .is_ok()
-        );
-        assert!(
-            f.policy
-                .check(Path::new(abs), Access::Write, Actor::FileTool)
-                .is_err()
-        );
+        assert!(f.policy.check(Path::new(abs), Access::Read, Actor::FileTool).is_ok());
+        assert!(f.policy.check(Path::new(abs), Access::Write, Actor::FileTool).is_err());
     }
 }
 
@@ -133,29 +103,18 @@ fn workspace_write_tiers() {
 fn read_only_writes_nothing() {
     let f = fixture(SandboxMode::ReadOnly);
     for rel in ["ws/a", "extra/a", "tmp/a", "out/a"] {
-        let d = f
-            .policy
-            .check(&f.base.join(rel), Access::Write, Actor::FileTool)
-            .unwrap_err();
+        let d = f.policy.check(&f.base.join(rel), Access::Write, Actor::FileTool).unwrap_err();
         assert!(d.sandbox_denied);
         assert!(d.message.contains("read-only"), "{}", d.message);
     }
-    assert!(
-        f.policy
-            .check(&f.base.join("ws/a"), Access::Read, Actor::FileTool)
-            .is_ok()
-    );
+    assert!(f.policy.check(&f.base.join("ws/a"), Access::Read, Actor::FileTool).is_ok());
     assert!(f.policy.writable_roots().is_empty());
 }
 
 #[test]
 fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
     let f = fixture(SandboxMode::WorkspaceWrite);
-    let g = |rel: &str, access, scope| Grant {
-        path: f.base.join(rel),
-        access,
-        scope,
-    };
+    let g = |rel: &str, access, scope| Grant { path: f.base.join(rel), access, scope };
     let p = f.policy.with_grants([
         g("out", Access::Write, Scope::Subtree),
         g("ws/.env", Access::Write, Scope::Exact),
@@ -167,26 +126,13 @@ fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
     assert!(w("out/a/b").is_ok());
     assert!(w("ws/.env").is_ok());
     assert!(w("ws/sub/.env.local").is_err());
-    assert!(
-        w("home/.ssh/id").is_err(),
-        "a read grant does not allow writing"
-    );
-    assert!(
-        p.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
-            .is_ok()
-    );
+    assert!(w("home/.ssh/id").is_err(), "a read grant does not allow writing");
+    assert!(p.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool).is_ok());
     assert!(!w("data/spill/x").unwrap_err().sandbox_denied);
     assert!(!w("ws/.git/hooks/pre-commit").unwrap_err().sandbox_denied);
-    assert!(
-        !w("out/.git/hooks/x").unwrap_err().sandbox_denied,
-        "hooks of a granted root"
-    );
+    assert!(!w("out/.git/hooks/x").unwrap_err().sandbox_denied, "hooks of a granted root");
     // Only this value is widened.
-    assert!(
-        f.policy
-            .check(&f.base.join("out/a"), Access::Write, Actor::FileTool)
-            .is_err()
-    );
+    assert!(f.policy.check(&f.base.join("out/a"), Access::Write, Actor::FileTool).is_err());
     assert!(p.writable_roots().contains(&f.base.join("out")));
     assert!(!p.writable_roots().contains(&f.base.join("data")));
     assert!(!p.unreadable_paths().contains(&f.base.join("home/.ssh")));
@@ -196,51 +142,35 @@ fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
 fn os_sandbox_lists() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let roots = f.policy.writable_roots();
-    assert_eq!(
-        roots,
-        vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]
-    );
+    assert_eq!(roots, vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]);
     let mut carve = crate::scan::scan(&f.policy).unwrap().entries;
     carve.sort();
-    let mut want: Vec<PathBuf> = [
-        "ws/.env",
-        "ws/.git",
-        "ws/.git/config",
-        "ws/.git/hooks",
-        "ws/sub/.env.local",
-    ]
-    .iter()
-    .map(|r| f.base.join(r))
-    .collect();
+    let mut want: Vec<PathBuf> =
+        ["ws/.env", "ws/.git", "ws/.git/config", "ws/.git/hooks", "ws/sub/.env.local"]
+            .iter()
+            .map(|r| f.base.join(r))
+            .collect();
     want.sort();
     assert_eq!(carve, want);
     let mut unreadable = f.policy.unreadable_paths();
     unreadable.retain(|p| p.starts_with(&f.base));
     unreadable.sort();
-    assert_eq!(
-        unreadable,
-        vec![f.base.join("home/.netrc"), f.base.join("home/.ssh")]
-    );
+    assert_eq!(unreadable, vec![f.base.join("home/.netrc"), f.base.join("home/.ssh")]);
 }
 
 #[test]
 fn denial_texts_say_what_to_do() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let w = |rel: &str| {
-        f.policy
-            .check(&f.base.join(rel), Access::Write, Actor::FileTool)
-            .unwrap_err()
-            .message
+        f.policy.check(&f.base.join(rel), Access::Write, Actor::FileTool).unwrap_err().message
     };
     assert!(w("out/x").contains("retry with sandboxPermissions"));
     assert!(w("out/x").contains("justification"));
     assert!(w("ws/.env").contains("retry with sandboxPermissions"));
     assert!(w("data/spill/x").contains("never written, not even with sandboxPermissions"));
     assert!(w("ws/.git/hooks/x").contains("git metadata"));
-    let r = f
-        .policy
-        .check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool)
-        .unwrap_err();
+    let r =
+        f.policy.check(&f.base.join("home/.ssh/id"), Access::Read, Actor::FileTool).unwrap_err();
     assert!(r.message.contains("credential location"));
     for environ in ["/proc/1/environ", "/proc/self/environ", "/proc/12/task/13/environ"] {
         let r = f.policy.check(Path::new(environ), Access::Read, Actor::FileTool).unwrap_err();
@@ -262,24 +192,11 @@ fn denial_texts_say_what_to_do() {
 fn legacy_constructor_still_works() {
     let p = SandboxPolicy::new(SandboxMode::ReadOnly, "/");
     assert_eq!(p.mode(), SandboxMode::ReadOnly);
-    assert!(
-        p.check(Path::new("/etc/hosts"), Access::Read, Actor::FileTool)
-            .is_ok()
-    );
-    assert!(
-        p.check(Path::new("/etc/hosts"), Access::Write, Actor::FileTool)
-            .is_err()
-    );
+    assert!(p.check(Path::new("/etc/hosts"), Access::Read, Actor::FileTool).is_ok());
+    assert!(p.check(Path::new("/etc/hosts"), Access::Write, Actor::FileTool).is_err());
     let ws = tempfile::tempdir().unwrap();
     let p = SandboxPolicy::workspace_write(ws.path());
-    assert!(
-        p.check(
-            &real_path(&ws.path().join("a")),
-            Access::Write,
-            Actor::FileTool
-        )
-        .is_ok()
-    );
+    assert!(p.check(&real_path(&ws.path().join("a")), Access::Write, Actor::FileTool).is_ok());
 }
 
 #[test]
@@ -300,13 +217,8 @@ fn escalation_requests_validate() {
             scope: Scope::Subtree
         }]
     );
-    assert_eq!(
-        parse(serde_json::json!({})).unwrap().validate(cwd),
-        Ok(None)
-    );
-    assert!(
-        parse(serde_json::json!({"sandboxPermissions": {"paths": [], "extra": 1}})).is_err()
-    );
+    assert_eq!(parse(serde_json::json!({})).unwrap().validate(cwd), Ok(None));
+    assert!(parse(serde_json::json!({"sandboxPermissions": {"paths": [], "extra": 1}})).is_err());
     assert!(parse(serde_json::json!({"other": 1})).is_err());
     assert!(parse(serde_json::json!({"sandboxPermissions": {"paths": [{"path": "a", "access": "exec", "scope": "exact"}]}})).is_err());
     let cases: &[(serde_json::Value, EscalationError)] = &[
@@ -332,11 +244,7 @@ fn escalation_requests_validate() {
         ),
     ];
     for (v, err) in cases {
-        assert_eq!(
-            parse(v.clone()).unwrap().validate(cwd),
-            Err(err.clone()),
-            "{v}"
-        );
+        assert_eq!(parse(v.clone()).unwrap().validate(cwd), Err(err.clone()), "{v}");
     }
     assert_eq!(
         EscalationError::PathCount(17).to_string(),
@@ -348,17 +256,10 @@ fn escalation_requests_validate() {
 
 #[test]
 fn lexical_normalization() {
-    for (input, want) in [
-        ("/a/./b/../c", "/a/c"),
-        ("/..", "/"),
-        ("a/../../b", "../b"),
-        ("/a/b/", "/a/b"),
-    ] {
-        assert_eq!(
-            normalize_lexically(Path::new(input)),
-            PathBuf::from(want),
-            "{input}"
-        );
+    for (input, want) in
+        [("/a/./b/../c", "/a/c"), ("/..", "/"), ("a/../../b", "../b"), ("/a/b/", "/a/b")]
+    {
+        assert_eq!(normalize_lexically(Path::new(input)), PathBuf::from(want), "{input}");
     }
 }
 
@@ -369,7 +270,10 @@ fn lexical_normalization() {
 fn reads_refusable_below_covers_every_read_refusal() {
     let fx = fixture(SandboxMode::WorkspaceWrite);
     let mut paths: Vec<PathBuf> = WORKSPACE_WRITE.iter().map(|(p, ..)| fx.base.join(p)).collect();
-    paths.extend(["/proc/1/environ", "/proc/self/environ", "/etc/ssh/ssh_host_rsa_key", "/etc/shadow"].map(PathBuf::from));
+    paths.extend(
+        ["/proc/1/environ", "/proc/self/environ", "/etc/ssh/ssh_host_rsa_key", "/etc/shadow"]
+            .map(PathBuf::from),
+    );
     let mut refused = 0;
     for path in &paths {
         if fx.policy.check(path, Access::Read, Actor::FileTool).is_ok() {
@@ -377,7 +281,12 @@ fn reads_refusable_below_covers_every_read_refusal() {
         }
         refused += 1;
         for root in path.ancestors() {
-            assert!(fx.policy.reads_refusable_below(root), "{} is refused but {} says nothing below it is", path.display(), root.display());
+            assert!(
+                fx.policy.reads_refusable_below(root),
+                "{} is refused but {} says nothing below it is",
+                path.display(),
+                root.display()
+            );
         }
     }
     assert!(refused >= 8, "the table refuses reads of {refused} paths");
@@ -400,7 +309,9 @@ fn a_box_reaches_only_its_workspace_and_keeps_every_tier_inside() {
     // The tiers of the policy it was made from still hold inside.
     assert!(boxed.check(&f.base.join("ws/.git/config"), Access::Write, Actor::FileTool).is_err());
     assert!(boxed.check(&f.base.join("ws/.env"), Access::Write, Actor::FileTool).is_err());
-    for rel in ["extra/x", "tmp/x", "out/file", "home/.bashrc", "data/spill/s1/c1.txt", "ws-sibling"] {
+    for rel in
+        ["extra/x", "tmp/x", "out/file", "home/.bashrc", "data/spill/s1/c1.txt", "ws-sibling"]
+    {
         for access in [Access::Read, Access::Write] {
             let d = boxed.check(&f.base.join(rel), access, Actor::FileTool).unwrap_err();
             assert!(!d.sandbox_denied, "{rel}: nothing to offer outside a box");
@@ -441,7 +352,10 @@ fn readable_home_entries_widen_the_hidden_rule_but_never_a_listed_credential() {
     let base = std::fs::canonicalize(dir.path()).unwrap();
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
         .home(base.join("home"))
-        .config(PolicyConfig { readable_home_entries: vec!["~/.newagent".into(), ".config/".into()], ..Default::default() })
+        .config(PolicyConfig {
+            readable_home_entries: vec!["~/.newagent".into(), ".config/".into()],
+            ..Default::default()
+        })
         .build();
     let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
     assert!(read("home/.newagent/token"));
@@ -450,8 +364,15 @@ fn readable_home_entries_widen_the_hidden_rule_but_never_a_listed_credential() {
     assert!(!read("home/.config/github-copilot/hosts.json"));
     assert!(!read("home/.other/x"));
     let d = policy.check(&base.join("home/.other/x"), Access::Read, Actor::FileTool).unwrap_err();
-    assert!(d.message.contains("hidden entry of HOME") && d.message.contains("readable_home_entries") && d.sandbox_denied, "{d:?}");
-    let d = policy.check(&base.join("home/.config/gh/hosts.yml"), Access::Read, Actor::FileTool).unwrap_err();
+    assert!(
+        d.message.contains("hidden entry of HOME")
+            && d.message.contains("readable_home_entries")
+            && d.sandbox_denied,
+        "{d:?}"
+    );
+    let d = policy
+        .check(&base.join("home/.config/gh/hosts.yml"), Access::Read, Actor::FileTool)
+        .unwrap_err();
     assert!(d.message.contains("credential location"), "{d:?}");
     // Walks over HOME ask about every entry.
     assert!(policy.reads_refusable_below(&base.join("home")));
@@ -469,7 +390,9 @@ fn a_root_or_the_data_dir_inside_a_hidden_entry_stays_readable() {
         .build();
     let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
     assert!(read("home/.dotfiles/vimrc"));
-    assert!(policy.check(&base.join("home/.dotfiles/vimrc"), Access::Write, Actor::FileTool).is_ok());
+    assert!(
+        policy.check(&base.join("home/.dotfiles/vimrc"), Access::Write, Actor::FileTool).is_ok()
+    );
     assert!(read("home/.local/state/toolhost/spill/s/x"));
     assert!(!read("home/.local/state/toolhost/toolhost.db"));
     assert!(!read("home/.local/state/other"));
@@ -486,7 +409,10 @@ fn a_symlinked_hidden_entry_is_judged_by_its_home_name() {
     std::os::unix::fs::symlink(base.join("elsewhere/ssh"), base.join("home/.ssh")).unwrap();
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
         .home(base.join("home"))
-        .config(PolicyConfig { readable_home_entries: vec![".config".into()], ..Default::default() })
+        .config(PolicyConfig {
+            readable_home_entries: vec![".config".into()],
+            ..Default::default()
+        })
         .build();
     let read = |rel: &str| policy.check(&base.join(rel), Access::Read, Actor::FileTool).is_ok();
     assert!(!read("elsewhere/ssh/id_rsa"), "~/.ssh through its symlink");
@@ -507,12 +433,19 @@ fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
         .private_file(base.join("ws/token"))
         .build();
     let check = |rel: &str, access| policy.check(&base.join(rel), access, Actor::FileTool).is_ok();
-    for rel in ["ws/state/other/mcp-token", "ws/state/other/toolhost.db", "ws/state/other/cache/components/x", "ws/token"] {
+    for rel in [
+        "ws/state/other/mcp-token",
+        "ws/state/other/toolhost.db",
+        "ws/state/other/cache/components/x",
+        "ws/token",
+    ] {
         assert!(!check(rel, Access::Read), "read {rel}");
         assert!(policy.is_private_data(&base.join(rel)), "{rel}");
     }
     assert!(check("ws/state/other/spill/x", Access::Read));
-    for rel in ["ws/state/other/policy.json", "ws/state/other/spill/x", "ws/state/other/new", "ws/token"] {
+    for rel in
+        ["ws/state/other/policy.json", "ws/state/other/spill/x", "ws/state/other/new", "ws/token"]
+    {
         let w = policy.check(&base.join(rel), Access::Write, Actor::FileTool);
         assert!(w.as_ref().is_err_and(|d| !d.sandbox_denied), "write {rel}: {w:?}");
     }
@@ -532,7 +465,8 @@ fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
 
 #[test]
 fn process_env_allow_names_exact_variables_or_prefixes() {
-    let config: PolicyConfig = serde_json::from_str(r#"{"process_env_allow": ["GOFLAGS", "MYAPP_*", "*"]}"#).unwrap();
+    let config: PolicyConfig =
+        serde_json::from_str(r#"{"process_env_allow": ["GOFLAGS", "MYAPP_*", "*"]}"#).unwrap();
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/ws").config(config).build();
     assert!(policy.process_env_allowed("GOFLAGS"));
     assert!(policy.process_env_allowed("MYAPP_LEVEL"));

@@ -256,7 +256,10 @@ pub const SENSITIVE_NAMES: &[&str] = &[
 /// `_key`, as the Seatbelt profile's `^/etc/ssh/[^/]+_key$` matches).
 pub fn is_ssh_host_key(path: &Path) -> bool {
     path.parent() == Some(Path::new("/etc/ssh"))
-        && path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.len() > "_key".len() && n.ends_with("_key"))
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.len() > "_key".len() && n.ends_with("_key"))
 }
 
 pub(super) fn name_matches(pattern: &str, name: &std::ffi::OsStr) -> bool {

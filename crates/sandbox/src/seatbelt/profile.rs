@@ -27,7 +27,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::backend::SandboxError;
-use crate::policy::{Access, DATA_DIR_PRIVATE, Grant, HOME_SENSITIVE_ENTRIES, SandboxPolicy, Scope, is_ssh_host_key};
+use crate::policy::{
+    Access, DATA_DIR_PRIVATE, Grant, HOME_SENSITIVE_ENTRIES, SandboxPolicy, Scope, is_ssh_host_key,
+};
 use crate::scan::Protected;
 
 /// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
@@ -62,7 +64,8 @@ pub fn call_profile(policy: &SandboxPolicy, protected: &Protected) -> Result<Str
 }
 
 fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<(), SandboxError> {
-    let unsupported = |p: &Path| SandboxError::UnsupportedPath(format!("{} is not UTF-8", p.display()));
+    let unsupported =
+        |p: &Path| SandboxError::UnsupportedPath(format!("{} is not UTF-8", p.display()));
     let paths = policy
         .writable_roots()
         .into_iter()
@@ -78,14 +81,18 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
         }
     }
     if let Some(name) = policy.sensitive_names().iter().find(|n| n.contains('"')) {
-        return Err(SandboxError::UnsupportedPath(format!("the sensitive name {name:?} holds a '\"'")));
+        return Err(SandboxError::UnsupportedPath(format!(
+            "the sensitive name {name:?} holds a '\"'"
+        )));
     }
     // HOME and the readable entries are written into regexes: no `"` nor `\` there.
     if let Some(h) = policy.home().and_then(Path::to_str).filter(|h| h.contains(['"', '\\'])) {
         return Err(SandboxError::UnsupportedPath(format!("HOME {h:?} holds a '\"' or a '\\'")));
     }
     if let Some(e) = policy.readable_home_entries().iter().find(|e| e.contains(['"', '\\'])) {
-        return Err(SandboxError::UnsupportedPath(format!("the readable HOME entry {e:?} holds a '\"' or a '\\'")));
+        return Err(SandboxError::UnsupportedPath(format!(
+            "the readable HOME entry {e:?} holds a '\"' or a '\\'"
+        )));
     }
     Ok(())
 }
@@ -123,7 +130,10 @@ fn allow_except(op: &str, filter: &str, excluded: &[String]) -> String {
     if excluded.is_empty() {
         return format!("(allow {op} {filter})\n");
     }
-    format!("(allow {op}\n  (require-all\n    {filter}\n    (require-not (require-any\n      {}))))\n", excluded.join("\n      "))
+    format!(
+        "(allow {op}\n  (require-all\n    {filter}\n    (require-not (require-any\n      {}))))\n",
+        excluded.join("\n      ")
+    )
 }
 
 fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
@@ -133,12 +143,16 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     }
     let roots = policy.mode_roots();
     let touches_root = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
-    let subtree_granted = |c: &Path| policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path));
+    let subtree_granted = |c: &Path| {
+        policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path))
+    };
     // Private data: every known data dir's private entries, the private files, and those of
     // the marked data dirs the call's scan found.
     let mut private_paths = policy.private_data_paths();
     if let Some(p) = call {
-        private_paths.extend(p.data_dirs.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e))));
+        private_paths.extend(
+            p.data_dirs.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e))),
+        );
     }
     let private: Vec<String> = private_paths.iter().map(|p| subpath(p)).collect();
     // HOME's hidden entries that are not readable (a credential tier of their own, matched
@@ -152,7 +166,8 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     };
 
     // Reading: everywhere but credentials no subtree grant covers, host keys, private data.
-    let mut unreadable: Vec<PathBuf> = policy.credential_paths().iter().filter(|c| !subtree_granted(c)).cloned().collect();
+    let mut unreadable: Vec<PathBuf> =
+        policy.credential_paths().iter().filter(|c| !subtree_granted(c)).cloned().collect();
     // A boxed call (conformance): HOME, the temp dirs and the data dir are unreadable too;
     // the workspace is allowed back below.
     unreadable.extend(policy.boxed_away_dirs());
@@ -167,7 +182,10 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         add_any_case(&mut read_deny);
     }
     unreadable.extend(aliases);
-    s.push_str(&format!("(allow file-read* (require-not (require-any\n    {})))\n", read_deny.join("\n    ")));
+    s.push_str(&format!(
+        "(allow file-read* (require-not (require-any\n    {})))\n",
+        read_deny.join("\n    ")
+    ));
     if policy.reach() == crate::policy::Reach::WorkspaceOnly {
         s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &private));
     }
@@ -184,7 +202,8 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     };
     if !roots.is_empty() {
         let allow: Vec<String> = roots.iter().map(|r| subpath(r)).collect();
-        let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
+        let mut deny: Vec<String> =
+            policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
         // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
         for name in crate::git::PROTECTED_GIT_ENTRIES {
             deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
@@ -194,14 +213,24 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         }
         // Credentials: those a subtree grant covers only if they touch a root (a read grant
         // does not make one writable; outside the roots nothing is writable anyway).
-        let creds: Vec<&PathBuf> = policy.credential_paths().iter().filter(|c| !subtree_granted(c) || touches_root(c)).collect();
+        let creds: Vec<&PathBuf> = policy
+            .credential_paths()
+            .iter()
+            .filter(|c| !subtree_granted(c) || touches_root(c))
+            .collect();
         deny.extend(creds.iter().map(|c| subpath(c)));
         deny.push(SSH_HOST_KEYS.into());
         deny.extend(private.iter().cloned());
         // HOME's persistence files and hidden entries, where a root reaches them (workspace =
         // HOME, say).
         if let Some(h) = policy.home() {
-            deny.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)).filter(|e| touches_root(e)).map(|e| subpath(&e)));
+            deny.extend(
+                HOME_SENSITIVE_ENTRIES
+                    .iter()
+                    .map(|e| h.join(e))
+                    .filter(|e| touches_root(e))
+                    .map(|e| subpath(&e)),
+            );
             if touches_root(h) {
                 deny.extend(hidden.iter().cloned());
             }
@@ -223,9 +252,11 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         ));
     }
     // Write grants: what they name, never a hard-protected path, git metadata or a pin.
-    let write_grants: Vec<&Grant> = policy.grants().iter().filter(|g| g.access == Access::Write).collect();
+    let write_grants: Vec<&Grant> =
+        policy.grants().iter().filter(|g| g.access == Access::Write).collect();
     if !write_grants.is_empty() {
-        let mut hard: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
+        let mut hard: Vec<String> =
+            policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
         for name in crate::git::PROTECTED_GIT_ENTRIES {
             hard.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
         }
@@ -268,7 +299,14 @@ fn hidden_home_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
             .iter()
             .map(|e| format!("(regex #\"^{}/{}(/|$)\")", regex_escape(h_text), pattern_regex(e)))
             .collect();
-        except.extend(policy.data_dir().into_iter().chain(policy.exempt_roots().iter().map(PathBuf::as_path)).filter_map(respell).map(|p| subpath(&p)));
+        except.extend(
+            policy
+                .data_dir()
+                .into_iter()
+                .chain(policy.exempt_roots().iter().map(PathBuf::as_path))
+                .filter_map(respell)
+                .map(|p| subpath(&p)),
+        );
         out.push(format!(
             "(require-all (regex #\"^{base}/\\.\") (require-not (require-any\n      {})))",
             except.join("\n      ")
@@ -306,20 +344,26 @@ fn regex_escape(text: &str) -> String {
 /// Whether `g` opens for reading part of HOME's hidden entries (so it needs a read rule of its
 /// own): it lies in one, or it is a subtree grant over HOME.
 fn hidden_home_granted(policy: &SandboxPolicy, g: &Grant) -> bool {
-    policy.is_hidden_home(&g.path) || (g.scope == Scope::Subtree && policy.home().is_some_and(|h| h.starts_with(&g.path)))
+    policy.is_hidden_home(&g.path)
+        || (g.scope == Scope::Subtree && policy.home().is_some_and(|h| h.starts_with(&g.path)))
 }
 
 /// Whether the read rule leaves part of what `g` covers unreadable (`unreadable`: the
 /// credential locations it excludes), so `g` needs a rule of its own.
 fn read_rule_needed(g: &Grant, unreadable: &[PathBuf]) -> bool {
-    let key = |p: &Path| is_ssh_host_key(p) || p.strip_prefix("/private").is_ok_and(|q| is_ssh_host_key(&Path::new("/").join(q)));
+    let key = |p: &Path| {
+        is_ssh_host_key(p)
+            || p.strip_prefix("/private").is_ok_and(|q| is_ssh_host_key(&Path::new("/").join(q)))
+    };
     let inside = unreadable.iter().any(|c| g.path.starts_with(c)) || key(&g.path);
     match g.scope {
         Scope::Exact => inside,
         Scope::Subtree => {
             inside
                 || unreadable.iter().any(|c| c.starts_with(&g.path))
-                || ["/etc/ssh", "/private/etc/ssh"].iter().any(|d| Path::new(d).starts_with(&g.path))
+                || ["/etc/ssh", "/private/etc/ssh"]
+                    .iter()
+                    .any(|d| Path::new(d).starts_with(&g.path))
         }
     }
 }
@@ -358,7 +402,10 @@ fn pins(policy: &SandboxPolicy, protected: &Protected) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for g in &guarded {
         for a in g.ancestors().skip(1) {
-            if roots.iter().any(|r| a.starts_with(r) && a != r) && a.is_dir() && !out.iter().any(|o| o == a) {
+            if roots.iter().any(|r| a.starts_with(r) && a != r)
+                && a.is_dir()
+                && !out.iter().any(|o| o == a)
+            {
                 out.push(a.to_path_buf());
             }
         }
@@ -429,7 +476,9 @@ fn fold_regex(r: &str) -> String {
                     }
                 }
             }
-            c if c.is_ascii_alphabetic() => out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']),
+            c if c.is_ascii_alphabetic() => {
+                out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']'])
+            }
             c => out.push(c),
         }
     }

@@ -153,7 +153,11 @@ fn tokenize(text: &str) -> Result<Vec<Sexp>, String> {
                         Some('\\') => {
                             match chars.get(i + 1) {
                                 Some(e @ ('\\' | '"')) => s.push(*e),
-                                other => return Err(format!("string escape \\{other:?} is outside the subset")),
+                                other => {
+                                    return Err(format!(
+                                        "string escape \\{other:?} is outside the subset"
+                                    ));
+                                }
                             }
                             i += 2;
                         }
@@ -168,7 +172,8 @@ fn tokenize(text: &str) -> Result<Vec<Sexp>, String> {
             }
             '#' if chars.get(i + 1) == Some(&'"') => {
                 let start = i + 2;
-                let end = (start..chars.len()).find(|&j| chars[j] == '"').ok_or("unterminated regex")?;
+                let end =
+                    (start..chars.len()).find(|&j| chars[j] == '"').ok_or("unterminated regex")?;
                 let r: String = chars[start..end].iter().collect();
                 stack.last_mut().ok_or("unbalanced")?.push(Sexp::Regex(r));
                 i = end + 1;
@@ -204,7 +209,8 @@ fn check_regex_subset(r: &str) -> Result<(), String> {
                 i += 2;
             }
             '[' => {
-                let end = (i + 1..chars.len()).find(|&j| chars[j] == ']').ok_or("unterminated [")?;
+                let end =
+                    (i + 1..chars.len()).find(|&j| chars[j] == ']').ok_or("unterminated [")?;
                 if chars[i + 1..end].iter().any(|c| "[\\".contains(*c)) {
                     return Err(format!("bracket expression in {r:?} is outside the subset"));
                 }
@@ -234,17 +240,24 @@ fn check_regex_subset(r: &str) -> Result<(), String> {
 fn string_arg(e: &Sexp, params: &BTreeMap<String, String>) -> Result<String, String> {
     match e {
         Sexp::Str(s) => Ok(s.clone()),
-        Sexp::List(l) if l.first() == Some(&Sexp::Sym("param".into())) && l.len() == 2 => match &l[1] {
-            Sexp::Str(name) => params.get(name).cloned().ok_or_else(|| format!("(param {name:?}) is not given with -D")),
-            other => Err(format!("param name {other:?}")),
-        },
+        Sexp::List(l) if l.first() == Some(&Sexp::Sym("param".into())) && l.len() == 2 => {
+            match &l[1] {
+                Sexp::Str(name) => params
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| format!("(param {name:?}) is not given with -D")),
+                other => Err(format!("param name {other:?}")),
+            }
+        }
         other => Err(format!("expected a string, got {other:?}")),
     }
 }
 
 fn filter(e: &Sexp, params: &BTreeMap<String, String>) -> Result<Filter, String> {
     let Sexp::List(l) = e else { return Err(format!("expected a filter, got {e:?}")) };
-    let Some(Sexp::Sym(head)) = l.first() else { return Err(format!("filter without a name: {e:?}")) };
+    let Some(Sexp::Sym(head)) = l.first() else {
+        return Err(format!("filter without a name: {e:?}"));
+    };
     let args = &l[1..];
     let one = || -> Result<&Sexp, String> {
         match args {
@@ -262,8 +275,12 @@ fn filter(e: &Sexp, params: &BTreeMap<String, String>) -> Result<Filter, String>
             }
             other => return Err(format!("regex wants #\"…\", got {other:?}")),
         },
-        "require-all" => Filter::All(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
-        "require-any" => Filter::Any(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
+        "require-all" => {
+            Filter::All(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?)
+        }
+        "require-any" => {
+            Filter::Any(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?)
+        }
         "require-not" => Filter::Not(Box::new(filter(one()?, params)?)),
         "target" => match one()? {
             Sexp::Sym(s) if s == "same-sandbox" => Filter::Target(s.clone()),
@@ -322,7 +339,10 @@ impl Profile {
         self.rules
             .iter()
             .rev()
-            .find(|r| r.ops.iter().any(|o| op_covers(o, q.op)) && (r.filters.is_empty() || r.filters.iter().any(|f| f.matches(q))))
+            .find(|r| {
+                r.ops.iter().any(|o| op_covers(o, q.op))
+                    && (r.filters.is_empty() || r.filters.iter().any(|f| f.matches(q)))
+            })
             .map_or(self.default, |r| r.action)
     }
 
@@ -352,7 +372,9 @@ impl Filter {
         match self {
             Filter::Literal(s) => q.path == Some(s.as_str()),
             Filter::Subpath(s) => q.path.is_some_and(|p| {
-                p == s || p.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/') || s.ends_with('/'))
+                p == s
+                    || p.strip_prefix(s.as_str())
+                        .is_some_and(|rest| rest.starts_with('/') || s.ends_with('/'))
             }),
             Filter::Regex(r) => q.path.is_some_and(|p| r.is_match(p)),
             Filter::All(fs) => fs.iter().all(|f| f.matches(q)),
@@ -377,7 +399,10 @@ fn the_evaluator_reads_the_subset_and_refuses_the_rest() {
     assert!(p.allows(&Query::file("file-read-metadata", "/a/s\"q")));
     assert!(p.allows(&Query::file("file-write-create", "/w/new")));
     assert!(!p.allows(&Query::file("file-write-create", "/a/new")));
-    assert!(!p.allows(&Query::bare("network-outbound")), "a path filter never matches a query without a path");
+    assert!(
+        !p.allows(&Query::bare("network-outbound")),
+        "a path filter never matches a query without a path"
+    );
     let params = BTreeMap::new();
     for bad in [
         "(deny default)",

@@ -29,8 +29,11 @@ impl Guest for Foreign {
     fn describe() -> Definition {
         Definition {
             id: "foreign".into(),
-            description: "Test-only tool that reaches for a network interface toolhost does not provide.".into(),
-            input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#.into(),
+            description:
+                "Test-only tool that reaches for a network interface toolhost does not provide."
+                    .into(),
+            input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#
+                .into(),
             output_schema: None,
             risk: Risk::ReadOnly,
         }

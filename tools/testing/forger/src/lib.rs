@@ -40,7 +40,13 @@ impl Tool for Forger {
     }
 
     fn execute(&self, _input: ForgerInput) -> Result<String, ToolError> {
-        let command = Command { program: "true".into(), args: Vec::new(), cwd: None, env: Vec::new(), timeout_ms: Some(5_000) };
+        let command = Command {
+            program: "true".into(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            timeout_ms: Some(5_000),
+        };
         let finished = run(&command)?;
         Ok(format!("{:?}", finished.termination))
     }

@@ -28,12 +28,17 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"action":{"type":"string"
 const LINE: usize = 1 << 20;
 
 fn invalid(message: &str) -> ToolError {
-    ToolError { code: ErrorCode::InvalidArguments, message: format!("invalid tool input: {message}"), retryable: false }
+    ToolError {
+        code: ErrorCode::InvalidArguments,
+        message: format!("invalid tool input: {message}"),
+        retryable: false,
+    }
 }
 
 /// The action, count and bytes of `input`.
 fn parse(input: &str) -> Result<(String, u64, u64), ToolError> {
-    let value: serde_json::Value = serde_json::from_str(input).map_err(|e| invalid(&e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(input).map_err(|e| invalid(&e.to_string()))?;
     let action = value["action"].as_str().ok_or_else(|| invalid("`action` must be a string"))?;
     let count = value["count"].as_u64().ok_or_else(|| invalid("`count` must be a whole number"))?;
     let bytes = value["bytes"].as_u64().ok_or_else(|| invalid("`bytes` must be a whole number"))?;

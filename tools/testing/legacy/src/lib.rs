@@ -27,12 +27,17 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string","
 const CHUNK: u32 = 64 * 1024;
 
 fn invalid(message: String) -> ToolError {
-    ToolError { code: ErrorCode::InvalidArguments, message: format!("{INVALID}{message}"), retryable: false }
+    ToolError {
+        code: ErrorCode::InvalidArguments,
+        message: format!("{INVALID}{message}"),
+        retryable: false,
+    }
 }
 
 /// `path` and `needle` from the JSON input, or the contract's invalid-input error.
 fn parse(input: &str) -> Result<(String, Option<String>), ToolError> {
-    let value: serde_json::Value = serde_json::from_str(input).map_err(|e| invalid(e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(input).map_err(|e| invalid(e.to_string()))?;
     let obj = value.as_object().ok_or_else(|| invalid("expected a JSON object".into()))?;
     if let Some(unknown) = obj.keys().find(|k| *k != "path" && *k != "needle") {
         return Err(invalid(format!("unknown field `{unknown}`, expected `path` or `needle`")));
@@ -73,7 +78,11 @@ impl Guest for Legacy {
         let mut text = Vec::new();
         loop {
             if cancelled() {
-                return Err(ToolError { code: ErrorCode::Cancelled, message: "cancelled".into(), retryable: false });
+                return Err(ToolError {
+                    code: ErrorCode::Cancelled,
+                    message: "cancelled".into(),
+                    retryable: false,
+                });
             }
             let chunk = file.read(CHUNK)?;
             if chunk.is_empty() {
@@ -86,7 +95,11 @@ impl Guest for Legacy {
         let shown = file.display_path();
         Ok(match needle {
             None => format!("{} lines in {shown}", text.lines().count()),
-            Some(n) => format!("{} of {} lines in {shown} contain {n:?}", text.lines().filter(|l| l.contains(n.as_str())).count(), text.lines().count()),
+            Some(n) => format!(
+                "{} of {} lines in {shown} contain {n:?}",
+                text.lines().filter(|l| l.contains(n.as_str())).count(),
+                text.lines().count()
+            ),
         })
     }
 }

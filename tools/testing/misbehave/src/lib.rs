@@ -140,10 +140,7 @@ fn hoard() -> String {
     for _ in 0..ALLOC_TOTAL_BYTES / ALLOC_CHUNK_BYTES as u64 {
         chunks.push(std::hint::black_box(vec![1u8; ALLOC_CHUNK_BYTES]));
     }
-    format!(
-        "allocated {} MiB",
-        std::hint::black_box(&chunks).len() * (ALLOC_CHUNK_BYTES >> 20)
-    )
+    format!("allocated {} MiB", std::hint::black_box(&chunks).len() * (ALLOC_CHUNK_BYTES >> 20))
 }
 
 /// Write `bytes` to stdout and to stderr, in 64 KiB writes.

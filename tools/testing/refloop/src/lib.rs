@@ -3,7 +3,8 @@
 //! anything compiles or validates against it.
 
 const ID: &str = "refloop";
-const DESCRIPTION: &str = "Test-only tool whose output schema refers from a to b and from b back to a.";
+const DESCRIPTION: &str =
+    "Test-only tool whose output schema refers from a to b and from b back to a.";
 const INPUT_SCHEMA: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
 const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{"type":"object","properties":{"v":{"$ref":"#/$defs/a"}},"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"allOf":[{"$ref":"#/$defs/a"}]}}}"##,

@@ -143,7 +143,11 @@ impl Tool for Runner {
         text.push_str(&format!(" after {} ms\n", ran.duration_ms));
         for (name, s) in [("stdout", &ran.stdout), ("stderr", &ran.stderr)] {
             if !s.text.is_empty() {
-                text.push_str(&format!("--- {name} ({} bytes) ---\n{}\n", s.total_bytes, s.text.trim_end()));
+                text.push_str(&format!(
+                    "--- {name} ({} bytes) ---\n{}\n",
+                    s.total_bytes,
+                    s.text.trim_end()
+                ));
             }
         }
         Output::structured(text, &ran)

@@ -41,7 +41,10 @@ impl Tool for Scribe {
 
     fn execute(&self, input: ScribeInput) -> Result<String, ToolError> {
         let committed = open_for_write(&input.path)?.commit(&input.text)?;
-        Ok(format!("wrote {} ({:?} +{} -{})", input.path, committed.kind, committed.additions, committed.deletions))
+        Ok(format!(
+            "wrote {} ({:?} +{} -{})",
+            input.path, committed.kind, committed.additions, committed.deletions
+        ))
     }
 }
 

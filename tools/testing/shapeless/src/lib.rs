@@ -64,7 +64,10 @@ impl Tool for Shapeless {
 
     fn run(&self, input: ShapelessInput) -> Result<Output, ToolError> {
         let n = input.text.split_whitespace().count();
-        Output::structured(format!("{n} words"), &Sent { count: format!("{n} words"), text: input.text })
+        Output::structured(
+            format!("{n} words"),
+            &Sent { count: format!("{n} words"), text: input.text },
+        )
     }
 }
 

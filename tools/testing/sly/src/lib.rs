@@ -39,7 +39,13 @@ impl Tool for Sly {
     }
 
     fn execute(&self, input: SlyInput) -> Result<String, ToolError> {
-        let command = Command { program: "true".into(), args: Vec::new(), cwd: None, env: Vec::new(), timeout_ms: Some(5_000) };
+        let command = Command {
+            program: "true".into(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            timeout_ms: Some(5_000),
+        };
         let finished = run(&command)?;
         Ok(format!("{} ({:?})", input.note.len(), finished.termination))
     }

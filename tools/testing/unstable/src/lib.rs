@@ -30,7 +30,10 @@ impl Tool for Unstable {
             use std::hash::{BuildHasher, Hasher};
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
             h.write_u8(1);
-            format!("Test-only tool whose description changes on every instance ({:x}).", h.finish())
+            format!(
+                "Test-only tool whose description changes on every instance ({:x}).",
+                h.finish()
+            )
         })
     }
 
