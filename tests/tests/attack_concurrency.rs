@@ -19,7 +19,7 @@ fn last_line(read_text: &str) -> Option<String> {
                 .filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
         })
         .map(|(_, rest)| rest.to_string())
-        .last()
+        .next_back()
 }
 
 /// One agent: `CYCLES` read+edit cycles on `file`; returns the lines its succeeded edits added.

@@ -334,10 +334,10 @@ fn idle_connections_do_not_lock_an_authenticated_client_out() {
         for s in idle.iter_mut() {
             let mut probe = [0u8; 1];
             s.set_nonblocking(true).unwrap();
-            if matches!(s.read(&mut probe), Ok(0)) {
-                if let Ok(fresh) = TcpStream::connect(&authority) {
-                    *s = fresh;
-                }
+            if matches!(s.read(&mut probe), Ok(0))
+                && let Ok(fresh) = TcpStream::connect(&authority)
+            {
+                *s = fresh;
             }
         }
     }

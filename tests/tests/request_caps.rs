@@ -156,7 +156,7 @@ fn mcp_on_stdio_answers_an_oversize_line_with_an_error_for_its_id_and_goes_on() 
         assert_eq!(e["error"]["data"]["limit"], MAX_REQUEST_BYTES, "{e}");
     }
     assert!(!fx.root().join("big.txt").exists(), "an oversize call ran");
-    drop(send);
+    drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -315,7 +315,7 @@ impl Setup {
             match installed {
                 toolhost_plugins::Installed::Loaded(record, tool) => {
                     extra.push((record.id, record.risk));
-                    registry.register_dyn(Arc::new(tool));
+                    registry.register_dyn(Arc::new(*tool));
                 }
                 toolhost_plugins::Installed::Skipped(record, why) => {
                     let text = format!("toolhost: tool `{}` is not loaded: {why}", record.id);

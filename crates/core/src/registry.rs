@@ -269,10 +269,10 @@ impl FinalizedToolset {
                 // The rule text when the target is hard-protected (no grant can unlock it).
                 if let Ok(path) = crate::fence::resolve_lexically(&self.session, target) {
                     let real = toolhost_sandbox::policy::real_path(&path);
-                    if let Err(denial) = policy.check(&real, Access::Write, Actor::FileTool) {
-                        if !denial.sandbox_denied {
-                            prepared.protected_target = Some(denial.message);
-                        }
+                    if let Err(denial) = policy.check(&real, Access::Write, Actor::FileTool)
+                        && !denial.sandbox_denied
+                    {
+                        prepared.protected_target = Some(denial.message);
                     }
                 }
             }

@@ -87,10 +87,11 @@ impl Connections {
         let mut table = self.table();
         let unauthenticated =
             table.1.values().filter(|e| !e.authenticated.load(Ordering::SeqCst)).count();
-        if unauthenticated >= self.max_unauthenticated || table.1.len() >= self.max_total {
-            if !evict_oldest(&mut table.1) && table.1.len() >= self.max_total {
-                return None;
-            }
+        if (unauthenticated >= self.max_unauthenticated || table.1.len() >= self.max_total)
+            && !evict_oldest(&mut table.1)
+            && table.1.len() >= self.max_total
+        {
+            return None;
         }
         let id = table.0;
         table.0 += 1;

@@ -92,7 +92,7 @@ pub async fn check_component(
 /// An installed component that is loaded, or why not.
 pub enum Installed {
     /// Loaded, held to its granted risk.
-    Loaded(InstalledTool, ComponentTool),
+    Loaded(InstalledTool, Box<ComponentTool>),
     /// Not loaded, and why.
     Skipped(InstalledTool, NotLoaded),
 }
@@ -136,7 +136,7 @@ pub async fn load_installed(
             Ok(component) => {
                 loaded_ids.push(tool.id.clone());
                 let risk = tool.risk;
-                Installed::Loaded(tool, component.with_grant(risk))
+                Installed::Loaded(tool, Box::new(component.with_grant(risk)))
             }
             Err(why) => Installed::Skipped(tool, NotLoaded::Invalid(why)),
         });

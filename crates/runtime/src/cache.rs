@@ -162,10 +162,10 @@ pub fn save_stamp(engine: &Engine, cache_dir: Option<&Path>, component: &Path, k
         .ok()
         .and_then(|old| stamp_key(&old).map(str::to_owned))
         .filter(|old| old != key);
-    if write_atomically(path.parent().expect("stamps dir"), &path, line.as_bytes(), false).is_ok() {
-        if let Some(old) = replaced {
-            remove_unreferenced(dir, &old);
-        }
+    if write_atomically(path.parent().expect("stamps dir"), &path, line.as_bytes(), false).is_ok()
+        && let Some(old) = replaced
+    {
+        remove_unreferenced(dir, &old);
     }
 }
 

@@ -218,10 +218,10 @@ pub fn check_schema(schema: &Value) -> Result<(), DefinitionError> {
             ));
         }
     }
-    if let Some(required) = obj.get("required") {
-        if !required.as_array().is_some_and(|r| r.iter().all(|v| v.is_string())) {
-            return bad("has `required` that is not a list of property names");
-        }
+    if let Some(required) = obj.get("required")
+        && !required.as_array().is_some_and(|r| r.iter().all(|v| v.is_string()))
+    {
+        return bad("has `required` that is not a list of property names");
     }
     valid_json_schema(schema, kind)
 }

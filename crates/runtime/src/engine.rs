@@ -103,11 +103,11 @@ impl ComponentRuntime {
                 .map_err(|source| RuntimeError::Read { path: path.to_path_buf(), source })
         };
         let stamped = cache::stamped_key(&self.engine, self.cache_dir.as_deref(), path);
-        if let Some(key) = &stamped {
-            if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), key) {
-                let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: None };
-                return Ok(ComponentTool::lazy(self.clone(), source, definition));
-            }
+        if let Some(key) = &stamped
+            && let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), key)
+        {
+            let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: None };
+            return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
         let bytes = read()?;
         self.load_bytes(path, &bytes).await

@@ -124,10 +124,10 @@ impl Bubblewrap {
 
     fn cached_or_checked(&self) -> Availability {
         let key = self.check_key();
-        if let (Some(file), Some(key)) = (&self.check_cache, &key) {
-            if std::fs::read_to_string(file).ok().as_deref() == Some(key.as_str()) {
-                return Availability::Available;
-            }
+        if let (Some(file), Some(key)) = (&self.check_cache, &key)
+            && std::fs::read_to_string(file).ok().as_deref() == Some(key.as_str())
+        {
+            return Availability::Available;
         }
         let result = self.self_check();
         if let (Some(file), Some(key), Availability::Available) = (&self.check_cache, &key, &result)

@@ -130,6 +130,9 @@ fn locate(mount: &Path, path: &str) -> Option<PathBuf> {
     })
 }
 
+/// The control files to write in each cgroup directory a call gets.
+type CgroupPlan<'a> = (PathBuf, Vec<(&'a str, &'a str)>);
+
 /// One call's cgroup (one directory per hierarchy), removed on drop.
 #[derive(Debug)]
 pub struct CallCgroup {
@@ -154,7 +157,7 @@ impl CallCgroup {
             format!("toolhost-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
         let memory = (limits.memory_mib.max(16) * 1024 * 1024).to_string();
         let pids = limits.pids.max(8).to_string();
-        let (plan, v2): (Vec<(PathBuf, Vec<(&str, &str)>)>, bool) = match support {
+        let (plan, v2): (Vec<CgroupPlan>, bool) = match support {
             Support::V2(base) => (
                 vec![(
                     base.join(&name),

@@ -161,7 +161,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             return true;
         }
         self.search(path, Some(bytes), |scan, sink| {
-            scan.searcher.search_slice(&scan.matcher, bytes, sink)
+            scan.searcher.search_slice(scan.matcher, bytes, sink)
         })
     }
 
@@ -171,7 +171,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             return false;
         }
         self.search(path, None, |scan, sink| {
-            scan.streaming.search_reader(&scan.matcher, reader, sink)
+            scan.streaming.search_reader(scan.matcher, reader, sink)
         })
     }
 

@@ -72,7 +72,7 @@ impl Control for HostControl {
         }
         let n = self.checks.get();
         self.checks.set(n.wrapping_add(1));
-        if n % ASK_HOST_EVERY != 0 {
+        if !n.is_multiple_of(ASK_HOST_EVERY) {
             return None;
         }
         let stop = if cancelled() {

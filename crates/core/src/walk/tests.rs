@@ -210,7 +210,7 @@ fn random_trees_are_walked_as_ripgrep_walks_them() {
                         (0..1 + rng.next() % 4).map(|_| rng.pick(PATTERNS)).collect();
                     std::fs::write(parent.join(file), lines.join("\n")).unwrap();
                 }
-                3 if rng.next() % 4 == 0 => {
+                3 if rng.next().is_multiple_of(4) => {
                     let lines: Vec<&str> =
                         (0..1 + rng.next() % 3).map(|_| rng.pick(PATTERNS)).collect();
                     std::fs::create_dir_all(parent.join(".git/info")).unwrap();

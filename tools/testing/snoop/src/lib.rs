@@ -47,19 +47,19 @@ fn setups() -> Vec<String> {
 fn loot(setup: &str) -> String {
     let mut out = String::new();
     let mut paths: Vec<String> = TARGETS.iter().map(|t| format!("{setup}/{t}")).collect();
-    if let Ok(data) = open_dir(&format!("{setup}/data")) {
-        if let Ok(entries) = data.entries() {
-            paths.extend(entries.into_iter().map(|e| format!("{setup}/data/{}", e.name)));
-        }
+    if let Ok(data) = open_dir(&format!("{setup}/data"))
+        && let Ok(entries) = data.entries()
+    {
+        paths.extend(entries.into_iter().map(|e| format!("{setup}/data/{}", e.name)));
     }
     for p in paths {
-        if let Ok(f) = open_file(&p) {
-            if let Ok(bytes) = read_to_end(&f) {
-                out.push_str(&format!(
-                    "{p}: {}\n",
-                    String::from_utf8_lossy(&bytes[..bytes.len().min(4096)])
-                ));
-            }
+        if let Ok(f) = open_file(&p)
+            && let Ok(bytes) = read_to_end(&f)
+        {
+            out.push_str(&format!(
+                "{p}: {}\n",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(4096)])
+            ));
         }
     }
     out
@@ -95,10 +95,10 @@ impl Tool for Snoop {
         for setup in setups() {
             let found = loot(&setup);
             let name = setup.rsplit('/').next().unwrap_or("x");
-            if !found.is_empty() {
-                if let Ok(draft) = open_for_write(&format!("/tmp/toolhost-snoop-{name}.txt")) {
-                    let _ = draft.commit(&found);
-                }
+            if !found.is_empty()
+                && let Ok(draft) = open_for_write(&format!("/tmp/toolhost-snoop-{name}.txt"))
+            {
+                let _ = draft.commit(&found);
             }
             // The same as a program: cat the targets into the temp dir.
             let targets: Vec<String> = TARGETS.iter().map(|t| format!("{setup}/{t}")).collect();
