@@ -173,7 +173,7 @@ fn conformance_cannot_check_hostile_definitions() {
 #[test]
 fn an_installed_hostile_definition_is_not_loaded() {
     let a = Attack::new();
-    let store = toolhost::plugins::ToolStore::new(&a.data);
+    let store = toolhost::plugins::InstalledSet::new(&a.data);
     for id in ["refloop", "deepanyof", "selfref", "Bash"] {
         let file = component(if id == "Bash" { "bashid" } else { id });
         let bytes = std::fs::read(&file).unwrap();

@@ -4,134 +4,23 @@
 //! (`build.rs`; `TOOLHOST_COMPONENTS` loads them from a directory instead); bash lives in
 //! the host.
 //! A tool joins these lists only once it has landed: no stubs are ever registered.
+//!
+//! The map:
+//!
+//! * [`registry`] — [`builtin_registry`]: the six file-tool components
+//!   ([`BUILTIN_COMPONENTS`], from `components`, the one list `build.rs` and `cargo xtask`
+//!   read too), then bash; [`READ_TOOL`], the one tool whose reads are observations.
+//! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
+//! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`].
 
 pub mod bash;
-
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use toolhost_core::registry::{ToolRegistryBuilder, ToolsetConfig};
-use toolhost_core::tool::ToolRisk;
-use toolhost_runtime::{ComponentRuntime, RuntimeError};
-
 mod components;
+pub mod registry;
+pub mod toolset;
 
 pub use components::BUILTIN_COMPONENT_CRATES;
-
-/// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
-}
-
-/// The built-in tools that are components, by id, in registry order.
-pub const BUILTIN_COMPONENTS: &[&str] = &BUILTIN_IDS;
-
-const BUILTIN_IDS: [&str; BUILTIN_COMPONENT_CRATES.len()] = {
-    let mut ids = [""; BUILTIN_COMPONENT_CRATES.len()];
-    let mut i = 0;
-    while i < ids.len() {
-        ids[i] = BUILTIN_COMPONENT_CRATES[i].1;
-        i += 1;
-    }
-    ids
+pub use registry::{
+    BUILTIN_COMPONENTS, BuiltinError, READ_TOOL, builtin_registry, builtin_registry_from,
+    components_override,
 };
-
-/// The one tool whose reads count as "the model read this file"
-/// (docs/contract.md#read-before-edit). Other tools that open files (grep on a single file,
-/// third-party tools) leave the observation table alone.
-pub const READ_TOOL: &str = "read";
-
-/// The default agent's tools, in the order the model sees them
-/// (docs/contract.md#definitions-and-the-toolset: read write edit grep glob list bash; only those
-/// that have landed are listed).
-pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
-
-/// The explorer sub-agent's tools (docs/contract.md#definitions-and-the-toolset: read grep glob
-/// list bash; only landed ones).
-pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
-
-/// Which agent a toolset is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Agent {
-    /// The default agent.
-    Default,
-    /// The read-only explorer sub-agent.
-    Explorer,
-}
-
-impl Agent {
-    /// This agent's toolset config: its built-ins only.
-    pub fn toolset(self) -> ToolsetConfig {
-        self.toolset_with(&[])
-    }
-
-    /// This agent's toolset config: its built-ins, then `extra` tools (installed ones, in
-    /// install order, then `--tool` ones) with their granted risk: all of them for the
-    /// default agent, only the read-only ones for the explorer.
-    pub fn toolset_with(self, extra: &[(String, ToolRisk)]) -> ToolsetConfig {
-        let (builtins, extra): (&[&str], Vec<&str>) = match self {
-            Agent::Default => (DEFAULT_TOOLSET, extra.iter().map(|(id, _)| id.as_str()).collect()),
-            Agent::Explorer => (
-                EXPLORER_TOOLSET,
-                extra
-                    .iter()
-                    .filter(|(_, risk)| *risk == ToolRisk::ReadOnly)
-                    .map(|(id, _)| id.as_str())
-                    .collect(),
-            ),
-        };
-        ToolsetConfig::new(builtins.iter().copied().chain(extra))
-    }
-}
-
-/// The directory `TOOLHOST_COMPONENTS` names, if set: the built-in components are loaded from
-/// `<dir>/<id>.wasm` instead of the copies embedded in the binary (for development).
-pub fn components_override() -> Option<PathBuf> {
-    std::env::var_os("TOOLHOST_COMPONENTS").filter(|d| !d.is_empty()).map(PathBuf::from)
-}
-
-/// Why the built-in registry could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum BuiltinError {
-    #[error(
-        "the built-in tool component {0} was not found (TOOLHOST_COMPONENTS names a directory without it)"
-    )]
-    ComponentMissing(PathBuf),
-    #[error(transparent)]
-    Runtime(#[from] RuntimeError),
-}
-
-/// Register the built-in tools: each component of [`BUILTIN_COMPONENTS`] from `dir`.
-pub async fn builtin_registry_from(
-    runtime: &Arc<ComponentRuntime>,
-    dir: &Path,
-) -> Result<ToolRegistryBuilder, BuiltinError> {
-    let mut builder = ToolRegistryBuilder::new();
-    for id in BUILTIN_COMPONENTS {
-        let path = dir.join(format!("{id}.wasm"));
-        if !path.is_file() {
-            return Err(BuiltinError::ComponentMissing(path));
-        }
-        let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL);
-        builder.register_dyn(Arc::new(tool));
-    }
-    builder.register(crate::bash::Bash);
-    Ok(builder)
-}
-
-/// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
-/// that directory), then bash. More tools (installed ones) may be registered after them.
-pub async fn builtin_registry(
-    runtime: &Arc<ComponentRuntime>,
-) -> Result<ToolRegistryBuilder, BuiltinError> {
-    if let Some(dir) = components_override() {
-        return builtin_registry_from(runtime, &dir).await;
-    }
-    let mut builder = ToolRegistryBuilder::new();
-    for (id, bytes, sha256) in embedded::EMBEDDED {
-        let tool = runtime.load_embedded(id, bytes, sha256).await?.record_reads(*id == READ_TOOL);
-        builder.register_dyn(Arc::new(tool));
-    }
-    builder.register(crate::bash::Bash);
-    Ok(builder)
-}
+pub use toolset::{Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET};

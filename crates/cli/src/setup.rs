@@ -294,8 +294,8 @@ impl Setup {
     }
 
     /// The installed set of this data dir.
-    pub fn tool_store(&self) -> toolhost_plugins::ToolStore {
-        toolhost_plugins::ToolStore::new(&self.data_dir)
+    pub fn installed_set(&self) -> toolhost_plugins::InstalledSet {
+        toolhost_plugins::InstalledSet::new(&self.data_dir)
     }
 
     /// Register the installed tools (in install order; one whose bytes no longer match its
@@ -310,7 +310,7 @@ impl Setup {
         let builtin = toolhost::builtins::DEFAULT_TOOLSET;
         let mut extra = Vec::new();
         for installed in
-            toolhost_plugins::load_installed(runtime, &self.tool_store(), builtin).await?
+            toolhost_plugins::load_installed(runtime, &self.installed_set(), builtin).await?
         {
             match installed {
                 toolhost_plugins::Installed::Loaded(record, tool) => {

@@ -300,7 +300,7 @@ async fn describe_checks(
             Outcome::Fail,
             rules::DefinitionError::Id(id.into()).to_string(),
         );
-    } else if toolhost_builtins::DEFAULT_TOOLSET.iter().any(|b| b.eq_ignore_ascii_case(id)) {
+    } else if rules::RESERVED_IDS.iter().any(|b| b.eq_ignore_ascii_case(id)) {
         push(
             report,
             "describe.id",

@@ -46,7 +46,7 @@ struct ToolsFile {
 
 /// Why the installed set cannot be read or changed.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub enum InstalledSetError {
     #[error("cannot {what} {}: {source}", path.display())]
     Io { what: &'static str, path: PathBuf, source: std::io::Error },
     #[error("{} is not a valid record of installed tools: {message}", path.display())]
@@ -69,19 +69,19 @@ pub enum NotLoaded {
 
 /// The installed set of one data dir.
 #[derive(Debug, Clone)]
-pub struct ToolStore {
+pub struct InstalledSet {
     data_dir: PathBuf,
 }
 
 /// Holds the installed set's lock; released on drop.
-pub struct StoreLock {
+pub struct InstalledSetLock {
     _dir: std::fs::File,
 }
 
-impl ToolStore {
+impl InstalledSet {
     /// The installed set under `data_dir`.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
-        ToolStore { data_dir: data_dir.into() }
+        InstalledSet { data_dir: data_dir.into() }
     }
 
     fn dir(&self) -> PathBuf {
@@ -98,20 +98,21 @@ impl ToolStore {
     }
 
     /// The installed components, in install order (none when nothing was ever installed).
-    pub fn list(&self) -> Result<Vec<InstalledTool>, StoreError> {
+    pub fn list(&self) -> Result<Vec<InstalledTool>, InstalledSetError> {
         let path = self.record_path();
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(StoreError::Io { what: "read", path, source }),
+            Err(source) => return Err(InstalledSetError::Io { what: "read", path, source }),
         };
-        let file: ToolsFile = serde_json::from_slice(&bytes)
-            .map_err(|e| StoreError::Corrupt { path: path.clone(), message: e.to_string() })?;
+        let file: ToolsFile = serde_json::from_slice(&bytes).map_err(|e| {
+            InstalledSetError::Corrupt { path: path.clone(), message: e.to_string() }
+        })?;
         Ok(file.tools)
     }
 
     /// One installed component by id.
-    pub fn get(&self, id: &str) -> Result<Option<InstalledTool>, StoreError> {
+    pub fn get(&self, id: &str) -> Result<Option<InstalledTool>, InstalledSetError> {
         Ok(self.list()?.into_iter().find(|t| t.id == id))
     }
 
@@ -128,14 +129,14 @@ impl ToolStore {
     }
 
     /// Take the installed set's lock (exclusive, blocking) for a read-modify-write.
-    pub fn lock(&self) -> Result<StoreLock, StoreError> {
+    pub fn lock(&self) -> Result<InstalledSetLock, InstalledSetError> {
         let dir = self.dir();
-        create_private_dir(&dir).map_err(|source| StoreError::Io {
+        create_private_dir(&dir).map_err(|source| InstalledSetError::Io {
             what: "create",
             path: dir.clone(),
             source,
         })?;
-        let file = std::fs::File::open(&dir).map_err(|source| StoreError::Io {
+        let file = std::fs::File::open(&dir).map_err(|source| InstalledSetError::Io {
             what: "open",
             path: dir.clone(),
             source,
@@ -143,26 +144,26 @@ impl ToolStore {
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a descriptor this function owns.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(StoreError::Io {
+            return Err(InstalledSetError::Io {
                 what: "lock",
                 path: dir,
                 source: std::io::Error::last_os_error(),
             });
         }
-        Ok(StoreLock { _dir: file })
+        Ok(InstalledSetLock { _dir: file })
     }
 
     /// Install (or upgrade, when its id is installed) `tool` with `bytes`, under `lock`:
     /// the file first, then the record, then the file the upgrade replaced is removed.
     pub fn install(
         &self,
-        _lock: &StoreLock,
+        _lock: &InstalledSetLock,
         tool: InstalledTool,
         bytes: &[u8],
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), InstalledSetError> {
         let dir = self.dir();
         let file = self.file_of(&tool);
-        write_whole(&dir, &file, bytes).map_err(|source| StoreError::Io {
+        write_whole(&dir, &file, bytes).map_err(|source| InstalledSetError::Io {
             what: "write",
             path: file.clone(),
             source,
@@ -178,7 +179,7 @@ impl ToolStore {
     }
 
     /// Uninstall `id` under `lock`; `false` if no such tool is installed.
-    pub fn remove(&self, _lock: &StoreLock, id: &str) -> Result<bool, StoreError> {
+    pub fn remove(&self, _lock: &InstalledSetLock, id: &str) -> Result<bool, InstalledSetError> {
         let mut tools = self.list()?;
         let before = tools.len();
         tools.retain(|t| t.id != id);
@@ -190,12 +191,12 @@ impl ToolStore {
         Ok(true)
     }
 
-    fn save(&self, tools: &[InstalledTool]) -> Result<(), StoreError> {
+    fn save(&self, tools: &[InstalledTool]) -> Result<(), InstalledSetError> {
         let path = self.record_path();
         let mut json = serde_json::to_vec_pretty(&ToolsFile { tools: tools.to_vec() })
             .expect("a tools file serializes");
         json.push(b'\n');
-        write_whole(&self.data_dir, &path, &json).map_err(|source| StoreError::Io {
+        write_whole(&self.data_dir, &path, &json).map_err(|source| InstalledSetError::Io {
             what: "write",
             path,
             source,
@@ -264,7 +265,7 @@ mod tests {
     #[test]
     fn install_upgrade_remove_keep_one_file_per_tool() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ToolStore::new(dir.path());
+        let store = InstalledSet::new(dir.path());
         assert!(store.list().unwrap().is_empty());
         let lock = store.lock().unwrap();
         store.install(&lock, tool("a", b"one"), b"one").unwrap();
@@ -281,7 +282,7 @@ mod tests {
     #[test]
     fn a_changed_file_is_not_loaded() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ToolStore::new(dir.path());
+        let store = InstalledSet::new(dir.path());
         let lock = store.lock().unwrap();
         let t = tool("a", b"one");
         store.install(&lock, t.clone(), b"one").unwrap();
@@ -296,6 +297,9 @@ mod tests {
     fn a_corrupt_record_is_an_error_not_an_empty_set() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(TOOLS_FILE), b"{nope").unwrap();
-        assert!(matches!(ToolStore::new(dir.path()).list(), Err(StoreError::Corrupt { .. })));
+        assert!(matches!(
+            InstalledSet::new(dir.path()).list(),
+            Err(InstalledSetError::Corrupt { .. })
+        ));
     }
 }

@@ -10,6 +10,10 @@ pub use toolhost_runtime::definition::{
     check_output_schema, check_schema, valid_id,
 };
 
+/// The ids of the built-in tools: no third-party tool may take one (compared ignoring case).
+/// The built-ins' own list is checked against this one by a test of the builtins crate.
+pub const RESERVED_IDS: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
+
 /// What a risk lets a component do, in words for the person who grants it.
 pub fn risk_meaning(risk: ToolRisk) -> &'static str {
     match risk {

@@ -14,7 +14,7 @@ use clap::Subcommand;
 
 use toolhost::display::{terminal_line, terminal_text};
 use toolhost::plugins::rules::{risk_meaning, risk_rank};
-use toolhost::plugins::{Candidate, InstalledTool, Taken, ToolStore, installed::now_rfc3339};
+use toolhost::plugins::{Candidate, InstalledTool, Taken, InstalledSet, installed::now_rfc3339};
 use toolhost::runtime::Allocation;
 
 use crate::setup::Setup;
@@ -53,7 +53,7 @@ pub enum Action {
 
 /// Run `action` over the data dir of `setup`.
 pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
-    let store = setup.tool_store();
+    let store = setup.installed_set();
     match action {
         Action::Add { file, yes } => add(setup, &store, file, *yes).await,
         Action::List { json } => list(&store, *json),
@@ -69,7 +69,7 @@ fn refuse(message: &str) -> ExitCode {
 
 async fn add(
     setup: &Setup,
-    store: &ToolStore,
+    store: &InstalledSet,
     file: &std::path::Path,
     yes: bool,
 ) -> Result<ExitCode> {
@@ -184,7 +184,7 @@ fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
 
 /// `tool list`: one line per installed tool (id, granted risk, sha256, source, added), and
 /// whether its file still matches its pin.
-fn list(store: &ToolStore, json: bool) -> Result<ExitCode> {
+fn list(store: &InstalledSet, json: bool) -> Result<ExitCode> {
     let tools = store.list()?;
     if json {
         let rows: Vec<serde_json::Value> = tools.iter().map(|t| record_json(store, t)).collect();
@@ -210,7 +210,7 @@ fn list(store: &ToolStore, json: bool) -> Result<ExitCode> {
 }
 
 /// An installed tool as JSON: its record, plus `loaded` and, when not, `notLoaded` (why).
-fn record_json(store: &ToolStore, t: &InstalledTool) -> serde_json::Value {
+fn record_json(store: &InstalledSet, t: &InstalledTool) -> serde_json::Value {
     let mut v = serde_json::to_value(t).unwrap_or_default();
     if let Some(obj) = v.as_object_mut() {
         match store.verified_bytes(t) {
@@ -227,7 +227,7 @@ fn record_json(store: &ToolStore, t: &InstalledTool) -> serde_json::Value {
 }
 
 /// `tool show ID`: the record and the definition the component gives.
-async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<ExitCode> {
+async fn show(setup: &Setup, store: &InstalledSet, id: &str, json: bool) -> Result<ExitCode> {
     let Some(t) = store.get(id)? else {
         return Ok(refuse(&format!("no installed tool `{id}` (see `toolhost tool list`)")));
     };
@@ -270,7 +270,7 @@ async fn show(setup: &Setup, store: &ToolStore, id: &str, json: bool) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-fn remove(store: &ToolStore, id: &str) -> Result<ExitCode> {
+fn remove(store: &InstalledSet, id: &str) -> Result<ExitCode> {
     let lock = store.lock()?;
     if !store.remove(&lock, id)? {
         return Ok(refuse(&format!("no installed tool `{id}` (see `toolhost tool list`)")));

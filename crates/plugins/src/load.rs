@@ -1,0 +1,90 @@
+//! Loading tools for a session: the installed set ([`load_installed`], each held to its pin
+//! and its granted risk) and `--tool` paths for one run ([`load_uninstalled`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use toolhost_core::tool::ToolRisk;
+use toolhost_runtime::{ComponentRuntime, ComponentTool};
+
+use crate::check::{PluginError, check_component};
+use crate::installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded};
+use crate::rules::{self, Taken};
+
+/// An installed component that is loaded, or why not.
+pub enum Installed {
+    /// Loaded, held to its granted risk.
+    Loaded(InstalledTool, Box<ComponentTool>),
+    /// Not loaded, and why.
+    Skipped(InstalledTool, NotLoaded),
+}
+
+/// Load every installed component in install order: each only while its file matches its
+/// pinned SHA-256 and it still meets the rules (its id distinct, ignoring case, from the
+/// built-ins' and every earlier one's), held to the risk the user granted.
+pub async fn load_installed(
+    runtime: &Arc<ComponentRuntime>,
+    store: &InstalledSet,
+    builtin_ids: &[&str],
+) -> Result<Vec<Installed>, InstalledSetError> {
+    let mut out = Vec::new();
+    let mut loaded_ids: Vec<String> = Vec::new();
+    for tool in store.list()? {
+        let bytes = match store.verified_bytes(&tool) {
+            Ok(b) => b,
+            Err(why) => {
+                out.push(Installed::Skipped(tool, why));
+                continue;
+            }
+        };
+        let path = store.file_of(&tool);
+        let loaded = match runtime.load_pinned(&path, bytes, &tool.sha256).await {
+            Ok(component) => {
+                let def = toolhost_core::tool::DynTool::definition(&component);
+                if def.id.as_str() != tool.id {
+                    Err(format!("it now describes itself as `{}`, not `{}`", def.id, tool.id))
+                } else {
+                    let mut taken: Vec<Taken<'_>> =
+                        builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+                    taken.extend(loaded_ids.iter().map(|id| Taken::Tool(id)));
+                    rules::check_definition(def, &taken)
+                        .map(|()| component)
+                        .map_err(|e| e.to_string())
+                }
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        out.push(match loaded {
+            Ok(component) => {
+                loaded_ids.push(tool.id.clone());
+                let risk = tool.risk;
+                Installed::Loaded(tool, Box::new(component.with_grant(risk)))
+            }
+            Err(why) => Installed::Skipped(tool, NotLoaded::Invalid(why)),
+        });
+    }
+    Ok(out)
+}
+
+/// Load `paths` (`--tool`) for this run only: each checked like an install, granted its
+/// declared risk, its id taken by no built-in, installed tool or earlier `--tool`.
+pub async fn load_uninstalled(
+    runtime: &Arc<ComponentRuntime>,
+    paths: &[PathBuf],
+    builtin_ids: &[&str],
+    taken: &[String],
+) -> Result<Vec<ComponentTool>, PluginError> {
+    let mut seen: Vec<String> = taken.to_vec();
+    let mut out = Vec::new();
+    for path in paths {
+        let mut reserved: Vec<Taken<'_>> =
+            builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
+        reserved.extend(seen.iter().map(|id| Taken::Tool(id)));
+        let candidate = check_component(runtime, path, &reserved).await?;
+        let id = candidate.definition().id.to_string();
+        seen.push(id);
+        let risk: ToolRisk = candidate.definition().risk;
+        out.push(candidate.tool.with_grant(risk));
+    }
+    Ok(out)
+}
