@@ -13,6 +13,8 @@
 //! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
 //! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`].
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod bash;
 mod components;
 pub mod registry;

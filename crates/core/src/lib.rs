@@ -34,6 +34,8 @@
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod approval;
 pub mod atomic;
 pub mod changes;

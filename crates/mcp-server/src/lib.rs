@@ -44,6 +44,8 @@
 //! * `sessions` — the bound on live MCP sessions over HTTP.
 //! * `watch` — per-connection timeouts over HTTP.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod auth;
 pub mod conns;
 pub mod convert;

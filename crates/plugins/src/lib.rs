@@ -18,6 +18,8 @@
 //! to the risk granted at install ([`toolhost_runtime::Grant`]) — and `--tool` loads
 //! uninstalled ones with [`load_uninstalled`].
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod check;
 pub mod installed;
 pub mod load;

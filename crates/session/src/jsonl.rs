@@ -63,19 +63,25 @@ type Pending = Arc<Mutex<HashMap<String, CancellationToken>>>;
 #[derive(Default)]
 struct Backlog(Mutex<(usize, usize)>);
 
+/// A request refused because the session's backlog is full.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{requests} requests ({mib} MiB) are already waiting in this session; at most {SESSION_MAX_QUEUED_REQUESTS} requests and {max_mib} MiB wait at once (SESSION_MAX_QUEUED_REQUESTS, SESSION_MAX_QUEUED_REQUEST_BYTES): this one was not run; send it again once a result has arrived",
+    max_mib = SESSION_MAX_QUEUED_REQUEST_BYTES >> 20
+)]
+struct BacklogFull {
+    requests: usize,
+    mib: usize,
+}
+
 impl Backlog {
     /// Take in a request of `bytes`, or say why not.
-    fn admit(&self, bytes: usize) -> Result<(), String> {
+    fn admit(&self, bytes: usize) -> Result<(), BacklogFull> {
         let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if b.0 >= SESSION_MAX_QUEUED_REQUESTS
             || (b.0 > 0 && b.1 + bytes > SESSION_MAX_QUEUED_REQUEST_BYTES)
         {
-            return Err(format!(
-                "{} requests ({} MiB) are already waiting in this session; at most {SESSION_MAX_QUEUED_REQUESTS} requests and {} MiB wait at once (SESSION_MAX_QUEUED_REQUESTS, SESSION_MAX_QUEUED_REQUEST_BYTES): this one was not run; send it again once a result has arrived",
-                b.0,
-                b.1 >> 20,
-                SESSION_MAX_QUEUED_REQUEST_BYTES >> 20
-            ));
+            return Err(BacklogFull { requests: b.0, mib: b.1 >> 20 });
         }
         b.0 += 1;
         b.1 += bytes;

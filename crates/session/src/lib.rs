@@ -39,6 +39,8 @@
 //! [`FinalizedToolset`]: toolhost_core::registry::FinalizedToolset
 //! [`Store`]: toolhost_store::Store
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod bounded_lines;
 mod jsonl;
 pub mod output;

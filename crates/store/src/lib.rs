@@ -22,6 +22,8 @@
 //! * [`migrations`] — [`MIGRATIONS`] and [`DB_FILE`]: the schema, one migration per entry.
 //! * [`error`] — [`StoreError`].
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod error;
 pub mod migrations;
 pub mod store;

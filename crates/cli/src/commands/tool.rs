@@ -14,7 +14,7 @@ use clap::Subcommand;
 
 use toolhost::display::{terminal_line, terminal_text};
 use toolhost::plugins::rules::{risk_meaning, risk_rank};
-use toolhost::plugins::{Candidate, InstalledTool, Taken, InstalledSet, installed::now_rfc3339};
+use toolhost::plugins::{Candidate, InstalledSet, InstalledTool, Taken, installed::now_rfc3339};
 use toolhost::runtime::Allocation;
 
 use crate::setup::Setup;

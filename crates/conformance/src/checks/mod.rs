@@ -1,0 +1,293 @@
+//! The checks, group by group. Each pushes [`Check`]s onto the report; a group that cannot
+//! run because an earlier one failed (no component, no definition) is not run.
+//!
+//! * `describe.output-schema` — none, or a valid JSON Schema 2020-12 of an object (0.2.0).
+//! * `outputs.structured` — no call's structured result was withheld by the host: a tool
+//!   with an output schema returns a matching value on every success, one without returns none.
+//! * `bounds.result-size` — every result text ≤ 32,000 bytes (`warn`: the host cuts it; a good
+//!   tool bounds itself and says how to continue); `bounds.memory` — no call ran out of the
+//!   per-call memory cap.
+//! * `deadline.deadline`, `deadline.cancel` — a call with a 50 ms deadline, and one cancelled
+//!   after 20 ms, end promptly: `pass` when the tool finishes in time or notices itself,
+//!   `warn` when only the host's epoch stopped it, `fail` past a second.
+//! * `capabilities.grant` — nothing refused for lack of a grant (a read-only tool that opens a
+//!   file for writing fails, naming the call); `capabilities.inspect` — `inspect` never says
+//!   read-only for a call that then commits a write, and says `runs(...)` for every call that
+//!   runs a program; `capabilities.credentials` — a call that
+//!   reached for a path the policy refuses (the fake credential) is a `warn`, the credential's
+//!   content in a result a `fail`.
+//! * `isolation.box` — that every call ran boxed into the scratch workspace
+//!   ([`SandboxPolicy::confined_to`] of the user's own policy): always a pass, it states the box.
+//! * `isolation.ambient` — what WASI gives a component (nothing: the host links an empty
+//!   context), and what its imports show it may try.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use toolhost_core::context::{ToolCallContext, ToolSessionContext};
+use toolhost_core::policy::SandboxPolicy;
+use toolhost_core::result::{ErrorCode, ToolResult};
+use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
+use toolhost_limits::MAX_RESULT_BYTES;
+use toolhost_plugins::rules;
+use toolhost_runtime::component_tool::{
+    STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD,
+};
+use toolhost_runtime::validate::InvalidComponent;
+use toolhost_runtime::{Allocation, ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
+
+use crate::generate::{Rng, input};
+use crate::{Check, Options, Outcome, Report};
+
+/// Why a file could not be checked at all (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CannotCheck {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{} is not WebAssembly (no `\\0asm` header)", path.display())]
+    NotWasm { path: PathBuf },
+    #[error("cannot start the WebAssembly runtime: {0}")]
+    Runtime(String),
+    #[error("cannot make the scratch workspace: {0}")]
+    Scratch(std::io::Error),
+    /// Its definition goes past a limit ([`toolhost_runtime::definition::PastLimit`]): the
+    /// host reads it no further, so nothing can be checked (no input generated, no call made).
+    #[error("{} cannot be checked: {source}", path.display())]
+    Definition { path: PathBuf, source: toolhost_runtime::definition::DefinitionError },
+}
+
+/// Check the component at `path`. `policy` is the deployment's policy of a call (its HOME,
+/// data dir and `policy.json`): every call of the check runs boxed into a scratch workspace
+/// made from it ([`SandboxPolicy::confined_to`]), never under a weaker one.
+pub async fn check(
+    path: &Path,
+    options: &Options,
+    policy: &SandboxPolicy,
+) -> Result<Report, CannotCheck> {
+    let bytes: Arc<[u8]> = std::fs::read(path)
+        .map_err(|source| CannotCheck::Read { path: path.to_path_buf(), source })?
+        .into();
+    if !toolhost_runtime::validate::is_webassembly(&bytes) {
+        return Err(CannotCheck::NotWasm { path: path.to_path_buf() });
+    }
+    let runtime =
+        ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)
+            .map_err(|e| CannotCheck::Runtime(e.to_string()))?;
+    let mut report = Report {
+        component: path.display().to_string(),
+        seed: options.seed,
+        checks: Vec::new(),
+        timings: Vec::new(),
+    };
+    run_all(&runtime, path, bytes, options, policy, &mut report).await?;
+    Ok(report)
+}
+
+mod calls;
+mod capabilities;
+mod deadline;
+mod describe;
+
+use calls::{bounds_checks, input_checks, output_checks, shown};
+use capabilities::capability_checks;
+use deadline::deadline_checks;
+use describe::{describe_checks, inspection_name, static_failure};
+
+/// How long one generated input's call may run.
+const CASE_DEADLINE: Duration = Duration::from_secs(2);
+/// The short deadline of `deadline.deadline`, and when `deadline.cancel` cancels.
+const SHORT_DEADLINE: Duration = Duration::from_millis(50);
+const CANCEL_AFTER: Duration = Duration::from_millis(20);
+/// Past the deadline (or the cancel) by more than this, a call did not end promptly.
+const PROMPT: Duration = Duration::from_secs(1);
+
+fn push(report: &mut Report, name: &str, outcome: Outcome, message: impl Into<String>) {
+    report.checks.push(Check { name: name.into(), outcome, message: message.into() });
+}
+
+/// The scratch world calls run in: a workspace with a few files, a data dir, a fake HOME with
+/// a fake credential whose content must never come back. Calls run boxed into the workspace
+/// ([`SandboxPolicy::confined_to`] of the deployment's own policy): nothing outside it — the
+/// user's HOME, the data dirs, the temp dir, the fake HOME — is readable or writable, by the
+/// component or by a program it runs, and every tier of the user's policy still applies.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    session: ToolSessionContext,
+    policy: SandboxPolicy,
+    marker: String,
+}
+
+impl Scratch {
+    fn new(seed: u64, policy: &SandboxPolicy) -> std::io::Result<Self> {
+        let dir = tempfile::Builder::new().prefix("toolhost-conformance-").tempdir()?;
+        let root = dir.path().canonicalize()?;
+        let (ws, home, data) = (root.join("ws"), root.join("home"), root.join("data"));
+        for d in [&ws, &home.join(".ssh"), &data, &ws.join("src")] {
+            std::fs::create_dir_all(d)?;
+        }
+        std::fs::write(ws.join("a.txt"), "alpha\nbeta\n")?;
+        std::fs::write(ws.join("README.md"), "# scratch\nhello\n")?;
+        std::fs::write(ws.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n")?;
+        let marker = format!("FAKE-CREDENTIAL-{seed:x}-{}", std::process::id());
+        std::fs::write(home.join(".ssh/id_rsa"), format!("-----BEGIN FAKE KEY-----\n{marker}\n"))?;
+        let policy = policy.confined_to(&ws);
+        let session = ToolSessionContext::local(&ws, &data, "conformance");
+        Ok(Scratch { _dir: dir, session, policy, marker })
+    }
+
+    fn call_context(&self, id: usize, deadline: Duration) -> ToolCallContext {
+        ToolCallContext::new(format!("conformance-{id}"), self.policy.clone())
+            .with_deadline(Instant::now() + deadline)
+    }
+}
+
+/// One generated input's call.
+struct Case {
+    input: Value,
+    valid: bool,
+    result: ToolResult,
+    crashed: bool,
+    refusals: Vec<String>,
+    /// Programs the call ran (`process.run`), as `program args…`.
+    runs: Vec<String>,
+}
+
+pub(crate) async fn run_all(
+    runtime: &Arc<ComponentRuntime>,
+    path: &Path,
+    bytes: Arc<[u8]>,
+    options: &Options,
+    policy: &SandboxPolicy,
+    report: &mut Report,
+) -> Result<(), CannotCheck> {
+    let started = Instant::now();
+    let inspected = match runtime.inspect(path, bytes).await {
+        Ok(i) => i,
+        Err(InvalidComponent::Definition(source)) if source.is_limit() => {
+            return Err(CannotCheck::Definition { path: path.to_path_buf(), source });
+        }
+        Err(e) => {
+            static_failure(report, e);
+            report.timings.push(("static".into(), started.elapsed().as_millis()));
+            return Ok(());
+        }
+    };
+    push(report, "static.component", Outcome::Pass, "a WebAssembly component");
+    push(
+        report,
+        "static.contract",
+        Outcome::Pass,
+        format!("targets toolhost:tool@{}", inspected.wit_version),
+    );
+    let wasi_fs = inspected.imports.iter().any(|i| i.starts_with("wasi:filesystem/"));
+    let wasi_net = inspected.imports.iter().any(|i| i.starts_with("wasi:sockets/"));
+    match (wasi_fs, wasi_net) {
+        (false, false) => {
+            push(report, "static.imports", Outcome::Pass, "imports only toolhost:tool and WASI 0.2")
+        }
+        _ => push(
+            report,
+            "static.imports",
+            Outcome::Warn,
+            format!(
+                "imports {}, which the host links empty (no preopened directory, no socket allowed): reach files through toolhost:tool/workspace instead",
+                [wasi_fs.then_some("wasi:filesystem"), wasi_net.then_some("wasi:sockets")]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        ),
+    }
+    let parallel = inspected.exports.iter().any(|e| e.starts_with("toolhost:tool/parallel@"));
+    push(
+        report,
+        "static.exports",
+        Outcome::Pass,
+        if parallel { "exports tool and parallel" } else { "exports tool" },
+    );
+    report.timings.push(("static".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    let tool = inspected.tool;
+    let def = tool.definition().clone();
+    let Some(validator) = describe_checks(report, &tool, &def).await else {
+        report.timings.push(("describe".into(), started.elapsed().as_millis()));
+        return Ok(());
+    };
+    report.timings.push(("describe".into(), started.elapsed().as_millis()));
+    if options.static_and_describe_only {
+        return Ok(());
+    }
+
+    let started = Instant::now();
+    let scratch = Scratch::new(options.seed, policy).map_err(CannotCheck::Scratch)?;
+    push(
+        report,
+        "isolation.box",
+        Outcome::Pass,
+        format!(
+            "every call ran boxed into a scratch workspace ({}): nothing outside it was readable or writable for the component or any program it ran (not HOME, not the data dir, not the temp dir), with no network and no grant",
+            scratch.policy.workspace().display()
+        ),
+    );
+    let tool = tool.with_grant(def.risk);
+    let mut rng = Rng::new(options.seed);
+    let mut cases = Vec::with_capacity(options.cases);
+    for i in 0..options.cases {
+        let value = input(&def.input_schema, &mut rng, i);
+        let valid = validator.is_valid(&value);
+        tool.reset_crashes();
+        let result = tool
+            .call(&scratch.session, scratch.call_context(i, CASE_DEADLINE), value.clone())
+            .await;
+        cases.push(Case {
+            crashed: tool.crash_streak() > 0,
+            refusals: tool.grant().take_refusals(),
+            runs: tool.grant().take_runs(),
+            input: value,
+            valid,
+            result,
+        });
+    }
+    tool.reset_crashes();
+    input_checks(report, &cases, options);
+    output_checks(report, &cases, &def, options);
+    report.timings.push(("inputs".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    bounds_checks(report, &cases, options);
+    report.timings.push(("bounds".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    let sample = cases
+        .iter()
+        .find(|c| c.valid && !c.crashed)
+        .map(|c| c.input.clone())
+        .unwrap_or_else(|| serde_json::json!({}));
+    deadline_checks(report, &tool, &scratch, &sample).await;
+    report.timings.push(("deadline".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    capability_checks(report, &tool, &def, &scratch, &cases).await;
+    report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
+    let mut imports: Vec<&str> = inspected
+        .imports
+        .iter()
+        .filter(|i| i.starts_with("wasi:"))
+        .map(|i| i.split('/').next().unwrap_or(i))
+        .collect();
+    imports.dedup();
+    push(
+        report,
+        "isolation.ambient",
+        Outcome::Pass,
+        format!(
+            "WASI is linked with an empty context: no preopened directory, environment, argument or socket, so std::fs, std::env and std::net find nothing (WASI packages imported: {})",
+            if imports.is_empty() { "none".to_string() } else { imports.join(", ") }
+        ),
+    );
+    Ok(())
+}
