@@ -121,6 +121,20 @@ pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 /// milliseconds.
 pub const MCP_INSTALLED_POLL_MS: u64 = 500;
 
+/// `toolhost conformance` makes all of its calls (generated inputs, deadline and cancel,
+/// inspections) within this many milliseconds, whatever the component does: inputs stop
+/// being fed once it is spent (see [`CONFORMANCE_INPUTS_BUDGET_MS`]) and every later call's
+/// deadline is cut to what is left.
+pub const CONFORMANCE_CALLS_BUDGET_MS: u64 = 25_000;
+
+/// Of [`CONFORMANCE_CALLS_BUDGET_MS`], the generated inputs get at most this many
+/// milliseconds, so the deadline, cancel and inspect checks always run.
+pub const CONFORMANCE_INPUTS_BUDGET_MS: u64 = 18_000;
+
+/// `toolhost conformance` stops feeding generated inputs once this many of them ran past
+/// their deadline: each more would only wait for the deadline again.
+pub const CONFORMANCE_MAX_DEADLINE_HITS: usize = 2;
+
 /// A tool component that crashes (traps or runs out of memory) on this many calls in a row
 /// is disabled for the rest of the session.
 pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;

@@ -213,3 +213,41 @@ fn wit_prints_the_linked_packages() {
     assert_eq!(unknown.code, Some(2), "{}", unknown.all());
     assert!(unknown.stderr.contains("0.1.0, 0.2.0"), "{}", unknown.stderr);
 }
+
+/// A component whose `execute` never returns (and never checks `cancelled()`) cannot hold a
+/// run of conformance past its budget: the run stops feeding inputs once two calls ran past
+/// their deadline, says so, and still runs every later check. The bound asserted is the
+/// test's own (a generous 90 s kill); before the budget, the run took over two minutes.
+#[test]
+fn a_component_that_never_returns_cannot_hold_conformance() {
+    let a = Attack::new();
+    let file = test_components_dir().join("stuck.wasm");
+    let mut cmd = a.command(&[]);
+    cmd.args(["conformance", file.to_str().unwrap(), "--seed", SEED, "--json"]);
+    let out =
+        toolhost_tests::attack::run_limited(&mut cmd, None, std::time::Duration::from_secs(90))
+            .expect("conformance of a stuck component ran past 90 s");
+    assert!(matches!(out.code, Some(0 | 1)), "{}", out.all());
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let bounded = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "inputs.bounded")
+        .unwrap_or_else(|| panic!("no inputs.bounded check: {}", out.stdout));
+    assert_eq!(bounded["outcome"], "warn", "{bounded}");
+    let message = bounded["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("stopped after ")
+            && message.contains(" of 64 generated inputs: 2 calls ran past their 2 s deadline"),
+        "{message}"
+    );
+    for later in ["deadline.deadline", "deadline.cancel", "capabilities.grant", "isolation.ambient"]
+    {
+        assert!(
+            report["checks"].as_array().unwrap().iter().any(|c| c["name"] == later),
+            "{later} did not run: {}",
+            out.stdout
+        );
+    }
+}

@@ -48,6 +48,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-backtrack", "backtrack"),
     ("toolhost-tool-hoarder", "hoarder"),
     ("toolhost-tool-forger", "forger"),
+    ("toolhost-tool-stuck", "stuck"),
 ];
 
 /// Guest crates whose own unit tests run natively.

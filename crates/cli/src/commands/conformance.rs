@@ -2,6 +2,7 @@
 //! of `toolhost-conformance` on one component (contract in docs/cli.md and docs/extending.md). Exit
 //! 0 when no check failed, 1 when one did, 2 when the file cannot be checked at all.
 
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -30,7 +31,26 @@ pub async fn run(
     if let Some(s) = seed {
         options.seed = s;
     }
-    let report = match toolhost_conformance::check(file, &options, &setup.policy).await {
+    // On a terminal, one line of progress on stderr, rewritten as the run goes.
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        options.progress = Some(tx);
+        std::thread::spawn(move || {
+            let mut err = std::io::stderr();
+            for line in rx {
+                let _ = write!(err, "\r\x1b[2Ktoolhost conformance: {line}");
+                let _ = err.flush();
+            }
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        })
+    });
+    let checked = toolhost_conformance::check(file, &options, &setup.policy).await;
+    drop(options);
+    if let Some(printer) = progress {
+        let _ = printer.join();
+    }
+    let report = match checked {
         Ok(r) => r,
         Err(e) => {
             eprintln!("toolhost: {}", toolhost::display::terminal_text(&e.to_string()));

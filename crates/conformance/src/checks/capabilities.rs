@@ -33,6 +33,9 @@ pub(super) async fn capability_checks(
     let acted =
         cases.iter().filter(|c| c.valid && (!c.result.artifacts.is_empty() || !c.runs.is_empty()));
     for (i, c) in acted.take(16).enumerate() {
+        if scratch.spent() {
+            break;
+        }
         let said = tool
             .inspect(
                 &scratch.session,

@@ -30,7 +30,10 @@ use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{ErrorCode, ToolResult};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
-use toolhost_limits::MAX_RESULT_BYTES;
+use toolhost_limits::{
+    CONFORMANCE_CALLS_BUDGET_MS, CONFORMANCE_INPUTS_BUDGET_MS, CONFORMANCE_MAX_DEADLINE_HITS,
+    MAX_RESULT_BYTES,
+};
 use toolhost_plugins::rules;
 use toolhost_runtime::component_tool::{
     STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD,
@@ -113,6 +116,8 @@ fn push(report: &mut Report, name: &str, outcome: Outcome, message: impl Into<St
 /// user's HOME, the data dirs, the temp dir, the fake HOME — is readable or writable, by the
 /// component or by a program it runs, and every tier of the user's policy still applies.
 struct Scratch {
+    /// When every call must have ended ([`CONFORMANCE_CALLS_BUDGET_MS`] after the first).
+    calls_end: Instant,
     _dir: tempfile::TempDir,
     session: ToolSessionContext,
     policy: SandboxPolicy,
@@ -134,12 +139,24 @@ impl Scratch {
         std::fs::write(home.join(".ssh/id_rsa"), format!("-----BEGIN FAKE KEY-----\n{marker}\n"))?;
         let policy = policy.confined_to(&ws);
         let session = ToolSessionContext::local(&ws, &data, "conformance");
-        Ok(Scratch { _dir: dir, session, policy, marker })
+        let calls_end = Instant::now() + Duration::from_millis(CONFORMANCE_CALLS_BUDGET_MS);
+        Ok(Scratch { calls_end, _dir: dir, session, policy, marker })
     }
 
+    /// A call's context: its deadline `deadline` from now, cut to the calls' budget.
     fn call_context(&self, id: usize, deadline: Duration) -> ToolCallContext {
+        self.call_context_until(id, Instant::now() + deadline)
+    }
+
+    /// A call's context: its deadline at `at`, cut to the calls' budget.
+    fn call_context_until(&self, id: usize, at: Instant) -> ToolCallContext {
         ToolCallContext::new(format!("conformance-{id}"), self.policy.clone())
-            .with_deadline(Instant::now() + deadline)
+            .with_deadline(at.min(self.calls_end))
+    }
+
+    /// Whether the calls' budget is spent.
+    fn spent(&self) -> bool {
+        Instant::now() >= self.calls_end
     }
 }
 
@@ -163,6 +180,7 @@ pub(crate) async fn run_all(
     report: &mut Report,
 ) -> Result<(), CannotCheck> {
     let started = Instant::now();
+    options.note("static: compiling the component");
     let inspected = match runtime.inspect(path, bytes).await {
         Ok(i) => i,
         Err(InvalidComponent::Definition(source)) if source.is_limit() => {
@@ -236,13 +254,36 @@ pub(crate) async fn run_all(
     let tool = tool.with_grant(def.risk);
     let mut rng = Rng::new(options.seed);
     let mut cases = Vec::with_capacity(options.cases);
+    let inputs_end = started + Duration::from_millis(CONFORMANCE_INPUTS_BUDGET_MS);
+    let mut past_deadline = 0;
+    let mut stopped = None;
     for i in 0..options.cases {
+        if past_deadline >= CONFORMANCE_MAX_DEADLINE_HITS {
+            stopped = Some(format!(
+                "{past_deadline} calls ran past their {} s deadline",
+                CASE_DEADLINE.as_secs()
+            ));
+        } else if Instant::now() >= inputs_end {
+            stopped = Some(format!(
+                "the inputs' {} s share of the run was spent",
+                CONFORMANCE_INPUTS_BUDGET_MS / 1000
+            ));
+        }
+        if stopped.is_some() {
+            break;
+        }
+        options.note(format!("inputs: {}/{}", i + 1, options.cases));
         let value = input(&def.input_schema, &mut rng, i);
         let valid = validator.is_valid(&value);
         tool.reset_crashes();
-        let result = tool
-            .call(&scratch.session, scratch.call_context(i, CASE_DEADLINE), value.clone())
-            .await;
+        // Its deadline, cut to the inputs' share (but never below the short deadline).
+        let now = Instant::now();
+        let ctx = scratch
+            .call_context_until(i, (now + CASE_DEADLINE).min(inputs_end.max(now + SHORT_DEADLINE)));
+        let result = tool.call(&scratch.session, ctx, value.clone()).await;
+        if result.error.as_ref().is_some_and(|e| e.message.ends_with(STOPPED_AT_DEADLINE)) {
+            past_deadline += 1;
+        }
         cases.push(Case {
             crashed: tool.crash_streak() > 0,
             refusals: tool.grant().take_refusals(),
@@ -251,6 +292,19 @@ pub(crate) async fn run_all(
             valid,
             result,
         });
+    }
+    if let Some(why) = stopped {
+        push(
+            report,
+            "inputs.bounded",
+            Outcome::Warn,
+            format!(
+                "stopped after {} of {} generated inputs: {why} (a run of conformance makes its calls within {} s); answer within the call's deadline and check cancelled() in long loops",
+                cases.len(),
+                options.cases,
+                CONFORMANCE_CALLS_BUDGET_MS / 1000
+            ),
+        );
     }
     tool.reset_crashes();
     input_checks(report, &cases, options);
@@ -271,6 +325,7 @@ pub(crate) async fn run_all(
     report.timings.push(("deadline".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
+    options.note("capabilities");
     capability_checks(report, &tool, &def, &scratch, &cases).await;
     report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
     let mut imports: Vec<&str> = inspected
