@@ -5,7 +5,8 @@
 //! run, interleaved — whole process (`toolhost call`, which also verifies the pin) and inside
 //! one session (the call alone). Targets: add ≤ 2 s; the installed tool's warm call within
 //! 10 % of the built-in's. Then `toolhost conformance` of the built-in grep with the default
-//! number of cases (target: ≤ 10 s), with the time per check group.
+//! number of cases (target: ≤ 10 s), with the time per check group, and of `stuck`, whose
+//! `execute` never returns (target: ≤ 30 s).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -150,6 +151,31 @@ fn main() {
         println!(
             "conformance of the built-in grep, default cases, {label} cache: {:.2} s (target: <= 10 s); {summary}",
             took.as_secs_f64()
+        );
+    }
+
+    // `toolhost conformance` of a component whose `execute` never returns (`stuck`): bounded
+    // by the run's budget, whatever the component does.
+    let stuck = toolhost_tests::test_components_dir().join("stuck.wasm");
+    if stuck.is_file() {
+        let data = base.path().join("conformance");
+        let t = Instant::now();
+        let out = toolhost(&tree, &data)
+            .arg("conformance")
+            .arg(&stuck)
+            .output()
+            .expect("spawn toolhost conformance");
+        let took = t.elapsed();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let summary = text.lines().last().unwrap_or_default();
+        println!(
+            "conformance of a component that never returns (stuck), default cases: {:.2} s (target: <= 30 s); {summary}",
+            took.as_secs_f64()
+        );
+    } else {
+        println!(
+            "conformance of stuck: skipped, {} is not built (`cargo xtask build`)",
+            stuck.display()
         );
     }
 }
