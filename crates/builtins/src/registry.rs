@@ -60,7 +60,7 @@ pub async fn builtin_registry_from(
         if !path.is_file() {
             return Err(BuiltinError::ComponentMissing(path));
         }
-        let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL);
+        let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL).checks_own_input();
         builder.register_dyn(Arc::new(tool));
     }
     builder.register(crate::bash::Bash);
@@ -77,7 +77,11 @@ pub async fn builtin_registry(
     }
     let mut builder = ToolRegistryBuilder::new();
     for (id, bytes, sha256) in embedded::EMBEDDED {
-        let tool = runtime.load_embedded(id, bytes, sha256).await?.record_reads(*id == READ_TOOL);
+        let tool = runtime
+            .load_embedded(id, bytes, sha256)
+            .await?
+            .record_reads(*id == READ_TOOL)
+            .checks_own_input();
         builder.register_dyn(Arc::new(tool));
     }
     builder.register(crate::bash::Bash);

@@ -24,7 +24,7 @@ use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 
 /// Why the host stopped a running component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-enum Interrupted {
+pub(crate) enum Interrupted {
     #[error("the call was cancelled")]
     Cancelled,
     #[error("the call ran past its deadline")]
@@ -77,6 +77,9 @@ pub struct ComponentTool {
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
     grant: Grant,
     records_reads: bool,
+    /// The host's check of each call's arguments against the input schema; `None` for a
+    /// tool that checks its own with the contract's texts (the built-ins).
+    input_check: Option<crate::input::InputCheck>,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
     /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
@@ -109,6 +112,7 @@ impl ComponentTool {
             grant: Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
+            input_check: Some(Default::default()),
             parts: default_parts(),
             crashes: Default::default(),
         })
@@ -129,6 +133,7 @@ impl ComponentTool {
             grant: Grant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
+            input_check: Some(Default::default()),
             parts: default_parts(),
             crashes: Default::default(),
         }
@@ -156,6 +161,14 @@ impl ComponentTool {
     /// built-in `read` does.
     pub fn record_reads(mut self, yes: bool) -> Self {
         self.records_reads = yes;
+        self
+    }
+
+    /// Leave the checking of this tool's arguments to the tool itself: only the built-ins,
+    /// whose refusals are texts the contract fixes. Every other component gets the host's
+    /// check ([`crate::input`]) before it is instantiated.
+    pub fn checks_own_input(mut self) -> Self {
+        self.input_check = None;
         self
     }
 
@@ -317,7 +330,7 @@ async fn describe_once(
 /// Runs `work` on a blocking thread raced against a call's `deadline` and `cancel`: the
 /// answer, or which of them came first (the thread then finishes unobserved, so `work` must
 /// be bounded on its own). The async runtime is never held up by it.
-async fn off_the_runtime<T: Send + 'static>(
+pub(crate) async fn off_the_runtime<T: Send + 'static>(
     deadline: Instant,
     cancel: &tokio_util::sync::CancellationToken,
     work: impl FnOnce() -> T + Send + 'static,
@@ -462,6 +475,11 @@ impl DynTool for ComponentTool {
         if let Some(reason) = self.disabled() {
             return Err(ToolError::execution_failed(reason));
         }
+        if let Some(check) = &self.input_check {
+            check
+                .check(&self.definition, input.clone(), call_deadline(&call), &call.cancel)
+                .await?;
+        }
         let text = input.to_string();
         let pre = self.pre().await?;
         let run = run(&self.runtime, pre, &self.grant, session.clone(), call, move |pre, store| {
@@ -478,6 +496,12 @@ impl DynTool for ComponentTool {
         input: serde_json::Value,
     ) -> ToolResult {
         let text = input.to_string();
+        if let Some(check) = &self.input_check
+            && let Err(e) =
+                check.check(&self.definition, input, call_deadline(&call), &call.cancel).await
+        {
+            return ToolResult::from_error(e);
+        }
         let prepared = match self.pre().await {
             Ok(pre) => pre,
             Err(e) => return ToolResult::from_error(e),

@@ -25,6 +25,8 @@
 //! * `limiter` — the memory bound of one call's store, and its peak for the usage.
 //! * [`cache`] — the on-disk cache of compiled components and their definitions.
 //! * [`definition`] — the one checker of a component's definition.
+//! * [`input`] — the host's check of a call's arguments against the input schema, before
+//!   the component runs.
 //! * [`validate`] — what a component is before it is trusted ([`ComponentRuntime::inspect`]).
 //! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under `wit/`.
 //! * `v0_2`, `v0_1` — bindings of `toolhost:tool@0.2.0` and `@0.1.0` (`wit/since_v0.x.0/`),
@@ -44,6 +46,7 @@ mod epoch;
 mod exports;
 pub mod grant;
 mod host;
+pub mod input;
 mod limiter;
 pub mod source;
 mod v0_1;

@@ -90,12 +90,25 @@ pub(super) fn input_checks(report: &mut Report, cases: &[Case], options: &Option
     };
     let wrong: Vec<&Case> =
         cases.iter().filter(|c| !c.valid && !c.crashed && !refused_right(c)).collect();
+    let by_host = cases
+        .iter()
+        .filter(|c| {
+            !c.valid
+                && c.result
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.message.ends_with(INPUT_REFUSED_BY_HOST))
+        })
+        .count();
+    let invalid = cases.iter().filter(|c| !c.valid).count();
     match smallest(wrong.iter().copied()) {
         None => push(
             report,
             "inputs.invalid-refused",
             Outcome::Pass,
-            "every input that breaks the schema is invalid_arguments starting `invalid tool input: `",
+            format!(
+                "every input that breaks the schema is invalid_arguments starting `invalid tool input: ` (the host refused {by_host} of {invalid} such inputs against the declared schema before the component ran: a tool may lean on that)"
+            ),
         ),
         Some(c) => push(
             report,

@@ -1,6 +1,7 @@
-//! `lenient`: a test-only tool that breaks exactly one conformance check,
-//! `inputs.invalid-refused`: its schema says `path` is a string, but it takes any JSON value
-//! there and answers as if all were well.
+//! `lenient`: a test-only tool that ignores its own schema: the schema says `path` is a
+//! string, but it takes any JSON value there and answers as if all were well. The host's
+//! input check refuses such arguments before it runs (`tests/tests/host_enforces_input_schemas.rs`),
+//! so it passes conformance by leaning on that check.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
