@@ -6,6 +6,7 @@
 //! * [`check`] — [`check_component`] and the [`Candidate`] it makes of a `.wasm` file.
 //! * [`installed`] — [`InstalledSet`]: `<data-dir>/tools/` and `tools.json`, each component
 //!   pinned by its SHA-256.
+//! * [`stamps`] — how a pin is verified without rehashing an unchanged file on every start.
 //! * [`load`] — [`load_installed`] (into [`Installed`]) and [`load_uninstalled`] (`--tool`).
 //!
 //! A component flows: [`check_component`] reads it, has the runtime
@@ -24,6 +25,7 @@ pub mod check;
 pub mod installed;
 pub mod load;
 pub mod rules;
+pub mod stamps;
 
 pub use check::{Candidate, PluginError, check_component};
 pub use installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded};
