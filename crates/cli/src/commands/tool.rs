@@ -81,6 +81,16 @@ async fn add(
     let mut taken: Vec<Taken<'_>> =
         toolhost::builtins::DEFAULT_TOOLSET.iter().map(|id| Taken::Builtin(id)).collect();
     taken.extend(installed.iter().map(|id| Taken::Upgradable(id)));
+    // Compiling a large component takes seconds (a CPython one, ~10 s): say so on a terminal.
+    // It is compiled once: the checks below and every later call use the compiled cache.
+    if std::io::stderr().is_terminal() {
+        let size = std::fs::metadata(&source).map(|m| m.len()).unwrap_or(0);
+        eprintln!(
+            "toolhost: checking {} ({:.1} MB): validating, compiling and describing it…",
+            terminal_text(&source.display().to_string()),
+            size as f64 / 1e6
+        );
+    }
     let candidate = match toolhost::plugins::check_component(&runtime, &source, &taken).await {
         Ok(c) => c,
         Err(e) => return Ok(refuse(&format!("not installed: {e}"))),
