@@ -32,8 +32,10 @@ pub enum InvalidComponent {
     #[error("it does not compile as a component: {0}")]
     Compile(String),
     #[error(
-        "it imports `{0}`, which toolhost does not provide: a tool may import only the interfaces of toolhost:tool@{versions} (types, workspace, call; process since 0.2.0) and WASI 0.2",
-        versions = SUPPORTED_WIT_VERSIONS.join(", ")
+        "it imports `{0}`, which toolhost does not provide: a tool may import only the interfaces of toolhost:tool@{versions} (types, workspace, call; process since 0.2.0) and the WASI 0.2 packages {wasi} (linked with nothing behind them: no directory, environment or socket){fix}; see docs/authoring.md",
+        versions = SUPPORTED_WIT_VERSIONS.join(", "),
+        wasi = WASI_PACKAGES.iter().map(|p| format!("wasi:{p}")).collect::<Vec<_>>().join(", "),
+        fix = foreign_import_fix(.0)
     )]
     ForeignImport(String),
     #[error(
@@ -49,6 +51,15 @@ pub enum InvalidComponent {
     /// ([`crate::definition::check_definition`]).
     #[error("{0}")]
     Definition(crate::definition::DefinitionError),
+}
+
+/// What to do about a foreign import a toolchain adds on its own, when we know.
+fn foreign_import_fix(import: &str) -> &'static str {
+    if import.starts_with("wasi:http/") {
+        ". A tool makes no HTTP requests, so wasi:http is not linked: componentize-js adds it by default, build with `-d http fetch-event` to leave it out"
+    } else {
+        ""
+    }
 }
 
 /// A component that passed [`ComponentRuntime::inspect`]: loaded, with its facts.
