@@ -15,7 +15,7 @@ use crate::epoch::{EpochTicker, Ticking};
 use crate::exports;
 use crate::host::CallState;
 use crate::source::{ComponentBytes, Source};
-use crate::{v0_1, v0_2};
+use crate::wit;
 
 /// Linear memory one call's store may grow to. A guest that asks for more gets a failed
 /// allocation (and, for Rust guests, a trap), never the host's memory.
@@ -76,11 +76,8 @@ impl ComponentRuntime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Engine(e.to_string()))?;
-        // Every version the host supports, side by side: their interfaces have distinct
-        // names (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as
-        // the version whose `tool` it exports (`exports::Prepared`).
-        v0_1::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
-        v0_2::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        // Every version the host supports, side by side.
+        wit::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
         Ok(Arc::new(ComponentRuntime { engine, linker, cache_dir, ticker }))
     }
 

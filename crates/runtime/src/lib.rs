@@ -46,8 +46,7 @@ pub mod grant;
 mod host;
 mod limiter;
 pub mod source;
-mod v0_1;
-mod v0_2;
+
 pub mod validate;
 pub mod wit;
 

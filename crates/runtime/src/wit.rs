@@ -3,6 +3,36 @@
 //! `since_v0.x`. A released version never changes: its text is pinned here by SHA-256 and a
 //! test compares it, so an edit to a released package fails the build's tests instead of
 //! silently breaking the components built against it. `toolhost wit` prints them.
+//!
+//! Beside the texts, one module of bindings per version, named as Zed's extension host names
+//! them: `since_v0_1_0`, `since_v0_2_0`, and `latest`, the newest, which the host code
+//! (`crate::host`, `crate::exports`) names and nothing else. An older version converts each of
+//! its imports into the next version's (`since_v0_1_0` calls `since_v0_2_0`), so the host
+//! implements only the latest. [`add_to_linker`] links them all side by side.
+//!
+//! Adding a version (say 0.3.0): its directory under `wit/`, its entry in [`WIT_PACKAGES`]
+//! and [`SUPPORTED_WIT_VERSIONS`], a module `since_v0_3_0` here (its `mod`, its line in
+//! [`add_to_linker`], and `latest` pointing at it), a variant in `exports::Prepared`, and one
+//! conversion: `since_v0_2_0` now converts its imports into 0.3.0's, as `since_v0_1_0`
+//! converts into 0.2.0's.
+
+use wasmtime::component::Linker;
+
+use crate::host::CallState;
+
+pub(crate) mod since_v0_1_0;
+pub(crate) mod since_v0_2_0;
+
+/// The newest version: the one the host code is written against.
+pub(crate) use since_v0_2_0 as latest;
+
+/// Link the imports of every version into `linker`: their interfaces have distinct names
+/// (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as the version
+/// whose `tool` it exports (`exports::Prepared`).
+pub(crate) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    since_v0_1_0::add_to_linker(linker)?;
+    since_v0_2_0::add_to_linker(linker)
+}
 
 /// One released `toolhost:tool` package.
 #[derive(Debug, Clone, Copy)]

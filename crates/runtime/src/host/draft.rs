@@ -17,7 +17,7 @@ use toolhost_limits::MAX_EDIT_FILE_BYTES;
 use super::state::CallState;
 use super::types::{WitResult, err, io_err, write_error};
 use super::workspace::open_checked;
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// A file about to be written, holding its path's write lock.
 pub struct DraftHandle {

@@ -14,9 +14,9 @@
 //! resolves and judges it, and only then does the host open anything. What the instances of
 //! one call share (a walk, the n-th spill) is a [`CallShare`].
 //!
-//! The traits these implement are those of the newest WIT version (`crate::v0_2`); an older
-//! version's module converts to them (`crate::v0_1`), and a new version's new interface gets
-//! a file of its own here.
+//! The traits these implement are those of the newest WIT version (`crate::wit::latest`); an
+//! older version's module converts to them (`crate::wit::since_v0_1_0`), and a new version's
+//! new interface gets a file of its own here.
 
 mod call;
 mod draft;

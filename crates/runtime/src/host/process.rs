@@ -21,7 +21,7 @@ use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
-use crate::v0_2::toolhost::tool::{process, types};
+use crate::wit::latest::toolhost::tool::{process, types};
 
 /// Variables a component may set for a run, at most.
 pub const MAX_PROCESS_ENV: usize = 64;

@@ -18,7 +18,7 @@ use toolhost_core::spill::SpillWriter;
 use super::types::to_wit;
 use super::walk::{SharedQueue, WalkKey};
 use crate::grant::Grant;
-use crate::v0_2::toolhost::tool::types as wit_types;
+use crate::wit::latest::toolhost::tool::types as wit_types;
 
 /// A spill file, appended to by every instance of the call; `None` once finished.
 pub(super) type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;

@@ -5,7 +5,7 @@ use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
 use super::state::CallState;
-use crate::v0_2::toolhost::tool::types;
+use crate::wit::latest::toolhost::tool::types;
 
 /// A host error as the contract's tool-error.
 pub(crate) fn to_wit(e: toolhost_core::result::ToolError) -> types::ToolError {

@@ -17,7 +17,7 @@ use toolhost_core::policy::{Access, Actor};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// Files a walk delivers per batch.
 pub const WALK_BATCH: usize = 256;

@@ -17,7 +17,7 @@ use super::draft::DraftHandle;
 use super::state::CallState;
 use super::types::{WitResult, err, io_err, raced};
 use super::walk::{WalkerHandle, modified_millis};
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
 /// host caps it.

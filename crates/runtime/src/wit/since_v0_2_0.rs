@@ -1,6 +1,6 @@
-//! Bindings for `toolhost:tool@0.2.0` (`wit/since_v0.2.0/tool.wit`), the newest version: the
-//! host side of its imports is in `crate::host`, written against these types; older versions
-//! (`crate::v0_1`) adapt to it. The handle types are mapped to host structs with `with`.
+//! Bindings for `toolhost:tool@0.2.0` (`wit/since_v0.2.0/tool.wit`), today `latest`: the
+//! host side of its imports is in `crate::host`, written against these types; the older
+//! version (`super::since_v0_1_0`) converts into it. The handle types are mapped to host structs with `with`.
 
 use wasmtime::component::{HasSelf, Linker};
 

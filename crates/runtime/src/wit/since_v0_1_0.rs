@@ -1,13 +1,13 @@
 //! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), frozen. Its imports are
-//! served by the newest version's host code (`crate::host`, written against `crate::v0_2`):
-//! each function here converts its arguments, calls the 0.2.0 function of the same name and
-//! converts the answer back, so a 0.1.0 component sees exactly what it always saw. The handle
-//! types are the same host structs in both versions.
+//! served by the next version's (`super::since_v0_2_0`, today `latest`, which `crate::host`
+//! implements): each function here converts its arguments, calls the 0.2.0 function of the
+//! same name and converts the answer back, so a 0.1.0 component sees exactly what it always
+//! saw. The handle types are the same host structs in both versions.
 
 use wasmtime::component::{HasSelf, Linker, Resource};
 
+use super::since_v0_2_0::toolhost::tool as new;
 use crate::host::{CallState, DirHandle, DraftHandle, FileHandle, SpillHandle, WalkerHandle};
-use crate::v0_2::toolhost::tool as new;
 
 wasmtime::component::bindgen!({
     path: "../../wit/since_v0.1.0",
