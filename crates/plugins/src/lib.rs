@@ -13,7 +13,7 @@
 //! its id against the ids already taken ([`rules::check_definition`], the same checker). `toolhost tool add` shows the
 //! [`Candidate`] to the user and records it in the [`ToolStore`]; every later session
 //! [`load_installed`]s the set — each component only while its bytes match their pin, held
-//! to the risk granted at install ([`toolhost_runtime::Grant`]) — and `--tool` loads
+//! to the risk granted at install ([`toolhost_runtime::RiskGrant`]) — and `--tool` loads
 //! uninstalled ones with [`load_uninstalled`].
 
 pub mod installed;

@@ -11,7 +11,7 @@ use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
 use crate::engine::{ComponentRuntime, MAX_STORE_MEMORY};
 use crate::exports::{Output, Prepared};
-use crate::grant::Grant;
+use crate::grant::RiskGrant;
 use crate::host::{CallShare, CallState};
 use crate::source::Source;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
@@ -75,7 +75,7 @@ pub struct ComponentTool {
     /// (compiled on first use, on a blocking thread: see [`ComponentTool::check_structured`]).
     output_validator: Arc<std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>>,
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
-    grant: Grant,
+    grant: RiskGrant,
     records_reads: bool,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
@@ -106,7 +106,7 @@ impl ComponentTool {
             source,
             pre: tokio::sync::OnceCell::new_with(Some(pre)),
             output_validator: Default::default(),
-            grant: Grant::new(definition.id.to_string(), definition.risk),
+            grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -126,7 +126,7 @@ impl ComponentTool {
             source,
             pre: tokio::sync::OnceCell::new(),
             output_validator: Default::default(),
-            grant: Grant::new(definition.id.to_string(), definition.risk),
+            grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             parts: default_parts(),
@@ -198,7 +198,7 @@ impl ComponentTool {
     }
 
     /// What the component may do.
-    pub fn grant(&self) -> &Grant {
+    pub fn grant(&self) -> &RiskGrant {
         &self.grant
     }
 
@@ -305,7 +305,7 @@ async fn describe_once(
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
     let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
-    let describing = Grant::new("describe", ToolRisk::ReadOnly);
+    let describing = RiskGrant::new("describe", ToolRisk::ReadOnly);
     let run =
         run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store)))
             .await;
@@ -373,7 +373,7 @@ fn new_store(
 async fn run<R: Send + 'static>(
     runtime: &ComponentRuntime,
     pre: &Prepared,
-    grant: &Grant,
+    grant: &RiskGrant,
     session: ToolSessionContext,
     call: ToolCallContext,
     export: impl for<'a> FnOnce(&'a Prepared, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
@@ -564,7 +564,7 @@ impl DynTool for ComponentTool {
 async fn run_parallel(
     runtime: &Arc<ComponentRuntime>,
     pre: &Prepared,
-    grant: &Grant,
+    grant: &RiskGrant,
     session: &ToolSessionContext,
     call: ToolCallContext,
     input: String,

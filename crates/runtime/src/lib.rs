@@ -6,7 +6,7 @@
 //! [`Allocation`]), the linker of every WIT version, and the component cache ([`cache`]:
 //! compiled once, keyed by SHA-256 and the engine's hash, with the definition each component
 //! described). It loads a component from a file or its bytes (a [`Source`] of
-//! [`ComponentBytes`]) into a [`ComponentTool`] held to a [`Grant`] (the risk the user
+//! [`ComponentBytes`]) into a [`ComponentTool`] held to a [`RiskGrant`] (the risk the user
 //! granted it). Each call of that tool makes a fresh `Store` whose data is a `CallState`
 //! (the call's contexts, memory cap, deadline and cancellation checked in the epoch
 //! callback, the epoch advancing while a store runs), instantiates the component against the
@@ -20,7 +20,7 @@
 //! * [`engine`] — [`ComponentRuntime`], [`Allocation`], [`RuntimeError`], the engine config.
 //! * [`source`] — [`Source`] and [`ComponentBytes`]: where a component's bytes come from.
 //! * [`component_tool`] — [`ComponentTool`]: one component as a tool; the store of a call.
-//! * [`grant`] — [`Grant`]: what one component may do, and what it was refused or ran.
+//! * [`grant`] — [`RiskGrant`]: what one component may do, and what it was refused or ran.
 //! * `epoch` — the epoch ticker, advancing while a store runs ([`EPOCH_TICK`]).
 //! * `limiter` — the memory bound of one call's store, and its peak for the usage.
 //! * [`cache`] — the on-disk cache of compiled components and their definitions.
@@ -55,5 +55,5 @@ pub use engine::{
     Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, RuntimeError,
 };
 pub use epoch::EPOCH_TICK;
-pub use grant::Grant;
+pub use grant::RiskGrant;
 pub use source::{ComponentBytes, Source};
