@@ -29,6 +29,7 @@ mod workspace;
 pub use call::{CallLimit, SpillHandle};
 pub use draft::DraftHandle;
 pub use state::{CallShare, CallState};
+pub use types::HostError;
 pub(crate) use types::code_from_wit;
 pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};

@@ -47,9 +47,48 @@ pub(super) fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
     err(types::ErrorCode::ExecutionFailed, format!("{what}: {e}"))
 }
 
-pub(super) type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
+/// What a host function whose WIT result carries a `tool-error` fails with: that error, which
+/// the component receives and handles, or a trap, which ends the call. It is the bindings'
+/// trappable error type for `tool-error` (as wasmtime-wasi's `FsError` is for
+/// `wasi:filesystem`'s `error-code`), so host functions return `Result<T, HostError>` and use
+/// `?` on both a [`types::ToolError`] and a `wasmtime` error.
+#[derive(Debug)]
+pub enum HostError {
+    /// The contract's error, handed to the component as the function's `err` value.
+    Tool(types::ToolError),
+    /// A trap: the call fails, the component sees nothing.
+    Trap(wasmtime::Error),
+}
 
-impl types::Host for CallState {}
+impl From<types::ToolError> for HostError {
+    fn from(e: types::ToolError) -> Self {
+        HostError::Tool(e)
+    }
+}
+
+impl From<wasmtime::Error> for HostError {
+    fn from(e: wasmtime::Error) -> Self {
+        HostError::Trap(e)
+    }
+}
+
+impl From<wasmtime::component::ResourceTableError> for HostError {
+    fn from(e: wasmtime::component::ResourceTableError) -> Self {
+        HostError::Trap(e.into())
+    }
+}
+
+/// What a host function whose WIT result carries a `tool-error` returns.
+pub(super) type WitResult<T> = Result<T, HostError>;
+
+impl types::Host for CallState {
+    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
+        match e {
+            HostError::Tool(e) => Ok(e),
+            HostError::Trap(trap) => Err(trap),
+        }
+    }
+}
 
 /// The model-facing error for a failed write step (`what`: the step, for I/O errors).
 pub(super) fn write_error(

@@ -322,7 +322,7 @@ impl CallState {
         // never re-include what .gitignore or the hidden rule left out.
         let matcher = match file_globs(&options.globs) {
             Ok(m) => m,
-            Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
+            Err(message) => return Err(err(types::ErrorCode::InvalidArguments, message).into()),
         };
         let key = WalkKey {
             root: root.clone(),
@@ -352,7 +352,7 @@ impl CallState {
         };
         let walker =
             WalkerHandle { queue, taken: Vec::new(), with_contents: options.with_contents };
-        Ok(Ok(self.table.push(walker)?))
+        Ok(self.table.push(walker)?)
     }
 }
 

@@ -7,7 +7,9 @@
 use wasmtime::component::{HasSelf, Linker, Resource};
 
 use super::since_v0_2_0::toolhost::tool as new;
-use crate::host::{CallState, DirHandle, DraftHandle, FileHandle, SpillHandle, WalkerHandle};
+use crate::host::{
+    CallState, DirHandle, DraftHandle, FileHandle, HostError, SpillHandle, WalkerHandle,
+};
 
 wasmtime::component::bindgen!({
     path: "../../wit/since_v0.1.0",
@@ -101,12 +103,17 @@ impl From<types::Definition> for new::types::Definition {
     }
 }
 
-/// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`).
+/// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`): its `tool-error` converted,
+/// a trap still a trap.
 fn back<T, U>(
-    r: wasmtime::Result<Result<T, new::types::ToolError>>,
+    r: Result<T, HostError>,
     f: impl FnOnce(T) -> U,
 ) -> wasmtime::Result<Result<U, types::ToolError>> {
-    Ok(r?.map(f).map_err(Into::into))
+    match r {
+        Ok(value) => Ok(Ok(f(value))),
+        Err(HostError::Tool(e)) => Ok(Err(e.into())),
+        Err(HostError::Trap(trap)) => Err(trap),
+    }
 }
 
 impl types::Host for CallState {}

@@ -11,6 +11,8 @@ wasmtime::component::bindgen!({
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
+    // A host function returns `Result<T, HostError>`: a `tool-error` or a trap.
+    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::host::HostError },
     with: {
         "toolhost:tool/workspace.file": crate::host::FileHandle,
         "toolhost:tool/workspace.dir": crate::host::DirHandle,
