@@ -75,8 +75,9 @@ fn output(o: latest::toolhost::tool::types::Output) -> Output {
 }
 
 impl Prepared {
-    /// Link `pre` as the newest version whose `tool` interface it exports.
-    pub fn new(pre: InstancePre<CallState>) -> Result<Self, String> {
+    /// Link `pre` as the newest version whose `tool` interface it exports; when it exports
+    /// none, the newest version's complaint.
+    pub fn new(pre: InstancePre<CallState>) -> wasmtime::Result<Self> {
         match latest::ToolComponentPre::new(pre.clone()) {
             Ok(tool) => {
                 let parallel = latest::parallel::ParallelToolComponentPre::new(pre).ok();
@@ -87,7 +88,7 @@ impl Prepared {
                     let parallel = since_v0_1_0::parallel::ParallelToolComponentPre::new(pre).ok();
                     Ok(Prepared::V0_1_0 { tool, parallel })
                 }
-                Err(_) => Err(format!("{newest:#}")),
+                Err(_) => Err(newest),
             },
         }
     }

@@ -52,7 +52,7 @@ pub mod wit;
 
 pub use component_tool::{ComponentTool, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
-    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, RuntimeError,
+    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, PrepareError, RuntimeError,
 };
 pub use epoch::EPOCH_TICK;
 pub use grant::RiskGrant;
