@@ -38,8 +38,8 @@
 //! * `exports` — a component's exports in the host's terms, whichever version it was built
 //!   against (its `Prepared` picks the version by what the component exports).
 //! * `host/` — the host side of the imports, written against `wit::latest`: `types` (with
-//!   `HostError`, the trappable error type of `tool-error`), `workspace` (with `walk` and
-//!   `draft`), `call`, `process`.
+//!   `TrappableError`: a `tool-error` or a trap, each version's trappable error type),
+//!   `workspace` (with `walk` and `draft`), `call`, `process`.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -2,7 +2,8 @@
 //! [`CallState`], the data of one call's `Store`. One file per interface, as in wasmtime's
 //! `wasi/src/p2/host/`:
 //!
-//! * `types` — the contract's error type in the host's terms and back.
+//! * `types` — the contract's error type in the host's terms and back, and
+//!   [`TrappableError`], what a host function returning a `tool-error` fails with.
 //! * `workspace` — `open-file`, `open-dir`, `open-for-write`; the `file` and `dir` handles.
 //!   Its two larger resources have files of their own: `walk` (`walker`: the shared,
 //!   parallel walk) and `draft` (`draft`: a write under the path's lock, committed atomically).
@@ -29,7 +30,7 @@ mod workspace;
 pub use call::{CallLimit, SpillHandle};
 pub use draft::DraftHandle;
 pub use state::{CallShare, CallState};
-pub use types::HostError;
+pub use types::TrappableError;
 pub(crate) use types::code_from_wit;
 pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};

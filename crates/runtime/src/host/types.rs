@@ -5,6 +5,7 @@ use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
 use super::state::CallState;
+use crate::wit::latest::HostError;
 use crate::wit::latest::toolhost::tool::types;
 
 /// A host error as the contract's tool-error.
@@ -47,34 +48,53 @@ pub(super) fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
     err(types::ErrorCode::ExecutionFailed, format!("{what}: {e}"))
 }
 
-/// What a host function whose WIT result carries a `tool-error` fails with: that error, which
-/// the component receives and handles, or a trap, which ends the call. It is the bindings'
-/// trappable error type for `tool-error` (as wasmtime-wasi's `FsError` is for
-/// `wasi:filesystem`'s `error-code`), so host functions return `Result<T, HostError>` and use
-/// `?` on both a [`types::ToolError`] and a `wasmtime` error.
+/// What a host function whose WIT result carries a `tool-error` fails with: that error
+/// (`E`, one WIT version's `tool-error`), which the component receives and handles, or a trap,
+/// which ends the call. Each version's bindings take it as the trappable error type of their
+/// `tool-error` (`HostError` in each `crate::wit::since_v*` module, as wasmtime-wasi's
+/// `FsError` is `TrappableError<ErrorCode>`), so host functions return `Result<T, HostError>`
+/// and use `?` on both a `tool-error` and a `wasmtime` error.
 #[derive(Debug)]
-pub enum HostError {
+pub enum TrappableError<E> {
     /// The contract's error, handed to the component as the function's `err` value.
-    Tool(types::ToolError),
+    Tool(E),
     /// A trap: the call fails, the component sees nothing.
     Trap(wasmtime::Error),
 }
 
+impl<E> TrappableError<E> {
+    /// The same failure with its `tool-error` converted (to another version's).
+    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> TrappableError<F> {
+        match self {
+            TrappableError::Tool(e) => TrappableError::Tool(f(e)),
+            TrappableError::Trap(trap) => TrappableError::Trap(trap),
+        }
+    }
+
+    /// What the bindings hand on: the `tool-error` for the component, or the trap.
+    pub fn into_wit(self) -> wasmtime::Result<E> {
+        match self {
+            TrappableError::Tool(e) => Ok(e),
+            TrappableError::Trap(trap) => Err(trap),
+        }
+    }
+}
+
 impl From<types::ToolError> for HostError {
     fn from(e: types::ToolError) -> Self {
-        HostError::Tool(e)
+        TrappableError::Tool(e)
     }
 }
 
-impl From<wasmtime::Error> for HostError {
+impl<E> From<wasmtime::Error> for TrappableError<E> {
     fn from(e: wasmtime::Error) -> Self {
-        HostError::Trap(e)
+        TrappableError::Trap(e)
     }
 }
 
-impl From<wasmtime::component::ResourceTableError> for HostError {
+impl<E> From<wasmtime::component::ResourceTableError> for TrappableError<E> {
     fn from(e: wasmtime::component::ResourceTableError) -> Self {
-        HostError::Trap(e.into())
+        TrappableError::Trap(e.into())
     }
 }
 
@@ -83,10 +103,7 @@ pub(super) type WitResult<T> = Result<T, HostError>;
 
 impl types::Host for CallState {
     fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
-        match e {
-            HostError::Tool(e) => Ok(e),
-            HostError::Trap(trap) => Err(trap),
-        }
+        e.into_wit()
     }
 }
 

@@ -7,15 +7,15 @@
 use wasmtime::component::{HasSelf, Linker, Resource};
 
 use super::since_v0_2_0::toolhost::tool as new;
-use crate::host::{
-    CallState, DirHandle, DraftHandle, FileHandle, HostError, SpillHandle, WalkerHandle,
-};
+use crate::host::{CallState, DirHandle, DraftHandle, FileHandle, SpillHandle, WalkerHandle};
 
 wasmtime::component::bindgen!({
     path: "../../wit/since_v0.1.0",
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
+    // A host function returns `Result<T, HostError>`: a `tool-error` or a trap.
+    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::wit::since_v0_1_0::HostError },
     with: {
         "toolhost:tool/workspace.file": crate::host::FileHandle,
         "toolhost:tool/workspace.dir": crate::host::DirHandle,
@@ -26,6 +26,9 @@ wasmtime::component::bindgen!({
 });
 
 use toolhost::tool::{call, types, workspace};
+
+/// What this version's host functions fail with: its `tool-error`, or a trap.
+pub type HostError = crate::host::TrappableError<types::ToolError>;
 
 /// Link this version's imports.
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
@@ -106,37 +109,28 @@ impl From<types::Definition> for new::types::Definition {
 /// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`): its `tool-error` converted,
 /// a trap still a trap.
 fn back<T, U>(
-    r: Result<T, HostError>,
+    r: Result<T, super::since_v0_2_0::HostError>,
     f: impl FnOnce(T) -> U,
-) -> wasmtime::Result<Result<U, types::ToolError>> {
-    match r {
-        Ok(value) => Ok(Ok(f(value))),
-        Err(HostError::Tool(e)) => Ok(Err(e.into())),
-        Err(HostError::Trap(trap)) => Err(trap),
+) -> Result<U, HostError> {
+    r.map(f).map_err(|e| e.map(Into::into))
+}
+
+impl types::Host for CallState {
+    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
+        e.into_wit()
     }
 }
 
-impl types::Host for CallState {}
-
 impl workspace::Host for CallState {
-    async fn open_file(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<FileHandle>, types::ToolError>> {
+    async fn open_file(&mut self, path: String) -> Result<Resource<FileHandle>, HostError> {
         back(new::workspace::Host::open_file(self, path).await, |h| h)
     }
 
-    async fn open_dir(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<DirHandle>, types::ToolError>> {
+    async fn open_dir(&mut self, path: String) -> Result<Resource<DirHandle>, HostError> {
         back(new::workspace::Host::open_dir(self, path).await, |h| h)
     }
 
-    async fn open_for_write(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<DraftHandle>, types::ToolError>> {
+    async fn open_for_write(&mut self, path: String) -> Result<Resource<DraftHandle>, HostError> {
         back(new::workspace::Host::open_for_write(self, path).await, |h| h)
     }
 }
@@ -150,11 +144,7 @@ impl workspace::HostFile for CallState {
         new::workspace::HostFile::size(self, this).await
     }
 
-    async fn read(
-        &mut self,
-        this: Resource<FileHandle>,
-        max: u32,
-    ) -> wasmtime::Result<Result<Vec<u8>, types::ToolError>> {
+    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> Result<Vec<u8>, HostError> {
         back(new::workspace::HostFile::read(self, this, max).await, |b| b)
     }
 
@@ -171,7 +161,7 @@ impl workspace::HostDir for CallState {
     async fn entries(
         &mut self,
         this: Resource<DirHandle>,
-    ) -> wasmtime::Result<Result<Vec<workspace::DirEntry>, types::ToolError>> {
+    ) -> Result<Vec<workspace::DirEntry>, HostError> {
         back(new::workspace::HostDir::entries(self, this).await, |entries| {
             entries
                 .into_iter()
@@ -184,7 +174,7 @@ impl workspace::HostDir for CallState {
         &mut self,
         this: Resource<DirHandle>,
         options: workspace::WalkOptions,
-    ) -> wasmtime::Result<Result<Resource<WalkerHandle>, types::ToolError>> {
+    ) -> Result<Resource<WalkerHandle>, HostError> {
         let options = new::workspace::WalkOptions {
             globs: options.globs,
             with_contents: options.with_contents,
@@ -223,10 +213,7 @@ impl workspace::HostDraft for CallState {
         new::workspace::HostDraft::display_path(self, this).await
     }
 
-    async fn current(
-        &mut self,
-        this: Resource<DraftHandle>,
-    ) -> wasmtime::Result<Result<Option<String>, types::ToolError>> {
+    async fn current(&mut self, this: Resource<DraftHandle>) -> Result<Option<String>, HostError> {
         back(new::workspace::HostDraft::current(self, this).await, |t| t)
     }
 
@@ -234,7 +221,7 @@ impl workspace::HostDraft for CallState {
         &mut self,
         this: Resource<DraftHandle>,
         text: String,
-    ) -> wasmtime::Result<Result<workspace::Committed, types::ToolError>> {
+    ) -> Result<workspace::Committed, HostError> {
         back(new::workspace::HostDraft::commit(self, this, text).await, |c| workspace::Committed {
             kind: c.kind.into(),
             additions: c.additions,

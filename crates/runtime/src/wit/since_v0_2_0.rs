@@ -12,7 +12,7 @@ wasmtime::component::bindgen!({
     imports: { default: async | trappable },
     exports: { default: async },
     // A host function returns `Result<T, HostError>`: a `tool-error` or a trap.
-    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::host::HostError },
+    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::wit::since_v0_2_0::HostError },
     with: {
         "toolhost:tool/workspace.file": crate::host::FileHandle,
         "toolhost:tool/workspace.dir": crate::host::DirHandle,
@@ -21,6 +21,9 @@ wasmtime::component::bindgen!({
         "toolhost:tool/call.spill": crate::host::SpillHandle,
     },
 });
+
+/// What this version's host functions fail with: its `tool-error`, or a trap.
+pub type HostError = crate::host::TrappableError<toolhost::tool::types::ToolError>;
 
 /// Link this version's imports (the host implements them on [`CallState`]).
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
