@@ -16,7 +16,7 @@
 //! its id against the ids already taken ([`rules::check_definition`], the same checker; the
 //! built-ins' ids are [`RESERVED_IDS`]). `toolhost tool add` shows the [`Candidate`] to the user and records it in the [`InstalledSet`]; every later session
 //! [`load_installed`]s the set — each component only while its bytes match their pin, held
-//! to the risk granted at install ([`toolhost_runtime::Grant`]) — and `--tool` loads
+//! to the risk granted at install ([`toolhost_runtime::RiskGrant`]) — and `--tool` loads
 //! uninstalled ones with [`load_uninstalled`].
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -2,18 +2,28 @@
 //! one `InstancePre`, with a memory cap and the call's deadline and cancellation enforced
 //! through epochs. A trap, an out-of-memory or a runaway loop becomes a failed
 //! [`ToolResult`]; the host goes on serving.
+//!
+//! The tool is here: its constructors, what it may do ([`RiskGrant`]), and [`DynTool`] (one
+//! call: prepare, run, check the structured result, turn the outcome into a [`ToolResult`]).
+//! One instance's store and how it ends is in `store`; a call split over the parts of a
+//! `parallel` component and their merge is in `parallel`; the check of a structured result
+//! against the output schema is in `structured`.
+
+mod parallel;
+pub(crate) mod store;
+mod structured;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_trait::async_trait;
-use wasmtime::{Store, StoreLimitsBuilder, UpdateDeadline};
 
-use crate::engine::{ComponentRuntime, MAX_STORE_MEMORY};
+use crate::engine::ComponentRuntime;
 use crate::exports::{Output, Prepared};
-use crate::grant::Grant;
-use crate::host::{CallShare, CallState};
+use crate::grant::RiskGrant;
+use crate::host::CallState;
 use crate::source::Source;
+use crate::validate::InvalidComponent;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{
@@ -22,46 +32,21 @@ use toolhost_core::result::{
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 
-/// Why the host stopped a running component.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum Interrupted {
-    #[error("the call was cancelled")]
-    Cancelled,
-    #[error("the call ran past its deadline")]
-    Deadline,
-}
+use parallel::run_parallel;
+pub use parallel::{MAX_PARTS, default_parts};
+pub use store::{DEFAULT_CALL_TIMEOUT, STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
+use store::{call_deadline, peak_memory, run};
+pub use structured::STRUCTURED_WITHHELD;
 
-/// How every call ends whose structured result the host refused to pass on (no schema, no
-/// value, too large, not JSON, or not matching the schema): the text of such a failure ends
-/// with it.
-pub const STRUCTURED_WITHHELD: &str = "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
-
-/// The text of a call the host stopped at its deadline (the component did not stop itself).
-pub const STOPPED_AT_DEADLINE: &str = "the tool ran past its deadline and was stopped";
-
-/// The text of a call the host stopped on cancellation (the component did not stop itself).
-pub const STOPPED_ON_CANCEL: &str = "the call was cancelled";
-
-/// How long one component call may run when the caller set no earlier deadline. Scans stop
-/// themselves at the 30 s scan timeout; this bound only stops runaways.
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Parts a parallel call is split into by default: one per core, at most this many.
-pub const MAX_PARTS: u32 = 4;
-
-/// The default number of parts for a component that exports `parallel`: `TOOLHOST_PARTS`
-/// when set (1 turns parallel calls off), else one per core, at most [`MAX_PARTS`]. Worked
-/// out once per process (the core count reads cgroup files), not per component loaded.
-pub fn default_parts() -> u32 {
-    static PARTS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *PARTS.get_or_init(|| {
-        if let Some(n) =
-            std::env::var("TOOLHOST_PARTS").ok().and_then(|v| v.trim().parse::<u32>().ok())
-        {
-            return n.clamp(1, MAX_PARTS);
-        }
-        std::thread::available_parallelism().map_or(1, |n| n.get() as u32).clamp(1, MAX_PARTS)
-    })
+/// Why a second `describe` of a loaded component failed (conformance asks for it).
+#[derive(Debug, thiserror::Error)]
+pub enum DescribeAgainError {
+    /// The component could not be prepared; the text is the call failure's.
+    #[error("{}", .0.message)]
+    Load(ToolError),
+    /// Its `describe` failed, or what it returned is refused.
+    #[error("{0}")]
+    Invalid(#[from] InvalidComponent),
 }
 
 /// A loaded tool component and its definition.
@@ -73,9 +58,11 @@ pub struct ComponentTool {
     definition: ToolDefinition,
     /// Checks the structured value of every successful call against the output schema
     /// (compiled on first use, on a blocking thread: see [`ComponentTool::check_structured`]).
-    output_validator: Arc<std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>>,
+    output_validator: Arc<
+        std::sync::OnceLock<Result<Arc<jsonschema::Validator>, crate::definition::CompileError>>,
+    >,
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
-    grant: Grant,
+    grant: RiskGrant,
     records_reads: bool,
     /// The host's check of each call's arguments against the input schema; `None` for a
     /// tool that checks its own with the contract's texts (the built-ins).
@@ -87,29 +74,20 @@ pub struct ComponentTool {
     crashes: std::sync::atomic::AtomicU32,
 }
 
-/// What one run of a component export produced, beside the export's own return value.
-struct Run<R> {
-    value: Result<R, ToolError>,
-    /// The component trapped or ran out of memory (not: stopped by the host's deadline or
-    /// cancellation).
-    crashed: bool,
-    state: CallState,
-}
-
 impl ComponentTool {
     /// Ask a freshly loaded component for its definition.
     pub(super) async fn describe(
         runtime: Arc<ComponentRuntime>,
         source: Source,
         pre: Prepared,
-    ) -> Result<Self, crate::validate::InvalidComponent> {
+    ) -> Result<Self, InvalidComponent> {
         let definition = describe_once(&runtime, &pre).await?;
         Ok(ComponentTool {
             runtime,
             source,
             pre: tokio::sync::OnceCell::new_with(Some(pre)),
             output_validator: Default::default(),
-            grant: Grant::new(definition.id.to_string(), definition.risk),
+            grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             input_check: Some(Default::default()),
@@ -130,7 +108,7 @@ impl ComponentTool {
             source,
             pre: tokio::sync::OnceCell::new(),
             output_validator: Default::default(),
-            grant: Grant::new(definition.id.to_string(), definition.risk),
+            grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
             input_check: Some(Default::default()),
@@ -199,9 +177,9 @@ impl ComponentTool {
     }
 
     /// Ask a fresh instance for the definition again (the first came from loading it).
-    pub async fn describe_again(&self) -> Result<ToolDefinition, String> {
-        let pre = self.pre().await.map_err(|e| e.message)?;
-        describe_once(&self.runtime, pre).await.map_err(|e| e.to_string())
+    pub async fn describe_again(&self) -> Result<ToolDefinition, DescribeAgainError> {
+        let pre = self.pre().await.map_err(DescribeAgainError::Load)?;
+        Ok(describe_once(&self.runtime, pre).await?)
     }
 
     /// Hold the component to `risk` (what the user granted at install), whatever it declares.
@@ -211,95 +189,9 @@ impl ComponentTool {
     }
 
     /// What the component may do.
-    pub fn grant(&self) -> &Grant {
+    pub fn grant(&self) -> &RiskGrant {
         &self.grant
     }
-
-    /// Check a successful call's structured value against the output schema: the value a
-    /// client is given must be the one the tool promised. Every refusal ends with
-    /// [`STRUCTURED_WITHHELD`]. The schema was bounded when the definition was checked and
-    /// its patterns run on a linear-time engine; even so the check runs on a blocking thread
-    /// raced against the call's `deadline` and `cancel`, so it never outlives the call nor
-    /// holds up the host's other requests.
-    async fn check_structured(
-        &self,
-        structured: Option<String>,
-        deadline: Instant,
-        cancel: &tokio_util::sync::CancellationToken,
-    ) -> Result<Option<serde_json::Value>, ToolError> {
-        let id = &self.definition.id;
-        let withheld = |why: String| {
-            ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"))
-        };
-        let Some(schema) = &self.definition.output_schema else {
-            return match structured {
-                None => Ok(None),
-                Some(_) => Err(withheld(
-                    "returned a structured result but declares no output schema".into(),
-                )),
-            };
-        };
-        let Some(text) = structured else {
-            return Err(withheld(
-                "declares an output schema but returned no structured result".into(),
-            ));
-        };
-        if text.len() > toolhost_limits::MAX_STRUCTURED_BYTES {
-            return Err(withheld(format!(
-                "returned a structured result of {} bytes, more than the {} a structured result may have (MAX_STRUCTURED_BYTES); it must bound it as it bounds its text",
-                text.len(),
-                toolhost_limits::MAX_STRUCTURED_BYTES
-            )));
-        }
-        let validator = self.output_validator.clone();
-        let schema = validator.get().is_none().then(|| schema.clone());
-        let check = off_the_runtime(
-            deadline,
-            cancel,
-            move || -> Result<serde_json::Value, String> {
-                let value: serde_json::Value = serde_json::from_str(&text)
-                    .map_err(|e| format!("returned a structured result that is not JSON ({e})"))?;
-                let validator = validator.get_or_init(|| {
-                    let schema = schema.unwrap_or_default();
-                    crate::definition::compile_schema(&schema)
-                        .map(Arc::new)
-                        .map_err(|e| format!("its output schema does not compile ({e})"))
-                });
-                let validator = validator.as_ref().map_err(Clone::clone)?;
-                if validator.is_valid(&value) {
-                    return Ok(value);
-                }
-                let why = match validator.validate(&value) {
-                    Ok(()) => return Ok(value),
-                    Err(e) => {
-                        let at = e.instance_path.to_string();
-                        format!(
-                            "returned a structured result that does not match its output schema (at `{}`: {e})",
-                            if at.is_empty() { "/" } else { &at }
-                        )
-                    }
-                };
-                Err(why)
-            },
-        );
-        match check.await {
-            Ok(Ok(Ok(value))) => Ok(Some(value)),
-            Ok(Ok(Err(why))) => Err(withheld(why)),
-            Ok(Err(e)) => {
-                Err(withheld(format!("could not have its structured result checked ({e})")))
-            }
-            Err(Interrupted::Cancelled) => {
-                Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL))
-            }
-            Err(Interrupted::Deadline) => Err(ToolError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"
-                ),
-            )),
-        }
-    }
-
     /// Run calls as `parts` parallel parts when the component exports `parallel` (1: always
     /// one instance). Default: [`default_parts`].
     pub fn with_parts(mut self, parts: u32) -> Self {
@@ -312,143 +204,19 @@ impl ComponentTool {
 async fn describe_once(
     runtime: &ComponentRuntime,
     pre: &Prepared,
-) -> Result<ToolDefinition, crate::validate::InvalidComponent> {
+) -> Result<ToolDefinition, InvalidComponent> {
     // `describe` gets no file system at all: every path refused, no spill kept, no program
     // run (a read-only grant), whatever the component asks.
     let session = ToolSessionContext::local("/", "/nonexistent", "describe");
     let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
-    let describing = Grant::new("describe", ToolRisk::ReadOnly);
+    let describing = RiskGrant::new("describe", ToolRisk::ReadOnly);
     let run =
         run(runtime, pre, &describing, session, call, |pre, store| Box::pin(pre.describe(store)))
             .await;
-    let def = run.value.map_err(|e| crate::validate::InvalidComponent::Describe(e.message))?;
+    let def = run.value.map_err(|e| InvalidComponent::Describe(e.message))?;
     // Bounded and checked before anything else reads it (the one checker).
-    crate::definition::check_described(def).map_err(crate::validate::InvalidComponent::Definition)
-}
-
-/// Runs `work` on a blocking thread raced against a call's `deadline` and `cancel`: the
-/// answer, or which of them came first (the thread then finishes unobserved, so `work` must
-/// be bounded on its own). The async runtime is never held up by it.
-pub(crate) async fn off_the_runtime<T: Send + 'static>(
-    deadline: Instant,
-    cancel: &tokio_util::sync::CancellationToken,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<Result<T, tokio::task::JoinError>, Interrupted> {
-    let handle = tokio::task::spawn_blocking(work);
-    tokio::select! {
-        done = handle => Ok(done),
-        () = cancel.cancelled() => Err(Interrupted::Cancelled),
-        () = tokio::time::sleep_until(deadline.into()) => Err(Interrupted::Deadline),
-    }
-}
-
-/// When `call` must end: its deadline, and never later than [`DEFAULT_CALL_TIMEOUT`] from now.
-fn call_deadline(call: &ToolCallContext) -> Instant {
-    let longest = Instant::now() + DEFAULT_CALL_TIMEOUT;
-    call.deadline.unwrap_or(longest).min(longest)
-}
-
-type ExportFuture<'a, R> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>>;
-
-/// A fresh store for one instance serving `call`: the memory cap, and the call's
-/// cancellation and deadline checked at every epoch tick.
-fn new_store(
-    runtime: &ComponentRuntime,
-    session: ToolSessionContext,
-    call: ToolCallContext,
-    share: Arc<CallShare>,
-) -> Store<CallState> {
-    let deadline = call_deadline(&call);
-    let cancel = call.cancel.clone();
-    let limits =
-        StoreLimitsBuilder::new().memory_size(MAX_STORE_MEMORY).trap_on_grow_failure(true).build();
-    let mut store = Store::new(
-        runtime.engine(),
-        CallState::new(session, call, limits, share, runtime.ticking()),
-    );
-    store.limiter(|state| &mut state.limits);
-    store.set_epoch_deadline(1);
-    store.epoch_deadline_callback(move |_| {
-        if cancel.is_cancelled() {
-            return Err(wasmtime::Error::new(Interrupted::Cancelled));
-        }
-        if Instant::now() >= deadline {
-            return Err(wasmtime::Error::new(Interrupted::Deadline));
-        }
-        Ok(UpdateDeadline::Yield(1))
-    });
-    store
-}
-
-/// Instantiate a fresh store for `call` and run one export in it.
-async fn run<R: Send + 'static>(
-    runtime: &ComponentRuntime,
-    pre: &Prepared,
-    grant: &Grant,
-    session: ToolSessionContext,
-    call: ToolCallContext,
-    export: impl for<'a> FnOnce(&'a Prepared, &'a mut Store<CallState>) -> ExportFuture<'a, R>,
-) -> Run<R> {
-    let mut store = new_store(runtime, session, call, Arc::new(CallShare::single(grant.clone())));
-    let value = export(pre, &mut store).await;
-    let crashed = value.as_ref().is_err_and(is_crash);
-    let value = value.map_err(|e| trap_to_error(&e));
-    Run { value, crashed, state: store.into_data() }
-}
-
-/// The most linear memory a call held at once: the parts of a parallel call run together
-/// (their peaks add up), its merging instance after them.
-fn peak_memory(states: &[CallState]) -> u64 {
-    let peaks = states.iter().map(|s| s.limits.peak_memory() as u64);
-    match states.len() {
-        0 | 1 => peaks.sum(),
-        n => {
-            let all: Vec<u64> = peaks.collect();
-            let parts: u64 = all[..n - 1].iter().sum();
-            parts.max(all[n - 1])
-        }
-    }
-}
-
-/// Whether a failed export was the component's own crash (a trap, out of memory), not the
-/// host stopping it at the deadline or on cancellation.
-fn is_crash(e: &wasmtime::Error) -> bool {
-    e.downcast_ref::<Interrupted>().is_none()
-}
-
-/// Turn a trap or host interruption into the error the model sees.
-fn trap_to_error(e: &wasmtime::Error) -> ToolError {
-    if let Some(i) = e.downcast_ref::<Interrupted>() {
-        return match i {
-            Interrupted::Cancelled => ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL),
-            Interrupted::Deadline => ToolError::new(ErrorCode::Timeout, STOPPED_AT_DEADLINE),
-        };
-    }
-    if let Some(limit) = e.downcast_ref::<crate::host::CallLimit>() {
-        return ToolError::execution_failed(format!(
-            "the tool component passed a bound of its call: {limit}"
-        ));
-    }
-    let cap = || format!("a call may use at most {} MiB of memory", MAX_STORE_MEMORY >> 20);
-    if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
-        if *trap == wasmtime::Trap::AllocationTooLarge {
-            return ToolError::execution_failed(format!(
-                "the tool component ran out of memory: {} ({trap})",
-                cap()
-            ));
-        }
-        return ToolError::execution_failed(format!("the tool component crashed ({trap})"));
-    }
-    let root = e.root_cause().to_string();
-    if root.contains("memory") || root.contains("grow") {
-        return ToolError::execution_failed(format!(
-            "the tool component ran out of memory: {} ({root})",
-            cap()
-        ));
-    }
-    ToolError::execution_failed(format!("the tool component failed: {root}"))
+    crate::definition::check_described(def).map_err(InvalidComponent::Definition)
 }
 
 #[async_trait]
@@ -579,123 +347,5 @@ impl DynTool for ComponentTool {
         self.note_crash(crashed);
         result.usage = Some(usage);
         result
-    }
-}
-
-/// Run a call as `parts` instances of a `parallel` component at once (each `execute-part`
-/// on a thread of its own, sharing the call's walks and spills), then `merge` their
-/// findings in one more instance. The first part that fails decides the result.
-async fn run_parallel(
-    runtime: &Arc<ComponentRuntime>,
-    pre: &Prepared,
-    grant: &Grant,
-    session: &ToolSessionContext,
-    call: ToolCallContext,
-    input: String,
-    parts: u32,
-) -> (Result<Result<Output, ToolError>, ToolError>, Vec<CallState>, bool) {
-    let share = Arc::new(CallShare::parallel(grant.clone()));
-    let mut tasks = Vec::with_capacity(parts as usize);
-    for index in 0..parts {
-        let mut store = new_store(runtime, session.clone(), call.clone(), share.clone());
-        let pre = pre.clone();
-        let input = input.clone();
-        // Each part on a thread of its own: a part is a long CPU-bound scan that rarely yields
-        // (its host calls mostly complete at once), so on tokio's workers it would hold one
-        // for the whole scan — and with it every task queued there (a server's other calls,
-        // or another part woken into that worker's LIFO slot).
-        let handle = tokio::runtime::Handle::current();
-        tasks.push(tokio::task::spawn_blocking(move || {
-            handle.block_on(async move {
-                let value = pre.execute_part(&mut store, &input, index, parts).await;
-                let crashed = value.as_ref().is_err_and(is_crash);
-                (value.map_err(|e| trap_to_error(&e)), store.into_data(), crashed)
-            })
-        }));
-    }
-    let mut states = Vec::with_capacity(parts as usize + 1);
-    let mut found = Vec::with_capacity(parts as usize);
-    let mut failure = None;
-    let mut crashed = false;
-    for task in tasks {
-        match task.await {
-            Ok((value, state, part_crashed)) => {
-                states.push(state);
-                crashed |= part_crashed;
-                match value {
-                    Ok(Ok(part)) => found.push(part),
-                    Ok(Err(e)) => {
-                        failure.get_or_insert(Ok(Err(e)));
-                    }
-                    Err(e) => {
-                        failure.get_or_insert(Err(e));
-                    }
-                }
-            }
-            Err(e) => {
-                failure.get_or_insert(Err(ToolError::execution_failed(format!(
-                    "a part of the call failed: {e}"
-                ))));
-            }
-        }
-    }
-    if let Some(failure) = failure {
-        return (failure, states, crashed);
-    }
-    let mut store = new_store(runtime, session.clone(), call, share);
-    let value = pre.merge(&mut store, &input, &found).await;
-    states.push(store.into_data());
-    let crashed = value.as_ref().is_err_and(is_crash);
-    (value.map_err(|e| trap_to_error(&e)), states, crashed)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    /// Work that outlives the call's deadline or cancel is not waited for (it is still blocked
-    /// when the answer comes), and does not hold up the async runtime meanwhile.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
-    async fn work_off_the_runtime_ends_with_the_call() {
-        let (release, held) = std::sync::mpsc::channel::<()>();
-        let held = Arc::new(std::sync::Mutex::new(held));
-        let blocked = |held: Arc<std::sync::Mutex<std::sync::mpsc::Receiver<()>>>| {
-            move || held.lock().unwrap().recv_timeout(Duration::from_secs(120)).is_ok()
-        };
-        let cancel = tokio_util::sync::CancellationToken::new();
-        let ticker = tokio::spawn(async { tokio::time::sleep(Duration::from_millis(50)).await });
-        let r = off_the_runtime(
-            Instant::now() + Duration::from_millis(200),
-            &cancel,
-            blocked(held.clone()),
-        )
-        .await;
-        assert!(matches!(r, Err(Interrupted::Deadline)));
-        assert!(ticker.await.is_ok(), "the async runtime was held up");
-
-        let c = cancel.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            c.cancel();
-        });
-        let r = off_the_runtime(
-            Instant::now() + Duration::from_secs(600),
-            &cancel,
-            blocked(held.clone()),
-        )
-        .await;
-        assert!(matches!(r, Err(Interrupted::Cancelled)));
-
-        // Let the first blocked one go; the second takes the next message.
-        release.send(()).unwrap();
-        release.send(()).unwrap();
-        let r = off_the_runtime(
-            Instant::now() + Duration::from_secs(600),
-            &tokio_util::sync::CancellationToken::new(),
-            || 7,
-        )
-        .await;
-        assert_eq!(r.unwrap().unwrap(), 7);
     }
 }

@@ -15,7 +15,7 @@ use crate::epoch::{EpochTicker, Ticking};
 use crate::exports;
 use crate::host::CallState;
 use crate::source::{ComponentBytes, Source};
-use crate::{v0_1, v0_2};
+use crate::wit;
 
 /// Linear memory one call's store may grow to. A guest that asks for more gets a failed
 /// allocation (and, for Rust guests, a trap), never the host's memory.
@@ -43,6 +43,25 @@ pub enum RuntimeError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot load component {path}: {message}")]
     Load { path: PathBuf, message: String },
+}
+
+/// Why a component could not be prepared to run (compiled or deserialised, and linked); part
+/// of a [`RuntimeError::Load`] or of the failure of the call that prepared it.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// Its file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// It does not compile (or its cached compilation does not deserialise).
+    #[error("{0}")]
+    Compile(wasmtime::Error),
+    /// Its imports cannot be linked.
+    #[error("{0:#}")]
+    Link(wasmtime::Error),
+    /// It exports no `tool` interface of a version the host links (the newest version's
+    /// complaint).
+    #[error("{0:#}")]
+    NoTool(wasmtime::Error),
 }
 
 /// The engine, the linker with the host's imports, and the on-disk component cache.
@@ -76,11 +95,8 @@ impl ComponentRuntime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Engine(e.to_string()))?;
-        // Every version the host supports, side by side: their interfaces have distinct
-        // names (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as
-        // the version whose `tool` it exports (`exports::Prepared`).
-        v0_1::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
-        v0_2::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
+        // Every version the host supports, side by side.
+        wit::add_to_linker(&mut linker).map_err(|e| RuntimeError::Engine(e.to_string()))?;
         Ok(Arc::new(ComponentRuntime { engine, linker, cache_dir, ticker }))
     }
 
@@ -164,7 +180,7 @@ impl ComponentRuntime {
             let source = Source { path: path.clone(), key, bytes: Some(bytes) };
             return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
-        let pre = self.prepare(bytes.as_ref(), &key).map_err(load_err)?;
+        let pre = self.prepare(bytes.as_ref(), &key).map_err(|e| load_err(e.to_string()))?;
         let source = Source { path: path.clone(), key: key.clone(), bytes: Some(bytes) };
         let tool = ComponentTool::describe(self.clone(), source, pre)
             .await
@@ -174,7 +190,10 @@ impl ComponentRuntime {
     }
 
     /// Prepare a component from its cached compilation, or from its bytes.
-    pub(crate) fn prepare_source(&self, source: &Source) -> Result<exports::Prepared, String> {
+    pub(crate) fn prepare_source(
+        &self,
+        source: &Source,
+    ) -> Result<exports::Prepared, PrepareError> {
         if let Some(bytes) = &source.bytes {
             return self.prepare(bytes.as_ref(), &source.key);
         }
@@ -186,21 +205,26 @@ impl ComponentRuntime {
             return self.link(&component);
         }
         let bytes = std::fs::read(&source.path)
-            .map_err(|e| format!("cannot read {}: {e}", source.path.display()))?;
+            .map_err(|e| PrepareError::Read { path: source.path.clone(), source: e })?;
         self.prepare(&bytes, &source.key)
     }
 
     /// Compile (or deserialise) a component whose cache key is `key`, and link it.
-    pub(crate) fn prepare(&self, bytes: &[u8], key: &str) -> Result<exports::Prepared, String> {
+    pub(crate) fn prepare(
+        &self,
+        bytes: &[u8],
+        key: &str,
+    ) -> Result<exports::Prepared, PrepareError> {
         let component: Component =
             cache::load_or_compile(&self.engine, bytes, key, self.cache_dir.as_deref())
-                .map_err(|e| e.to_string())?;
+                .map_err(PrepareError::Compile)?;
         self.link(&component)
     }
 
-    pub(crate) fn link(&self, component: &Component) -> Result<exports::Prepared, String> {
-        let pre = self.linker.instantiate_pre(component).map_err(|e| format!("{e:#}"))?;
-        exports::Prepared::new(pre)
+    /// Link a compiled component as the newest version whose `tool` it exports.
+    pub(crate) fn link(&self, component: &Component) -> Result<exports::Prepared, PrepareError> {
+        let pre = self.linker.instantiate_pre(component).map_err(PrepareError::Link)?;
+        exports::Prepared::new(pre).map_err(PrepareError::NoTool)
     }
 }
 

@@ -10,7 +10,7 @@ use toolhost_core::result::ToolError;
 use toolhost_core::tool::{CallInspection, ToolRisk};
 
 use crate::host::{CallState, code_from_wit};
-use crate::{v0_1, v0_2};
+use crate::wit::{latest, since_v0_1_0};
 
 /// A definition as a component describes it (schemas still JSON text).
 pub(crate) struct Described {
@@ -32,28 +32,28 @@ pub(crate) struct Output {
 /// `parallel`, as its `parallel-tool-component` world too.
 #[derive(Clone)]
 pub(crate) enum Prepared {
-    V0_1 {
-        tool: v0_1::ToolComponentPre<CallState>,
-        parallel: Option<v0_1::parallel::ParallelToolComponentPre<CallState>>,
+    V0_1_0 {
+        tool: since_v0_1_0::ToolComponentPre<CallState>,
+        parallel: Option<since_v0_1_0::parallel::ParallelToolComponentPre<CallState>>,
     },
-    V0_2 {
-        tool: v0_2::ToolComponentPre<CallState>,
-        parallel: Option<v0_2::parallel::ParallelToolComponentPre<CallState>>,
+    Latest {
+        tool: latest::ToolComponentPre<CallState>,
+        parallel: Option<latest::parallel::ParallelToolComponentPre<CallState>>,
     },
 }
 
 type Answer<T> = wasmtime::Result<Result<T, ToolError>>;
 
-fn error(e: v0_2::toolhost::tool::types::ToolError) -> ToolError {
+fn error(e: latest::toolhost::tool::types::ToolError) -> ToolError {
     ToolError { code: code_from_wit(e.code), message: e.message, retryable: e.retryable }
 }
 
-fn error_v0_1(e: v0_1::toolhost::tool::types::ToolError) -> ToolError {
+fn error_v0_1_0(e: since_v0_1_0::toolhost::tool::types::ToolError) -> ToolError {
     error(e.into())
 }
 
-fn risk(r: v0_2::toolhost::tool::types::Risk) -> ToolRisk {
-    use v0_2::toolhost::tool::types::Risk;
+fn risk(r: latest::toolhost::tool::types::Risk) -> ToolRisk {
+    use latest::toolhost::tool::types::Risk;
     match r {
         Risk::ReadOnly => ToolRisk::ReadOnly,
         Risk::WorkspaceMutation => ToolRisk::WorkspaceMutation,
@@ -61,8 +61,8 @@ fn risk(r: v0_2::toolhost::tool::types::Risk) -> ToolRisk {
     }
 }
 
-fn inspection(i: v0_2::toolhost::tool::types::Inspection) -> CallInspection {
-    use v0_2::toolhost::tool::types::Inspection;
+fn inspection(i: latest::toolhost::tool::types::Inspection) -> CallInspection {
+    use latest::toolhost::tool::types::Inspection;
     match i {
         Inspection::ReadOnly => CallInspection::ReadOnly,
         Inspection::Writes(path) => CallInspection::Writes(path),
@@ -70,24 +70,25 @@ fn inspection(i: v0_2::toolhost::tool::types::Inspection) -> CallInspection {
     }
 }
 
-fn output(o: v0_2::toolhost::tool::types::Output) -> Output {
+fn output(o: latest::toolhost::tool::types::Output) -> Output {
     Output { text: o.text, structured: o.structured }
 }
 
 impl Prepared {
-    /// Link `pre` as the newest version whose `tool` interface it exports.
-    pub fn new(pre: InstancePre<CallState>) -> Result<Self, String> {
-        match v0_2::ToolComponentPre::new(pre.clone()) {
+    /// Link `pre` as the newest version whose `tool` interface it exports; when it exports
+    /// none, the newest version's complaint.
+    pub fn new(pre: InstancePre<CallState>) -> wasmtime::Result<Self> {
+        match latest::ToolComponentPre::new(pre.clone()) {
             Ok(tool) => {
-                let parallel = v0_2::parallel::ParallelToolComponentPre::new(pre).ok();
-                Ok(Prepared::V0_2 { tool, parallel })
+                let parallel = latest::parallel::ParallelToolComponentPre::new(pre).ok();
+                Ok(Prepared::Latest { tool, parallel })
             }
-            Err(newest) => match v0_1::ToolComponentPre::new(pre.clone()) {
+            Err(newest) => match since_v0_1_0::ToolComponentPre::new(pre.clone()) {
                 Ok(tool) => {
-                    let parallel = v0_1::parallel::ParallelToolComponentPre::new(pre).ok();
-                    Ok(Prepared::V0_1 { tool, parallel })
+                    let parallel = since_v0_1_0::parallel::ParallelToolComponentPre::new(pre).ok();
+                    Ok(Prepared::V0_1_0 { tool, parallel })
                 }
-                Err(_) => Err(format!("{newest:#}")),
+                Err(_) => Err(newest),
             },
         }
     }
@@ -95,22 +96,22 @@ impl Prepared {
     /// Whether it exports `parallel`.
     pub fn is_parallel(&self) -> bool {
         match self {
-            Prepared::V0_1 { parallel, .. } => parallel.is_some(),
-            Prepared::V0_2 { parallel, .. } => parallel.is_some(),
+            Prepared::V0_1_0 { parallel, .. } => parallel.is_some(),
+            Prepared::Latest { parallel, .. } => parallel.is_some(),
         }
     }
 
     /// `tool.describe` on a fresh instance in `store`.
     pub async fn describe(&self, store: &mut Store<CallState>) -> wasmtime::Result<Described> {
-        let d: v0_2::toolhost::tool::types::Definition = match self {
-            Prepared::V0_1 { tool, .. } => tool
+        let d: latest::toolhost::tool::types::Definition = match self {
+            Prepared::V0_1_0 { tool, .. } => tool
                 .instantiate_async(&mut *store)
                 .await?
                 .toolhost_tool_tool()
                 .call_describe(store)
                 .await?
                 .into(),
-            Prepared::V0_2 { tool, .. } => {
+            Prepared::Latest { tool, .. } => {
                 tool.instantiate_async(&mut *store)
                     .await?
                     .toolhost_tool_tool()
@@ -134,16 +135,16 @@ impl Prepared {
         input: &str,
     ) -> Answer<CallInspection> {
         Ok(match self {
-            Prepared::V0_1 { tool, .. } => {
+            Prepared::V0_1_0 { tool, .. } => {
                 let r = tool
                     .instantiate_async(&mut *store)
                     .await?
                     .toolhost_tool_tool()
                     .call_inspect(store, input)
                     .await?;
-                r.map(|i| inspection(i.into())).map_err(error_v0_1)
+                r.map(|i| inspection(i.into())).map_err(error_v0_1_0)
             }
-            Prepared::V0_2 { tool, .. } => {
+            Prepared::Latest { tool, .. } => {
                 let r = tool
                     .instantiate_async(&mut *store)
                     .await?
@@ -158,16 +159,16 @@ impl Prepared {
     /// `tool.execute` on a fresh instance in `store`.
     pub async fn execute(&self, store: &mut Store<CallState>, input: &str) -> Answer<Output> {
         Ok(match self {
-            Prepared::V0_1 { tool, .. } => {
+            Prepared::V0_1_0 { tool, .. } => {
                 let r = tool
                     .instantiate_async(&mut *store)
                     .await?
                     .toolhost_tool_tool()
                     .call_execute(store, input)
                     .await?;
-                r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
+                r.map(|text| Output { text, structured: None }).map_err(error_v0_1_0)
             }
-            Prepared::V0_2 { tool, .. } => {
+            Prepared::Latest { tool, .. } => {
                 let r = tool
                     .instantiate_async(&mut *store)
                     .await?
@@ -189,15 +190,15 @@ impl Prepared {
     ) -> Answer<Vec<u8>> {
         let missing = || wasmtime::format_err!("the component does not export `parallel`");
         Ok(match self {
-            Prepared::V0_1 { parallel, .. } => {
+            Prepared::V0_1_0 { parallel, .. } => {
                 let p =
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 p.toolhost_tool_parallel()
                     .call_execute_part(store, input, index, count)
                     .await?
-                    .map_err(error_v0_1)
+                    .map_err(error_v0_1_0)
             }
-            Prepared::V0_2 { parallel, .. } => {
+            Prepared::Latest { parallel, .. } => {
                 let p =
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 p.toolhost_tool_parallel()
@@ -217,13 +218,13 @@ impl Prepared {
     ) -> Answer<Output> {
         let missing = || wasmtime::format_err!("the component does not export `parallel`");
         Ok(match self {
-            Prepared::V0_1 { parallel, .. } => {
+            Prepared::V0_1_0 { parallel, .. } => {
                 let p =
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 let r = p.toolhost_tool_parallel().call_merge(store, input, parts).await?;
-                r.map(|text| Output { text, structured: None }).map_err(error_v0_1)
+                r.map(|text| Output { text, structured: None }).map_err(error_v0_1_0)
             }
-            Prepared::V0_2 { parallel, .. } => {
+            Prepared::Latest { parallel, .. } => {
                 let p =
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 p.toolhost_tool_parallel()

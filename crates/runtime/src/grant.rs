@@ -10,7 +10,7 @@ use toolhost_core::tool::ToolRisk;
 /// and `open-dir` only; `open-for-write` needs workspace-mutation or more, and
 /// `process.run` needs process-execution.
 #[derive(Debug, Clone)]
-pub struct Grant {
+pub struct RiskGrant {
     /// The tool's id, named in refusals.
     pub tool: String,
     /// The granted risk.
@@ -24,7 +24,7 @@ pub struct Grant {
     runs: Noted,
 }
 
-/// What a [`Grant`] notes for whoever reads it (conformance), shared by its clones: at most
+/// What a [`RiskGrant`] notes for whoever reads it (conformance), shared by its clones: at most
 /// [`MAX_NOTED_REFUSALS`] entries until taken, so a long session of a tool that keeps trying
 /// does not grow it without bound.
 #[derive(Debug, Clone, Default)]
@@ -43,13 +43,13 @@ impl Noted {
     }
 }
 
-/// How many refused capabilities (and programs run) a [`Grant`] keeps until they are taken.
+/// How many refused capabilities (and programs run) a [`RiskGrant`] keeps until they are taken.
 const MAX_NOTED_REFUSALS: usize = 64;
 
-impl Grant {
+impl RiskGrant {
     /// `tool` held to `risk`.
     pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
-        Grant { tool: tool.into(), risk, refusals: Noted::default(), runs: Noted::default() }
+        RiskGrant { tool: tool.into(), risk, refusals: Noted::default(), runs: Noted::default() }
     }
 
     /// The capabilities refused since the last call of this, oldest first.

@@ -16,7 +16,8 @@ use serde_json::Value;
 use toolhost_core::result::{ErrorCode, ToolError};
 use toolhost_core::tool::ToolDefinition;
 
-use crate::component_tool::{Interrupted, STOPPED_ON_CANCEL, off_the_runtime};
+use crate::component_tool::STOPPED_ON_CANCEL;
+use crate::component_tool::store::{Interrupted, off_the_runtime};
 
 /// How every refusal of the host's input check ends: the model and the author can tell that
 /// the component never saw the arguments.

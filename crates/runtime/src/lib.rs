@@ -6,7 +6,7 @@
 //! [`Allocation`]), the linker of every WIT version, and the component cache ([`cache`]:
 //! compiled once, keyed by SHA-256 and the engine's hash, with the definition each component
 //! described). It loads a component from a file or its bytes (a [`Source`] of
-//! [`ComponentBytes`]) into a [`ComponentTool`] held to a [`Grant`] (the risk the user
+//! [`ComponentBytes`]) into a [`ComponentTool`] held to a [`RiskGrant`] (the risk the user
 //! granted it). Each call of that tool makes a fresh `Store` whose data is a `CallState`
 //! (the call's contexts, memory cap, deadline and cancellation checked in the epoch
 //! callback, the epoch advancing while a store runs), instantiates the component against the
@@ -17,26 +17,33 @@
 //!
 //! The map:
 //!
-//! * [`engine`] — [`ComponentRuntime`], [`Allocation`], [`RuntimeError`], the engine config.
+//! * [`engine`] — [`ComponentRuntime`], [`Allocation`], [`RuntimeError`], [`PrepareError`],
+//!   the engine config.
 //! * [`source`] — [`Source`] and [`ComponentBytes`]: where a component's bytes come from.
-//! * [`component_tool`] — [`ComponentTool`]: one component as a tool; the store of a call.
-//! * [`grant`] — [`Grant`]: what one component may do, and what it was refused or ran.
+//! * [`component_tool`] — [`ComponentTool`]: one component as a tool; beside it, one
+//!   instance's store (`store`), a call split into `parallel` parts and merged, and the check
+//!   of a `structured` result.
+//! * [`grant`] — [`RiskGrant`]: what one component may do, and what it was refused or ran.
 //! * `epoch` — the epoch ticker, advancing while a store runs ([`EPOCH_TICK`]).
 //! * `limiter` — the memory bound of one call's store, and its peak for the usage.
 //! * [`cache`] — the on-disk cache of compiled components and their definitions.
-//! * [`definition`] — the one checker of a component's definition.
+//! * [`definition`] — the one checker of a component's definition (its rules; a schema's
+//!   `bounds`, `$ref`s written out; `compile`, the one way a schema is compiled).
 //! * [`input`] — the host's check of a call's arguments against the input schema, before
 //!   the component runs.
 //! * [`validate`] — what a component is before it is trusted ([`ComponentRuntime::inspect`]).
-//! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under `wit/`.
-//! * `v0_2`, `v0_1` — bindings of `toolhost:tool@0.2.0` and `@0.1.0` (`wit/since_v0.x.0/`),
-//!   one module per released WIT version, the way Zed's extension host keeps `since_v0_x`.
-//!   The host code is written against the newest; `v0_1` converts each of its imports to the
-//!   0.2.0 one. The linker links every version side by side.
+//! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under
+//!   `wit/`, and one module of bindings per version the way Zed's extension host keeps them:
+//!   `wit::since_v0_1_0`, `wit::since_v0_2_0`, and `wit::latest` (the newest), the only one
+//!   the host code names. An older version converts each of its imports into the next
+//!   version's; the linker links every version side by side.
 //! * `exports` — a component's exports in the host's terms, whichever version it was built
 //!   against (its `Prepared` picks the version by what the component exports).
-//! * `host/` — the host side of the imports: `types`, `workspace` (with `walk` and `draft`),
-//!   `call`, `process`.
+//! * `host/` — the host side of the imports, written against `wit::latest`: `types` (with
+//!   `TrappableError`: a `tool-error` or a trap, each version's trappable error type),
+//!   `workspace` (with `walk` and `draft`), `call`, `process`.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cache;
 pub mod component_tool;
@@ -49,15 +56,13 @@ mod host;
 pub mod input;
 mod limiter;
 pub mod source;
-mod v0_1;
-mod v0_2;
 pub mod validate;
 pub mod wit;
 
 pub use component_tool::{ComponentTool, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
-    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, RuntimeError,
+    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, PrepareError, RuntimeError,
 };
 pub use epoch::EPOCH_TICK;
-pub use grant::Grant;
+pub use grant::RiskGrant;
 pub use source::{ComponentBytes, Source};

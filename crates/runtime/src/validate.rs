@@ -150,7 +150,7 @@ impl ComponentRuntime {
                     exports.join(", ")
                 })
             })?;
-        let pre = self.link(&component).map_err(InvalidComponent::Link)?;
+        let pre = self.link(&component).map_err(|e| InvalidComponent::Link(e.to_string()))?;
         let source = Source {
             path: path.to_path_buf(),
             key: key.clone(),

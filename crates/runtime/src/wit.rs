@@ -2,7 +2,38 @@
 //! directory under `wit/` (`wit/since_v0.1.0/`, …), the way Zed's extension host keeps
 //! `since_v0.x`. A released version never changes: its text is pinned here by SHA-256 and a
 //! test compares it, so an edit to a released package fails the build's tests instead of
-//! silently breaking the components built against it. `toolhost wit` prints them.
+//! silently breaking the components built against it (its comments may be corrected and
+//! re-pinned, its types never: [`WitPackage::frozen_sha256`]). `toolhost wit` prints them.
+//!
+//! Beside the texts, one module of bindings per version, named as Zed's extension host names
+//! them: `since_v0_1_0`, `since_v0_2_0`, and `latest`, the newest, which the host code
+//! (`crate::host`, `crate::exports`) names and nothing else. An older version converts each of
+//! its imports into the next version's (`since_v0_1_0` calls `since_v0_2_0`), so the host
+//! implements only the latest. [`add_to_linker`] links them all side by side.
+//!
+//! Adding a version (say 0.3.0): its directory under `wit/`, its entry in [`WIT_PACKAGES`]
+//! and [`SUPPORTED_WIT_VERSIONS`], a module `since_v0_3_0` here (its `mod`, its line in
+//! [`add_to_linker`], and `latest` pointing at it), a variant in `exports::Prepared`, and one
+//! conversion: `since_v0_2_0` now converts its imports into 0.3.0's, as `since_v0_1_0`
+//! converts into 0.2.0's.
+
+use wasmtime::component::Linker;
+
+use crate::host::CallState;
+
+pub(crate) mod since_v0_1_0;
+pub(crate) mod since_v0_2_0;
+
+/// The newest version: the one the host code is written against.
+pub(crate) use since_v0_2_0 as latest;
+
+/// Link the imports of every version into `linker`: their interfaces have distinct names
+/// (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as the version
+/// whose `tool` it exports (`exports::Prepared`).
+pub(crate) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    since_v0_1_0::add_to_linker(linker)?;
+    since_v0_2_0::add_to_linker(linker)
+}
 
 /// One released `toolhost:tool` package.
 #[derive(Debug, Clone, Copy)]
@@ -11,8 +42,13 @@ pub struct WitPackage {
     pub version: &'static str,
     /// Its text, as released.
     pub text: &'static str,
-    /// SHA-256 of the text when it was released (frozen).
+    /// SHA-256 of the text when it was released (frozen). A pin covers the text, comments
+    /// included: a change of comments only (e.g. a citation) may re-pin it, provided
+    /// [`types_sha256`](Self::types_sha256) still holds; a change of any type never may.
     pub frozen_sha256: &'static str,
+    /// SHA-256 of the text with its comments cut off ([`without_comments`]): every name, type
+    /// and world as released. Frozen for ever, whatever happens to the comments.
+    pub types_sha256: &'static str,
     /// The interfaces of the package a component may import.
     pub imports: &'static [&'static str],
 }
@@ -22,19 +58,30 @@ pub const WIT_PACKAGES: &[WitPackage] = &[
     WitPackage {
         version: "0.1.0",
         text: include_str!("../../../wit/since_v0.1.0/tool.wit"),
-        frozen_sha256: "c446a0844445639b0c67edc1b82e411debad54214e7b701798735ad61108231f",
+        frozen_sha256: "64abfb674cb9062631cbc01adcfe5d355f45942e703f1f30df642d4b91d2ae39",
+        types_sha256: "42cd1db0082e32b91ec59218676a30b61bfc14d0e2bfd2af4fc8ffb800675688",
         imports: &["types", "workspace", "call"],
     },
     WitPackage {
         version: "0.2.0",
         text: include_str!("../../../wit/since_v0.2.0/tool.wit"),
-        frozen_sha256: "04d4857d812077b779dc3319be66f40cd85b10f8c4e77a5bbde1ed523ee7402f",
+        frozen_sha256: "ce1e5e725bf8091fde695fb098c76859182969892afbf764a5df4b6e96b91431",
+        types_sha256: "4ee87cc3a0ea47cff71b2b26a474f9cca574820900e61f2d77865d5c101627d8",
         imports: &["types", "workspace", "call", "process"],
     },
 ];
 
 /// The versions the host links, oldest first.
 pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
+
+/// `text` with every `//` comment (doc comments too) cut off its line, lines and the rest of
+/// the text kept: what [`WitPackage::types_sha256`] pins.
+pub fn without_comments(text: &str) -> String {
+    text.split('\n')
+        .map(|line| line.find("//").map_or(line, |i| &line[..i]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// The newest package.
 pub fn newest() -> &'static WitPackage {
@@ -57,6 +104,12 @@ mod tests {
                 toolhost_core::observations::sha256_hex(p.text.as_bytes()),
                 p.frozen_sha256,
                 "wit/since_v{}/tool.wit changed after its release; a released version never changes: add a new version beside it",
+                p.version
+            );
+            assert_eq!(
+                toolhost_core::observations::sha256_hex(without_comments(p.text).as_bytes()),
+                p.types_sha256,
+                "a name or type of wit/since_v{}/tool.wit changed after its release; a released version never changes: add a new version beside it",
                 p.version
             );
             assert!(

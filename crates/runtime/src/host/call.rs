@@ -21,7 +21,7 @@ use toolhost_limits::{
 };
 
 use super::state::{CallState, SharedSpill};
-use crate::v0_2::toolhost::tool::call;
+use crate::wit::latest::toolhost::tool::call;
 
 /// A spill file being written for this call.
 pub struct SpillHandle {

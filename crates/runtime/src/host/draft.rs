@@ -17,7 +17,7 @@ use toolhost_limits::MAX_EDIT_FILE_BYTES;
 use super::state::CallState;
 use super::types::{WitResult, err, io_err, write_error};
 use super::workspace::open_checked;
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// A file about to be written, holding its path's write lock.
 pub struct DraftHandle {
@@ -162,17 +162,12 @@ impl workspace::HostDraft for CallState {
 
     async fn current(&mut self, this: Resource<DraftHandle>) -> WitResult<Option<String>> {
         let draft = self.table.get(&this)?;
-        let text = match read_text(&draft.checked) {
-            Ok(t) => t,
-            Err(e) => return Ok(Err(e)),
-        };
-        let Some(text) = text else { return Ok(Ok(None)) };
+        let text = read_text(&draft.checked)?;
+        let Some(text) = text else { return Ok(None) };
         let hash = sha256_hex(text.as_bytes());
-        if let Err(e) = self.check_observed(draft, &hash) {
-            return Ok(Err(e));
-        }
+        self.check_observed(draft, &hash)?;
         self.table.get_mut(&this)?.served = Some(hash);
-        Ok(Ok(Some(text)))
+        Ok(Some(text))
     }
 
     async fn commit(
@@ -180,7 +175,7 @@ impl workspace::HostDraft for CallState {
         this: Resource<DraftHandle>,
         text: String,
     ) -> WitResult<workspace::Committed> {
-        Ok(self.commit_draft(&this, text))
+        Ok(self.commit_draft(&this, text)?)
     }
 
     async fn drop(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<()> {

@@ -2,7 +2,8 @@
 //! [`CallState`], the data of one call's `Store`. One file per interface, as in wasmtime's
 //! `wasi/src/p2/host/`:
 //!
-//! * `types` — the contract's error type in the host's terms and back.
+//! * `types` — the contract's error type in the host's terms and back, and
+//!   [`TrappableError`], what a host function returning a `tool-error` fails with.
 //! * `workspace` — `open-file`, `open-dir`, `open-for-write`; the `file` and `dir` handles.
 //!   Its two larger resources have files of their own: `walk` (`walker`: the shared,
 //!   parallel walk) and `draft` (`draft`: a write under the path's lock, committed atomically).
@@ -14,9 +15,9 @@
 //! resolves and judges it, and only then does the host open anything. What the instances of
 //! one call share (a walk, the n-th spill) is a [`CallShare`].
 //!
-//! The traits these implement are those of the newest WIT version (`crate::v0_2`); an older
-//! version's module converts to them (`crate::v0_1`), and a new version's new interface gets
-//! a file of its own here.
+//! The traits these implement are those of the newest WIT version (`crate::wit::latest`); an
+//! older version's module converts to them (`crate::wit::since_v0_1_0`), and a new version's
+//! new interface gets a file of its own here.
 
 mod call;
 mod draft;
@@ -29,6 +30,7 @@ mod workspace;
 pub use call::{CallLimit, SpillHandle};
 pub use draft::DraftHandle;
 pub use state::{CallShare, CallState};
+pub use types::TrappableError;
 pub(crate) use types::code_from_wit;
 pub use walk::WalkerHandle;
 pub use workspace::{DirHandle, FileHandle};

@@ -21,7 +21,7 @@ use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
-use crate::v0_2::toolhost::tool::{process, types};
+use crate::wit::latest::toolhost::tool::{process, types};
 
 /// Variables a component may set for a run, at most.
 pub const MAX_PROCESS_ENV: usize = 64;
@@ -286,30 +286,25 @@ impl process::Host for CallState {
     async fn run(&mut self, command: process::Command) -> WitResult<process::Finished> {
         let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
         if let Some(refusal) = self.share.grant.refuses_processes(&shown) {
-            return Ok(Err(err(types::ErrorCode::PermissionDenied, refusal)));
+            return Err(err(types::ErrorCode::PermissionDenied, refusal).into());
         }
         let policy_file = self.session.data_dir.join(toolhost_core::policy::POLICY_FILE);
-        if let Err(e) = check_command(&command, &self.call.sandbox_policy, &policy_file) {
-            return Ok(Err(e));
-        }
+        check_command(&command, &self.call.sandbox_policy, &policy_file)?;
         let workspace = self.session.working_directory.clone();
         let cwd = match &command.cwd {
             None => workspace.clone(),
             Some(dir) => {
-                let checked = match self.check(dir, Access::Read, Intent::MustExist) {
-                    Ok(c) => c,
-                    Err(e) => return Ok(Err(e)),
-                };
+                let checked = self.check(dir, Access::Read, Intent::MustExist)?;
                 if !checked.as_path().starts_with(&workspace) {
-                    return Ok(Err(err(
+                    return Err(err(
                         types::ErrorCode::PermissionDenied,
                         format!(
                             "{dir} is outside the workspace; a program runs in a directory inside it"
                         ),
-                    )));
+                    ).into());
                 }
                 if !checked.as_path().is_dir() {
-                    return Ok(Err(invalid(format!("{dir} is not a directory"))));
+                    return Err(invalid(format!("{dir} is not a directory")).into());
                 }
                 checked.as_path().to_path_buf()
             }
@@ -368,7 +363,7 @@ impl process::Host for CallState {
         let run = match run {
             Ok(run) => run,
             Err(NotRun { text }) => {
-                return Ok(Err(err(types::ErrorCode::SandboxUnavailable, text)));
+                return Err(err(types::ErrorCode::SandboxUnavailable, text).into());
             }
         };
         let (stdout, mut stderr) = {
@@ -402,16 +397,18 @@ impl process::Host for CallState {
                 (process::Termination::SpawnFailed, None, None)
             }
             ProcessEnd::PipeFailed(e) => {
-                return Ok(Err(err(
+                return Err(err(
                     types::ErrorCode::ExecutionFailed,
                     format!("{shown} ran but its output could not be read: {e}"),
-                )));
+                )
+                .into());
             }
             ProcessEnd::OutcomeUnknown(e) => {
-                return Ok(Err(err(
+                return Err(err(
                     types::ErrorCode::OutcomeUnknown,
                     toolhost_sandbox::bash::texts::outcome_unknown(&e),
-                )));
+                )
+                .into());
             }
         };
         let stdout = captured(&stdout);
@@ -439,14 +436,14 @@ impl process::Host for CallState {
             }
             stderr.text.push_str(&note);
         }
-        Ok(Ok(process::Finished {
+        Ok(process::Finished {
             termination,
             exit_code,
             signal,
             stdout,
             stderr,
             duration_ms: run.duration.as_millis() as u64,
-        }))
+        })
     }
 }
 

@@ -17,8 +17,8 @@ use toolhost_core::spill::SpillWriter;
 
 use super::types::to_wit;
 use super::walk::{SharedQueue, WalkKey};
-use crate::grant::Grant;
-use crate::v0_2::toolhost::tool::types as wit_types;
+use crate::grant::RiskGrant;
+use crate::wit::latest::toolhost::tool::types as wit_types;
 
 /// A spill file, appended to by every instance of the call; `None` once finished.
 pub(super) type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
@@ -33,7 +33,7 @@ pub(super) type SharedSpill = Arc<std::sync::Mutex<Option<SpillWriter>>>;
 ///   instance finished is deleted when the call ends (this value is dropped).
 pub struct CallShare {
     /// What the component was granted: every instance of the call is held to it.
-    pub(crate) grant: Grant,
+    pub(crate) grant: RiskGrant,
     /// Whether the call runs as parallel parts (walks are shared only then).
     pub(super) parallel: bool,
     pub(super) walks: std::sync::Mutex<Vec<(WalkKey, SharedQueue)>>,
@@ -50,7 +50,7 @@ pub struct CallShare {
 
 impl CallShare {
     /// What the one instance of an ordinary call holds.
-    pub fn single(grant: Grant) -> Self {
+    pub fn single(grant: RiskGrant) -> Self {
         CallShare {
             grant,
             parallel: false,
@@ -63,7 +63,7 @@ impl CallShare {
     }
 
     /// What the parts of a parallel call share.
-    pub fn parallel(grant: Grant) -> Self {
+    pub fn parallel(grant: RiskGrant) -> Self {
         CallShare {
             grant,
             parallel: true,
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_programs_spill_files_are_reserved_whole_and_settled_to_what_they_hold() {
-        let share = CallShare::single(Grant::new("t", ToolRisk::ProcessExecution));
+        let share = CallShare::single(RiskGrant::new("t", ToolRisk::ProcessExecution));
         let fit = (MAX_CALL_SPILL_BYTES / (2 * MAX_SPILL_BYTES)) as usize;
         for _ in 0..fit {
             assert!(share.reserve_run_spills());

@@ -5,7 +5,8 @@ use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
 use super::state::CallState;
-use crate::v0_2::toolhost::tool::types;
+use crate::wit::latest::HostError;
+use crate::wit::latest::toolhost::tool::types;
 
 /// A host error as the contract's tool-error.
 pub(crate) fn to_wit(e: toolhost_core::result::ToolError) -> types::ToolError {
@@ -47,9 +48,64 @@ pub(super) fn io_err(what: &str, e: std::io::Error) -> types::ToolError {
     err(types::ErrorCode::ExecutionFailed, format!("{what}: {e}"))
 }
 
-pub(super) type WitResult<T> = wasmtime::Result<Result<T, types::ToolError>>;
+/// What a host function whose WIT result carries a `tool-error` fails with: that error
+/// (`E`, one WIT version's `tool-error`), which the component receives and handles, or a trap,
+/// which ends the call. Each version's bindings take it as the trappable error type of their
+/// `tool-error` (`HostError` in each `crate::wit::since_v*` module, as wasmtime-wasi's
+/// `FsError` is `TrappableError<ErrorCode>`), so host functions return `Result<T, HostError>`
+/// and use `?` on both a `tool-error` and a `wasmtime` error.
+#[derive(Debug)]
+pub enum TrappableError<E> {
+    /// The contract's error, handed to the component as the function's `err` value.
+    Tool(E),
+    /// A trap: the call fails, the component sees nothing.
+    Trap(wasmtime::Error),
+}
 
-impl types::Host for CallState {}
+impl<E> TrappableError<E> {
+    /// The same failure with its `tool-error` converted (to another version's).
+    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> TrappableError<F> {
+        match self {
+            TrappableError::Tool(e) => TrappableError::Tool(f(e)),
+            TrappableError::Trap(trap) => TrappableError::Trap(trap),
+        }
+    }
+
+    /// What the bindings hand on: the `tool-error` for the component, or the trap.
+    pub fn into_wit(self) -> wasmtime::Result<E> {
+        match self {
+            TrappableError::Tool(e) => Ok(e),
+            TrappableError::Trap(trap) => Err(trap),
+        }
+    }
+}
+
+impl From<types::ToolError> for HostError {
+    fn from(e: types::ToolError) -> Self {
+        TrappableError::Tool(e)
+    }
+}
+
+impl<E> From<wasmtime::Error> for TrappableError<E> {
+    fn from(e: wasmtime::Error) -> Self {
+        TrappableError::Trap(e)
+    }
+}
+
+impl<E> From<wasmtime::component::ResourceTableError> for TrappableError<E> {
+    fn from(e: wasmtime::component::ResourceTableError) -> Self {
+        TrappableError::Trap(e.into())
+    }
+}
+
+/// What a host function whose WIT result carries a `tool-error` returns.
+pub(super) type WitResult<T> = Result<T, HostError>;
+
+impl types::Host for CallState {
+    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
+        e.into_wit()
+    }
+}
 
 /// The model-facing error for a failed write step (`what`: the step, for I/O errors).
 pub(super) fn write_error(

@@ -17,7 +17,7 @@ use toolhost_core::policy::{Access, Actor};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// Files a walk delivers per batch.
 pub const WALK_BATCH: usize = 256;
@@ -322,7 +322,7 @@ impl CallState {
         // never re-include what .gitignore or the hidden rule left out.
         let matcher = match file_globs(&options.globs) {
             Ok(m) => m,
-            Err(message) => return Ok(Err(err(types::ErrorCode::InvalidArguments, message))),
+            Err(message) => return Err(err(types::ErrorCode::InvalidArguments, message).into()),
         };
         let key = WalkKey {
             root: root.clone(),
@@ -352,7 +352,7 @@ impl CallState {
         };
         let walker =
             WalkerHandle { queue, taken: Vec::new(), with_contents: options.with_contents };
-        Ok(Ok(self.table.push(walker)?))
+        Ok(self.table.push(walker)?)
     }
 }
 

@@ -17,7 +17,7 @@ use super::draft::DraftHandle;
 use super::state::CallState;
 use super::types::{WitResult, err, io_err, raced};
 use super::walk::{WalkerHandle, modified_millis};
-use crate::v0_2::toolhost::tool::{types, workspace};
+use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
 /// host caps it.
@@ -53,51 +53,44 @@ fn entry_kind(t: std::fs::FileType) -> workspace::EntryKind {
 
 impl workspace::Host for CallState {
     async fn stat(&mut self, path: String) -> WitResult<Option<workspace::PathStat>> {
-        let checked = match self.check(&path, Access::Read, Intent::MayCreate) {
-            Ok(c) => c,
-            Err(e) => return Ok(Err(e)),
-        };
+        let checked = self.check(&path, Access::Read, Intent::MayCreate)?;
         // The checked path is real (resolved): what is there now, reached as every open here
         // reaches a path, with no symlink followed anywhere (one swapped in since the check
         // is an error, not a redirect).
         let meta = match toolhost_core::open::stat_no_symlinks(checked.as_path()) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(None)),
-            Err(e) => return Ok(Err(io_err(&format!("cannot stat {path}"), e))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&format!("cannot stat {path}"), e).into()),
         };
         let kind = entry_kind(meta.file_type());
-        Ok(Ok(Some(workspace::PathStat {
+        Ok(Some(workspace::PathStat {
             kind,
             size: meta.len(),
             modified_ms: modified_millis(&meta),
-        })))
+        }))
     }
 
     async fn open_file(&mut self, path: String) -> WitResult<Resource<FileHandle>> {
-        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
-            Ok(c) => c,
-            Err(e) => return Ok(Err(e)),
-        };
+        let checked = self.check(&path, Access::Read, Intent::MustExist)?;
         let meta = match std::fs::metadata(checked.as_path()) {
             Ok(m) => m,
-            Err(e) => return Ok(Err(io_err(&format!("cannot open {path}"), e))),
+            Err(e) => return Err(io_err(&format!("cannot open {path}"), e).into()),
         };
         if meta.is_dir() {
-            return Ok(Err(err(
+            return Err(err(
                 types::ErrorCode::InvalidArguments,
                 format!("{path} is a directory; use list to see its entries"),
-            )));
+            )
+            .into());
         }
         if !meta.is_file() {
-            return Ok(Err(err(
+            return Err(err(
                 types::ErrorCode::InvalidArguments,
                 format!("{path} is not a regular file"),
-            )));
+            )
+            .into());
         }
-        let file = match open_checked(&checked) {
-            Ok(f) => f,
-            Err(e) => return Ok(Err(e)),
-        };
+        let file = open_checked(&checked)?;
         let handle = FileHandle {
             file,
             real: checked.as_path().to_path_buf(),
@@ -106,57 +99,53 @@ impl workspace::Host for CallState {
             hasher: sha2::Sha256::new(),
             done: false,
         };
-        Ok(Ok(self.table.push(handle)?))
+        Ok(self.table.push(handle)?)
     }
 
     async fn open_dir(&mut self, path: String) -> WitResult<Resource<DirHandle>> {
-        let checked = match self.check(&path, Access::Read, Intent::MustExist) {
-            Ok(c) => c,
-            Err(e) => return Ok(Err(e)),
-        };
+        let checked = self.check(&path, Access::Read, Intent::MustExist)?;
         if !checked.as_path().is_dir() {
-            return Ok(Err(err(
+            return Err(err(
                 types::ErrorCode::InvalidArguments,
                 format!("{path} is not a directory; use read to read a file"),
-            )));
+            )
+            .into());
         }
         let handle = DirHandle {
             real: checked.as_path().to_path_buf(),
             display: checked.display().to_string(),
         };
-        Ok(Ok(self.table.push(handle)?))
+        Ok(self.table.push(handle)?)
     }
 
     async fn open_for_write(&mut self, path: String) -> WitResult<Resource<DraftHandle>> {
         if let Some(refusal) = self.share.grant.refuses_writes(&path) {
-            return Ok(Err(err(types::ErrorCode::PermissionDenied, refusal)));
+            return Err(err(types::ErrorCode::PermissionDenied, refusal).into());
         }
-        let checked = match self.check(&path, Access::Write, Intent::MayCreate) {
-            Ok(c) => c,
-            Err(e) => return Ok(Err(e)),
-        };
+        let checked = self.check(&path, Access::Write, Intent::MayCreate)?;
         if checked.as_path().is_dir() {
-            return Ok(Err(err(
+            return Err(err(
                 types::ErrorCode::InvalidArguments,
                 format!(
                     "{path} is a directory; pass the path of a file in it (e.g. {}/name.txt)",
                     path.trim_end_matches(['/', '\\'])
                 ),
-            )));
+            )
+            .into());
         }
         // A trailing separator names a directory; the fence's normalisation would drop it
         // and the write would make a file of that name.
         if path.ends_with(['/', '\\']) {
-            return Ok(Err(err(
+            return Err(err(
                 types::ErrorCode::InvalidArguments,
                 format!(
                     "{path} ends with a separator, which names a directory; pass a file path without it"
                 ),
-            )));
+            ).into());
         }
         let lock = self.session.write_locks().lock(checked.as_path()).await;
         let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
-        Ok(Ok(self.table.push(handle)?))
+        Ok(self.table.push(handle)?)
     }
 }
 
@@ -176,7 +165,7 @@ impl workspace::HostFile for CallState {
             match handle.file.read(&mut buf) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Ok(Err(io_err(&format!("cannot read {}", handle.display), e))),
+                Err(e) => return Err(io_err(&format!("cannot read {}", handle.display), e).into()),
             }
         };
         buf.truncate(n);
@@ -187,7 +176,7 @@ impl workspace::HostFile for CallState {
             let real = handle.real.clone();
             self.observed.push((real, hash));
         }
-        Ok(Ok(buf))
+        Ok(buf)
     }
 
     async fn drop(&mut self, this: Resource<FileHandle>) -> wasmtime::Result<()> {
@@ -213,15 +202,15 @@ impl workspace::HostDir for CallState {
         let read = match read {
             Ok(r) => r,
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                return Ok(Err(raced(&handle.display)));
+                return Err(raced(&handle.display).into());
             }
-            Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+            Err(e) => return Err(io_err(&format!("cannot list {}", handle.display), e).into()),
         };
         let mut out = Vec::new();
         for entry in read {
             let entry = match entry {
                 Ok(e) => e,
-                Err(e) => return Ok(Err(io_err(&format!("cannot list {}", handle.display), e))),
+                Err(e) => return Err(io_err(&format!("cannot list {}", handle.display), e).into()),
             };
             // `file_type` does not follow symlinks.
             let kind = entry.file_type().map_or(workspace::EntryKind::Other, entry_kind);
@@ -233,7 +222,7 @@ impl workspace::HostDir for CallState {
                 .into_owned();
             out.push(workspace::DirEntry { name, kind });
         }
-        Ok(Ok(out))
+        Ok(out)
     }
 
     async fn walk(

@@ -1,19 +1,21 @@
 //! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), frozen. Its imports are
-//! served by the newest version's host code (`crate::host`, written against `crate::v0_2`):
-//! each function here converts its arguments, calls the 0.2.0 function of the same name and
-//! converts the answer back, so a 0.1.0 component sees exactly what it always saw. The handle
-//! types are the same host structs in both versions.
+//! served by the next version's (`super::since_v0_2_0`, today `latest`, which `crate::host`
+//! implements): each function here converts its arguments, calls the 0.2.0 function of the
+//! same name and converts the answer back, so a 0.1.0 component sees exactly what it always
+//! saw. The handle types are the same host structs in both versions.
 
 use wasmtime::component::{HasSelf, Linker, Resource};
 
+use super::since_v0_2_0::toolhost::tool as new;
 use crate::host::{CallState, DirHandle, DraftHandle, FileHandle, SpillHandle, WalkerHandle};
-use crate::v0_2::toolhost::tool as new;
 
 wasmtime::component::bindgen!({
     path: "../../wit/since_v0.1.0",
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
+    // A host function returns `Result<T, HostError>`: a `tool-error` or a trap.
+    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::wit::since_v0_1_0::HostError },
     with: {
         "toolhost:tool/workspace.file": crate::host::FileHandle,
         "toolhost:tool/workspace.dir": crate::host::DirHandle,
@@ -24,6 +26,9 @@ wasmtime::component::bindgen!({
 });
 
 use toolhost::tool::{call, types, workspace};
+
+/// What this version's host functions fail with: its `tool-error`, or a trap.
+pub type HostError = crate::host::TrappableError<types::ToolError>;
 
 /// Link this version's imports.
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
@@ -101,35 +106,31 @@ impl From<types::Definition> for new::types::Definition {
     }
 }
 
-/// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`).
+/// A 0.2.0 answer as the 0.1.0 one (the value converted by `f`): its `tool-error` converted,
+/// a trap still a trap.
 fn back<T, U>(
-    r: wasmtime::Result<Result<T, new::types::ToolError>>,
+    r: Result<T, super::since_v0_2_0::HostError>,
     f: impl FnOnce(T) -> U,
-) -> wasmtime::Result<Result<U, types::ToolError>> {
-    Ok(r?.map(f).map_err(Into::into))
+) -> Result<U, HostError> {
+    r.map(f).map_err(|e| e.map(Into::into))
 }
 
-impl types::Host for CallState {}
+impl types::Host for CallState {
+    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
+        e.into_wit()
+    }
+}
 
 impl workspace::Host for CallState {
-    async fn open_file(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<FileHandle>, types::ToolError>> {
+    async fn open_file(&mut self, path: String) -> Result<Resource<FileHandle>, HostError> {
         back(new::workspace::Host::open_file(self, path).await, |h| h)
     }
 
-    async fn open_dir(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<DirHandle>, types::ToolError>> {
+    async fn open_dir(&mut self, path: String) -> Result<Resource<DirHandle>, HostError> {
         back(new::workspace::Host::open_dir(self, path).await, |h| h)
     }
 
-    async fn open_for_write(
-        &mut self,
-        path: String,
-    ) -> wasmtime::Result<Result<Resource<DraftHandle>, types::ToolError>> {
+    async fn open_for_write(&mut self, path: String) -> Result<Resource<DraftHandle>, HostError> {
         back(new::workspace::Host::open_for_write(self, path).await, |h| h)
     }
 }
@@ -143,11 +144,7 @@ impl workspace::HostFile for CallState {
         new::workspace::HostFile::size(self, this).await
     }
 
-    async fn read(
-        &mut self,
-        this: Resource<FileHandle>,
-        max: u32,
-    ) -> wasmtime::Result<Result<Vec<u8>, types::ToolError>> {
+    async fn read(&mut self, this: Resource<FileHandle>, max: u32) -> Result<Vec<u8>, HostError> {
         back(new::workspace::HostFile::read(self, this, max).await, |b| b)
     }
 
@@ -164,7 +161,7 @@ impl workspace::HostDir for CallState {
     async fn entries(
         &mut self,
         this: Resource<DirHandle>,
-    ) -> wasmtime::Result<Result<Vec<workspace::DirEntry>, types::ToolError>> {
+    ) -> Result<Vec<workspace::DirEntry>, HostError> {
         back(new::workspace::HostDir::entries(self, this).await, |entries| {
             entries
                 .into_iter()
@@ -177,7 +174,7 @@ impl workspace::HostDir for CallState {
         &mut self,
         this: Resource<DirHandle>,
         options: workspace::WalkOptions,
-    ) -> wasmtime::Result<Result<Resource<WalkerHandle>, types::ToolError>> {
+    ) -> Result<Resource<WalkerHandle>, HostError> {
         let options = new::workspace::WalkOptions {
             globs: options.globs,
             with_contents: options.with_contents,
@@ -216,10 +213,7 @@ impl workspace::HostDraft for CallState {
         new::workspace::HostDraft::display_path(self, this).await
     }
 
-    async fn current(
-        &mut self,
-        this: Resource<DraftHandle>,
-    ) -> wasmtime::Result<Result<Option<String>, types::ToolError>> {
+    async fn current(&mut self, this: Resource<DraftHandle>) -> Result<Option<String>, HostError> {
         back(new::workspace::HostDraft::current(self, this).await, |t| t)
     }
 
@@ -227,7 +221,7 @@ impl workspace::HostDraft for CallState {
         &mut self,
         this: Resource<DraftHandle>,
         text: String,
-    ) -> wasmtime::Result<Result<workspace::Committed, types::ToolError>> {
+    ) -> Result<workspace::Committed, HostError> {
         back(new::workspace::HostDraft::commit(self, this, text).await, |c| workspace::Committed {
             kind: c.kind.into(),
             additions: c.additions,

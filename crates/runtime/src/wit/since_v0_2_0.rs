@@ -1,6 +1,6 @@
-//! Bindings for `toolhost:tool@0.2.0` (`wit/since_v0.2.0/tool.wit`), the newest version: the
-//! host side of its imports is in `crate::host`, written against these types; older versions
-//! (`crate::v0_1`) adapt to it. The handle types are mapped to host structs with `with`.
+//! Bindings for `toolhost:tool@0.2.0` (`wit/since_v0.2.0/tool.wit`), today `latest`: the
+//! host side of its imports is in `crate::host`, written against these types; the older
+//! version (`super::since_v0_1_0`) converts into it. The handle types are mapped to host structs with `with`.
 
 use wasmtime::component::{HasSelf, Linker};
 
@@ -11,6 +11,8 @@ wasmtime::component::bindgen!({
     world: "tool-component",
     imports: { default: async | trappable },
     exports: { default: async },
+    // A host function returns `Result<T, HostError>`: a `tool-error` or a trap.
+    trappable_error_type: { "toolhost:tool/types.tool-error" => crate::wit::since_v0_2_0::HostError },
     with: {
         "toolhost:tool/workspace.file": crate::host::FileHandle,
         "toolhost:tool/workspace.dir": crate::host::DirHandle,
@@ -19,6 +21,9 @@ wasmtime::component::bindgen!({
         "toolhost:tool/call.spill": crate::host::SpillHandle,
     },
 });
+
+/// What this version's host functions fail with: its `tool-error`, or a trap.
+pub type HostError = crate::host::TrappableError<toolhost::tool::types::ToolError>;
 
 /// Link this version's imports (the host implements them on [`CallState`]).
 pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {

@@ -1,0 +1,106 @@
+//! The check of a successful call's structured value against the tool's output schema.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::ComponentTool;
+use super::store::{Interrupted, STOPPED_ON_CANCEL, off_the_runtime};
+use crate::definition::CompileError;
+use toolhost_core::result::{ErrorCode, ToolError};
+
+/// How every call ends whose structured result the host refused to pass on (no schema, no
+/// value, too large, not JSON, or not matching the schema): the text of such a failure ends
+/// with it.
+pub const STRUCTURED_WITHHELD: &str = "the call's result was withheld: a tool with an output schema must return a structured result that matches it, and a tool without one must return none";
+
+/// Why a structured value is withheld, worded to follow "the tool `ID`".
+#[derive(Debug, thiserror::Error)]
+enum Withheld {
+    #[error("returned a structured result that is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("its output schema does not compile ({0})")]
+    Schema(CompileError),
+    #[error(
+        "returned a structured result that does not match its output schema (at `{at}`: {error})"
+    )]
+    Mismatch { at: String, error: String },
+}
+
+impl ComponentTool {
+    /// Check a successful call's structured value against the output schema: the value a
+    /// client is given must be the one the tool promised. Every refusal ends with
+    /// [`STRUCTURED_WITHHELD`]. The schema was bounded when the definition was checked and
+    /// its patterns run on a linear-time engine; even so the check runs on a blocking thread
+    /// raced against the call's `deadline` and `cancel`, so it never outlives the call nor
+    /// holds up the host's other requests.
+    pub(super) async fn check_structured(
+        &self,
+        structured: Option<String>,
+        deadline: Instant,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Option<serde_json::Value>, ToolError> {
+        let id = &self.definition.id;
+        let withheld = |why: String| {
+            ToolError::execution_failed(format!("the tool `{id}` {why}; {STRUCTURED_WITHHELD}"))
+        };
+        let Some(schema) = &self.definition.output_schema else {
+            return match structured {
+                None => Ok(None),
+                Some(_) => Err(withheld(
+                    "returned a structured result but declares no output schema".into(),
+                )),
+            };
+        };
+        let Some(text) = structured else {
+            return Err(withheld(
+                "declares an output schema but returned no structured result".into(),
+            ));
+        };
+        if text.len() > toolhost_limits::MAX_STRUCTURED_BYTES {
+            return Err(withheld(format!(
+                "returned a structured result of {} bytes, more than the {} a structured result may have (MAX_STRUCTURED_BYTES); it must bound it as it bounds its text",
+                text.len(),
+                toolhost_limits::MAX_STRUCTURED_BYTES
+            )));
+        }
+        let validator = self.output_validator.clone();
+        let schema = validator.get().is_none().then(|| schema.clone());
+        let check =
+            off_the_runtime(deadline, cancel, move || -> Result<serde_json::Value, Withheld> {
+                let value: serde_json::Value =
+                    serde_json::from_str(&text).map_err(Withheld::NotJson)?;
+                let validator = validator.get_or_init(|| {
+                    let schema = schema.unwrap_or_default();
+                    crate::definition::compile_schema(&schema).map(Arc::new)
+                });
+                let validator = validator.as_ref().map_err(|e| Withheld::Schema(e.clone()))?;
+                if validator.is_valid(&value) {
+                    return Ok(value);
+                }
+                match validator.validate(&value) {
+                    Ok(()) => Ok(value),
+                    Err(e) => {
+                        let at = e.instance_path.to_string();
+                        let at = if at.is_empty() { "/".to_string() } else { at };
+                        Err(Withheld::Mismatch { at, error: e.to_string() })
+                    }
+                }
+            });
+        match check.await {
+            Ok(Ok(Ok(value))) => Ok(Some(value)),
+            Ok(Ok(Err(why))) => Err(withheld(why.to_string())),
+            Ok(Err(e)) => {
+                Err(withheld(format!("could not have its structured result checked ({e})")))
+            }
+            Err(Interrupted::Cancelled) => {
+                Err(ToolError::new(ErrorCode::Cancelled, STOPPED_ON_CANCEL))
+            }
+            Err(Interrupted::Deadline) => Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the tool `{id}` ran past its deadline while the host checked its structured result against its output schema; {STRUCTURED_WITHHELD}"
+                ),
+            )),
+        }
+    }
+}
