@@ -135,6 +135,12 @@ pub const CONFORMANCE_INPUTS_BUDGET_MS: u64 = 18_000;
 /// their deadline: each more would only wait for the deadline again.
 pub const CONFORMANCE_MAX_DEADLINE_HITS: usize = 2;
 
+/// An installed component's file must have been unchanged this many milliseconds before it
+/// is hashed for its stamp to be kept (`docs/extending.md#what-a-session-pays-for-installed-tools`):
+/// a write landing in the same clock tick as the hash then cannot share the stamp. Two
+/// seconds covers the coarsest file-time granularity of the file systems a data dir lives on.
+pub const INSTALLED_STAMP_QUIESCENT_MS: u64 = 2_000;
+
 /// A tool component that crashes (traps or runs out of memory) on this many calls in a row
 /// is disabled for the rest of the session.
 pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;

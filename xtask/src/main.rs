@@ -49,6 +49,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-hoarder", "hoarder"),
     ("toolhost-tool-forger", "forger"),
     ("toolhost-tool-stuck", "stuck"),
+    ("toolhost-tool-bulky", "bulky"),
 ];
 
 /// Guest crates whose own unit tests run natively.

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use toolhost_core::observations::sha256_hex;
 use toolhost_core::tool::ToolRisk;
 
+use crate::stamps::{Stamp, Stamps};
+
 /// The directory of installed components, inside the data dir.
 pub const TOOLS_DIR: &str = "tools";
 
@@ -67,6 +69,14 @@ pub enum NotLoaded {
     Invalid(String),
 }
 
+/// What [`InstalledSet::verify`] found: the file is the one pinned.
+pub enum Verified {
+    /// Its stamp is the one recorded when it last hashed to its pin: it was not read.
+    Unchanged,
+    /// It was read and hashed to its pin: its bytes.
+    Read(std::sync::Arc<[u8]>),
+}
+
 /// The installed set of one data dir.
 #[derive(Debug, Clone)]
 pub struct InstalledSet {
@@ -114,6 +124,35 @@ impl InstalledSet {
     /// One installed component by id.
     pub fn get(&self, id: &str) -> Result<Option<InstalledTool>, InstalledSetError> {
         Ok(self.list()?.into_iter().find(|t| t.id == id))
+    }
+
+    /// Whether the component's file still has its pinned SHA-256: vouched for by its stamp
+    /// when unchanged since it was last hashed ([`crate::stamps`]), else read and hashed
+    /// (and its stamp recorded in `stamps`).
+    pub fn verify(&self, tool: &InstalledTool, stamps: &mut Stamps) -> Result<Verified, NotLoaded> {
+        let path = self.file_of(tool);
+        let meta = std::fs::symlink_metadata(&path)
+            .map_err(|e| NotLoaded::Missing { path: path.clone(), message: e.to_string() })?;
+        let stamp = Stamp::of(&meta);
+        if meta.is_file() && stamps.vouches(&tool.sha256, &stamp) {
+            return Ok(Verified::Unchanged);
+        }
+        let bytes = self.verified_bytes(tool)?;
+        stamps.hashed(&tool.sha256, stamp);
+        Ok(Verified::Read(bytes))
+    }
+
+    /// The verified stamps of this set's files ([`InstalledSet::verify`]).
+    pub fn stamps(&self) -> Stamps {
+        Stamps::load(&self.dir())
+    }
+
+    /// Write `stamps` back (only if they changed; best effort), forgetting uninstalled pins.
+    pub fn save_stamps(&self, mut stamps: Stamps, installed: &[InstalledTool]) {
+        let pinned: Vec<&str> = installed.iter().map(|t| t.sha256.as_str()).collect();
+        stamps.retain(&pinned);
+        let dir = self.dir();
+        stamps.save(|path, bytes| write_whole(&dir, path, bytes));
     }
 
     /// The component's bytes, if its file still matches its pinned SHA-256.

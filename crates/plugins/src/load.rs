@@ -8,7 +8,7 @@ use toolhost_core::tool::ToolRisk;
 use toolhost_runtime::{ComponentRuntime, ComponentTool};
 
 use crate::check::{PluginError, check_component};
-use crate::installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded};
+use crate::installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded, Verified};
 use crate::rules::{self, Taken};
 
 /// An installed component that is loaded, or why not.
@@ -29,16 +29,32 @@ pub async fn load_installed(
 ) -> Result<Vec<Installed>, InstalledSetError> {
     let mut out = Vec::new();
     let mut loaded_ids: Vec<String> = Vec::new();
-    for tool in store.list()? {
-        let bytes = match store.verified_bytes(&tool) {
-            Ok(b) => b,
+    let installed = store.list()?;
+    let mut stamps = store.stamps();
+    for tool in installed.iter().cloned() {
+        let path = store.file_of(&tool);
+        // An unchanged file costs a stat: its definition and compilation come from the cache,
+        // deserialised only if the tool is called. Otherwise it is read, hashed and loaded.
+        let lazily = match store.verify(&tool, &mut stamps) {
+            Ok(Verified::Unchanged) => runtime.load_pinned_lazily(&path, &tool.sha256).map(Ok),
+            Ok(Verified::Read(bytes)) => Some(Err(bytes)),
             Err(why) => {
                 out.push(Installed::Skipped(tool, why));
                 continue;
             }
         };
-        let path = store.file_of(&tool);
-        let loaded = match runtime.load_pinned(&path, bytes, &tool.sha256).await {
+        let component = match lazily {
+            Some(Ok(component)) => Ok(component),
+            Some(Err(bytes)) => runtime.load_pinned(&path, bytes, &tool.sha256).await,
+            None => match store.verified_bytes(&tool) {
+                Ok(bytes) => runtime.load_pinned(&path, bytes, &tool.sha256).await,
+                Err(why) => {
+                    out.push(Installed::Skipped(tool, why));
+                    continue;
+                }
+            },
+        };
+        let loaded = match component {
             Ok(component) => {
                 let def = toolhost_core::tool::DynTool::definition(&component);
                 if def.id.as_str() != tool.id {
@@ -63,6 +79,7 @@ pub async fn load_installed(
             Err(why) => Installed::Skipped(tool, NotLoaded::Invalid(why)),
         });
     }
+    store.save_stamps(stamps, &installed);
     Ok(out)
 }
 

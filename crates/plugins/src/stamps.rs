@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 pub const STAMPS_FILE: &str = "verified.json";
 
 /// A file must have been unchanged this long before it is hashed for its stamp to be kept.
-pub const QUIESCENT: Duration = Duration::from_secs(2);
+pub const QUIESCENT: Duration =
+    Duration::from_millis(toolhost_limits::INSTALLED_STAMP_QUIESCENT_MS);
 
 /// What identifies one version of a file's content without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

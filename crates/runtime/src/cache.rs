@@ -185,6 +185,11 @@ fn remove_unreferenced(dir: &Path, key: &str) {
     let _ = std::fs::remove_file(definition_path(dir, key));
 }
 
+/// Whether a compilation is cached under `key` (not whether it deserialises).
+pub fn is_compiled(cache_dir: &Path, key: &str) -> bool {
+    compiled_path(cache_dir, key).is_file()
+}
+
 /// The cached compilation under `key`, if there is one that deserialises (one that does not
 /// is removed, to be recompiled).
 pub fn deserialize_cached(engine: &Engine, cache_dir: &Path, key: &str) -> Option<Component> {

@@ -58,6 +58,12 @@ pub enum PrepareError {
     /// Its imports cannot be linked.
     #[error("{0:#}")]
     Link(wasmtime::Error),
+    /// An installed component's file no longer has the SHA-256 pinned at install.
+    #[error(
+        "its file {} no longer matches the SHA-256 pinned at install (pinned {pinned}, now {found}); it was changed after it was installed — reinstall it with `toolhost tool add` if you trust the new bytes",
+        path.display()
+    )]
+    Unpinned { path: PathBuf, pinned: String, found: String },
     /// It exports no `tool` interface of a version the host links (the newest version's
     /// complaint).
     #[error("{0:#}")]
@@ -122,7 +128,8 @@ impl ComponentRuntime {
         if let Some(key) = &stamped
             && let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), key)
         {
-            let source = Source { path: path.to_path_buf(), key: key.clone(), bytes: None };
+            let source =
+                Source { path: path.to_path_buf(), key: key.clone(), bytes: None, pinned: None };
             return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
         let bytes = read()?;
@@ -155,6 +162,27 @@ impl ComponentRuntime {
         self.load_keyed(path.to_path_buf(), ComponentBytes::Shared(bytes), key).await
     }
 
+    /// An installed component whose pin the caller vouches for without reading its file (its
+    /// stamp is unchanged since it was hashed): from its cached definition and compilation,
+    /// deserialised on its first call — or `None` when either is not cached (the caller then
+    /// reads, verifies and [`ComponentRuntime::load_pinned`]s it). Should the compilation be
+    /// gone by the first call, the file is read then and must still hash to `sha256`.
+    pub fn load_pinned_lazily(
+        self: &Arc<Self>,
+        path: &Path,
+        sha256: &str,
+    ) -> Option<ComponentTool> {
+        let key = cache::key_from_digest(&self.engine, sha256);
+        let dir = self.cache_dir.as_deref()?;
+        if !cache::is_compiled(dir, &key) {
+            return None;
+        }
+        let definition = cache::load_definition(Some(dir), &key)?;
+        let source =
+            Source { path: path.to_path_buf(), key, bytes: None, pinned: Some(sha256.to_string()) };
+        Some(ComponentTool::lazy(self.clone(), source, definition))
+    }
+
     /// Load a component from its bytes; `path` names it in errors and stamps. On a warm start
     /// the definition comes from the cache and the component is prepared on first call.
     pub async fn load_bytes(
@@ -177,11 +205,12 @@ impl ComponentRuntime {
     ) -> Result<ComponentTool, RuntimeError> {
         let load_err = |message: String| RuntimeError::Load { path: path.clone(), message };
         if let Some(definition) = cache::load_definition(self.cache_dir.as_deref(), &key) {
-            let source = Source { path: path.clone(), key, bytes: Some(bytes) };
+            let source = Source { path: path.clone(), key, bytes: Some(bytes), pinned: None };
             return Ok(ComponentTool::lazy(self.clone(), source, definition));
         }
         let pre = self.prepare(bytes.as_ref(), &key).map_err(|e| load_err(e.to_string()))?;
-        let source = Source { path: path.clone(), key: key.clone(), bytes: Some(bytes) };
+        let source =
+            Source { path: path.clone(), key: key.clone(), bytes: Some(bytes), pinned: None };
         let tool = ComponentTool::describe(self.clone(), source, pre)
             .await
             .map_err(|e| load_err(e.to_string()))?;
@@ -206,6 +235,16 @@ impl ComponentRuntime {
         }
         let bytes = std::fs::read(&source.path)
             .map_err(|e| PrepareError::Read { path: source.path.clone(), source: e })?;
+        if let Some(pinned) = &source.pinned {
+            let found = toolhost_core::observations::sha256_hex(&bytes);
+            if &found != pinned {
+                return Err(PrepareError::Unpinned {
+                    path: source.path.clone(),
+                    pinned: pinned.clone(),
+                    found,
+                });
+            }
+        }
         self.prepare(&bytes, &source.key)
     }
 

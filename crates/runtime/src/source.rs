@@ -9,6 +9,9 @@ pub struct Source {
     pub(crate) path: PathBuf,
     pub(crate) key: String,
     pub(crate) bytes: Option<ComponentBytes>,
+    /// The SHA-256 (hex) its file must have when it is read at last (an installed tool
+    /// loaded on trust of its pin's stamp, whose compilation was not cached after all).
+    pub(crate) pinned: Option<String>,
 }
 
 /// A component's bytes: embedded in the binary, or read from a file.

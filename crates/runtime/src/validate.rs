@@ -155,6 +155,7 @@ impl ComponentRuntime {
             path: path.to_path_buf(),
             key: key.clone(),
             bytes: Some(ComponentBytes::Shared(bytes)),
+            pinned: None,
         };
         let tool = ComponentTool::describe(self.clone(), source, pre).await?;
         cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());

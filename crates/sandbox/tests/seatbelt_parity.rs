@@ -1,4 +1,4 @@
-//! Seed 000 acceptance 10a for macOS: the Seatbelt profile bash runs under and the file-tool
+//! Acceptance 10a (`docs/acceptance.md`) for macOS: the Seatbelt profile bash runs under and the file-tool
 //! fence (`SandboxPolicy::check`) reach the same read and write verdict on every path of the
 //! matrix, judged by an evaluator of the SBPL subset the generator emits ([`sbpl`]), since no
 //! macOS machine is here to run `sandbox-exec`. The matrix holds the bubblewrap parity test's

@@ -6,14 +6,16 @@
 //! one session (the call alone). Targets: add ≤ 2 s; the installed tool's warm call within
 //! 10 % of the built-in's. Then `toolhost conformance` of the built-in grep with the default
 //! number of cases (target: ≤ 10 s), with the time per check group, and of `stuck`, whose
-//! `execute` never returns (target: ≤ 30 s).
+//! `execute` never returns (target: ≤ 30 s). Last, what an installed tool costs the calls of
+//! other tools: `toolhost call read` with `bulky` (18 MB, the size of a componentize-py tool)
+//! installed ÷ with nothing installed, time and peak memory (target: ≤ 1.10).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use toolhost_tests::toolhost_bin;
+use toolhost_tests::{measure, toolhost_bin};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -154,6 +156,8 @@ fn main() {
         );
     }
 
+    installed_cost(base.path());
+
     // `toolhost conformance` of a component whose `execute` never returns (`stuck`): bounded
     // by the run's budget, whatever the component does.
     let stuck = toolhost_tests::test_components_dir().join("stuck.wasm");
@@ -178,4 +182,52 @@ fn main() {
             stuck.display()
         );
     }
+}
+
+/// `toolhost call read` in a data dir with `bulky` (18 MB) installed ÷ in one with nothing
+/// installed: medians of 21 runs each, interleaved, after one warm-up call each (the
+/// installed set's first load hashes the file and keeps its stamp).
+fn installed_cost(base: &Path) {
+    let bulky = toolhost_tests::test_components_dir().join("bulky.wasm");
+    if !bulky.is_file() {
+        println!(
+            "call read with an 18 MB tool installed: skipped, {} is not built",
+            bulky.display()
+        );
+        return;
+    }
+    let (none, with) = (base.join("installed-none"), base.join("installed-bulky"));
+    let ws = base.join("installed-ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("notes.txt"), "one line of notes\n".repeat(200)).unwrap();
+    let tree = ws.as_path();
+    run(toolhost(tree, &with).args(["tool", "add"]).arg(&bulky).arg("--yes"));
+    // A stamp is kept only for a file unchanged for a while (INSTALLED_STAMP_QUIESCENT_MS).
+    std::thread::sleep(Duration::from_millis(toolhost_limits::INSTALLED_STAMP_QUIESCENT_MS + 200));
+    let read = ["call", "read", r#"{"path":"notes.txt"}"#];
+    for data in [&none, &with] {
+        run(toolhost(tree, data).args(read));
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..21 {
+        a.push(measure(toolhost(tree, &none).args(read)));
+        b.push(measure(toolhost(tree, &with).args(read)));
+    }
+    let wall = |v: &[toolhost_tests::ProcessCost]| median(v.iter().map(|c| c.wall).collect());
+    let rss = |v: &[toolhost_tests::ProcessCost]| {
+        let mut r: Vec<i64> = v.iter().map(|c| c.max_rss_kib).collect();
+        r.sort();
+        r[r.len() / 2]
+    };
+    let size = std::fs::metadata(&bulky).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "`toolhost call read` (21 each, interleaved): nothing installed {:.1} ms / {:.1} MiB peak; a {:.1} MB tool installed {:.1} ms / {:.1} MiB peak; ratio {:.3} time, {:.3} memory (target: <= 1.10)",
+        ms(wall(&a)),
+        rss(&a) as f64 / 1024.0,
+        size as f64 / 1e6,
+        ms(wall(&b)),
+        rss(&b) as f64 / 1024.0,
+        wall(&b).as_secs_f64() / wall(&a).as_secs_f64(),
+        rss(&b) as f64 / rss(&a) as f64,
+    );
 }
