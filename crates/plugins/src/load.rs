@@ -63,7 +63,9 @@ pub async fn load_installed(
                     let mut taken: Vec<Taken<'_>> =
                         builtin_ids.iter().map(|id| Taken::Builtin(id)).collect();
                     taken.extend(loaded_ids.iter().map(|id| Taken::Tool(id)));
-                    rules::check_definition(def, &taken)
+                    // Its definition passed every rule when it was described (in this process
+                    // or, remembered, in an earlier one): what is left is its id's place.
+                    rules::check_remembered(def, &taken)
                         .map(|()| component)
                         .map_err(|e| e.to_string())
                 }

@@ -7,7 +7,7 @@ use toolhost_core::tool::ToolRisk;
 
 pub use toolhost_runtime::definition::{
     DefinitionError, MAX_ID_CHARS, PastLimit, SchemaKind, Taken, check_definition,
-    check_output_schema, check_schema, valid_id,
+    check_output_schema, check_remembered, check_schema, valid_id,
 };
 
 /// The ids of the built-in tools: no third-party tool may take one (compared ignoring case).

@@ -39,8 +39,10 @@ fn compiled_path(cache_dir: &Path, key: &str) -> PathBuf {
 
 /// Where the definition a component described is remembered, next to its compilation, so
 /// a warm start needs neither to instantiate it nor to deserialise it until it is called.
+/// Its name carries [`crate::definition::DEFINITION_RULES_VERSION`]: one remembered under
+/// older rules is not found, so it is described and checked again.
 pub fn definition_path(cache_dir: &Path, key: &str) -> PathBuf {
-    cache_dir.join(format!("{key}.def.json"))
+    cache_dir.join(format!("{key}.v{}.def.json", crate::definition::DEFINITION_RULES_VERSION))
 }
 
 /// A remembered definition, if there is a readable one.
@@ -239,8 +241,8 @@ mod tests {
         std::fs::write(&a, b"one").unwrap();
         std::fs::write(&b, b"one").unwrap();
         let one = cache_key(&engine, b"one");
-        for f in [format!("{one}.cwasm"), format!("{one}.def.json")] {
-            std::fs::write(dir.path().join(f), b"x").unwrap();
+        for f in [dir.path().join(format!("{one}.cwasm")), definition_path(dir.path(), &one)] {
+            std::fs::write(f, b"x").unwrap();
         }
         save_stamp(&engine, Some(dir.path()), &a, &one);
         save_stamp(&engine, Some(dir.path()), &b, &one);

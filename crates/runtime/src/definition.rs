@@ -129,6 +129,38 @@ pub(crate) fn check_described(d: Described) -> Result<ToolDefinition, Definition
 /// one check every path runs (the runtime after `describe`, `tool add`, `--tool`, loading the
 /// installed set, conformance).
 pub fn check_definition(def: &ToolDefinition, taken: &[Taken<'_>]) -> Result<(), DefinitionError> {
+    check_rules(def, taken, Schemas::Validate)
+}
+
+/// [`check_definition`] for a definition the host remembered (`crate::cache`) after it passed
+/// [`check_definition`] under the same rules ([`DEFINITION_RULES_VERSION`]): every rule but
+/// validating the schemas against the JSON Schema meta-schema and compiling them, which cost a
+/// process ~10 ms and ~13 MB the first time (the meta-schema's own validator is built) — paid
+/// by every call of every tool when any tool is installed. Safe because the remembered
+/// definition lives beside the component's compilation in the protected data dir
+/// (`docs/security.md`), which the host already trusts more (it runs that compilation as
+/// code); an input schema is compiled again when the tool is first called.
+pub fn check_remembered(def: &ToolDefinition, taken: &[Taken<'_>]) -> Result<(), DefinitionError> {
+    check_rules(def, taken, Schemas::TrustChecked)
+}
+
+/// The version of the definition rules ([`check_definition`]) a remembered definition passed:
+/// part of its cache file's name, so raising it makes every definition be described and
+/// checked again. Raise it whenever a rule becomes stricter.
+pub const DEFINITION_RULES_VERSION: u32 = 1;
+
+/// Whether [`check_rules`] validates and compiles the schemas.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Schemas {
+    Validate,
+    TrustChecked,
+}
+
+fn check_rules(
+    def: &ToolDefinition,
+    taken: &[Taken<'_>],
+    schemas: Schemas,
+) -> Result<(), DefinitionError> {
     let id = def.id.as_str();
     if !valid_id(id) {
         return Err(DefinitionError::Id(id.chars().take(MAX_ID_CHARS * 2).collect()));
@@ -153,9 +185,9 @@ pub fn check_definition(def: &ToolDefinition, taken: &[Taken<'_>]) -> Result<(),
     if def.description.trim().is_empty() {
         return Err(DefinitionError::Description);
     }
-    check_schema(&def.input_schema)?;
+    check_schema_rules(&def.input_schema, schemas)?;
     if let Some(output) = &def.output_schema {
-        check_output_schema(output)?;
+        check_output_schema_rules(output, schemas)?;
     }
     Ok(())
 }
@@ -165,6 +197,10 @@ pub fn check_definition(def: &ToolDefinition, taken: &[Taken<'_>]) -> Result<(),
 /// `properties` an object of schemas and `required` a list of names, and valid JSON Schema
 /// 2020-12 that [`compile_schema`] compiles.
 pub fn check_schema(schema: &Value) -> Result<(), DefinitionError> {
+    check_schema_rules(schema, Schemas::Validate)
+}
+
+fn check_schema_rules(schema: &Value, schemas: Schemas) -> Result<(), DefinitionError> {
     let kind = SchemaKind::Input;
     schema_bounds(schema, kind)?;
     let bad = |what: &str| Err(schema_error(kind, what.to_string()));
@@ -185,17 +221,27 @@ pub fn check_schema(schema: &Value) -> Result<(), DefinitionError> {
     {
         return bad("has `required` that is not a list of property names");
     }
-    valid_json_schema(schema, kind)
+    match schemas {
+        Schemas::Validate => valid_json_schema(schema, kind),
+        Schemas::TrustChecked => Ok(()),
+    }
 }
 
 /// Checks an output schema (toolhost:tool 0.2.0): [`schema_bounds`], an object's schema (MCP's
 /// `outputSchema` describes an object) without `$schema` or `title`, and valid JSON Schema
 /// 2020-12 that [`compile_schema`] compiles.
 pub fn check_output_schema(schema: &Value) -> Result<(), DefinitionError> {
+    check_output_schema_rules(schema, Schemas::Validate)
+}
+
+fn check_output_schema_rules(schema: &Value, schemas: Schemas) -> Result<(), DefinitionError> {
     let kind = SchemaKind::Output;
     schema_bounds(schema, kind)?;
     object_schema(schema, kind, "a structured result is a JSON object", "clients")?;
-    valid_json_schema(schema, kind)
+    match schemas {
+        Schemas::Validate => valid_json_schema(schema, kind),
+        Schemas::TrustChecked => Ok(()),
+    }
 }
 
 fn schema_error(kind: SchemaKind, text: String) -> DefinitionError {
