@@ -23,6 +23,7 @@
 //! itself prints `sandbox-exec: …` first on stderr and exits 65 or 71 (a nested
 //! `sandbox-exec`) is taken for one too: it is reported as not run.
 
+mod case_fold;
 pub mod profile;
 
 use std::ffi::OsString;

@@ -22,7 +22,7 @@
 //! move what it holds out from under its rules, as a bind mount cannot be renamed on Linux),
 //! the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches resolved
 //! paths, and on macOS those three are symlinks into `/private`), and a case-insensitive twin
-//! of every exclusion ([`any_case`]: APFS finds `.GIT/config` as `.git/config`).
+//! of every exclusion (`case_fold.rs`: APFS finds `.GIT/config` as `.git/config`).
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +32,8 @@ use crate::policy::{
     is_ssh_host_key,
 };
 use crate::protected::Protected;
+
+use super::case_fold::{add_any_case, fold_literal};
 
 /// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
 /// reads, mach lookups and POSIX shared memory.
@@ -415,78 +417,7 @@ fn pins(policy: &SandboxPolicy, protected: &Protected) -> Vec<PathBuf> {
     out
 }
 
-/// Appends to `filters` each one's case-insensitive twin ([`any_case`]).
-fn add_any_case(filters: &mut Vec<String>) {
-    let twins: Vec<String> = filters.iter().filter_map(|f| any_case(f)).collect();
-    filters.extend(twins);
-    dedup(filters);
-}
-
-/// `filter` (a `literal`, `subpath` or `regex` of this generator) as a regex that matches its
-/// paths whatever the case of their ASCII letters: APFS, macOS's default file system, finds
-/// `.GIT/config` or `~/.SSH/id_rsa` under those names, and the path Seatbelt matches may be
-/// spelled as the command spelled it. `None` for a path a regex literal cannot hold (`"`, `\`).
-fn any_case(filter: &str) -> Option<String> {
-    let inner = |prefix: &str| filter.strip_prefix(prefix)?.strip_suffix("\")")?.strip_prefix('"');
-    let (body, tail) = if let Some(p) = inner("(subpath ") {
-        (fold_literal(p)?, "(/|$)")
-    } else if let Some(p) = inner("(literal ") {
-        (fold_literal(p)?, "$")
-    } else {
-        let r = filter.strip_prefix("(regex #\"")?.strip_suffix("\")")?;
-        return Some(format!("(regex #\"{}\")", fold_regex(r)));
-    };
-    Some(format!("(regex #\"^{body}{tail}\")"))
-}
-
-/// A regex for the literal text `p` (as [`quoted`] wrote it), letters in either case.
-fn fold_literal(p: &str) -> Option<String> {
-    if p.contains(['"', '\\']) {
-        return None;
-    }
-    let mut out = String::new();
-    for c in p.chars() {
-        if c.is_ascii_alphabetic() {
-            out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']);
-        } else {
-            if "\\.^$|?*+()[]{}".contains(c) {
-                out.push('\\');
-            }
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
-/// `r` with each ASCII letter outside escapes and bracket expressions matched in either case.
-fn fold_regex(r: &str) -> String {
-    let mut out = String::new();
-    let mut chars = r.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                out.push(c);
-                out.extend(chars.next());
-            }
-            '[' => {
-                out.push(c);
-                for b in chars.by_ref() {
-                    out.push(b);
-                    if b == ']' {
-                        break;
-                    }
-                }
-            }
-            c if c.is_ascii_alphabetic() => {
-                out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']'])
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn dedup(v: &mut Vec<String>) {
+pub(super) fn dedup(v: &mut Vec<String>) {
     let mut seen = std::collections::HashSet::new();
     v.retain(|x| seen.insert(x.clone()));
 }
