@@ -90,10 +90,11 @@ impl Fixture {
     /// A session over this workspace; bash's sandbox uses the built `toolhost` binary as
     /// its Landlock helper.
     pub fn session(&self) -> ToolSessionContext {
-        let sandbox =
-            toolhost_sandbox::bwrap::Bubblewrap::new().with_landlock_helper(toolhost_bin());
-        ToolSessionContext::local(self.root(), self.data.path(), "test-session")
-            .with_sandbox(Arc::new(sandbox))
+        let sandbox = toolhost_sandbox::platform_backend(toolhost_sandbox::PlatformOptions {
+            landlock_helper: Some(toolhost_bin()),
+            ..Default::default()
+        });
+        ToolSessionContext::local(self.root(), self.data.path(), "test-session", sandbox)
     }
 
     /// This fixture's policy: workspace-write, the data dir hard-protected.

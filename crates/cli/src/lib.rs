@@ -28,20 +28,21 @@
 pub use toolhost_builtins as builtins;
 pub use toolhost_builtins::bash;
 pub use toolhost_core::{
-    approval, atomic, changes, context, display, fence, observations, policy, registry, result,
-    spill, tool, undo,
+    approval, atomic, changes, context, display, fence, observations, registry, result, spill,
+    tool, undo,
 };
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;
 pub use toolhost_runtime as runtime;
-pub use toolhost_sandbox::privileges;
+pub use toolhost_sandbox::{policy, privileges};
 pub use toolhost_session as session;
 pub use toolhost_store as store;
 
 pub use toolhost_builtins::{Agent, builtin_registry};
 pub use toolhost_core::{
     CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, PreparedCall,
-    SandboxMode, SandboxPolicy, Tool, ToolCallContext, ToolCallId, ToolDefinition, ToolError,
-    ToolId, ToolProgress, ToolRegistry, ToolRegistryBuilder, ToolResult, ToolResultStatus,
-    ToolRisk, ToolSessionContext, ToolsetConfig, finalize, resolve_path,
+    Tool, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,
+    ToolRegistry, ToolRegistryBuilder, ToolResult, ToolResultStatus, ToolRisk, ToolSessionContext,
+    ToolsetConfig, finalize, resolve_path,
 };
+pub use toolhost_sandbox::policy::{SandboxMode, SandboxPolicy};

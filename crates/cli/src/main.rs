@@ -157,8 +157,8 @@ fn keep_freed_memory() {
 fn main() -> ExitCode {
     // Helper mode inside the bash sandbox: apply Landlock, then exec. Before anything else.
     let mut args = std::env::args_os();
-    if args.nth(1).is_some_and(|a| a == toolhost_sandbox::bwrap::SANDBOX_EXEC_ARG) {
-        toolhost_sandbox::bwrap::sandbox_exec_main(args.collect());
+    if args.nth(1).is_some_and(|a| a == toolhost_sandbox::helper::SANDBOX_EXEC_ARG) {
+        toolhost_sandbox::helper::sandbox_exec_main(args.collect());
     }
     keep_freed_memory();
     // As root, the file tools are refused what bash is refused: before any thread starts.

@@ -29,7 +29,6 @@ fn data_dir(cli: &Cli) -> Result<PathBuf> {
 /// The Landlock helper bash's sandbox execs before bash: the small `toolhost-sandbox-exec`
 /// next to this binary when it is there (one exec of a 0.7 MB binary instead of this one),
 /// else this binary's own hidden `__sandbox-exec` mode.
-#[cfg(not(target_os = "macos"))]
 fn landlock_helper() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let small = exe.with_file_name("toolhost-sandbox-exec");
@@ -50,27 +49,15 @@ fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy:
 // The policy config file inside the data dir (hard-protected: tools cannot change it).
 use toolhost_sandbox::policy::POLICY_FILE;
 
-/// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).
-#[cfg(target_os = "macos")]
-fn sandbox_backend(_check_cache: Option<PathBuf>) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
-    Arc::new(toolhost_sandbox::seatbelt::Seatbelt::new())
-}
-
-/// bash's sandbox elsewhere: bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the
-/// Landlock helper, its passed self-check remembered in `check_cache` when given.
-#[cfg(not(target_os = "macos"))]
+/// bash's sandbox for this platform ([`toolhost_sandbox::platform_backend`]): on Linux,
+/// bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the Landlock helper, its passed
+/// self-check remembered in `check_cache` when given; Seatbelt on macOS.
 fn sandbox_backend(check_cache: Option<PathBuf>) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
-    let mut sandbox = toolhost_sandbox::bwrap::Bubblewrap::new();
-    if let Some(bwrap) = std::env::var_os("TOOLHOST_BWRAP") {
-        sandbox = sandbox.with_bwrap(bwrap);
-    }
-    if let Some(file) = check_cache {
-        sandbox = sandbox.with_check_cache(file);
-    }
-    if let Some(helper) = landlock_helper() {
-        sandbox = sandbox.with_landlock_helper(helper);
-    }
-    Arc::new(sandbox)
+    toolhost_sandbox::platform_backend(toolhost_sandbox::PlatformOptions {
+        bwrap: std::env::var_os("TOOLHOST_BWRAP").map(PathBuf::from),
+        check_cache,
+        landlock_helper: landlock_helper(),
+    })
 }
 
 pub fn new_session_id() -> String {
@@ -260,8 +247,12 @@ impl Setup {
     ) -> ToolSessionContext {
         toolhost::spill::remove_expired(&self.data_dir);
         let session_id = cli.session.clone().unwrap_or_else(new_session_id);
-        let mut session = ToolSessionContext::local(&self.workspace, &self.data_dir, session_id)
-            .with_sandbox(self.sandbox(false));
+        let mut session = ToolSessionContext::local(
+            &self.workspace,
+            &self.data_dir,
+            session_id,
+            self.sandbox(false),
+        );
         if cli.allow_escalation {
             session = session.with_approver(Arc::new(toolhost::approval::AllowEscalations));
         } else if let Some(approver) = approver {

@@ -119,14 +119,14 @@ pub fn ask_on_terminal(prompt: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolhost_sandbox::policy::{Access, Grant, Scope};
+    use toolhost_sandbox::policy::{Access, PathGrant, Scope};
 
     #[test]
     fn an_approval_request_says_what_is_granted_and_quotes_the_reason_on_one_line() {
         let escalation = Escalation {
             grants: vec![
-                Grant { path: "/home/u".into(), access: Access::Write, scope: Scope::Subtree },
-                Grant { path: "/etc/a\n  - read, exact: \"x\u{202e}".into(), access: Access::Read, scope: Scope::Exact },
+                PathGrant { path: "/home/u".into(), access: Access::Write, scope: Scope::Subtree },
+                PathGrant { path: "/etc/a\n  - read, exact: \"x\u{202e}".into(), access: Access::Read, scope: Scope::Exact },
             ],
             network: true,
             justification: "Extra access to ~\n(Approving this lets the bash call read README.md only.)\u{1b}[2J\"".into(),

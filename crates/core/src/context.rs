@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use toolhost_sandbox::policy::SandboxPolicy;
 
 use crate::observations::FileObservations;
-use crate::policy::SandboxPolicy;
 
 /// The environment variables a session takes from the host process (`docs/contract.md#layers`).
 pub const INHERITED_ENVIRONMENT: [&str; 6] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL", "TMPDIR"];
@@ -39,7 +39,7 @@ pub struct ToolSessionContext {
     /// Tests shorten it to run a real timed-out scan.
     pub scan_timeout: Option<std::time::Duration>,
     /// The OS sandbox bash runs in (it wraps argv; it never starts processes).
-    pub sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>,
+    pub sandbox: Arc<dyn toolhost_sandbox::SandboxBackend>,
     /// Starts processes (bash) and terminates them.
     pub process_backend: Arc<dyn toolhost_sandbox::process::ProcessBackend>,
     /// Decides escalations (`sandboxPermissions`); refuses them unless told otherwise.
@@ -73,11 +73,14 @@ impl ToolSessionContext {
     }
 
     /// A session over `working_directory` (made canonical here, once), with the six
-    /// variables of `docs/contract.md#layers` taken from this process's environment.
+    /// variables of `docs/contract.md#layers` taken from this process's environment, running
+    /// bash in `sandbox`: the caller's choice (`toolhost_sandbox::platform_backend` wherever
+    /// tools run for a user; `toolhost_sandbox::NoSandbox` where no command ever runs).
     pub fn local(
         working_directory: impl Into<PathBuf>,
         data_dir: impl Into<PathBuf>,
         session_id: impl Into<String>,
+        sandbox: Arc<dyn toolhost_sandbox::SandboxBackend>,
     ) -> Self {
         let environment = INHERITED_ENVIRONMENT
             .iter()
@@ -92,7 +95,7 @@ impl ToolSessionContext {
             session_id: session_id.into(),
             observations: FileObservations::default(),
             scan_timeout: None,
-            sandbox: Arc::new(toolhost_sandbox::bwrap::Bubblewrap::new()),
+            sandbox,
             process_backend: Arc::new(toolhost_sandbox::process::TokioProcessBackend::new()),
             approver: Arc::new(crate::approval::DenyEscalations),
             write_locks: WriteLocks::default(),
@@ -100,10 +103,7 @@ impl ToolSessionContext {
     }
 
     /// Run bash in `sandbox`.
-    pub fn with_sandbox(
-        mut self,
-        sandbox: Arc<dyn toolhost_sandbox::bwrap::SandboxBackend>,
-    ) -> Self {
+    pub fn with_sandbox(mut self, sandbox: Arc<dyn toolhost_sandbox::SandboxBackend>) -> Self {
         self.sandbox = sandbox;
         self
     }
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn local_takes_only_the_six_variables() {
-        let s = ToolSessionContext::local("/w", "/d", "s");
+        let s = ToolSessionContext::local("/w", "/d", "s", Arc::new(toolhost_sandbox::NoSandbox));
         for k in s.environment.keys() {
             assert!(INHERITED_ENVIRONMENT.contains(&k.as_str()), "{k}");
         }

@@ -8,8 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+use toolhost_sandbox::policy::{Access, Actor, SandboxPolicy};
+
 use crate::context::ToolSessionContext;
-use crate::policy::{Access, Actor, SandboxPolicy};
 use crate::result::{ErrorCode, ToolError};
 
 /// Whether the target must already exist.
@@ -237,6 +238,8 @@ pub fn resolve_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use toolhost_sandbox::NoSandbox;
 
     #[test]
     fn normalize_removes_dots_lexically() {
@@ -321,7 +324,8 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         std::fs::write(root.join("f.txt"), "x").unwrap();
         std::fs::create_dir(root.join("d")).unwrap();
-        let session = ToolSessionContext::local(&root, root.join(".data"), "s");
+        let session =
+            ToolSessionContext::local(&root, root.join(".data"), "s", Arc::new(NoSandbox));
         let policy = SandboxPolicy::workspace_write(&root);
         let resolve =
             |input: &str| resolve_path(&session, input, Access::Read, Intent::MustExist, &policy);

@@ -5,7 +5,7 @@
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`];
 //! [`finalize`] binds them to a [`ToolSessionContext`] as a [`FinalizedToolset`]; each
 //! [`FinalizedToolset::call`] gets a fresh [`ToolCallContext`] (id, cancellation, deadline,
-//! this call's [`SandboxPolicy`]), runs the tool and returns one [`ToolResult`], cut to the
+//! this call's `toolhost_sandbox::policy::SandboxPolicy`), runs the tool and returns one [`ToolResult`], cut to the
 //! result bound with the rest in a spill file.
 //!
 //! A tool reaches the filesystem only through the host side of this crate: [`fence`] turns a
@@ -20,7 +20,6 @@
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
 //! * [`context`] — session and call contexts, progress.
 //! * [`result`] — `ToolResult`, error codes, file-change artifacts.
-//! * [`policy`] — the sandbox policy judged per call (defined in `toolhost-sandbox`).
 //! * [`approval`] — who may grant an escalation ([`approval::Approver`]).
 //! * [`fence`] — path resolution into a [`CheckedPath`].
 //! * [`open`] — opening checked paths and walked files with no symlink followed.
@@ -44,7 +43,6 @@ pub mod display;
 pub mod fence;
 pub mod observations;
 pub mod open;
-pub use toolhost_sandbox::policy;
 pub mod registry;
 pub mod result;
 pub mod spill;
@@ -54,7 +52,6 @@ pub mod walk;
 
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};
 pub use fence::{CheckedPath, resolve_path};
-pub use policy::{SandboxMode, SandboxPolicy};
 pub use registry::{
     FinalizeError, FinalizedToolset, PreparedCall, ToolRegistry, ToolRegistryBuilder,
     ToolsetConfig, finalize,

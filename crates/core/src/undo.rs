@@ -32,12 +32,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
+use toolhost_sandbox::policy::{Access, PathGrant, SandboxPolicy, Scope};
 
 use crate::atomic::{AtomicWriteError, remove_checked, write_atomic};
 use crate::context::ToolSessionContext;
 use crate::fence::{Intent, resolve_lexically, resolve_path};
 use crate::observations::sha256_hex;
-use crate::policy::{Access, Grant, SandboxPolicy, Scope};
 use crate::result::{FileChange, FileChangeKind};
 
 /// Which way a batch is applied.
@@ -241,7 +241,7 @@ async fn apply(
             })
         })
         .collect::<Result<Vec<PathBuf>, UndoError>>()?;
-    let policy = policy.with_grants(lexicals.iter().map(|l| Grant {
+    let policy = policy.with_grants(lexicals.iter().map(|l| PathGrant {
         path: l.clone(),
         access: Access::Write,
         scope: Scope::Exact,
@@ -385,11 +385,14 @@ fn put(
 mod tests {
     use super::*;
     use crate::changes::file_change;
+    use std::sync::Arc;
+    use toolhost_sandbox::NoSandbox;
 
     fn setup() -> (tempfile::TempDir, ToolSessionContext, SandboxPolicy) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        let session = ToolSessionContext::local(&root, root.join(".data"), "s");
+        let session =
+            ToolSessionContext::local(&root, root.join(".data"), "s", Arc::new(NoSandbox));
         let policy = SandboxPolicy::workspace_write(&root);
         (dir, session, policy)
     }
@@ -462,7 +465,10 @@ mod tests {
     #[test]
     fn undo_is_fenced() {
         let (_d, s, rw) = setup();
-        let ro = SandboxPolicy::new(crate::SandboxMode::ReadOnly, &s.working_directory);
+        let ro = SandboxPolicy::new(
+            toolhost_sandbox::policy::SandboxMode::ReadOnly,
+            &s.working_directory,
+        );
         // An exact grant for the file lets a read-only session undo it…
         let f = s.working_directory.join("a.txt");
         std::fs::write(&f, "2").unwrap();

@@ -305,9 +305,9 @@ mod tests {
 
     #[test]
     fn the_token_file_is_a_private_entry_of_the_data_dir() {
-        assert!(toolhost_core::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
+        assert!(toolhost_sandbox::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
         assert!(
-            toolhost_core::policy::DATA_DIR_PRIVATE.contains(&"cache"),
+            toolhost_sandbox::policy::DATA_DIR_PRIVATE.contains(&"cache"),
             "the token is staged in cache/"
         );
     }

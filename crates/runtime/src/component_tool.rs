@@ -25,12 +25,12 @@ use crate::host::CallState;
 use crate::source::Source;
 use crate::validate::InvalidComponent;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{
     ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage,
 };
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
+use toolhost_sandbox::policy::SandboxPolicy;
 
 use parallel::run_parallel;
 pub use parallel::{MAX_PARTS, default_parts};
@@ -207,7 +207,12 @@ async fn describe_once(
 ) -> Result<ToolDefinition, InvalidComponent> {
     // `describe` gets no file system at all: every path refused, no spill kept, no program
     // run (a read-only grant), whatever the component asks.
-    let session = ToolSessionContext::local("/", "/nonexistent", "describe");
+    let session = ToolSessionContext::local(
+        "/",
+        "/nonexistent",
+        "describe",
+        std::sync::Arc::new(toolhost_sandbox::NoSandbox),
+    );
     let call = ToolCallContext::new("describe", SandboxPolicy::no_file_system())
         .with_deadline(Instant::now() + std::time::Duration::from_secs(10));
     let describing = RiskGrant::new("describe", ToolRisk::ReadOnly);

@@ -6,27 +6,26 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::bwrap::SANDBOX_EXEC_ARG;
 use crate::policy::SandboxPolicy;
-use crate::scan::Protected;
+use crate::protected::Protected;
 
 /// Why a sandbox could not be built or entered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SandboxError {
+    /// The sandbox cannot be used (the reason is model-facing).
     #[error("sandbox unavailable: {0}")]
     Unavailable(String),
+    /// A path the policy names cannot be written into the sandbox's rules.
     #[error("the sandbox cannot express this path: {0}")]
     UnsupportedPath(String),
-    #[error("invalid {SANDBOX_EXEC_ARG} arguments: {0}")]
-    HelperArgs(String),
-    #[error("Landlock could not be applied: {0}")]
-    Landlock(String),
 }
 
 /// Whether the sandbox works here, and if not, why and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Availability {
+    /// The self-check passed: bash may run.
     Available,
+    /// bash cannot run; `reason` says why and what to do (model-facing).
     Unavailable { reason: String },
 }
 
@@ -41,7 +40,7 @@ impl Availability {
 /// (docs/architecture.md#the-policy-and-the-os-sandbox).
 pub trait SandboxBackend: Send + Sync {
     /// The argv that runs `argv` in `cwd` under `policy`, pinning what `protected` (the scan
-    /// of the policy's writable roots, [`crate::scan::scan`]) found.
+    /// of the policy's writable roots, [`crate::protected::scan`]) found.
     fn wrap(
         &self,
         policy: &SandboxPolicy,

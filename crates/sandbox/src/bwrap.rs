@@ -5,22 +5,20 @@
 //! policy's writable roots bound writable, its read-only carve-outs bound read-only over
 //! themselves, credential locations masked, all capabilities dropped, a new PID namespace (so
 //! every descendant dies with the sandbox) and a new session. Inside, an optional helper
-//! ([`crate::landlock`]) applies a Landlock ruleset with the same writable roots and
+//! ([`crate::helper`]) applies a Landlock ruleset with the same writable roots and
 //! `no_new_privs` before it execs the command. The macOS backend is [`crate::seatbelt`].
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::backend::output_within;
-pub use crate::backend::{Availability, SandboxBackend, SandboxError};
-use crate::landlock::landlock_abi;
-pub use crate::landlock::{
+use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
+use crate::helper::landlock::landlock_abi;
+use crate::helper::{
     SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, SANDBOX_EXEC_FAILURE_EXIT, STARTED_FD,
-    sandbox_exec_main,
 };
 use crate::policy::{NetworkAccess, SandboxPolicy};
-use crate::scan::Protected;
+use crate::protected::Protected;
 
 /// Prefix of bubblewrap's own error messages on stderr.
 pub const BWRAP_ERROR_PREFIX: &str = "bwrap: ";
@@ -394,7 +392,7 @@ mod tests {
             .config(PolicyConfig { temp_dir: Some(base.join("ws")), ..Default::default() })
             .build();
         let b = Bubblewrap::new().with_bwrap("/usr/bin/bwrap").with_landlock_helper("/opt/helper");
-        let protected = crate::scan::scan(&policy).unwrap();
+        let protected = crate::protected::scan(&policy).unwrap();
         let argv = b
             .wrap(
                 &policy,

@@ -112,8 +112,22 @@ fn probe() -> Support {
     }
 }
 
+/// Why a call cgroup could not be made (the text `doctor` shows).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CgroupError {
+    /// [`detect`] found no place to make one; why.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Its directory could not be made.
+    #[error("mkdir {dir}: {error}")]
+    Mkdir { dir: String, error: String },
+    /// A control file could not be written.
+    #[error("writing {file}: {error}")]
+    Write { file: String, error: String },
+}
+
 /// Makes and removes one call cgroup, to prove [`detect`]'s answer (for `doctor`).
-pub fn verify() -> Result<(), String> {
+pub fn verify() -> Result<(), CgroupError> {
     CallCgroup::create(CallLimits::default()).map(drop)
 }
 
@@ -144,14 +158,14 @@ pub struct CallCgroup {
 
 impl CallCgroup {
     /// A new cgroup with `limits`, where [`detect`] found support.
-    pub fn create(limits: CallLimits) -> Result<CallCgroup, String> {
+    pub fn create(limits: CallLimits) -> Result<CallCgroup, CgroupError> {
         match detect() {
-            Support::Unavailable(why) => Err(why.clone()),
+            Support::Unavailable(why) => Err(CgroupError::Unsupported(why.clone())),
             s => crate::privileges::with_file_access_overrides(|| CallCgroup::create_in(s, limits)),
         }
     }
 
-    fn create_in(support: &Support, limits: CallLimits) -> Result<CallCgroup, String> {
+    fn create_in(support: &Support, limits: CallLimits) -> Result<CallCgroup, CgroupError> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let name =
             format!("toolhost-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
@@ -172,18 +186,24 @@ impl CallCgroup {
                 ],
                 false,
             ),
-            Support::Unavailable(why) => return Err(why.clone()),
+            Support::Unavailable(why) => return Err(CgroupError::Unsupported(why.clone())),
         };
         let mut cg = CallCgroup { dirs: Vec::new(), procs: Vec::new(), limits, v2 };
         for (dir, settings) in plan {
-            std::fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+            std::fs::create_dir(&dir).map_err(|e| CgroupError::Mkdir {
+                dir: dir.display().to_string(),
+                error: e.to_string(),
+            })?;
             cg.dirs.push(dir.clone());
             for (file, value) in settings {
                 // memory.swap.max is absent without swap accounting: not an error.
                 if let Err(e) = std::fs::write(dir.join(file), value)
                     && file != "memory.swap.max"
                 {
-                    return Err(format!("writing {}: {e}", dir.join(file).display()));
+                    return Err(CgroupError::Write {
+                        file: dir.join(file).display().to_string(),
+                        error: e.to_string(),
+                    });
                 }
             }
             cg.procs.push(dir.join("cgroup.procs"));
@@ -261,6 +281,7 @@ mod tests {
 
     /// Where cgroups can be made (root here), a call's cgroup caps its processes.
     #[test]
+    #[allow(clippy::print_stderr)]
     fn a_call_cgroup_caps_processes_where_supported() {
         let support = detect();
         eprintln!("cgroup support: {support:?}");

@@ -1,34 +1,55 @@
-//! The sandbox policy and everything derived from it, plus the process backend bash runs on.
+//! The sandbox policy of toolhost and the OS sandboxes derived from it, plus the process
+//! backend bash and a component's `process.run` run on
+//! (docs/architecture.md#the-policy-and-the-os-sandbox).
 //!
-//! A [`policy::SandboxPolicy`] says what one call may read and write. The host's file-tool
-//! fence judges real paths with [`policy::SandboxPolicy::check`]; a [`backend::SandboxBackend`]
-//! turns the same policy into an OS sandbox around an argv (on Linux [`bwrap::Bubblewrap`],
-//! bubblewrap and Landlock; on macOS [`seatbelt::Seatbelt`], `sandbox-exec` with a Seatbelt
-//! profile) without starting anything; a [`process::ProcessBackend`] starts the wrapped argv and bounds its output with a [`capture::Capture`];
-//! [`bash::run_bash`] ties them together for one bash call: [`scan::scan`] finds the git dirs
-//! and sensitive files of the writable roots, [`mounts::mount_args`] pins and hides them, and
-//! [`scan::sweep`] removes what bash created that it may not; [`landlock`] is the helper that
-//! applies Landlock inside bubblewrap. [`git`] says what git metadata
-//! is; [`danger::detect_danger`] names dangerous commands for the approval step.
+//! How one sandboxed run flows through the types:
+//!
+//! 1. **policy** — a [`policy::SandboxPolicy`] says what one call may read and write (modes,
+//!    tiers, [`policy::PathGrant`]s). The file tools' fence judges real paths with
+//!    [`policy::SandboxPolicy::check`]; everything below is generated from the same policy.
+//! 2. **backend** — the caller chose a [`SandboxBackend`] for the session
+//!    ([`platform_backend`]: [`bwrap::Bubblewrap`] on Linux, [`seatbelt::Seatbelt`] on macOS;
+//!    [`NoSandbox`] where nothing runs). [`protected::scan`] finds the git dirs and sensitive
+//!    files of the writable roots, and the backend wraps the argv so the OS sandbox pins and
+//!    hides them ([`mounts`] for bubblewrap, [`seatbelt::profile`] for Seatbelt); it never
+//!    starts anything. Its self-check says whether it works here ([`Availability`]).
+//! 3. **helper** — inside bubblewrap, the [`helper`] (`toolhost __sandbox-exec`, or the
+//!    `toolhost-sandbox-exec` binary) applies Landlock, drops every capability and execs the
+//!    command.
+//! 4. **run** — [`run::run_sandboxed`] ties them together for bash and `process.run`: scan,
+//!    wrap, start on a [`process::ProcessBackend`] in a per-call [`cgroup`], then
+//!    [`protected::sweep`] what the command created that it may not. An unavailable sandbox
+//!    or a runner that failed is [`run::NotRun`]: nothing runs unwrapped.
+//! 5. **capture** — the [`process`] backend streams the output into a [`capture::Capture`]
+//!    (head and tail in memory, the rest spilled); [`denial::detect_denial`] marks the kernel's
+//!    refusals on paths the policy forbids, worded by [`texts`].
+//!
+//! Beside the flow: [`trust`] says which sandbox binaries may run, [`git`] what git metadata
+//! is, [`danger::detect_danger`] names dangerous commands for the approval step, and
+//! [`privileges`] keeps a root host's file tools to what bash could reach.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod backend;
-pub mod bash;
 pub mod bwrap;
+#[cfg(target_os = "linux")]
+mod caps;
 pub mod capture;
 pub mod cgroup;
 pub mod danger;
+pub mod denial;
 pub mod git;
-pub mod landlock;
+pub mod helper;
 pub mod mounts;
+pub mod platform;
 pub mod policy;
 pub mod privileges;
 pub mod process;
-pub mod scan;
+pub mod protected;
+pub mod run;
 pub mod seatbelt;
+pub mod texts;
 pub mod trust;
 
 pub use backend::{Availability, SandboxBackend, SandboxError};
-pub use bash::{BashOutcome, BashRequest, BashStatus, run_bash};
-pub use bwrap::Bubblewrap;
-pub use process::{ProcessBackend, TokioProcessBackend};
-pub use seatbelt::Seatbelt;
+pub use platform::{NoSandbox, PlatformOptions, platform_backend};

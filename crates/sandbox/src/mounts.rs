@@ -11,7 +11,7 @@
 //!    root and the data dir, bound over itself. A mount point cannot be renamed, replaced or
 //!    removed (`EBUSY`), so bash cannot `mv .git .git-old` and rebuild it, nor swap the data
 //!    dir by renaming its parent;
-//! 4. **carve-outs**: every existing protected entry of the scan ([`crate::scan`]: sensitive
+//! 4. **carve-outs**: every existing protected entry of the scan ([`crate::protected`]: sensitive
 //!    files, git metadata) and configured hard-protected path, bound read-only over itself;
 //! 5. **hidden**: every toolhost data dir (this one's, the other ones the policy knows, the
 //!    marked ones the scan found: an empty tmpfs, with its `spill/` bound back read-only),
@@ -24,7 +24,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::policy::SandboxPolicy;
-use crate::scan::Protected;
+use crate::protected::Protected;
 
 /// Directories that hold the sockets of the user's session (agents, buses, terminal
 /// multiplexers, container engines): hidden from bash whole.
@@ -202,7 +202,7 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
             Some(t) if t.is_dir() => {
                 // A grant on something inside (an exact read of ~/.ssh/known_hosts) is bound
                 // back over the mask; the mask then lets bash through (0111), never list it.
-                let inside: Vec<&crate::policy::Grant> = policy
+                let inside: Vec<&crate::policy::PathGrant> = policy
                     .grants()
                     .iter()
                     .filter(|g| g.path.starts_with(&t) && g.path != t && g.path.exists())

@@ -79,10 +79,10 @@ pub struct ProcessOutcome {
     pub end: ProcessEnd,
     pub output: Capture,
     pub duration: Duration,
-    /// The runner wrote [`crate::landlock::STARTED`] to [`ProcessRequest::started_fd`]: the
+    /// The runner wrote [`crate::helper::STARTED`] to [`ProcessRequest::started_fd`]: the
     /// sandbox was set up.
     pub started: bool,
-    /// ... and then [`crate::landlock::EXEC_FAILED_MARK`]: the command itself could not be
+    /// ... and then [`crate::helper::EXEC_FAILED_MARK`]: the command itself could not be
     /// executed (its reason is the runner's line on stderr).
     pub exec_failed: bool,
 }
@@ -147,6 +147,20 @@ impl ProcessBackend for TokioProcessBackend {
     }
 }
 
+/// Why [`terminate`] could not confirm that a process group ended: the outcome is unknown.
+#[derive(Debug, thiserror::Error)]
+pub enum TerminateError {
+    /// SIGKILL to the group failed (other than `ESRCH`).
+    #[error("killing process group {pgid} failed: {source}")]
+    Kill { pgid: u32, source: std::io::Error },
+    /// Waiting for the child after SIGKILL failed.
+    #[error("waiting for process {pgid} after SIGKILL failed: {source}")]
+    Wait { pgid: u32, source: std::io::Error },
+    /// The child did not exit in time.
+    #[error("process {pgid} did not exit within {secs} s of SIGKILL")]
+    NoExit { pgid: u32, secs: u64 },
+}
+
 /// Ends a process group: SIGKILL to the group, then wait for the child. `ESRCH` (the group
 /// is already gone) counts as terminated; any other kill or wait failure is an error, and
 /// the outcome is unknown.
@@ -154,23 +168,20 @@ pub async fn terminate(
     killer: &dyn GroupKiller,
     child: &mut tokio::process::Child,
     pgid: u32,
-) -> Result<(), String> {
+) -> Result<(), TerminateError> {
     match killer.kill_group(pgid) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
         Err(e) => {
             // Best effort on the direct child; the group's fate stays unknown.
             let _ = child.start_kill();
-            return Err(format!("killing process group {pgid} failed: {e}"));
+            return Err(TerminateError::Kill { pgid, source: e });
         }
     }
     match tokio::time::timeout(TERMINATE_WAIT, child.wait()).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(format!("waiting for process {pgid} after SIGKILL failed: {e}")),
-        Err(_) => Err(format!(
-            "process {pgid} did not exit within {} s of SIGKILL",
-            TERMINATE_WAIT.as_secs()
-        )),
+        Ok(Err(e)) => Err(TerminateError::Wait { pgid, source: e }),
+        Err(_) => Err(TerminateError::NoExit { pgid, secs: TERMINATE_WAIT.as_secs() }),
     }
 }
 
@@ -337,11 +348,11 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         },
         _ = tokio::time::sleep(req.timeout) => match terminate(killer.as_ref(), &mut child, pgid).await {
             Ok(()) => ProcessEnd::TimedOut,
-            Err(t) => ProcessEnd::OutcomeUnknown(t),
+            Err(t) => ProcessEnd::OutcomeUnknown(t.to_string()),
         },
         _ = req.cancel.cancelled() => match terminate(killer.as_ref(), &mut child, pgid).await {
             Ok(()) => ProcessEnd::Cancelled,
-            Err(t) => ProcessEnd::OutcomeUnknown(t),
+            Err(t) => ProcessEnd::OutcomeUnknown(t.to_string()),
         },
     };
 
@@ -363,9 +374,8 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
     }
     let mut outcome = finish(end, consumer.await);
     let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
-    outcome.started = marks.first() == Some(&crate::landlock::STARTED);
-    outcome.exec_failed =
-        outcome.started && marks.get(1) == Some(&crate::landlock::EXEC_FAILED_MARK);
+    outcome.started = marks.first() == Some(&crate::helper::STARTED);
+    outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::helper::EXEC_FAILED_MARK);
     outcome
 }
 

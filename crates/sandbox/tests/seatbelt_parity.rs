@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use sbpl::{Action, Invocation, Query};
 use toolhost_sandbox::SandboxBackend;
 use toolhost_sandbox::policy::{
-    Access, Actor, Grant, NetworkAccess, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
+    Access, Actor, NetworkAccess, PathGrant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
 };
 use toolhost_sandbox::seatbelt::Seatbelt;
 
@@ -225,8 +225,8 @@ impl Fixture {
     /// Grants of every kind: write subtree outside, write exact on a sensitive file and on a
     /// directory, read exact inside a credential dir, read subtree over one, read exact on an
     /// ssh host key, and write grants that must never unlock hard-protected paths.
-    fn grants(&self) -> Vec<Grant> {
-        let g = |rel: &str, access, scope| Grant { path: self.path(rel), access, scope };
+    fn grants(&self) -> Vec<PathGrant> {
+        let g = |rel: &str, access, scope| PathGrant { path: self.path(rel), access, scope };
         vec![
             g("outside/granted", Access::Write, Scope::Subtree),
             g("ws/.env", Access::Write, Scope::Exact),
@@ -243,7 +243,7 @@ impl Fixture {
 
 /// The `sandbox-exec` argv `Seatbelt::wrap` builds for `policy`, parsed.
 fn invocation(policy: &SandboxPolicy) -> Invocation {
-    let protected = toolhost_sandbox::scan::scan(policy).unwrap();
+    let protected = toolhost_sandbox::protected::scan(policy).unwrap();
     let argv = Seatbelt::new()
         .wrap(
             policy,
@@ -297,7 +297,8 @@ fn acc_10a_file_tool_fence_and_seatbelt_agree_on_every_path() {
     // HOME as the workspace: its credentials and persistence files sit inside a writable root;
     // a read grant over one must not make it writable.
     let home_ws = f.policy(SandboxMode::WorkspaceWrite, "home");
-    let read_ssh = Grant { path: f.path("home/.ssh"), access: Access::Read, scope: Scope::Subtree };
+    let read_ssh =
+        PathGrant { path: f.path("home/.ssh"), access: Access::Read, scope: Scope::Subtree };
     assert_agree(
         &f,
         &[
@@ -402,7 +403,7 @@ fn protected_scan_entries_and_pins_are_denied_even_where_the_fence_would_allow()
 fn case_variants_of_protected_paths_are_denied_too() {
     // APFS is case-insensitive: `.GIT/config` is `.git/config` there, `~/.SSH` is `~/.ssh`.
     let f = Fixture::new();
-    let policy = f.policy(SandboxMode::WorkspaceWrite, "home").with_grants([Grant {
+    let policy = f.policy(SandboxMode::WorkspaceWrite, "home").with_grants([PathGrant {
         path: f.path("outside/granted"),
         access: Access::Write,
         scope: Scope::Subtree,

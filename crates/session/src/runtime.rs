@@ -12,10 +12,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
-use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
 use toolhost_core::undo::{Direction, UndoError};
+use toolhost_sandbox::policy::SandboxPolicy;
 use toolhost_store::{RecordedChange, Store, StoreError};
 
 /// The text of the error returned for undo/reapply while a call is running or queued.

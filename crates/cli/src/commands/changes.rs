@@ -45,6 +45,7 @@ pub async fn apply(
         &setup.workspace,
         &setup.data_dir,
         cli.session.clone().unwrap_or_else(new_session_id),
+        setup.sandbox(false),
     );
     match apply_recorded(&store, &session, &setup.policy, ids, direction).await {
         Ok(()) => {

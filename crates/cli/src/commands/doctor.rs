@@ -8,7 +8,7 @@ use toolhost::SandboxPolicy;
 /// off with the reason, in plain words.
 pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolicy) -> ExitCode {
     use toolhost::display::terminal_line;
-    use toolhost_sandbox::bwrap::Availability;
+    use toolhost_sandbox::Availability;
     let available = sandbox.available();
     for line in sandbox.report(policy) {
         println!("{}", terminal_line(&line));

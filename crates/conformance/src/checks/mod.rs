@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::policy::SandboxPolicy;
 use toolhost_core::result::{ErrorCode, ToolResult};
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition};
 use toolhost_limits::{
@@ -41,6 +40,7 @@ use toolhost_runtime::component_tool::{
 use toolhost_runtime::input::INPUT_REFUSED_BY_HOST;
 use toolhost_runtime::validate::InvalidComponent;
 use toolhost_runtime::{Allocation, ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
+use toolhost_sandbox::policy::SandboxPolicy;
 
 use crate::generate::{Rng, input};
 use crate::{Check, Options, Outcome, Report};
@@ -139,7 +139,10 @@ impl Scratch {
         let marker = format!("FAKE-CREDENTIAL-{seed:x}-{}", std::process::id());
         std::fs::write(home.join(".ssh/id_rsa"), format!("-----BEGIN FAKE KEY-----\n{marker}\n"))?;
         let policy = policy.confined_to(&ws);
-        let session = ToolSessionContext::local(&ws, &data, "conformance");
+        // The platform's sandbox, as a user's session gets it (bubblewrap alone on Linux: no
+        // Landlock helper, no remembered self-check).
+        let sandbox = toolhost_sandbox::platform_backend(Default::default());
+        let session = ToolSessionContext::local(&ws, &data, "conformance", sandbox);
         let calls_end = Instant::now() + Duration::from_millis(CONFORMANCE_CALLS_BUDGET_MS);
         Ok(Scratch { calls_end, _dir: dir, session, policy, marker })
     }

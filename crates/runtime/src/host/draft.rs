@@ -10,9 +10,9 @@ use wasmtime::component::Resource;
 use toolhost_core::changes;
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::observations::{self, sha256_hex};
-use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
+use toolhost_sandbox::policy::Access;
 
 use super::state::CallState;
 use super::types::{WitResult, err, io_err, write_error};

@@ -1,5 +1,5 @@
 //! `process`: programs a component granted `process-execution` runs. Each run goes through
-//! `toolhost_sandbox::bash::run_sandboxed`, the path bash takes: the same OS sandbox made from
+//! `toolhost_sandbox::run::run_sandboxed`, the path bash takes: the same OS sandbox made from
 //! this call's policy (network off unless it allows it), the same cgroup, the same sweep of
 //! what it may not create, and nothing runs when the sandbox is unavailable. What is checked
 //! here first: the grant, the program and its arguments, the working directory (fenced, inside
@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use toolhost_core::fence::Intent;
-use toolhost_core::policy::Access;
 use toolhost_core::spill::spill_path;
-use toolhost_sandbox::bash::{
-    NotRun, SandboxedRun, detect_denial, effective_timeout_ms, run_sandboxed,
-};
+use toolhost_limits::{BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
 use toolhost_sandbox::capture::{Capture, Stream};
+use toolhost_sandbox::denial::detect_denial;
+use toolhost_sandbox::policy::Access;
 use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
+use toolhost_sandbox::run::{NotRun, SandboxedRun, run_sandboxed, within_deadline_ms};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
@@ -188,7 +188,7 @@ fn allowed_names() -> String {
 pub fn env_refusal(
     name: &str,
     value: &str,
-    policy: &toolhost_core::policy::SandboxPolicy,
+    policy: &toolhost_sandbox::policy::SandboxPolicy,
     policy_file: &std::path::Path,
 ) -> Option<String> {
     let well_formed = !name.is_empty()
@@ -233,7 +233,7 @@ fn invalid(message: String) -> types::ToolError {
 /// as for [`env_refusal`].
 fn check_command(
     command: &process::Command,
-    policy: &toolhost_core::policy::SandboxPolicy,
+    policy: &toolhost_sandbox::policy::SandboxPolicy,
     policy_file: &std::path::Path,
 ) -> Result<(), types::ToolError> {
     if command.program.trim().is_empty() {
@@ -288,7 +288,7 @@ impl process::Host for CallState {
         if let Some(refusal) = self.share.grant.refuses_processes(&shown) {
             return Err(err(types::ErrorCode::PermissionDenied, refusal).into());
         }
-        let policy_file = self.session.data_dir.join(toolhost_core::policy::POLICY_FILE);
+        let policy_file = self.session.data_dir.join(toolhost_sandbox::policy::POLICY_FILE);
         check_command(&command, &self.call.sandbox_policy, &policy_file)?;
         let workspace = self.session.working_directory.clone();
         let cwd = match &command.cwd {
@@ -340,8 +340,13 @@ impl process::Host for CallState {
                 Stream::Stderr => s.1.push(Stream::Stderr, bytes),
             }
         });
-        let timeout_ms =
-            effective_timeout_ms(command.timeout_ms, self.call.deadline, Instant::now());
+        // bash's rule (the WIT's `timeout-ms`): default 30000, clamped to 1–120000 and to the
+        // call's deadline.
+        let timeout_ms = within_deadline_ms(
+            command.timeout_ms.unwrap_or(BASH_DEFAULT_TIMEOUT_MS).clamp(1, BASH_MAX_TIMEOUT_MS),
+            self.call.deadline,
+            Instant::now(),
+        );
         let mut argv: Vec<std::ffi::OsString> = vec![command.program.clone().into()];
         argv.extend(command.args.iter().map(Into::into));
         let policy = self.call.sandbox_policy.clone();
@@ -388,7 +393,7 @@ impl process::Host for CallState {
             ProcessEnd::SpawnFailed(reason) => {
                 stderr = Capture::new(None);
                 // The sandbox helper's own text already names the program.
-                let text = if reason.starts_with(toolhost_sandbox::landlock::EXEC_FAILED) {
+                let text = if reason.starts_with(toolhost_sandbox::helper::EXEC_FAILED) {
                     reason
                 } else {
                     format!("cannot run {shown}: {reason}")
@@ -406,7 +411,7 @@ impl process::Host for CallState {
             ProcessEnd::OutcomeUnknown(e) => {
                 return Err(err(
                     types::ErrorCode::OutcomeUnknown,
-                    toolhost_sandbox::bash::texts::outcome_unknown(&e),
+                    toolhost_sandbox::texts::outcome_unknown(&e),
                 )
                 .into());
             }
@@ -420,14 +425,14 @@ impl process::Host for CallState {
             .into_iter()
             .find_map(|text| detect_denial(text, &policy, &cwd));
         if let Some((_, denial)) = &denial {
-            notes.push(toolhost_sandbox::bash::texts::denial_marker(&denial.message));
+            notes.push(toolhost_sandbox::texts::denial_marker(&denial.message));
         }
         if let Some(line) = run.limit_hit {
             notes.push(line);
         }
         if !run.swept.is_empty() {
             let names: Vec<String> = run.swept.iter().map(|p| p.display().to_string()).collect();
-            notes.push(toolhost_sandbox::bash::texts::swept(&shown, &names.join(", ")));
+            notes.push(toolhost_sandbox::texts::swept(&shown, &names.join(", ")));
         }
         self.process_denied |= denial.is_some() || !run.swept.is_empty();
         for note in notes {
@@ -450,7 +455,7 @@ impl process::Host for CallState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolhost_core::policy::{PolicyConfig, SandboxMode, SandboxPolicy};
+    use toolhost_sandbox::policy::{PolicyConfig, SandboxMode, SandboxPolicy};
 
     fn policy(allow: &[&str]) -> SandboxPolicy {
         let config = PolicyConfig {

@@ -11,9 +11,9 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::fence::{CheckedPath, Intent, resolve_path};
-use toolhost_core::policy::Access;
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_core::spill::SpillWriter;
+use toolhost_sandbox::policy::Access;
 
 use super::types::to_wit;
 use super::walk::{SharedQueue, WalkKey};

@@ -13,7 +13,7 @@ use wasmtime::component::Resource;
 use toolhost_core::display::quote_path;
 use toolhost_core::fence::display_path;
 use toolhost_core::open::open_regular;
-use toolhost_core::policy::{Access, Actor};
+use toolhost_sandbox::policy::{Access, Actor};
 
 use super::state::CallState;
 use super::types::{WitResult, err};
@@ -211,7 +211,7 @@ fn spawn_walk(
     matcher: Option<globset::GlobSet>,
     with_contents: bool,
     workspace: PathBuf,
-    policy: toolhost_core::policy::SandboxPolicy,
+    policy: toolhost_sandbox::policy::SandboxPolicy,
 ) -> WalkQueue {
     use toolhost_core::walk::{Entry, Flow, Kind};
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);
@@ -229,8 +229,8 @@ fn spawn_walk(
                 let path = entry.path;
                 // A marked data dir can lie anywhere: an entry named like its private entries is
                 // always asked about (a name comparison; the check looks for the marker).
-                let ask =
-                    check_each || toolhost_core::policy::SandboxPolicy::may_be_private_data(path);
+                let ask = check_each
+                    || toolhost_sandbox::policy::SandboxPolicy::may_be_private_data(path);
                 if ask && policy.check(path, Access::Read, Actor::FileTool).is_err() {
                     return Flow::Skip;
                 }

@@ -11,7 +11,7 @@ use wasmtime::component::Resource;
 
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::open::{open_no_symlinks, open_regular};
-use toolhost_core::policy::{Access, Actor};
+use toolhost_sandbox::policy::{Access, Actor};
 
 use super::draft::DraftHandle;
 use super::state::CallState;

@@ -3,8 +3,8 @@
 
 fn main() {
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    if args.first().is_some_and(|a| a == toolhost_sandbox::bwrap::SANDBOX_EXEC_ARG) {
+    if args.first().is_some_and(|a| a == toolhost_sandbox::helper::SANDBOX_EXEC_ARG) {
         args.remove(0);
     }
-    toolhost_sandbox::bwrap::sandbox_exec_main(args)
+    toolhost_sandbox::helper::sandbox_exec_main(args)
 }

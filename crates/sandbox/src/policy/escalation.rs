@@ -5,7 +5,7 @@ use std::path::Path;
 
 use toolhost_limits::MAX_ESCALATION_PATHS;
 
-use super::{Access, Grant, Scope, real_path};
+use super::{Access, PathGrant, Scope, real_path};
 
 /// `sandboxPermissions`: only `paths`, unknown fields rejected
 /// (docs/contract.md#escalation-parameters).
@@ -69,7 +69,7 @@ pub enum EscalationError {
 /// A validated escalation: normalized grants and the justification to show the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
-    pub grants: Vec<Grant>,
+    pub grants: Vec<PathGrant>,
     /// The call asks for the network.
     pub network: bool,
     pub justification: String,
@@ -97,7 +97,7 @@ impl EscalationRequest {
             }
             let path = Path::new(&p.path);
             let abs = if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) };
-            grants.push(Grant { path: real_path(&abs), access: p.access, scope: p.scope });
+            grants.push(PathGrant { path: real_path(&abs), access: p.access, scope: p.scope });
         }
         Ok(Some(Escalation {
             grants,

@@ -11,7 +11,7 @@ fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
     for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
         let f = fixture(mode);
         let ws = f.base.join("ws");
-        let granted = f.policy.with_grants([Grant {
+        let granted = f.policy.with_grants([PathGrant {
             path: ws.clone(),
             access: Access::Write,
             scope: Scope::Subtree,
@@ -114,7 +114,7 @@ fn read_only_writes_nothing() {
 #[test]
 fn grants_unlock_what_they_name_but_never_hard_protected_paths() {
     let f = fixture(SandboxMode::WorkspaceWrite);
-    let g = |rel: &str, access, scope| Grant { path: f.base.join(rel), access, scope };
+    let g = |rel: &str, access, scope| PathGrant { path: f.base.join(rel), access, scope };
     let p = f.policy.with_grants([
         g("out", Access::Write, Scope::Subtree),
         g("ws/.env", Access::Write, Scope::Exact),
@@ -143,7 +143,7 @@ fn os_sandbox_lists() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     let roots = f.policy.writable_roots();
     assert_eq!(roots, vec![f.base.join("ws"), f.base.join("extra"), f.base.join("tmp")]);
-    let mut carve = crate::scan::scan(&f.policy).unwrap().entries;
+    let mut carve = crate::protected::scan(&f.policy).unwrap().entries;
     carve.sort();
     let mut want: Vec<PathBuf> =
         ["ws/.env", "ws/.git", "ws/.git/config", "ws/.git/hooks", "ws/sub/.env.local"]
@@ -211,7 +211,7 @@ fn escalation_requests_validate() {
     let e = ok.validate(cwd).unwrap().unwrap();
     assert_eq!(
         e.grants,
-        vec![Grant {
+        vec![PathGrant {
             path: "/nonexistent-cwd/out/x".into(),
             access: Access::Write,
             scope: Scope::Subtree
@@ -321,7 +321,7 @@ fn a_box_reaches_only_its_workspace_and_keeps_every_tier_inside() {
     assert_eq!(boxed.writable_roots(), vec![f.base.join("ws")]);
     assert!(boxed.reads_refusable_below(&f.base));
     // No grant and no network widen it.
-    let g = Grant { path: f.base.join("out"), access: Access::Write, scope: Scope::Subtree };
+    let g = PathGrant { path: f.base.join("out"), access: Access::Write, scope: Scope::Subtree };
     let widened = boxed.with_grants([g]).with_network(NetworkAccess::Allow);
     assert!(widened.check(&f.base.join("out/file"), Access::Read, Actor::FileTool).is_err());
     assert_eq!(widened.network(), NetworkAccess::Deny);

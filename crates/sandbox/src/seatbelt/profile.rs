@@ -22,15 +22,18 @@
 //! move what it holds out from under its rules, as a bind mount cannot be renamed on Linux),
 //! the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches resolved
 //! paths, and on macOS those three are symlinks into `/private`), and a case-insensitive twin
-//! of every exclusion ([`any_case`]: APFS finds `.GIT/config` as `.git/config`).
+//! of every exclusion (`case_fold.rs`: APFS finds `.GIT/config` as `.git/config`).
 
 use std::path::{Path, PathBuf};
 
 use crate::backend::SandboxError;
 use crate::policy::{
-    Access, DATA_DIR_PRIVATE, Grant, HOME_SENSITIVE_ENTRIES, SandboxPolicy, Scope, is_ssh_host_key,
+    Access, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, PathGrant, SandboxPolicy, Scope,
+    is_ssh_host_key,
 };
-use crate::scan::Protected;
+use crate::protected::Protected;
+
+use super::case_fold::{add_any_case, fold_literal};
 
 /// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
 /// reads, mach lookups and POSIX shared memory.
@@ -110,7 +113,7 @@ fn literal(p: &Path) -> String {
 }
 
 /// What `g` covers, as a filter.
-fn covered_by(g: &Grant) -> String {
+fn covered_by(g: &PathGrant) -> String {
     match g.scope {
         Scope::Exact => literal(&g.path),
         Scope::Subtree => subpath(&g.path),
@@ -252,7 +255,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         ));
     }
     // Write grants: what they name, never a hard-protected path, git metadata or a pin.
-    let write_grants: Vec<&Grant> =
+    let write_grants: Vec<&PathGrant> =
         policy.grants().iter().filter(|g| g.access == Access::Write).collect();
     if !write_grants.is_empty() {
         let mut hard: Vec<String> =
@@ -343,14 +346,14 @@ fn regex_escape(text: &str) -> String {
 
 /// Whether `g` opens for reading part of HOME's hidden entries (so it needs a read rule of its
 /// own): it lies in one, or it is a subtree grant over HOME.
-fn hidden_home_granted(policy: &SandboxPolicy, g: &Grant) -> bool {
+fn hidden_home_granted(policy: &SandboxPolicy, g: &PathGrant) -> bool {
     policy.is_hidden_home(&g.path)
         || (g.scope == Scope::Subtree && policy.home().is_some_and(|h| h.starts_with(&g.path)))
 }
 
 /// Whether the read rule leaves part of what `g` covers unreadable (`unreadable`: the
 /// credential locations it excludes), so `g` needs a rule of its own.
-fn read_rule_needed(g: &Grant, unreadable: &[PathBuf]) -> bool {
+fn read_rule_needed(g: &PathGrant, unreadable: &[PathBuf]) -> bool {
     let key = |p: &Path| {
         is_ssh_host_key(p)
             || p.strip_prefix("/private").is_ok_and(|q| is_ssh_host_key(&Path::new("/").join(q)))
@@ -414,78 +417,7 @@ fn pins(policy: &SandboxPolicy, protected: &Protected) -> Vec<PathBuf> {
     out
 }
 
-/// Appends to `filters` each one's case-insensitive twin ([`any_case`]).
-fn add_any_case(filters: &mut Vec<String>) {
-    let twins: Vec<String> = filters.iter().filter_map(|f| any_case(f)).collect();
-    filters.extend(twins);
-    dedup(filters);
-}
-
-/// `filter` (a `literal`, `subpath` or `regex` of this generator) as a regex that matches its
-/// paths whatever the case of their ASCII letters: APFS, macOS's default file system, finds
-/// `.GIT/config` or `~/.SSH/id_rsa` under those names, and the path Seatbelt matches may be
-/// spelled as the command spelled it. `None` for a path a regex literal cannot hold (`"`, `\`).
-fn any_case(filter: &str) -> Option<String> {
-    let inner = |prefix: &str| filter.strip_prefix(prefix)?.strip_suffix("\")")?.strip_prefix('"');
-    let (body, tail) = if let Some(p) = inner("(subpath ") {
-        (fold_literal(p)?, "(/|$)")
-    } else if let Some(p) = inner("(literal ") {
-        (fold_literal(p)?, "$")
-    } else {
-        let r = filter.strip_prefix("(regex #\"")?.strip_suffix("\")")?;
-        return Some(format!("(regex #\"{}\")", fold_regex(r)));
-    };
-    Some(format!("(regex #\"^{body}{tail}\")"))
-}
-
-/// A regex for the literal text `p` (as [`quoted`] wrote it), letters in either case.
-fn fold_literal(p: &str) -> Option<String> {
-    if p.contains(['"', '\\']) {
-        return None;
-    }
-    let mut out = String::new();
-    for c in p.chars() {
-        if c.is_ascii_alphabetic() {
-            out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']);
-        } else {
-            if "\\.^$|?*+()[]{}".contains(c) {
-                out.push('\\');
-            }
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
-/// `r` with each ASCII letter outside escapes and bracket expressions matched in either case.
-fn fold_regex(r: &str) -> String {
-    let mut out = String::new();
-    let mut chars = r.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                out.push(c);
-                out.extend(chars.next());
-            }
-            '[' => {
-                out.push(c);
-                for b in chars.by_ref() {
-                    out.push(b);
-                    if b == ']' {
-                        break;
-                    }
-                }
-            }
-            c if c.is_ascii_alphabetic() => {
-                out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']'])
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn dedup(v: &mut Vec<String>) {
+pub(super) fn dedup(v: &mut Vec<String>) {
     let mut seen = std::collections::HashSet::new();
     v.retain(|x| seen.insert(x.clone()));
 }
@@ -516,320 +448,4 @@ fn sensitive_regex(pattern: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::{Access, Grant, PolicyConfig, SandboxMode, Scope};
-
-    fn golden_policy() -> SandboxPolicy {
-        SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")
-            .home("/golden/home")
-            .data_dir("/golden/home/.toolhost")
-            .config(PolicyConfig {
-                extra_writable_roots: vec!["/golden/extra".into()],
-                temp_dir: Some("/golden/tmp".into()),
-                extra_credential: vec![".config/secret".into()],
-                ..Default::default()
-            })
-            .build()
-            .with_grants([Grant {
-                path: "/golden/home/.kube".into(),
-                access: Access::Read,
-                scope: Scope::Subtree,
-            }])
-    }
-
-    const GOLDEN: &str = r#"(version 1)
-(deny default)
-(allow process-exec)
-(allow process-fork)
-(allow signal (target same-sandbox))
-(allow sysctl-read)
-(allow mach-lookup)
-(allow ipc-posix-shm)
-(allow file-read* (require-not (require-any
-    (subpath "/etc/shadow")
-    (subpath "/etc/shadow-")
-    (subpath "/etc/gshadow")
-    (subpath "/etc/gshadow-")
-    (subpath "/etc/sudoers")
-    (subpath "/etc/sudoers.d")
-    (subpath "/etc/security/opasswd")
-    (subpath "/run/secrets")
-    (subpath "/var/run/secrets")
-    (subpath "/golden/home/.ssh")
-    (subpath "/golden/home/.gnupg")
-    (subpath "/golden/home/.aws")
-    (subpath "/golden/home/.azure")
-    (subpath "/golden/home/.config/gcloud")
-    (subpath "/golden/home/.docker")
-    (subpath "/golden/home/.netrc")
-    (subpath "/golden/home/.git-credentials")
-    (subpath "/golden/home/.config/gh")
-    (subpath "/golden/home/.cargo/credentials.toml")
-    (subpath "/golden/home/.cargo/credentials")
-    (subpath "/golden/home/.npmrc")
-    (subpath "/golden/home/.pypirc")
-    (subpath "/golden/home/.claude/.credentials.json")
-    (subpath "/golden/home/.claude.json")
-    (subpath "/golden/home/.codex/auth.json")
-    (subpath "/golden/home/.config/github-copilot")
-    (subpath "/golden/home/.copilot")
-    (subpath "/golden/home/.gemini")
-    (subpath "/golden/home/.vault-token")
-    (subpath "/golden/home/.pgpass")
-    (subpath "/golden/home/.my.cnf")
-    (subpath "/golden/home/.terraform.d/credentials.tfrc.json")
-    (subpath "/golden/home/.m2/settings.xml")
-    (subpath "/golden/home/.m2/settings-security.xml")
-    (subpath "/golden/home/.gradle/gradle.properties")
-    (subpath "/golden/home/.config/rclone")
-    (subpath "/golden/home/.gem/credentials")
-    (subpath "/golden/home/.config/hub")
-    (subpath "/golden/home/.local/share/keyrings")
-    (subpath "/golden/home/.password-store")
-    (subpath "/golden/home/.config/op")
-    (subpath "/golden/home/.yarnrc")
-    (subpath "/golden/home/.yarnrc.yml")
-    (subpath "/golden/home/.bundle/config")
-    (subpath "/golden/home/.composer/auth.json")
-    (subpath "/golden/home/.config/composer/auth.json")
-    (subpath "/golden/home/.nuget/NuGet/NuGet.Config")
-    (subpath "/golden/home/.config/NuGet/NuGet.Config")
-    (subpath "/golden/home/.s3cfg")
-    (subpath "/golden/home/.boto")
-    (subpath "/golden/home/.oci")
-    (subpath "/golden/home/.config/doctl")
-    (subpath "/golden/home/.config/hcloud")
-    (subpath "/golden/home/.pki")
-    (subpath "/golden/home/.mozilla")
-    (subpath "/golden/home/.config/google-chrome")
-    (subpath "/golden/home/.config/chromium")
-    (subpath "/golden/home/.cache/huggingface/token")
-    (subpath "/golden/home/.bash_history")
-    (subpath "/golden/home/.zsh_history")
-    (subpath "/golden/home/.python_history")
-    (subpath "/golden/home/.psql_history")
-    (subpath "/golden/home/.mysql_history")
-    (subpath "/golden/home/.node_repl_history")
-    (subpath "/golden/home/.sqlite_history")
-    (subpath "/golden/home/.lesshst")
-    (subpath "/golden/home/.viminfo")
-    (subpath "/golden/home/.config/secret")
-    (require-all (regex #"^/golden/home/\.") (require-not (require-any
-      (regex #"^/golden/home/\.bashrc(/|$)")
-      (regex #"^/golden/home/\.bash_profile(/|$)")
-      (regex #"^/golden/home/\.bash_login(/|$)")
-      (regex #"^/golden/home/\.bash_logout(/|$)")
-      (regex #"^/golden/home/\.profile(/|$)")
-      (regex #"^/golden/home/\.zshrc(/|$)")
-      (regex #"^/golden/home/\.zshenv(/|$)")
-      (regex #"^/golden/home/\.zprofile(/|$)")
-      (regex #"^/golden/home/\.zlogin(/|$)")
-      (regex #"^/golden/home/\.zlogout(/|$)")
-      (regex #"^/golden/home/\.inputrc(/|$)")
-      (regex #"^/golden/home/\.vimrc(/|$)")
-      (regex #"^/golden/home/\.exrc(/|$)")
-      (regex #"^/golden/home/\.editorconfig(/|$)")
-      (regex #"^/golden/home/\.tmux\.conf(/|$)")
-      (regex #"^/golden/home/\.gitconfig(/|$)")
-      (regex #"^/golden/home/\.gitignore_global(/|$)")
-      (regex #"^/golden/home/\.config/git(/|$)")
-      (regex #"^/golden/home/\.config/fish(/|$)")
-      (regex #"^/golden/home/\.config/nvim(/|$)")
-      (regex #"^/golden/home/\.cargo/bin(/|$)")
-      (regex #"^/golden/home/\.cargo/registry(/|$)")
-      (regex #"^/golden/home/\.cargo/git(/|$)")
-      (regex #"^/golden/home/\.rustup(/|$)")
-      (regex #"^/golden/home/\.m2/repository(/|$)")
-      (regex #"^/golden/home/\.gradle/caches(/|$)")
-      (regex #"^/golden/home/\.gradle/wrapper(/|$)")
-      (regex #"^/golden/home/\.ivy2/cache(/|$)")
-      (regex #"^/golden/home/\.sdkman/candidates(/|$)")
-      (regex #"^/golden/home/\.npm(/|$)")
-      (regex #"^/golden/home/\.nvm/versions(/|$)")
-      (regex #"^/golden/home/\.nvm/nvm\.sh(/|$)")
-      (regex #"^/golden/home/\.yarn/berry/cache(/|$)")
-      (regex #"^/golden/home/\.bun/bin(/|$)")
-      (regex #"^/golden/home/\.bun/install/cache(/|$)")
-      (regex #"^/golden/home/\.deno(/|$)")
-      (regex #"^/golden/home/\.volta/tools(/|$)")
-      (regex #"^/golden/home/\.pyenv/versions(/|$)")
-      (regex #"^/golden/home/\.pyenv/shims(/|$)")
-      (regex #"^/golden/home/\.local/lib/python[^/]+(/|$)")
-      (regex #"^/golden/home/\.local/bin(/|$)")
-      (regex #"^/golden/home/\.local/share/uv(/|$)")
-      (regex #"^/golden/home/\.local/share/pipx(/|$)")
-      (regex #"^/golden/home/\.local/share/virtualenvs(/|$)")
-      (regex #"^/golden/home/\.local/share/pnpm(/|$)")
-      (regex #"^/golden/home/\.rbenv/versions(/|$)")
-      (regex #"^/golden/home/\.nuget/packages(/|$)")
-      (regex #"^/golden/home/\.dotnet/tools(/|$)")
-      (regex #"^/golden/home/\.ghcup/bin(/|$)")
-      (regex #"^/golden/home/\.cabal/packages(/|$)")
-      (regex #"^/golden/home/\.elan/toolchains(/|$)")
-      (regex #"^/golden/home/\.julia/packages(/|$)")
-      (regex #"^/golden/home/\.cache/pip(/|$)")
-      (regex #"^/golden/home/\.cache/uv(/|$)")
-      (regex #"^/golden/home/\.cache/pypoetry(/|$)")
-      (regex #"^/golden/home/\.cache/go-build(/|$)")
-      (regex #"^/golden/home/\.cache/yarn(/|$)")
-      (regex #"^/golden/home/\.cache/pnpm(/|$)")
-      (regex #"^/golden/home/\.cache/node-gyp(/|$)")
-      (regex #"^/golden/home/\.cache/ms-playwright(/|$)")
-      (regex #"^/golden/home/\.cache/pre-commit(/|$)")
-      (regex #"^/golden/home/\.cache/sccache(/|$)")
-      (regex #"^/golden/home/\.cache/bazel(/|$)")
-      (regex #"^/golden/home/\.cache/deno(/|$)")
-      (regex #"^/golden/home/\.cache/typescript(/|$)")
-      (regex #"^/golden/home/\.cache/coursier(/|$)")
-      (subpath "/golden/home/.toolhost"))))
-    (regex #"^/etc/ssh/[^/]+_key$")
-    (subpath "/golden/home/.toolhost/toolhost.db")
-    (subpath "/golden/home/.toolhost/toolhost.db-wal")
-    (subpath "/golden/home/.toolhost/toolhost.db-shm")
-    (subpath "/golden/home/.toolhost/toolhost.db-journal")
-    (subpath "/golden/home/.toolhost/policy.json")
-    (subpath "/golden/home/.toolhost/data-dirs")
-    (subpath "/golden/home/.toolhost/cache")
-    (subpath "/golden/home/.toolhost/mcp-token")
-    (subpath "/golden/home/.toolhost/tools")
-    (subpath "/golden/home/.toolhost/tools.json")
-    (subpath "/golden/home/.toolhost/locks"))))
-(allow file-read*
-  (require-all
-    (subpath "/golden/home/.kube")
-    (require-not (require-any
-      (subpath "/golden/home/.toolhost/toolhost.db")
-      (subpath "/golden/home/.toolhost/toolhost.db-wal")
-      (subpath "/golden/home/.toolhost/toolhost.db-shm")
-      (subpath "/golden/home/.toolhost/toolhost.db-journal")
-      (subpath "/golden/home/.toolhost/policy.json")
-      (subpath "/golden/home/.toolhost/data-dirs")
-      (subpath "/golden/home/.toolhost/cache")
-      (subpath "/golden/home/.toolhost/mcp-token")
-      (subpath "/golden/home/.toolhost/tools")
-      (subpath "/golden/home/.toolhost/tools.json")
-      (subpath "/golden/home/.toolhost/locks")))))
-(allow file-write*
-  (require-all
-    (require-any
-      (subpath "/golden/ws")
-      (subpath "/golden/extra")
-      (subpath "/golden/tmp"))
-    (require-not (require-any
-      (subpath "/golden/home/.toolhost")
-      (subpath "/golden/ws/.git/hooks")
-      (subpath "/golden/extra/.git/hooks")
-      (subpath "/golden/tmp/.git/hooks")
-      (regex #"/\.git/(.*/)?config(/|$)")
-      (regex #"/\.git/(.*/)?config\.worktree(/|$)")
-      (regex #"/\.git/(.*/)?hooks(/|$)")
-      (regex #"/\.git/(.*/)?info(/|$)")
-      (regex #"/\.git/(.*/)?commondir(/|$)")
-      (regex #"/\.git/(.*/)?gitdir(/|$)")
-      (regex #"/\.git/config$")
-      (regex #"/\.gitmodules$")
-      (regex #"/\.env$")
-      (regex #"/\.env\.[^/]+$")
-      (regex #"/\.bashrc$")
-      (regex #"/\.zshrc$")
-      (regex #"/\.profile$")
-      (regex #"/\.bash_profile$")
-      (regex #"/\.gitconfig$")
-      (subpath "/etc/shadow")
-      (subpath "/etc/shadow-")
-      (subpath "/etc/gshadow")
-      (subpath "/etc/gshadow-")
-      (subpath "/etc/sudoers")
-      (subpath "/etc/sudoers.d")
-      (subpath "/etc/security/opasswd")
-      (subpath "/run/secrets")
-      (subpath "/var/run/secrets")
-      (subpath "/golden/home/.ssh")
-      (subpath "/golden/home/.gnupg")
-      (subpath "/golden/home/.aws")
-      (subpath "/golden/home/.azure")
-      (subpath "/golden/home/.config/gcloud")
-      (subpath "/golden/home/.docker")
-      (subpath "/golden/home/.netrc")
-      (subpath "/golden/home/.git-credentials")
-      (subpath "/golden/home/.config/gh")
-      (subpath "/golden/home/.cargo/credentials.toml")
-      (subpath "/golden/home/.cargo/credentials")
-      (subpath "/golden/home/.npmrc")
-      (subpath "/golden/home/.pypirc")
-      (subpath "/golden/home/.claude/.credentials.json")
-      (subpath "/golden/home/.claude.json")
-      (subpath "/golden/home/.codex/auth.json")
-      (subpath "/golden/home/.config/github-copilot")
-      (subpath "/golden/home/.copilot")
-      (subpath "/golden/home/.gemini")
-      (subpath "/golden/home/.vault-token")
-      (subpath "/golden/home/.pgpass")
-      (subpath "/golden/home/.my.cnf")
-      (subpath "/golden/home/.terraform.d/credentials.tfrc.json")
-      (subpath "/golden/home/.m2/settings.xml")
-      (subpath "/golden/home/.m2/settings-security.xml")
-      (subpath "/golden/home/.gradle/gradle.properties")
-      (subpath "/golden/home/.config/rclone")
-      (subpath "/golden/home/.gem/credentials")
-      (subpath "/golden/home/.config/hub")
-      (subpath "/golden/home/.local/share/keyrings")
-      (subpath "/golden/home/.password-store")
-      (subpath "/golden/home/.config/op")
-      (subpath "/golden/home/.yarnrc")
-      (subpath "/golden/home/.yarnrc.yml")
-      (subpath "/golden/home/.bundle/config")
-      (subpath "/golden/home/.composer/auth.json")
-      (subpath "/golden/home/.config/composer/auth.json")
-      (subpath "/golden/home/.nuget/NuGet/NuGet.Config")
-      (subpath "/golden/home/.config/NuGet/NuGet.Config")
-      (subpath "/golden/home/.s3cfg")
-      (subpath "/golden/home/.boto")
-      (subpath "/golden/home/.oci")
-      (subpath "/golden/home/.config/doctl")
-      (subpath "/golden/home/.config/hcloud")
-      (subpath "/golden/home/.pki")
-      (subpath "/golden/home/.mozilla")
-      (subpath "/golden/home/.config/google-chrome")
-      (subpath "/golden/home/.config/chromium")
-      (subpath "/golden/home/.cache/huggingface/token")
-      (subpath "/golden/home/.bash_history")
-      (subpath "/golden/home/.zsh_history")
-      (subpath "/golden/home/.python_history")
-      (subpath "/golden/home/.psql_history")
-      (subpath "/golden/home/.mysql_history")
-      (subpath "/golden/home/.node_repl_history")
-      (subpath "/golden/home/.sqlite_history")
-      (subpath "/golden/home/.lesshst")
-      (subpath "/golden/home/.viminfo")
-      (subpath "/golden/home/.config/secret")
-      (regex #"^/etc/ssh/[^/]+_key$")
-      (subpath "/golden/home/.toolhost/toolhost.db")
-      (subpath "/golden/home/.toolhost/toolhost.db-wal")
-      (subpath "/golden/home/.toolhost/toolhost.db-shm")
-      (subpath "/golden/home/.toolhost/toolhost.db-journal")
-      (subpath "/golden/home/.toolhost/policy.json")
-      (subpath "/golden/home/.toolhost/data-dirs")
-      (subpath "/golden/home/.toolhost/cache")
-      (subpath "/golden/home/.toolhost/mcp-token")
-      (subpath "/golden/home/.toolhost/tools")
-      (subpath "/golden/home/.toolhost/tools.json")
-      (subpath "/golden/home/.toolhost/locks")))))
-(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))
-"#;
-
-    #[test]
-    fn seatbelt_profile_matches_the_golden_text() {
-        assert_eq!(seatbelt_profile(&golden_policy()), GOLDEN);
-    }
-
-    #[test]
-    fn read_only_seatbelt_profile_has_no_writable_roots() {
-        let p = SandboxPolicy::builder(SandboxMode::ReadOnly, "/golden/ws").build();
-        let s = seatbelt_profile(&p);
-        assert!(s.contains("(allow file-read* (require-not"));
-        assert!(!s.contains("(allow network"));
-        assert!(!s.contains("(allow file-write*\n"));
-    }
-}
+mod tests;

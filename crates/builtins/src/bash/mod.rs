@@ -1,6 +1,16 @@
 //! The `bash` tool (docs/contract.md#bash): the one built-in that lives in the host. It only ever
-//! runs inside the OS sandbox made from this call's policy (`toolhost_sandbox::bash`); when
+//! runs inside the OS sandbox made from this call's policy (`toolhost_sandbox::run`); when
 //! the sandbox is unavailable it does not run at all.
+//!
+//! * this file — the schema ([`BashInput`]) and the [`Bash`] tool;
+//! * `request.rs` — one call as the sandbox runs it: [`BashRequest`], the timeout rule
+//!   ([`effective_timeout_ms`]), [`BashStatus`] and [`BashOutcome`];
+//! * `run.rs` — [`run_bash`]: the call through the shared sandboxed run, rendered;
+//! * `texts.rs` — bash's model-facing status lines and messages.
+
+mod request;
+mod run;
+mod texts;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,13 +18,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolhost_sandbox::bash::{BashRequest, BashStatus, run_bash};
 use toolhost_sandbox::capture::Stream;
 
 use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
 use toolhost_core::result::{ErrorCode, ToolError};
 use toolhost_core::spill::spill_path;
 use toolhost_core::tool::{CallInspection, Tool, ToolId, ToolOutput, ToolRisk};
+
+pub use request::{BashOutcome, BashRequest, BashStatus, effective_timeout_ms};
+pub use run::run_bash;
 
 /// Input of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,13 +1,34 @@
-//! The Landlock helper bash's command runs under, inside bubblewrap: `toolhost __sandbox-exec
+//! The Linux helper bash's command runs under, inside bubblewrap: `toolhost __sandbox-exec
 //! --writable P … [--started-fd N] -- argv…` (or the small `toolhost-sandbox-exec` binary)
-//! applies a Landlock ruleset with the policy's writable roots, sets `no_new_privs`, drops every
-//! capability, tells the host it started, and execs the command.
+//! applies a Landlock ruleset with the policy's writable roots ([`landlock`]), sets
+//! `no_new_privs`, drops every capability ([`capabilities`]), tells the host it started, and
+//! execs the command. Its own failures are a [`HelperError`], printed after
+//! [`SANDBOX_EXEC_ERROR_PREFIX`] with exit code [`SANDBOX_EXEC_FAILURE_EXIT`].
+
+pub mod capabilities;
+pub mod landlock;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::backend::SandboxError;
-use crate::policy::SandboxPolicy;
+use self::landlock::apply_landlock;
+
+/// Why the helper could not start the command (its text follows [`SANDBOX_EXEC_ERROR_PREFIX`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HelperError {
+    /// Its arguments are not `--writable P … [--started-fd N] -- argv…`.
+    #[error("invalid {SANDBOX_EXEC_ARG} arguments: {0}")]
+    Args(String),
+    /// Nothing to run.
+    #[error("no command to run")]
+    NoCommand,
+    /// The kernel refused the Landlock ruleset.
+    #[error("Landlock could not be applied: {0}")]
+    Landlock(String),
+    /// A capability could not be dropped.
+    #[error("{0}")]
+    Capabilities(String),
+}
 
 /// The argument that selects the Landlock helper mode of the host binary
 /// (`toolhost __sandbox-exec --writable P … -- argv…`).
@@ -39,7 +60,7 @@ pub const EXEC_FAILED_MARK: u8 = b'E';
 
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
 /// `--writable PATH`… `--` `argv…`.
-pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxError> {
+pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, HelperError> {
     let mut writable = Vec::new();
     let mut started_fd = None;
     let mut i = 0;
@@ -48,7 +69,7 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxE
         if a == "--" {
             let argv = args[i + 1..].to_vec();
             if argv.is_empty() {
-                return Err(SandboxError::HelperArgs("no command after `--`".into()));
+                return Err(HelperError::Args("no command after `--`".into()));
             }
             return Ok(HelperArgs { writable, argv, started_fd });
         } else if a == "--started-fd" {
@@ -58,23 +79,20 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, SandboxE
                 .and_then(|f| f.parse::<i32>().ok())
                 .filter(|f| *f > 2);
             started_fd = Some(fd.ok_or_else(|| {
-                SandboxError::HelperArgs("`--started-fd` needs a descriptor number above 2".into())
+                HelperError::Args("`--started-fd` needs a descriptor number above 2".into())
             })?);
             i += 2;
         } else if a == "--writable" {
             let p = args
                 .get(i + 1)
-                .ok_or_else(|| SandboxError::HelperArgs("`--writable` needs a path".into()))?;
+                .ok_or_else(|| HelperError::Args("`--writable` needs a path".into()))?;
             writable.push(PathBuf::from(p));
             i += 2;
         } else {
-            return Err(SandboxError::HelperArgs(format!(
-                "unexpected argument {}",
-                a.to_string_lossy()
-            )));
+            return Err(HelperError::Args(format!("unexpected argument {}", a.to_string_lossy())));
         }
     }
-    Err(SandboxError::HelperArgs("missing `--` before the command".into()))
+    Err(HelperError::Args("missing `--` before the command".into()))
 }
 
 /// The helper's arguments.
@@ -88,103 +106,17 @@ pub struct HelperArgs {
     pub started_fd: Option<i32>,
 }
 
-/// What [`apply_landlock`] achieved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LandlockStatus {
-    /// Every requested restriction is enforced.
-    FullyEnforced,
-    /// The kernel supports only part of the ruleset (older ABI).
-    PartiallyEnforced,
-    /// The kernel has no Landlock; bubblewrap alone protects.
-    NotEnforced,
-}
-
-/// Restricts the calling thread (and what it execs) with Landlock: read and execute
-/// everywhere, write only under `writable` and `/dev`, abstract unix sockets and signals
-/// scoped to the sandbox (ABI ≥ 6); sets `no_new_privs`.
-#[cfg(target_os = "linux")]
-pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
-    use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, Scope, path_beneath_rules,
-    };
-    let abi = ABI::V5;
-    let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
-    let all = AccessFs::from_all(abi);
-    let read = AccessFs::from_read(abi);
-    let mut rw_paths: Vec<&std::path::Path> = writable.iter().map(|p| p.as_path()).collect();
-    rw_paths.push(std::path::Path::new("/dev"));
-    let status = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(all)
-        .map_err(|e| err(&e))?
-        // ABI 6: no abstract unix socket and no signal reaches a process outside the sandbox
-        // (best effort: older kernels leave this to the network and PID namespaces).
-        .scope(Scope::AbstractUnixSocket | Scope::Signal)
-        .map_err(|e| err(&e))?
-        .create()
-        .map_err(|e| err(&e))?
-        .add_rules(path_beneath_rules(["/"], read))
-        .map_err(|e| err(&e))?
-        .add_rules(path_beneath_rules(rw_paths, all))
-        .map_err(|e| err(&e))?
-        .restrict_self()
-        .map_err(|e| err(&e))?;
-    Ok(match status.ruleset {
-        RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
-        RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
-        RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
-    })
-}
-
-/// The Landlock ABI version the kernel offers (0: none), for `doctor`.
-#[cfg(target_os = "linux")]
-pub fn landlock_abi() -> i64 {
-    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
-    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns the ABI version.
-    let v = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    v.max(0)
-}
-
-/// Landlock exists only on Linux.
-#[cfg(not(target_os = "linux"))]
-pub fn landlock_abi() -> i64 {
-    0
-}
-
-/// Landlock exists only on Linux.
-#[cfg(not(target_os = "linux"))]
-pub fn apply_landlock(_writable: &[PathBuf]) -> Result<LandlockStatus, SandboxError> {
-    Ok(LandlockStatus::NotEnforced)
-}
-
-/// [`apply_landlock`] with the writable roots of `policy`.
-pub fn apply_landlock_for(policy: &SandboxPolicy) -> Result<LandlockStatus, SandboxError> {
-    apply_landlock(&policy.writable_roots())
-}
-
 /// Applies Landlock for `writable`, then execs `argv`. On failure prints
 /// `toolhost-sandbox-exec: …` to stderr and exits with [`SANDBOX_EXEC_FAILURE_EXIT`].
 pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
     use std::os::unix::process::CommandExt;
-    let fail = |msg: String| -> ! {
-        eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{msg}");
-        std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
-    };
     if argv.is_empty() {
-        fail("no command to run".into());
+        fail(HelperError::NoCommand);
     }
     if let Err(e) = apply_landlock(writable) {
-        fail(e.to_string());
+        fail(e);
     }
-    if let Err(e) = crate::privileges::drop_every_capability() {
+    if let Err(e) = capabilities::drop_every_capability() {
         fail(e);
     }
     if let Some(fd) = started_fd {
@@ -210,11 +142,17 @@ pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option
 pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
     match parse_sandbox_exec_args(&args) {
         Ok(h) => landlock_exec(&h.writable, &h.argv, h.started_fd),
-        Err(e) => {
-            eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{e}");
-            std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
-        }
+        Err(e) => fail(e),
     }
+}
+
+/// Says `toolhost-sandbox-exec: {msg}` on stderr (the helper's one channel to the host, which
+/// tells it from the command's text by the started descriptor) and exits with
+/// [`SANDBOX_EXEC_FAILURE_EXIT`].
+#[allow(clippy::print_stderr)]
+fn fail(msg: impl std::fmt::Display) -> ! {
+    eprintln!("{SANDBOX_EXEC_ERROR_PREFIX}{msg}");
+    std::process::exit(SANDBOX_EXEC_FAILURE_EXIT)
 }
 
 #[cfg(test)]

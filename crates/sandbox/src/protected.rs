@@ -1,5 +1,5 @@
-//! The protected-entry scan of bash's writable roots (docs/contract.md#bash, issue: git metadata
-//! and sensitive files for bash as for the file tools).
+//! The protected entries of bash's writable roots, found by a scan (docs/contract.md#bash: git
+//! metadata and sensitive files for bash as for the file tools).
 //!
 //! Before a bash call, [`scan`] walks every writable root (and HOME when a root holds it) and
 //! returns what the OS sandbox must pin: every existing sensitive file and git metadata entry
@@ -36,10 +36,12 @@ pub struct Protected {
 /// Why the scan could not cover the writable roots; bash does not run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScanError {
+    /// A root holds more entries than the scan's budget.
     #[error(
         "bash did not run: {root} holds more than {limit} files and directories, more than toolhost scans for git metadata and sensitive files before each bash call, and an unscanned part could hold a writable .git/config; use the file tools (read, grep, glob, list, edit) here, or ask the user to run bash in a smaller workspace (or to raise \"scan_entries\" in policy.json)"
     )]
     TooManyEntries { root: String, limit: usize },
+    /// A directory lies deeper than the scan goes.
     #[error(
         "bash did not run: {path} is more than {PROTECTED_SCAN_DEPTH} directories deep, deeper than toolhost scans for git metadata and sensitive files before each bash call; ask the user to remove or flatten it"
     )]

@@ -1,6 +1,7 @@
 //! bash inside real bubblewrap + Landlock (Linux, bwrap installed; written for running as
-//! root, where `--cap-drop ALL` is what stops escapes). Acceptance numbers follow
-//! docs/acceptance.md.
+//! root, where `--cap-drop ALL` is what stops escapes): bash's run (`toolhost::bash::run_bash`)
+//! on the sandbox crate's bubblewrap backend, with the built `toolhost` binary as the Landlock
+//! helper. Acceptance numbers follow docs/acceptance.md.
 
 #![cfg(target_os = "linux")]
 
@@ -11,16 +12,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
+use toolhost::bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 use toolhost_limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES, MAX_SPILL_BYTES};
-use toolhost_sandbox::bwrap::{Availability, Bubblewrap, SandboxBackend, SandboxError};
+use toolhost_sandbox::bwrap::Bubblewrap;
 use toolhost_sandbox::capture::{CAPTURE_WHOLE_BYTES, Stream};
 use toolhost_sandbox::policy::{
-    Access, Actor, Grant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
+    Access, Actor, PathGrant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
 };
 use toolhost_sandbox::process::{
     GroupKiller, ProcessBackend, ProcessEnd, ProcessRequest, TokioProcessBackend,
 };
-use toolhost_sandbox::{BashOutcome, BashRequest, BashStatus, run_bash};
+use toolhost_sandbox::{Availability, SandboxBackend, SandboxError};
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -81,7 +83,7 @@ fn fixture(mode: SandboxMode) -> Fixture {
 }
 
 fn sandbox() -> Bubblewrap {
-    Bubblewrap::new().with_landlock_helper(env!("CARGO_BIN_EXE_toolhost-sandbox-exec"))
+    Bubblewrap::new().with_landlock_helper(toolhost_tests::toolhost_bin())
 }
 
 fn env(f: &Fixture) -> BTreeMap<String, String> {
@@ -115,20 +117,6 @@ fn exit_code(o: &BashOutcome) -> Option<i32> {
     match o.status {
         BashStatus::Completed { exit_code, .. } => exit_code,
         _ => panic!("not completed: {o:?}"),
-    }
-}
-
-#[test]
-fn the_self_check_passes_here() {
-    assert_eq!(sandbox().available(), Availability::Available);
-    let broken = Bubblewrap::new().with_landlock_helper("/nonexistent/helper");
-    assert!(!broken.available().is_available());
-    let missing = Bubblewrap::new().with_bwrap("/nonexistent/bwrap");
-    match missing.available() {
-        Availability::Unavailable { reason } => {
-            assert!(reason.contains("not installed"), "{reason}")
-        }
-        a => panic!("{a:?}"),
     }
 }
 
@@ -212,7 +200,7 @@ async fn acc_26_bash_cannot_write_the_spill_directory() {
     let f = fixture(SandboxMode::WorkspaceWrite);
     // Here the data dir sits inside a writable root (the temp base), so it is a carve-out.
     let mut p = f.policy.clone();
-    p = p.with_grants([Grant {
+    p = p.with_grants([PathGrant {
         path: f.base.clone(),
         access: Access::Write,
         scope: Scope::Subtree,
@@ -445,7 +433,7 @@ impl SandboxBackend for BrokenRunner {
         _p: &SandboxPolicy,
         argv: Vec<OsString>,
         _cwd: &Path,
-        _protected: &toolhost_sandbox::scan::Protected,
+        _protected: &toolhost_sandbox::protected::Protected,
     ) -> Result<Vec<OsString>, SandboxError> {
         let mut a: Vec<OsString> =
             ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/nonexistent-toolhost-dir", "--"]
@@ -499,7 +487,7 @@ async fn acc_10d_bash_does_not_run_when_the_sandbox_is_unavailable() {
 #[tokio::test]
 async fn acc_10a_file_tool_fence_and_bubblewrap_agree_on_every_path() {
     let f = fixture(SandboxMode::WorkspaceWrite);
-    let policy = f.policy.with_grants([Grant {
+    let policy = f.policy.with_grants([PathGrant {
         path: f.base.join("outside/granted"),
         access: Access::Write,
         scope: Scope::Subtree,

@@ -1,0 +1,104 @@
+//! What a policy holds, read by the fence, the OS sandboxes and `doctor`.
+
+use std::path::{Path, PathBuf};
+
+use super::{NetworkAccess, PathGrant, SandboxMode, SandboxPolicy};
+
+impl SandboxPolicy {
+    /// The mode.
+    pub fn mode(&self) -> SandboxMode {
+        self.mode
+    }
+
+    /// The workspace (real path).
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// HOME, if known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Whether bash may use the network.
+    pub fn network(&self) -> NetworkAccess {
+        self.network
+    }
+
+    /// toolhost's data dir (real path), if this policy protects one.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
+    }
+
+    /// Files outside the data dir that are private data (`--token-file`; real paths).
+    pub fn private_files(&self) -> &[PathBuf] {
+        &self.private_files
+    }
+
+    /// Other toolhost data dirs this policy knows of (real paths).
+    pub fn other_data_dirs(&self) -> &[PathBuf] {
+        &self.other_data_dirs
+    }
+
+    /// The grants this policy carries.
+    pub fn grants(&self) -> &[PathGrant] {
+        &self.grants
+    }
+
+    /// How many entries bash's protected-entry scan may visit ([`crate::protected`]).
+    pub fn scan_entries(&self) -> usize {
+        self.scan_entries
+    }
+
+    /// bash's per-call limits.
+    pub fn limits(&self) -> crate::cgroup::CallLimits {
+        self.limits
+    }
+
+    /// Whether `policy.json`'s `process_env_allow` names the environment variable `name`
+    /// (exactly, or by a prefix ending in `*`).
+    pub fn process_env_allowed(&self, name: &str) -> bool {
+        self.process_env_allow.iter().any(|entry| match entry.strip_suffix('*') {
+            Some(prefix) => !prefix.is_empty() && name.starts_with(prefix),
+            None => entry == name,
+        })
+    }
+
+    /// Whether `path` lies only in the shared system temp dir: under it, and under no other
+    /// writable root and not under HOME.
+    pub fn only_in_temp_dir(&self, path: &Path) -> bool {
+        path.starts_with(&self.temp_dir)
+            && !path.starts_with(&self.workspace)
+            && !self.writable_roots.iter().any(|r| r != &self.temp_dir && path.starts_with(r))
+            && !self.home.as_ref().is_some_and(|h| path.starts_with(h))
+    }
+
+    /// The HOME-relative patterns of HOME's hidden entries that stay readable (defaults plus
+    /// configured).
+    pub fn readable_home_entries(&self) -> &[String] {
+        &self.readable_home
+    }
+
+    /// Writable roots that lie inside one of HOME's hidden entries: readable as a whole.
+    pub fn exempt_roots(&self) -> &[PathBuf] {
+        &self.exempt_roots
+    }
+
+    /// Every credential location (existing or not), for profiles that match by path.
+    pub fn credential_paths(&self) -> &[PathBuf] {
+        &self.credential
+    }
+
+    /// The sensitive name patterns (defaults plus configured).
+    pub fn sensitive_names(&self) -> &[String] {
+        &self.sensitive
+    }
+
+    /// The writable roots of the session's mode (none in read-only mode), before any grant.
+    pub fn mode_roots(&self) -> &[PathBuf] {
+        match self.mode {
+            SandboxMode::ReadOnly => &[],
+            SandboxMode::WorkspaceWrite => &self.writable_roots,
+        }
+    }
+}

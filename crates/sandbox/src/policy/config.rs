@@ -1,0 +1,211 @@
+//! What a deployment configures (`policy.json`: [`PolicyConfig`]) and how a policy is built
+//! from it, HOME and the data dir ([`PolicyBuilder`]).
+
+use std::path::PathBuf;
+
+use super::home::{home_links, home_rest};
+use super::paths::{dedup, real_path};
+use super::{
+    CREDENTIAL_HOME_ENTRIES, NetworkAccess, READABLE_HOME_ENTRIES, Reach, SENSITIVE_NAMES,
+    SYSTEM_CREDENTIAL_PATHS, SandboxMode, SandboxPolicy, Tier,
+};
+
+/// The policy config file's name inside the data dir ([`PolicyConfig`]).
+pub const POLICY_FILE: &str = "policy.json";
+
+/// What a deployment adds to the default tier lists. Read from `<data-dir>/policy.json` by
+/// the CLI (field names as below; unknown fields refused), e.g.
+/// `{"extra_writable_roots": ["/srv/cache"], "extra_credential": [".config/acme"]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Writable besides the workspace (workspace-write mode only).
+    pub extra_writable_roots: Vec<PathBuf>,
+    /// More credential locations; relative entries are taken under HOME.
+    pub extra_credential: Vec<PathBuf>,
+    /// More of HOME's hidden entries that stay readable (HOME-relative, in the syntax of
+    /// [`READABLE_HOME_ENTRIES`], e.g. `".config/mytool"`); every other hidden entry of HOME
+    /// is a credential. A [`CREDENTIAL_HOME_ENTRIES`] location stays closed.
+    pub readable_home_entries: Vec<String>,
+    /// More sensitive names, in the syntax of [`SENSITIVE_NAMES`].
+    pub extra_sensitive: Vec<String>,
+    /// More hard-protected paths (absolute).
+    pub extra_hard_protected: Vec<PathBuf>,
+    /// The system temp dir made writable in workspace-write mode; `None` is
+    /// [`std::env::temp_dir`].
+    pub temp_dir: Option<PathBuf>,
+    /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
+    pub network: NetworkAccess,
+    /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
+    pub limits: crate::cgroup::CallLimits,
+    /// How many entries bash's protected-entry scan may visit before bash refuses to run;
+    /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
+    /// may need more).
+    pub scan_entries: Option<usize>,
+    /// Environment variables a process-execution component may set for a program it runs,
+    /// besides the host's short allow-list: exact names, or a prefix ending in `*`
+    /// (`["GOFLAGS", "MYAPP_*"]`). Never `PATH`, `HOME`, loader or start-up-hook variables.
+    pub process_env_allow: Vec<String>,
+}
+
+/// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    mode: SandboxMode,
+    workspace: PathBuf,
+    home: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+    other_data_dirs: Vec<PathBuf>,
+    private_files: Vec<PathBuf>,
+    config: PolicyConfig,
+}
+
+impl PolicyBuilder {
+    /// Other toolhost data dirs (another instance's `--data-dir`), treated exactly like this
+    /// one's: their private entries unreadable, nothing in them writable, for every tool and
+    /// bash. A directory holding [`DATA_DIR_MARKER`] is one wherever it is, listed or not.
+    pub fn other_data_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.other_data_dirs.extend(dirs);
+        self
+    }
+
+    /// A file outside the data dir that is private data all the same (`mcp --listen
+    /// --token-file`: the bearer token that guards the tools): never readable nor writable.
+    pub fn private_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.private_files.push(file.into());
+        self
+    }
+
+    /// HOME for the credential and sensitive tiers (default: `$HOME`; an empty `$HOME` is none).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// toolhost's data dir (spill files, component cache, session store): hard-protected.
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = Some(dir.into());
+        self
+    }
+
+    /// Extra roots and tier entries.
+    pub fn config(mut self, config: PolicyConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The policy, with every path made real (canonical nearest existing ancestor).
+    pub fn build(self) -> SandboxPolicy {
+        let workspace = real_path(&self.workspace);
+        let home = self.home.as_deref().map(real_path);
+        let temp_dir = real_path(&self.config.temp_dir.clone().unwrap_or_else(std::env::temp_dir));
+        let mut roots = vec![workspace.clone()];
+        roots.extend(self.config.extra_writable_roots.iter().map(|p| real_path(p)));
+        roots.push(temp_dir.clone());
+        dedup(&mut roots);
+        let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
+        if let Some(d) = &self.data_dir {
+            hard.push((real_path(d), Tier::DataDir));
+        }
+        let own = self.data_dir.as_deref().map(real_path);
+        let mut other_data_dirs: Vec<PathBuf> = self
+            .other_data_dirs
+            .iter()
+            .map(|d| real_path(d))
+            .filter(|d| Some(d) != own.as_ref())
+            .collect();
+        dedup(&mut other_data_dirs);
+        hard.extend(other_data_dirs.iter().map(|d| (d.clone(), Tier::DataDir)));
+        let mut private_files: Vec<PathBuf> =
+            self.private_files.iter().map(|f| real_path(f)).collect();
+        dedup(&mut private_files);
+        hard.extend(private_files.iter().map(|f| (f.clone(), Tier::DataDir)));
+        hard.extend(
+            self.config.extra_hard_protected.iter().map(|p| (real_path(p), Tier::HardProtected)),
+        );
+        let mut credential: Vec<PathBuf> =
+            SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
+        if let Some(h) = &home {
+            credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
+        }
+        for e in &self.config.extra_credential {
+            if e.is_absolute() {
+                credential.push(real_path(e));
+            } else if let Some(h) = &home {
+                credential.push(h.join(e));
+            }
+        }
+        let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
+        sensitive.extend(self.config.extra_sensitive.iter().cloned());
+        let mut readable_home: Vec<String> =
+            READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
+        readable_home.extend(
+            self.config
+                .readable_home_entries
+                .iter()
+                .map(|e| e.trim_start_matches("~/").trim_matches('/').to_string())
+                .filter(|e| !e.is_empty()),
+        );
+        // A root the user chose inside one of HOME's hidden entries (a workspace in
+        // `~/.dotfiles`) is theirs to work in: the hidden-entry rule does not close it.
+        let home_links = home.as_deref().map(home_links).unwrap_or_default();
+        let exempt_roots: Vec<PathBuf> = match &home {
+            Some(h) => {
+                roots.iter().filter(|r| home_rest(h, &home_links, r).is_some()).cloned().collect()
+            }
+            None => Vec::new(),
+        };
+        SandboxPolicy {
+            mode: self.mode,
+            workspace,
+            writable_roots: roots,
+            home,
+            data_dir: self.data_dir.as_deref().map(real_path),
+            temp_dir,
+            network: self.config.network,
+            limits: self.config.limits,
+            scan_entries: self
+                .config
+                .scan_entries
+                .unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
+            process_env_allow: self.config.process_env_allow.clone(),
+            hard_protected: hard,
+            credential,
+            sensitive,
+            readable_home,
+            exempt_roots,
+            home_links,
+            other_data_dirs,
+            private_files,
+            grants: Vec::new(),
+            reach: Reach::Everywhere,
+        }
+    }
+}
+
+impl SandboxPolicy {
+    /// `mode` over `workspace` (the first writable root) with `$HOME`, no data dir and the
+    /// default tiers. Use [`SandboxPolicy::builder`] to pass HOME, the data dir and a config.
+    pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
+        Self::builder(mode, workspace).build()
+    }
+
+    /// Workspace-write over `workspace`.
+    pub fn workspace_write(workspace: impl Into<PathBuf>) -> Self {
+        Self::new(SandboxMode::WorkspaceWrite, workspace)
+    }
+
+    /// A builder for `mode` over `workspace`, with HOME from `$HOME` until
+    /// [`PolicyBuilder::home`] says otherwise.
+    pub fn builder(mode: SandboxMode, workspace: impl Into<PathBuf>) -> PolicyBuilder {
+        PolicyBuilder {
+            mode,
+            workspace: workspace.into(),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            data_dir: None,
+            other_data_dirs: Vec::new(),
+            private_files: Vec::new(),
+            config: PolicyConfig::default(),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! One call's policy made from the session's: widened by approved grants or the network,
+//! boxed into a workspace (`toolhost conformance`), or with no file system at all.
+
+use std::path::PathBuf;
+
+use super::paths::real_path;
+use super::{NetworkAccess, PathGrant, Reach, SandboxMode, SandboxPolicy};
+
+impl SandboxPolicy {
+    /// This policy widened by `grants` (one call's approved `sandboxPermissions`). Grants never
+    /// unlock hard-protected paths.
+    pub fn with_grants(&self, grants: impl IntoIterator<Item = PathGrant>) -> Self {
+        let mut p = self.clone();
+        if p.reach != Reach::Everywhere {
+            // A box is never widened: nothing outside it exists to grant.
+            return p;
+        }
+        for g in grants {
+            let g = PathGrant { path: real_path(&g.path), ..g };
+            if !p.grants.contains(&g) {
+                p.grants.push(g);
+            }
+        }
+        p
+    }
+
+    /// This policy with bash's network access set (an approved per-call escalation).
+    pub fn with_network(&self, network: NetworkAccess) -> Self {
+        if self.reach != Reach::Everywhere {
+            return self.clone();
+        }
+        SandboxPolicy { network, ..self.clone() }
+    }
+
+    /// This policy boxed into `workspace`: every tier of this policy still applies (its HOME,
+    /// data dir, credentials, `policy.json` entries), and besides, nothing outside `workspace`
+    /// exists for the caller — no other writable root, no temp dir, no grant, no network.
+    /// How `toolhost conformance` runs a component it has never seen.
+    pub fn confined_to(&self, workspace: impl Into<PathBuf>) -> Self {
+        let workspace = real_path(&workspace.into());
+        SandboxPolicy {
+            mode: SandboxMode::WorkspaceWrite,
+            writable_roots: vec![workspace.clone()],
+            workspace,
+            network: NetworkAccess::Deny,
+            grants: Vec::new(),
+            reach: Reach::WorkspaceOnly,
+            ..self.clone()
+        }
+    }
+
+    /// A policy under which no path is readable or writable and nothing can run: for
+    /// component code that needs no file system (`describe`).
+    pub fn no_file_system() -> Self {
+        let mut p = Self::builder(SandboxMode::ReadOnly, "/").build();
+        p.writable_roots.clear();
+        p.network = NetworkAccess::Deny;
+        p.reach = Reach::Nothing;
+        p
+    }
+
+    /// How much of the file system exists under this policy.
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+}
