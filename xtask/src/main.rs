@@ -49,6 +49,8 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-hoarder", "hoarder"),
     ("toolhost-tool-forger", "forger"),
     ("toolhost-tool-stuck", "stuck"),
+    ("toolhost-tool-runtimewasi", "runtimewasi"),
+    ("toolhost-tool-runtimefs", "runtimefs"),
 ];
 
 /// Guest crates whose own unit tests run natively.
