@@ -29,6 +29,61 @@ fn failed_checks(report: &Value) -> BTreeSet<String> {
         .collect()
 }
 
+/// The check named `name` of a `--json` report.
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {report}"))
+}
+
+/// The anchors of `docs/authoring.md`'s headings, as a Markdown renderer makes them.
+fn guide_anchors() -> Vec<String> {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/authoring.md"))
+            .unwrap();
+    guide
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
+}
+
+/// A `fail` or `warn` says where it is explained: `see docs/authoring.md#<a section that
+/// exists>`, and names error codes the WIT's way.
+fn assert_explained(id: &str, c: &Value, anchors: &[String]) {
+    let message = c["message"].as_str().unwrap();
+    let anchor = message
+        .split("docs/authoring.md#")
+        .nth(1)
+        .map(|rest| rest.split(|ch: char| !(ch.is_alphanumeric() || ch == '-')).next().unwrap())
+        .unwrap_or_else(|| {
+            panic!("{id}: {} links no section of docs/authoring.md: {message}", c["name"])
+        });
+    assert!(
+        anchors.iter().any(|a| a == anchor),
+        "{id}: {} links #{anchor}, no such section",
+        c["name"]
+    );
+    for snake in ["invalid_arguments", "execution_failed", "Failed", "Succeeded"] {
+        assert!(
+            !message.contains(snake),
+            "{id}: {} names {snake}, not the WIT's name: {message}",
+            c["name"]
+        );
+    }
+}
+
 #[test]
 fn every_built_in_component_passes() {
     let a = Attack::new();
@@ -102,6 +157,7 @@ fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
 #[test]
 fn misbehaving_components_fail_exactly_the_checks_they_break() {
     let a = Attack::new();
+    let anchors = guide_anchors();
     let cases: [(&str, &[&str]); 12] = [
         // Imports an interface toolhost does not provide.
         ("foreign", &["static.imports"]),
@@ -142,6 +198,7 @@ fn misbehaving_components_fail_exactly_the_checks_they_break() {
                     "{id}: {} says nothing",
                     c["name"]
                 );
+                assert_explained(id, c, &anchors);
             }
         }
     }
@@ -189,23 +246,39 @@ fn outputs_and_exit_codes_follow_the_contract() {
 }
 
 /// `toolhost wit` prints the package a tool author builds against: the newest by default,
-/// any linked version by `--version`, exit 2 for one the host does not link.
+/// any linked version by `--version`, exit 2 for one the host does not link. The released text
+/// comes unchanged after a header of `//` comments that names the world to build and
+/// `docs/authoring.md` (a page that exists).
 #[test]
 fn wit_prints_the_linked_packages() {
     let a = Attack::new();
-    let newest = a.run(&[], &["wit"]);
-    assert_eq!(newest.code, Some(0), "{}", newest.all());
-    let frozen = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.1.0/tool.wit"),
-    )
-    .unwrap();
-    let v01 = a.run(&[], &["wit", "--version", "0.1.0"]);
-    assert_eq!(v01.stdout, frozen, "toolhost wit --version 0.1.0 is not the frozen text");
-    let v02 = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/since_v0.2.0/tool.wit"),
-    )
-    .unwrap();
-    assert_eq!(newest.stdout, v02, "toolhost wit is not the newest package, 0.2.0");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let frozen =
+        |v: &str| std::fs::read_to_string(root.join(format!("wit/since_v{v}/tool.wit"))).unwrap();
+    // The header: comment lines (the package still parses), then the released text, whole.
+    let printed = |args: &[&str], v: &str| {
+        let out = a.run(&[], args);
+        assert_eq!(out.code, Some(0), "{}", out.all());
+        let body = frozen(v);
+        let header = out
+            .stdout
+            .strip_suffix(body.as_str())
+            .unwrap_or_else(|| panic!("{args:?} is not the frozen {v} text after a header"));
+        assert!(
+            header.lines().all(|l| l.is_empty() || l.starts_with("// ")),
+            "{args:?}: the header is not comments: {header}"
+        );
+        for needle in ["docs/authoring.md", "`tool-component`", &format!("toolhost:tool@{v}")] {
+            assert!(
+                header.contains(needle),
+                "{args:?}: the header does not name {needle}: {header}"
+            );
+        }
+        out.stdout
+    };
+    assert!(root.join("docs/authoring.md").is_file());
+    let v02 = printed(&["wit"], "0.2.0");
+    printed(&["wit", "--version", "0.1.0"], "0.1.0");
     assert_eq!(a.run(&[], &["wit", "--version", "v0.2.0"]).stdout, v02);
     let unknown = a.run(&[], &["wit", "--version", "9.9.9"]);
     assert_eq!(unknown.code, Some(2), "{}", unknown.all());
@@ -234,6 +307,7 @@ fn a_tool_that_leans_on_the_hosts_input_check_passes() {
         .unwrap_or_else(|| panic!("{}", out.stdout));
     let message = check["message"].as_str().unwrap();
     assert!(message.contains("(the host refused "), "{message}");
+    assert!(message.contains("refused with invalid-arguments"), "not the WIT's name: {message}");
     assert!(!message.contains("the host refused 0 of"), "{message}");
 }
 
@@ -268,5 +342,55 @@ fn a_component_that_never_returns_cannot_hold_conformance() {
             "{later} did not run: {}",
             out.stdout
         );
+    }
+}
+
+/// The WASI packages a language runtime imports and the author cannot remove pass
+/// `static.imports`, saying nothing is behind them: `runtimewasi` imports `wasi:filesystem` and
+/// `wasi:sockets` as a Python (componentize-py) component does, `runtimefs` only
+/// `wasi:filesystem` as a JavaScript (componentize-js) one does. `isolation.ambient` names
+/// each package a component imports once, and none it does not import.
+#[test]
+fn a_language_runtimes_wasi_imports_pass() {
+    let a = Attack::new();
+    let cases: [(&str, &[&str], &[&str]); 2] = [
+        ("runtimewasi", &["wasi:filesystem", "wasi:sockets"], &[]),
+        ("runtimefs", &["wasi:filesystem"], &["wasi:sockets", "socket"]),
+    ];
+    for (id, imported, absent) in cases {
+        let out = conformance(
+            &a,
+            &test_components_dir().join(format!("{id}.wasm")),
+            &["--json", "--cases", "16"],
+        );
+        assert_eq!(out.code, Some(0), "{id}: {}", out.all());
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let imports = check(&report, "static.imports");
+        assert_eq!(imports["outcome"], "pass", "{id}: {imports}");
+        let said = imports["message"].as_str().unwrap();
+        assert!(said.contains("nothing behind"), "{id}: {said}");
+        let ambient = check(&report, "isolation.ambient")["message"].as_str().unwrap();
+        for package in imported {
+            assert!(said.contains(package), "{id}: static.imports does not name {package}: {said}");
+            assert!(
+                ambient.contains(package),
+                "{id}: isolation.ambient does not name {package}: {ambient}"
+            );
+        }
+        for word in absent {
+            assert!(!said.contains(word), "{id}: static.imports names {word}: {said}");
+            assert!(!ambient.contains(word), "{id}: isolation.ambient names {word}: {ambient}");
+        }
+        let named: Vec<&str> = ambient
+            .split(|c: char| !(c.is_alphanumeric() || c == ':' || c == '-'))
+            .filter(|w| w.starts_with("wasi:"))
+            .collect();
+        for package in &named {
+            assert_eq!(
+                named.iter().filter(|p| *p == package).count(),
+                1,
+                "{id}: isolation.ambient repeats {package}: {ambient}"
+            );
+        }
     }
 }

@@ -493,3 +493,37 @@ fn the_recorded_grant_holds_and_an_upgrade_names_a_higher_risk() {
     let out = a.call("scribe", json!({"path": "notes.txt", "text": "x\n"}));
     assert_eq!(out.status(), "succeeded", "the upgraded grant does not hold: {}", out.all());
 }
+
+/// A refusal says its reason once, whichever command met it: `tool add`, `--tool` before a
+/// call, `--tool` before `mcp` (the `--tool` paths print the error with its causes, and the
+/// reason was both in the text and its cause).
+#[test]
+fn a_refusal_says_its_reason_once() {
+    let a = Attack::new();
+    let file = component("foreign");
+    let reason = "imports `test:foreign/net`, which toolhost does not provide";
+    let runs: [(&[&str], &[&str]); 3] = [
+        (&[], &["tool", "add", path_str(&file), "--yes"]),
+        (&["--tool", path_str(&file)], &["call", "foreign", "{}"]),
+        (&["--tool", path_str(&file)], &["mcp"]),
+    ];
+    for (global, args) in runs {
+        let out = a.run(global, args);
+        assert!(
+            out.code.is_some_and(|c| c != 0),
+            "{global:?} {args:?} was not refused: {}",
+            out.all()
+        );
+        assert_eq!(
+            out.stderr.matches(reason).count(),
+            1,
+            "{global:?} {args:?} does not say the reason exactly once: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains("docs/authoring.md#what-the-host-refuses"),
+            "{global:?} {args:?} does not say where the fix is: {}",
+            out.stderr
+        );
+    }
+}

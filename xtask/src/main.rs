@@ -50,6 +50,8 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-forger", "forger"),
     ("toolhost-tool-stuck", "stuck"),
     ("toolhost-tool-bulky", "bulky"),
+    ("toolhost-tool-runtimewasi", "runtimewasi"),
+    ("toolhost-tool-runtimefs", "runtimefs"),
 ];
 
 /// Guest crates whose own unit tests run natively.

@@ -154,6 +154,20 @@ fn keep_freed_memory() {
     }
 }
 
+/// An error and its causes, `: `-separated like `{:#}`, each cause left out when the text so
+/// far already says it (a typed error that quotes its reason and also gives it as `source()`
+/// would otherwise print the reason twice).
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
+}
+
 fn main() -> ExitCode {
     // Helper mode inside the bash sandbox: apply Landlock, then exec. Before anything else.
     let mut args = std::env::args_os();
@@ -186,7 +200,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("toolhost: {}", toolhost::display::terminal_text(&format!("{e:#}")));
+            eprintln!("toolhost: {}", toolhost::display::terminal_text(&error_text(&e)));
             ExitCode::FAILURE
         }
     }

@@ -12,8 +12,11 @@
 //! * `describe.*` — `describe` returns, the same on a fresh instance, and meets the rules of
 //!   `tool add` ([`toolhost_plugins::rules`]); the schema is checked by a JSON Schema validator.
 //! * `inputs.*` — `--cases` inputs generated from the schema ([`generate`]), valid and not
-//!   (judged by the validator): none traps, every invalid one is `invalid_arguments` starting
+//!   (judged by the validator): none traps, every invalid one is `invalid-arguments` starting
 //!   `invalid tool input: `; a failure shows the smallest failing input and the seed.
+//!
+//! Every `fail` and `warn` ends with the section of `docs/authoring.md` that explains it, and
+//! names error codes the WIT's way (`invalid-arguments`, as an author writes them).
 //! * `bounds.*`, `deadline.*`, `capabilities.*`, `isolation.*` — see [`checks`].
 //!
 //! The map: [`checks`] holds [`check`] and the groups (one file each); [`generate`] makes

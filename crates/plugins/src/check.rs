@@ -9,15 +9,16 @@ use toolhost_runtime::{ComponentRuntime, ComponentTool};
 
 use crate::rules::{self, DefinitionError, Taken};
 
-/// Why a file cannot be used as a tool.
+/// Why a file cannot be used as a tool. The text carries the reason whole, so the reason is
+/// not also its `source()`: a chain printed with `{:#}` (`--tool`) says it once.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
-    #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("{} is not a toolhost tool component: {source}", path.display())]
-    Invalid { path: PathBuf, source: InvalidComponent },
-    #[error("{} is refused: {source}", path.display())]
-    Definition { path: PathBuf, source: DefinitionError },
+    #[error("cannot read {}: {reason}", path.display())]
+    Read { path: PathBuf, reason: std::io::Error },
+    #[error("{} is not a toolhost tool component: {reason}", path.display())]
+    Invalid { path: PathBuf, reason: InvalidComponent },
+    #[error("{} is refused: {reason}", path.display())]
+    Definition { path: PathBuf, reason: DefinitionError },
 }
 
 /// A component that passed every check, ready to be shown, installed or loaded.
@@ -49,17 +50,17 @@ pub async fn check_component(
     taken: &[Taken<'_>],
 ) -> Result<Candidate, PluginError> {
     let bytes: Arc<[u8]> = std::fs::read(path)
-        .map_err(|source| PluginError::Read { path: path.to_path_buf(), source })?
+        .map_err(|reason| PluginError::Read { path: path.to_path_buf(), reason })?
         .into();
-    let inspected = runtime.inspect(path, bytes.clone()).await.map_err(|source| match source {
-        InvalidComponent::Definition(source) => {
-            PluginError::Definition { path: path.to_path_buf(), source }
+    let inspected = runtime.inspect(path, bytes.clone()).await.map_err(|reason| match reason {
+        InvalidComponent::Definition(reason) => {
+            PluginError::Definition { path: path.to_path_buf(), reason }
         }
-        source => PluginError::Invalid { path: path.to_path_buf(), source },
+        reason => PluginError::Invalid { path: path.to_path_buf(), reason },
     })?;
     let definition = toolhost_core::tool::DynTool::definition(&inspected.tool);
     rules::check_definition(definition, taken)
-        .map_err(|source| PluginError::Definition { path: path.to_path_buf(), source })?;
+        .map_err(|reason| PluginError::Definition { path: path.to_path_buf(), reason })?;
     Ok(Candidate {
         path: path.to_path_buf(),
         bytes,

@@ -32,14 +32,14 @@ pub enum InvalidComponent {
     #[error("it does not compile as a component: {0}")]
     Compile(String),
     #[error(
-        "it imports `{0}`, which toolhost does not provide: a tool may import only the interfaces of toolhost:tool@{versions} (types, workspace, call; process since 0.2.0) and the WASI 0.2 packages {wasi} (linked with nothing behind them: no directory, environment or socket){fix}; see docs/authoring.md",
+        "it imports `{0}`, which toolhost does not provide: a tool may import only the interfaces of toolhost:tool@{versions} (types, workspace, call; process since 0.2.0) and the WASI 0.2 packages {wasi} (linked with nothing behind them: no directory, environment or socket){fix}; see docs/authoring.md#what-the-host-refuses",
         versions = SUPPORTED_WIT_VERSIONS.join(", "),
         wasi = WASI_PACKAGES.iter().map(|p| format!("wasi:{p}")).collect::<Vec<_>>().join(", "),
         fix = foreign_import_fix(.0)
     )]
     ForeignImport(String),
     #[error(
-        "it does not export `toolhost:tool/tool` at a supported version ({versions}); it exports: {0}",
+        "it does not export `toolhost:tool/tool` at a supported version ({versions}); it exports: {0}. Build the world `tool-component` of the package `toolhost wit` prints; see docs/authoring.md#what-the-host-refuses",
         versions = SUPPORTED_WIT_VERSIONS.join(", ")
     )]
     NoToolExport(String),

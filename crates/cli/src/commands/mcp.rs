@@ -83,7 +83,8 @@ async fn follow_installed(
             }
             Err(e) => {
                 let text = format!(
-                    "toolhost: the installed tools changed, but they cannot be loaded (still serving the previous ones): {e:#}"
+                    "toolhost: the installed tools changed, but they cannot be loaded (still serving the previous ones): {}",
+                    crate::error_text(&e)
                 );
                 tracing::warn!("{text}");
                 eprintln!("{}", toolhost::display::terminal_text(&text));

@@ -1,6 +1,7 @@
 //! `toolhost wit [--version V]`: the text of a `toolhost:tool` package this host links (the
-//! newest by default), for authors writing a tool in any language. Exit 2 for a version the
-//! host does not link.
+//! newest by default), for authors writing a tool in any language, after a header of `//`
+//! comments naming the world to build and `docs/authoring.md` (the released text follows
+//! unchanged). Exit 2 for a version the host does not link.
 
 use std::process::ExitCode;
 
@@ -24,6 +25,18 @@ pub fn run(version: Option<&str>) -> ExitCode {
             }
         },
     };
-    print!("{}", package.text);
+    print!("{}{}", header(package.version), package.text);
     ExitCode::SUCCESS
+}
+
+/// The comment lines printed before a package: which world to build, and where the contract
+/// is written for an author. Plain `//` comments, so the file still parses as the package.
+pub fn header(version: &str) -> String {
+    format!(
+        "// toolhost:tool@{version}, as `toolhost wit` prints it (this host links {}).\n\
+         // Build the world `tool-component` (or `parallel-tool-component`). How to write, build,\n\
+         // check (`toolhost conformance`) and install (`toolhost tool add`) a tool in Rust,\n\
+         // Python or JavaScript: docs/authoring.md in the toolhost repository.\n\n",
+        wit::SUPPORTED_WIT_VERSIONS.join(", ")
+    )
 }

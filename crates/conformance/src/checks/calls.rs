@@ -107,7 +107,7 @@ pub(super) fn input_checks(report: &mut Report, cases: &[Case], options: &Option
             "inputs.invalid-refused",
             Outcome::Pass,
             format!(
-                "every input that breaks the schema is invalid_arguments starting `invalid tool input: ` (the host refused {by_host} of {invalid} such inputs against the declared schema before the component ran: a tool may lean on that)"
+                "every input that breaks the schema is refused with invalid-arguments and a text starting `invalid tool input: ` (the host refused {by_host} of {invalid} such inputs against the declared schema before the component ran: a tool may lean on that)"
             ),
         ),
         Some(c) => push(
@@ -115,10 +115,10 @@ pub(super) fn input_checks(report: &mut Report, cases: &[Case], options: &Option
             "inputs.invalid-refused",
             Outcome::Fail,
             format!(
-                "{} inputs that break the schema were not refused as invalid_arguments starting `invalid tool input: `, e.g. {} → {:?}: {}; parse the input against the schema first ({replay})",
+                "{} inputs that break the schema were not refused with invalid-arguments and a text starting `invalid tool input: `, e.g. {} → {}: {}; declare in the schema what the tool refuses (the host then refuses it before the tool runs), or refuse it with that code and text ({replay})",
                 wrong.len(),
                 shown(&c.input),
-                c.result.status,
+                super::sections::outcome(&c.result),
                 c.result.text().chars().take(200).collect::<String>()
             ),
         ),

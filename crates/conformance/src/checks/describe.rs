@@ -121,7 +121,7 @@ pub(super) async fn describe_checks(
             "describe.property-descriptions",
             Outcome::Warn,
             format!(
-                "properties without a description (the model reads them): {}; add a doc comment or \"description\"",
+                "properties without a description (the model reads them): {}; give each a \"description\" in the input schema `describe` returns (in Rust with schemars, a doc comment on the field; in Python or JavaScript, the \"description\" key in the schema text)",
                 undocumented.join(", ")
             ),
         );

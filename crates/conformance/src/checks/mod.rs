@@ -93,6 +93,7 @@ mod calls;
 mod capabilities;
 mod deadline;
 mod describe;
+mod sections;
 
 use calls::{bounds_checks, input_checks, output_checks, shown};
 use capabilities::capability_checks;
@@ -107,8 +108,14 @@ const CANCEL_AFTER: Duration = Duration::from_millis(20);
 /// Past the deadline (or the cancel) by more than this, a call did not end promptly.
 const PROMPT: Duration = Duration::from_secs(1);
 
+/// Record a check; a `fail` or `warn` ends with the section of docs/authoring.md that explains
+/// it ([`sections::linked`]).
 fn push(report: &mut Report, name: &str, outcome: Outcome, message: impl Into<String>) {
-    report.checks.push(Check { name: name.into(), outcome, message: message.into() });
+    let message = match outcome {
+        Outcome::Pass => message.into(),
+        Outcome::Fail | Outcome::Warn => sections::linked(name, message.into()),
+    };
+    report.checks.push(Check { name: name.into(), outcome, message });
 }
 
 /// The scratch world calls run in: a workspace with a few files, a data dir, a fake HOME with
@@ -203,26 +210,8 @@ pub(crate) async fn run_all(
         Outcome::Pass,
         format!("targets toolhost:tool@{}", inspected.wit_version),
     );
-    let wasi_fs = inspected.imports.iter().any(|i| i.starts_with("wasi:filesystem/"));
-    let wasi_net = inspected.imports.iter().any(|i| i.starts_with("wasi:sockets/"));
-    match (wasi_fs, wasi_net) {
-        (false, false) => {
-            push(report, "static.imports", Outcome::Pass, "imports only toolhost:tool and WASI 0.2")
-        }
-        _ => push(
-            report,
-            "static.imports",
-            Outcome::Warn,
-            format!(
-                "imports {}, which the host links empty (no preopened directory, no socket allowed): reach files through toolhost:tool/workspace instead",
-                [wasi_fs.then_some("wasi:filesystem"), wasi_net.then_some("wasi:sockets")]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            ),
-        ),
-    }
+    let wasi = wasi_packages(&inspected.imports);
+    push(report, "static.imports", Outcome::Pass, imports_message(&wasi));
     let parallel = inspected.exports.iter().any(|e| e.starts_with("toolhost:tool/parallel@"));
     push(
         report,
@@ -332,21 +321,68 @@ pub(crate) async fn run_all(
     options.note("capabilities");
     capability_checks(report, &tool, &def, &scratch, &cases).await;
     report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
-    let mut imports: Vec<&str> = inspected
-        .imports
-        .iter()
-        .filter(|i| i.starts_with("wasi:"))
-        .map(|i| i.split('/').next().unwrap_or(i))
-        .collect();
-    imports.dedup();
-    push(
-        report,
-        "isolation.ambient",
-        Outcome::Pass,
-        format!(
-            "WASI is linked with an empty context: no preopened directory, environment, argument or socket, so std::fs, std::env and std::net find nothing (WASI packages imported: {})",
-            if imports.is_empty() { "none".to_string() } else { imports.join(", ") }
-        ),
-    );
+    push(report, "isolation.ambient", Outcome::Pass, ambient_message(&wasi));
     Ok(())
+}
+
+/// The WASI packages among `imports` (`wasi:filesystem`, …), each once, in the order first
+/// imported.
+fn wasi_packages(imports: &[String]) -> Vec<&str> {
+    let mut packages: Vec<&str> = Vec::new();
+    for import in imports.iter().filter(|i| i.starts_with("wasi:")) {
+        let package = import.split('/').next().unwrap_or(import);
+        if !packages.contains(&package) {
+            packages.push(package);
+        }
+    }
+    packages
+}
+
+/// What the host links behind a WASI package: nothing, for those that could reach out.
+fn behind(package: &str) -> Option<&'static str> {
+    match package {
+        "wasi:filesystem" => Some("no preopened directory"),
+        "wasi:sockets" => Some("no address a socket may connect to or listen on"),
+        "wasi:cli" => Some("no environment, no arguments, stdout and stderr discarded"),
+        _ => None,
+    }
+}
+
+/// `static.imports` of a component that passed validation: it imports only `toolhost:tool`
+/// and the WASI 0.2 packages the host links; those a language runtime imports are named, with
+/// what is behind them (nothing).
+fn imports_message(wasi: &[&str]) -> String {
+    let reaching: Vec<&str> =
+        wasi.iter().copied().filter(|p| matches!(*p, "wasi:filesystem" | "wasi:sockets")).collect();
+    let allowed = "imports only toolhost:tool and the WASI 0.2 packages the host links";
+    let (is, them) = match reaching.len() {
+        0 => return allowed.into(),
+        1 => ("is", "it"),
+        _ => ("are", "them"),
+    };
+    format!(
+        "{allowed}; {}, which a language runtime imports, {is} linked with nothing behind {them} ({}): the tool reaches files only through toolhost:tool/workspace (docs/authoring.md#wasi-a-language-runtime-imports)",
+        reaching.join(" and "),
+        reaching.iter().filter_map(|p| behind(p)).collect::<Vec<_>>().join(", "),
+    )
+}
+
+/// `isolation.ambient`: what each WASI package the component imports finds (nothing that
+/// reaches out), naming only those it imports, each once.
+fn ambient_message(wasi: &[&str]) -> String {
+    if wasi.is_empty() {
+        return "imports no WASI package: it reaches nothing but the toolhost:tool capabilities"
+            .into();
+    }
+    let each: Vec<String> = wasi
+        .iter()
+        .map(|p| match behind(p) {
+            Some(nothing) => format!("{p} ({nothing})"),
+            None => p.to_string(),
+        })
+        .collect();
+    format!(
+        "WASI is linked with an empty context; the WASI packages it imports, {}, reach nothing outside the toolhost:tool capabilities",
+        each.join(", ")
+    )
 }
