@@ -22,6 +22,9 @@ use crate::commands::EXIT_USAGE;
 pub enum Lang {
     /// Rust with wit-bindgen, built by cargo for wasm32-wasip2.
     Rust,
+    /// Python, built by componentize-py.
+    #[value(alias = "py")]
+    Python,
 }
 
 /// One file of a template: its path in the project, its text, whether it is executable.
@@ -55,6 +58,13 @@ const RUST: &[File] = &[
     file!(".gitignore", "rust/gitignore"),
 ];
 
+const PYTHON: &[File] = &[
+    file!("app.py", "python/app.py"),
+    file!("requirements.txt", "python/requirements.txt"),
+    file!("build.sh", "python/build.sh", executable),
+    file!(".gitignore", "python/gitignore"),
+];
+
 /// Every project's README, with the language's build section put in.
 const README: &str = include_str!("../../templates/README.md");
 
@@ -62,18 +72,21 @@ impl Lang {
     fn files(self) -> &'static [File] {
         match self {
             Lang::Rust => RUST,
+            Lang::Python => PYTHON,
         }
     }
 
     fn build_section(self) -> &'static str {
         match self {
             Lang::Rust => include_str!("../../templates/rust/BUILD.md"),
+            Lang::Python => include_str!("../../templates/python/BUILD.md"),
         }
     }
 
     fn title(self) -> &'static str {
         match self {
             Lang::Rust => "Rust",
+            Lang::Python => "Python",
         }
     }
 
@@ -81,6 +94,7 @@ impl Lang {
     pub fn build_command(self) -> &'static str {
         match self {
             Lang::Rust => "cargo build --release --target wasm32-wasip2",
+            Lang::Python => "./build.sh",
         }
     }
 }
@@ -165,6 +179,7 @@ pub fn component_path(lang: Lang, name: &str) -> String {
         Lang::Rust => {
             format!("target/wasm32-wasip2/release/{}.wasm", crate_name(name).replace('-', "_"))
         }
+        Lang::Python => format!("{name}.wasm"),
     }
 }
 
@@ -291,7 +306,7 @@ mod tests {
 
     #[test]
     fn every_placeholder_is_filled() {
-        for lang in [Lang::Rust] {
+        for lang in [Lang::Rust, Lang::Python] {
             let files = render(lang, "demo_1");
             assert!(files.iter().any(|(p, _, _)| p == Path::new("wit/tool.wit")));
             for (path, text, _) in files {
