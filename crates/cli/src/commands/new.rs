@@ -25,6 +25,9 @@ pub enum Lang {
     /// Python, built by componentize-py.
     #[value(alias = "py")]
     Python,
+    /// JavaScript, built by componentize-js.
+    #[value(alias = "js")]
+    Javascript,
 }
 
 /// One file of a template: its path in the project, its text, whether it is executable.
@@ -65,6 +68,12 @@ const PYTHON: &[File] = &[
     file!(".gitignore", "python/gitignore"),
 ];
 
+const JAVASCRIPT: &[File] = &[
+    file!("package.json", "javascript/package.json"),
+    file!("tool.js", "javascript/tool.js"),
+    file!(".gitignore", "javascript/gitignore"),
+];
+
 /// Every project's README, with the language's build section put in.
 const README: &str = include_str!("../../templates/README.md");
 
@@ -73,6 +82,7 @@ impl Lang {
         match self {
             Lang::Rust => RUST,
             Lang::Python => PYTHON,
+            Lang::Javascript => JAVASCRIPT,
         }
     }
 
@@ -80,6 +90,7 @@ impl Lang {
         match self {
             Lang::Rust => include_str!("../../templates/rust/BUILD.md"),
             Lang::Python => include_str!("../../templates/python/BUILD.md"),
+            Lang::Javascript => include_str!("../../templates/javascript/BUILD.md"),
         }
     }
 
@@ -87,6 +98,7 @@ impl Lang {
         match self {
             Lang::Rust => "Rust",
             Lang::Python => "Python",
+            Lang::Javascript => "JavaScript",
         }
     }
 
@@ -95,6 +107,7 @@ impl Lang {
         match self {
             Lang::Rust => "cargo build --release --target wasm32-wasip2",
             Lang::Python => "./build.sh",
+            Lang::Javascript => "npm install && npm run build",
         }
     }
 }
@@ -179,7 +192,7 @@ pub fn component_path(lang: Lang, name: &str) -> String {
         Lang::Rust => {
             format!("target/wasm32-wasip2/release/{}.wasm", crate_name(name).replace('-', "_"))
         }
-        Lang::Python => format!("{name}.wasm"),
+        Lang::Python | Lang::Javascript => format!("{name}.wasm"),
     }
 }
 
@@ -306,7 +319,7 @@ mod tests {
 
     #[test]
     fn every_placeholder_is_filled() {
-        for lang in [Lang::Rust, Lang::Python] {
+        for lang in [Lang::Rust, Lang::Python, Lang::Javascript] {
             let files = render(lang, "demo_1");
             assert!(files.iter().any(|(p, _, _)| p == Path::new("wit/tool.wit")));
             for (path, text, _) in files {
