@@ -4,6 +4,7 @@
 //! Run the suites with `cargo xtask test`, which builds the components first.
 
 pub mod attack;
+pub mod authoring;
 pub mod http;
 pub mod jsonl;
 pub mod mcp;

@@ -13,6 +13,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("bash", "bench_bash"),
     ("session", "bench_session"),
     ("tools", "bench_tools"),
+    ("journey", "bench_journey"),
 ];
 
 /// Run the named benchmark.
@@ -42,11 +43,21 @@ pub fn run(args: &[String]) -> Result<()> {
     if name == "tools" {
         extra.insert(0, third_party_grep()?.display().to_string());
     }
+    bench_bin(bin, &extra)?;
+    if name == "tools" {
+        // Then the authoring journey per language (also alone: `bench journey`).
+        bench_bin("bench_journey", &[])?;
+    }
+    Ok(())
+}
+
+/// Run the benchmark binary `bin` of the `toolhost-tests` package with `args`.
+fn bench_bin(bin: &str, args: &[String]) -> Result<()> {
     crate::run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .current_dir(crate::root())
             .args(["run", "--release", "--quiet", "-p", "toolhost-tests", "--bin", bin, "--"])
-            .args(&extra),
+            .args(args),
     )
 }
 

@@ -1,5 +1,5 @@
 //! The `toolhost` command line (contract in docs/cli.md): `tools`, `call`, `session`, `tool`,
-//! `conformance`, `wit`, `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options.
+//! `conformance`, `wit`, `new`, `changes`, `undo`, `reapply`, `mcp`, `doctor`, and the global options.
 //! Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
 //!
 //! This file holds the options and `main`; [`setup`] builds what every command works with
@@ -114,6 +114,24 @@ enum Command {
         #[arg(long, value_name = "V")]
         version: Option<String>,
     },
+    /// Create a tool project in Rust, Python or JavaScript that passes `toolhost conformance`.
+    ///
+    /// The project builds with one command and passes `toolhost conformance` as it is: the WIT
+    /// (`wit/tool.wit`, as `toolhost wit` prints it), a skeleton tool that reads a workspace
+    /// file, its build tools pinned, and a README (build, conformance, `tool add`, call, MCP).
+    /// Exit 0 created, 1 the directory is not empty (nothing written), 2 a name no tool may
+    /// have.
+    New {
+        /// The tool's id: 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`, not a built-in's.
+        name: String,
+        /// The language: rust (wit-bindgen), python (componentize-py) or javascript
+        /// (componentize-js).
+        #[arg(long, value_enum)]
+        lang: commands::new::Lang,
+        /// The directory to create it in (default: ./NAME); it must not exist or be empty.
+        #[arg(long, value_name = "D")]
+        dir: Option<PathBuf>,
+    },
     /// Install, list, show or remove third-party tool components.
     Tool {
         #[command(subcommand)]
@@ -208,6 +226,10 @@ fn main() -> ExitCode {
 
 /// Build the setup once, then run the command over it.
 async fn run(cli: Cli) -> Result<ExitCode> {
+    // `new` writes a project and nothing else: no data dir, no toolset.
+    if let Command::New { name, lang, dir } = &cli.command {
+        return commands::new::run(name, *lang, dir.as_deref());
+    }
     let setup = setup::setup(&cli)?;
     match &cli.command {
         Command::Tools { json } => commands::tools::run(&setup, &cli, *json).await,
@@ -230,6 +252,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             commands::conformance::run(&setup, file, *json, junit.as_ref(), *cases, *seed).await
         }
         Command::Wit { version } => Ok(commands::wit::run(version.as_deref())),
+        Command::New { .. } => unreachable!("handled before the setup"),
         Command::Tool { action } => commands::tool::run(&setup, action).await,
         Command::Changes { json } => commands::changes::list(&setup, &cli, *json),
         Command::Undo { change_ids } => {

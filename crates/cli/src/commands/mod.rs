@@ -9,6 +9,7 @@
 //! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
 //! * [`wit`] — the text of a WIT package the host links.
 //! * [`doctor`] — whether bash's sandbox works here.
+//! * [`new`] — a new tool project in Rust, Python or JavaScript, from the templates.
 //!
 //! A new command is a module here and a variant of `Command` in `main.rs`.
 
@@ -17,6 +18,7 @@ pub mod changes;
 pub mod conformance;
 pub mod doctor;
 pub mod mcp;
+pub mod new;
 pub mod session;
 pub mod tool;
 pub mod tools;

@@ -9,23 +9,31 @@ use toolhost::runtime::wit;
 
 use crate::commands::EXIT_USAGE;
 
-/// Print the package of `version` (or the newest).
-pub fn run(version: Option<&str>) -> ExitCode {
+/// The version and text of the package `version` (or the newest), as this command prints it
+/// (`toolhost new` writes the same into a new project); none for a version the host does not
+/// link.
+pub fn text(version: Option<&str>) -> Option<(&'static str, &'static str)> {
     let package = match version {
         None => wit::newest(),
-        Some(v) => match wit::package(v.trim_start_matches('v')) {
-            Some(p) => p,
-            None => {
-                eprintln!(
-                    "toolhost: this host does not link toolhost:tool@{}; it links {}",
-                    toolhost::display::terminal_line(v),
-                    wit::SUPPORTED_WIT_VERSIONS.join(", ")
-                );
-                return ExitCode::from(EXIT_USAGE);
-            }
-        },
+        Some(v) => wit::package(v.trim_start_matches('v'))?,
     };
-    print!("{}{}", header(package.version), package.text);
+    Some((package.version, package.text))
+}
+
+/// Print the package of `version` (or the newest).
+pub fn run(version: Option<&str>) -> ExitCode {
+    let package = match text(version) {
+        Some(p) => p,
+        None => {
+            eprintln!(
+                "toolhost: this host does not link toolhost:tool@{}; it links {}",
+                toolhost::display::terminal_line(version.unwrap_or_default()),
+                wit::SUPPORTED_WIT_VERSIONS.join(", ")
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    print!("{}{}", header(package.0), package.1);
     ExitCode::SUCCESS
 }
 
