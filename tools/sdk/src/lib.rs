@@ -53,6 +53,8 @@ pub mod bindings;
 
 /// Every limit of docs/limits.md, shared with the host.
 pub use toolhost_limits as limits;
+/// The `LOCAL_EXECUTOR_*` error kinds of a structured failure, shared with the host.
+pub use toolhost_error_kinds as error_kinds;
 mod error;
 mod export;
 mod host;
