@@ -105,6 +105,24 @@ pub const LIST_DEFAULT_LIMIT: u32 = 200;
 /// `list` shows at most this many entries per page (`docs/contract.md#list`).
 pub const LIST_MAX_LIMIT: u32 = 2000;
 
+/// `workspace_git` diff/show: bytes of git's stdout kept when `max_bytes` is not given
+/// (docs/workspace-tools.md#workspace_git); past it the middle is cut (head + tail). 256 KiB
+/// holds a large change whole, and JSON-escaped it still fits the structured result.
+pub const GIT_DEFAULT_MAX_BYTES: usize = 256 * 1024;
+
+/// `workspace_git`: the largest `max_bytes` accepted (docs/workspace-tools.md#workspace_git);
+/// a larger one is invalid input, not clamped. The structured result's own bound
+/// ([`MAX_STRUCTURED_BYTES`]) may still cut the kept stdout further, and says so.
+pub const GIT_MAX_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// `workspace_git` log: commits listed when `max_count` is not given
+/// (docs/workspace-tools.md#workspace_git).
+pub const GIT_DEFAULT_MAX_COUNT: u32 = 20;
+
+/// `workspace_git` log: the largest `max_count` accepted (docs/workspace-tools.md#workspace_git);
+/// 100 one-line commits stay far inside the result text.
+pub const GIT_MAX_COUNT: u32 = 100;
+
 /// bash keeps this many bytes from the start of the output (`docs/contract.md#bash`).
 pub const BASH_HEAD_BYTES: usize = 2 * 1024;
 

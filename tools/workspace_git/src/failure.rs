@@ -1,0 +1,64 @@
+//! A failed call as this tool reports it: an [`ErrorKind`] from the shared `LOCAL_EXECUTOR_*`
+//! vocabulary, the message the text starts with, and git's stderr when git ran.
+
+use toolhost_sdk::error_kinds::ErrorKind;
+use toolhost_sdk::{ErrorCode, ToolError};
+
+/// Why a call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The kind, whose name goes to `error_kind`.
+    pub kind: ErrorKind,
+    /// What went wrong, for the model.
+    pub message: String,
+    /// git's stderr (bounded), when git ran.
+    pub stderr: String,
+}
+
+impl Failure {
+    /// A failure of `kind` saying `message`, with no stderr.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure { kind, message: message.into(), stderr: String::new() }
+    }
+
+    /// The same failure with git's `stderr`.
+    pub fn with_stderr(mut self, stderr: impl Into<String>) -> Self {
+        self.stderr = stderr.into();
+        self
+    }
+
+    /// The failure of a `process.run` the host refused: its error code mapped to a kind.
+    pub fn from_tool_error(error: &ToolError) -> Self {
+        let kind = match error.code {
+            ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
+            ErrorCode::PermissionDenied => ErrorKind::PathDenied,
+            ErrorCode::Cancelled => ErrorKind::Cancelled,
+            ErrorCode::Timeout => ErrorKind::Timeout,
+            ErrorCode::SandboxUnavailable => ErrorKind::SandboxUnavailable,
+            ErrorCode::ExecutionFailed if error.message.contains("does not exist") => {
+                ErrorKind::NotFound
+            }
+            ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
+        };
+        Failure::new(kind, format!("git could not run: {}", error.message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_refusals_map_to_kinds() {
+        let kind = |code, message: &str| {
+            Failure::from_tool_error(&ToolError::new(code, message.to_owned())).kind
+        };
+        assert_eq!(kind(ErrorCode::PermissionDenied, "outside"), ErrorKind::PathDenied);
+        assert_eq!(kind(ErrorCode::SandboxUnavailable, "no bwrap"), ErrorKind::SandboxUnavailable);
+        assert_eq!(kind(ErrorCode::InvalidArguments, "bad env"), ErrorKind::InvalidInput);
+        assert_eq!(kind(ErrorCode::Timeout, "slow"), ErrorKind::Timeout);
+        assert_eq!(kind(ErrorCode::Cancelled, "stop"), ErrorKind::Cancelled);
+        assert_eq!(kind(ErrorCode::ExecutionFailed, "x does not exist"), ErrorKind::NotFound);
+        assert_eq!(kind(ErrorCode::OutcomeUnknown, "?"), ErrorKind::Internal);
+    }
+}

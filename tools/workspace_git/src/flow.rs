@@ -1,0 +1,195 @@
+//! One call from checked input to its result, over any [`Git`]: list the repository's
+//! drivers and disable them ([`crate::hardening`]), resolve the revision
+//! ([`crate::revision`]), run the operation's command, parse what it printed and render the
+//! text. Every step is a pure function or a [`Git::run`], so the whole flow runs natively in
+//! tests.
+
+use toolhost_sdk::error_kinds::ErrorKind;
+
+use crate::bounded::Kept;
+use crate::failure::Failure;
+use crate::hardening::{argv, driver_overrides, driver_query};
+use crate::input::{Checked, Operation};
+use crate::report::GitOutput;
+use crate::revision;
+use crate::runner::{Git, Keep, Ran, exit_failure};
+use crate::{branch, log, status};
+
+/// A call that succeeded: its structured value, the full text, and for diff/show the kept
+/// stdout (which the structured value may cut further).
+#[derive(Debug)]
+pub struct Done {
+    /// The structured value (success).
+    pub output: GitOutput,
+    /// The model-visible text before it is bounded.
+    pub text: String,
+    /// diff/show: git's stdout as kept within `max_bytes`.
+    pub kept: Option<Kept>,
+}
+
+/// The `-c` overrides disabling the repository's drivers (a first git run).
+pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, Failure> {
+    let ran = git.run(&driver_query(), Keep::Whole)?;
+    match ran.code {
+        // 1: no such setting; other codes (not a repository) surface at the real command.
+        0 => driver_overrides(&ran.text()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Runs the call.
+pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, Failure> {
+    let overrides = overrides(git)?;
+    let start = match &input.revision {
+        Some(rev) => Some(revision::resolve(git, &overrides, rev)?),
+        None => None,
+    };
+    let start = start.as_deref();
+    let pathspecs = &input.pathspecs;
+    let mut output = GitOutput::new(input.operation);
+    match input.operation {
+        Operation::Status => {
+            let ran = ok(
+                git.run(&argv(&overrides, &status::args(pathspecs)), Keep::Whole)?,
+                "git status",
+            )?;
+            let parsed = status::parse(&ran.text()).map_err(|e| unreadable("git status", &e.0))?;
+            let mut lines = vec![status::branch_line(&parsed.branch)];
+            lines.extend(parsed.files.iter().map(status::short_line));
+            if parsed.files.is_empty() {
+                lines.push("nothing to commit, working tree clean".into());
+            }
+            output.summary = status::summary(&parsed);
+            output.current_branch = Some(parsed.branch.head.clone());
+            output.files = Some(parsed.files);
+            output.stderr = nonempty(&ran);
+            Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+        }
+        Operation::Log => {
+            let args = log::args(input.max_count, start, pathspecs);
+            let ran = git.run(&argv(&overrides, &args), Keep::Whole)?;
+            if ran.code != 0 && ran.stderr.contains("does not have any commits yet") {
+                output.summary = "no commits yet".into();
+                output.commits = Some(Vec::new());
+                return Ok(Done { text: "No commits yet.".into(), output, kept: None });
+            }
+            let ran = ok(ran, "git log")?;
+            let commits = log::parse(&ran.text()).map_err(|e| unreadable("git log", &e))?;
+            let text = if commits.is_empty() {
+                "No commits match.".to_owned()
+            } else {
+                commits.iter().map(log::line).collect::<Vec<_>>().join("\n")
+            };
+            output.summary = format!(
+                "{} commit{} (newest first, at most {})",
+                commits.len(),
+                if commits.len() == 1 { "" } else { "s" },
+                input.max_count
+            );
+            output.commits = Some(commits);
+            output.stderr = nonempty(&ran);
+            Ok(Done { text: with_notes(text, &ran), output, kept: None })
+        }
+        Operation::Branch => {
+            let ran =
+                ok(git.run(&argv(&overrides, &branch::args()), Keep::Whole)?, "git for-each-ref")?;
+            let branches =
+                branch::parse(&ran.text()).map_err(|e| unreadable("git for-each-ref", &e))?;
+            let mut current = branches.iter().find(|b| b.current).map(|b| b.name.clone());
+            let mut lines: Vec<String> = branches.iter().map(branch::line).collect();
+            if current.is_none() {
+                let head = git.run(&argv(&overrides, &branch::head_args()), Keep::Whole)?;
+                current = branch::unborn_head(&head.text());
+                lines.push(match &current {
+                    Some(name) => format!("(HEAD is on {name}, which has no commits yet)"),
+                    None => "(HEAD is detached)".to_owned(),
+                });
+            }
+            output.summary = format!(
+                "{} local branch{}; current: {}",
+                branches.len(),
+                if branches.len() == 1 { "" } else { "es" },
+                current.as_deref().unwrap_or("none (HEAD detached)")
+            );
+            output.current_branch = Some(current);
+            output.branches = Some(branches);
+            output.stderr = nonempty(&ran);
+            Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+        }
+        Operation::Diff | Operation::Show => {
+            let (name, sub) = match input.operation {
+                Operation::Diff => ("git diff", "diff"),
+                _ => ("git show", "show"),
+            };
+            let mut args: Vec<String> = [sub, "--no-ext-diff", "--no-textconv", "--no-color"]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect();
+            args.push("--ignore-submodules=dirty".into());
+            match (input.operation, start) {
+                (_, Some(hash)) => args.push(hash.to_owned()),
+                (Operation::Show, None) => {
+                    args.push(revision::resolve(git, &overrides, &revision::parse("HEAD")?)?)
+                }
+                _ => {}
+            }
+            args.push("--".into());
+            args.extend(pathspecs.iter().cloned());
+            let ran =
+                ok(git.run(&argv(&overrides, &args), Keep::HeadTail(input.max_bytes))?, name)?;
+            let kept = ran.stdout.clone();
+            let total = kept.len() as u64 + kept.omitted;
+            let mut text = kept.render();
+            if text.is_empty() {
+                text = "No changes.".into();
+            }
+            output.summary = if total == 0 {
+                "no changes".to_owned()
+            } else if kept.truncated() {
+                format!(
+                    "{total} bytes of {sub} output; the first and last {} bytes kept (max_bytes {})",
+                    kept.len(),
+                    input.max_bytes
+                )
+            } else {
+                format!("{total} bytes of {sub} output")
+            };
+            output.stdout = Some(text.clone());
+            output.stdout_truncated = Some(kept.truncated());
+            output.stderr = nonempty(&ran);
+            if kept.truncated() {
+                text.push_str(&format!(
+                    "\n[git printed {total} bytes; the middle was cut to keep max_bytes ({}){}]",
+                    input.max_bytes,
+                    ran.stdout_saved
+                        .as_ref()
+                        .map(|p| format!("; the whole output is saved at {p}"))
+                        .unwrap_or_default()
+                ));
+            }
+            Ok(Done { text: with_notes(text, &ran), output, kept: Some(kept) })
+        }
+    }
+}
+
+/// `ran` when git exited 0, else its failure.
+fn ok(ran: Ran, what: &str) -> Result<Ran, Failure> {
+    if ran.code == 0 { Ok(ran) } else { Err(exit_failure(what, &ran)) }
+}
+
+fn unreadable(what: &str, why: &str) -> Failure {
+    Failure::new(ErrorKind::Internal, format!("could not read the output of {what}: {why}"))
+}
+
+fn nonempty(ran: &Ran) -> Option<String> {
+    let stderr = ran.stderr_trimmed();
+    (!stderr.is_empty()).then(|| stderr.to_owned())
+}
+
+/// The text with a note when stdout lost bytes the runner could not read back.
+fn with_notes(mut text: String, ran: &Ran) -> String {
+    if ran.stdout_incomplete {
+        text.push_str("\n[git's output was larger than the host saves (64 MiB); the rest is missing — narrow with pathspecs]");
+    }
+    text
+}

@@ -1,0 +1,147 @@
+//! The component's side of [`Git`] and [`Sink`]: git runs through the host's `process.run`
+//! (in its read-only sandbox for this read-only tool), and a stdout longer than the host
+//! returns in one piece is read back from the file the host saved it to.
+
+use toolhost_sdk::error_kinds::ErrorKind;
+use toolhost_sdk::limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES, MAX_CALL_TIMEOUT_MS};
+use toolhost_sdk::process::{self, Captured, Command, Termination};
+use toolhost_sdk::{READ_CHUNK_BYTES, Spill, cancelled, open_file, scan::CANCELLED};
+
+use crate::bounded::{HeadTail, Kept};
+use crate::failure::Failure;
+use crate::hardening::{ENV, PROGRAM};
+use crate::report::Sink;
+use crate::runner::{Git, Keep, Ran};
+
+/// Milliseconds one git run may take (the host clamps it to its own bound and the call's
+/// deadline).
+const GIT_TIMEOUT_MS: u64 = 120_000;
+
+/// git run by the host in the repository directory `cwd` (none: the workspace root).
+pub struct HostGit {
+    /// The working directory, relative to the workspace.
+    pub cwd: Option<String>,
+}
+
+impl Git for HostGit {
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, Failure> {
+        if cancelled() {
+            return Err(Failure::new(ErrorKind::Cancelled, CANCELLED));
+        }
+        let command = Command {
+            program: PROGRAM.into(),
+            args: args.to_vec(),
+            cwd: self.cwd.clone(),
+            env: ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            timeout_ms: Some(GIT_TIMEOUT_MS.min(MAX_CALL_TIMEOUT_MS)),
+        };
+        let finished = process::run(&command).map_err(|e| Failure::from_tool_error(&e))?;
+        let stderr = finished.stderr.text.clone();
+        let failure = |kind, message: String| Err(Failure::new(kind, message).with_stderr(&stderr));
+        match finished.termination {
+            Termination::Exited => {}
+            Termination::TimedOut => {
+                return failure(
+                    ErrorKind::Timeout,
+                    format!(
+                        "git did not finish within {} s and was stopped",
+                        GIT_TIMEOUT_MS / 1000
+                    ),
+                );
+            }
+            Termination::Cancelled => return Err(Failure::new(ErrorKind::Cancelled, CANCELLED)),
+            Termination::Signalled => {
+                return failure(
+                    ErrorKind::CommandFailed,
+                    format!("git was killed by signal {}", finished.signal.unwrap_or(0)),
+                );
+            }
+            Termination::SpawnFailed => {
+                return failure(
+                    ErrorKind::SpawnFailed,
+                    format!("git could not be started: {}", stderr.trim()),
+                );
+            }
+        }
+        let (stdout, incomplete) = read_stdout(&finished.stdout, keep)?;
+        Ok(Ran {
+            code: finished.exit_code.unwrap_or(-1),
+            stdout,
+            stdout_saved: finished.stdout.spill_path.clone(),
+            stdout_incomplete: incomplete,
+            stderr,
+        })
+    }
+}
+
+/// The stdout `captured` stands for, kept as asked, and whether bytes are missing: its text
+/// when it is whole, else the file the host saved it to.
+fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure> {
+    let limit = match keep {
+        Keep::Whole => usize::MAX,
+        Keep::HeadTail(n) => n,
+    };
+    let whole_in_text = captured.total_bytes <= (BASH_HEAD_BYTES + BASH_TAIL_BYTES) as u64;
+    let Some(path) = captured.spill_path.as_deref().filter(|_| !whole_in_text) else {
+        let incomplete = !whole_in_text;
+        if incomplete && keep == Keep::Whole {
+            return Err(too_large(captured.total_bytes));
+        }
+        return Ok((Kept::of(captured.text.as_bytes(), limit), incomplete));
+    };
+    let file = open_file(path).map_err(|e| {
+        Failure::new(
+            ErrorKind::Internal,
+            format!(
+                "git's output ({} bytes) was saved to {path}, which could not be read back: {}",
+                captured.total_bytes, e.message
+            ),
+        )
+    })?;
+    let mut kept = HeadTail::new(limit);
+    let mut read = 0u64;
+    loop {
+        let chunk = file.read(READ_CHUNK_BYTES).map_err(|e| {
+            Failure::new(
+                ErrorKind::Internal,
+                format!("reading git's saved output failed: {}", e.message),
+            )
+        })?;
+        if chunk.is_empty() {
+            break;
+        }
+        read += chunk.len() as u64;
+        kept.push(&chunk);
+    }
+    let incomplete = read < captured.total_bytes;
+    if incomplete && keep == Keep::Whole {
+        return Err(too_large(captured.total_bytes));
+    }
+    Ok((kept.finish(), incomplete))
+}
+
+fn too_large(total: u64) -> Failure {
+    Failure::new(
+        ErrorKind::UnsupportedContent,
+        format!(
+            "git printed {total} bytes, more than the host saves whole; narrow the call with pathspecs"
+        ),
+    )
+}
+
+/// The host's spill file, opened at the first line.
+#[derive(Default)]
+pub struct HostSink {
+    spill: Option<Spill>,
+}
+
+impl Sink for HostSink {
+    fn line(&mut self, line: &str) {
+        self.spill.get_or_insert_with(Spill::new).append(line);
+    }
+
+    fn finish(&mut self) -> Option<(String, bool)> {
+        let spilled = self.spill.take()?.finish()?;
+        Some((spilled.path, spilled.capped))
+    }
+}

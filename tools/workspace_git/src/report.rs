@@ -1,0 +1,332 @@
+//! What a call returns: the structured value ([`GitOutput`], kept under the host's bound by
+//! [`fit`]), the failure value ([`failed`]), and the model-visible text kept within
+//! `MAX_RESULT_BYTES` by [`bound_text`] (head and tail, the whole text in a spill file).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use toolhost_sdk::limits::{FOOTER_RESERVE_BYTES, MAX_RESULT_BYTES, MAX_STRUCTURED_BYTES};
+
+use crate::bounded::Kept;
+use crate::branch::Branch;
+use crate::failure::Failure;
+use crate::input::Operation;
+use crate::log::Commit;
+use crate::status::FileEntry;
+
+/// Bytes of JSON the structured value keeps under: the host's bound less room for what
+/// [`fit`] does not measure exactly.
+pub const STRUCTURED_BUDGET: usize = MAX_STRUCTURED_BYTES - 1024;
+
+/// The structured result of `workspace_git`.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct GitOutput {
+    /// The operation run: status, diff, log, show or branch.
+    pub operation: String,
+    /// Whether it succeeded.
+    pub success: bool,
+    /// One line saying what was found (or what failed).
+    pub summary: String,
+    /// status: the changed, staged, unmerged and untracked files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileEntry>>,
+    /// log: the commits, newest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commits: Option<Vec<Commit>>,
+    /// branch: the local branches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<Vec<Branch>>,
+    /// status and branch: the current branch, or null when HEAD is detached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub current_branch: Option<Option<String>>,
+    /// diff and show: git's output, its middle cut when it passed `max_bytes` (or the
+    /// structured result's own bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<String>,
+    /// diff and show: whether `stdout` had its middle cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout_truncated: Option<bool>,
+    /// git's stderr (bounded), when it wrote any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// On failure: the `LOCAL_EXECUTOR_*` kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// On failure: whether the same call will fail the same way again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<bool>,
+    /// On failure: what went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl GitOutput {
+    /// A successful value for `operation`, to be filled in.
+    pub fn new(operation: Operation) -> Self {
+        GitOutput { operation: operation.name().into(), success: true, ..Default::default() }
+    }
+}
+
+/// The value and text of a failed call: the text starts with the error.
+pub fn failed(operation: Operation, failure: &Failure) -> (GitOutput, String) {
+    let stderr = (!failure.stderr.is_empty()).then(|| failure.stderr.clone());
+    let output = GitOutput {
+        operation: operation.name().into(),
+        success: false,
+        summary: format!("{} failed: {}", operation.name(), failure.message),
+        stderr: stderr.clone(),
+        error_kind: Some(failure.kind.name().into()),
+        terminal: Some(failure.kind.terminal()),
+        error: Some(failure.message.clone()),
+        ..Default::default()
+    };
+    let mut text = format!("{} ({})", failure.message, failure.kind.name());
+    if let Some(stderr) = stderr {
+        text.push_str("\ngit's stderr:\n");
+        text.push_str(&stderr);
+    }
+    (output, text)
+}
+
+fn json_len(value: &GitOutput) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |s| s.len())
+}
+
+/// Keeps `output` within [`STRUCTURED_BUDGET`] bytes of JSON: cuts more of the middle of
+/// `stdout` (from `kept`, so the count of omitted bytes stays exact) and drops list entries
+/// from the end, saying so in the summary. Returns whether anything was cut.
+pub fn fit(output: &mut GitOutput, kept: Option<&Kept>) -> bool {
+    let mut size = json_len(output);
+    if size <= STRUCTURED_BUDGET {
+        return false;
+    }
+    // What is cut leaves room for the sentence the summary gains.
+    let target = STRUCTURED_BUDGET - 512;
+    if let (Some(kept), Some(_)) = (kept, &output.stdout) {
+        let mut limit = kept.len();
+        while size > target && limit > 0 {
+            let over = size - target;
+            limit = limit.saturating_sub(over + over / 8 + 64);
+            let smaller = kept.shrink(limit);
+            output.stdout = Some(smaller.render());
+            output.stdout_truncated = Some(true);
+            size = json_len(output);
+        }
+        output.summary.push_str(&format!(
+            "; stdout cut to {limit} bytes to fit the structured result (the text shows more)"
+        ));
+    }
+    let mut first = None;
+    while size > target {
+        let Some((now, before)) = drop_entries(output, size, target) else { break };
+        first.get_or_insert(before);
+        size = json_len(output);
+        if now == 0 {
+            if let Some(total) = first {
+                output.summary.push_str(&format!(
+                    "; none of the {total} entries fit the structured result (the text lists them)"
+                ));
+            }
+            return true;
+        }
+        if size <= target {
+            output.summary.push_str(&format!(
+                "; only the first {now} of {} entries fit the structured result (the text lists them all)",
+                first.unwrap_or(before)
+            ));
+        }
+    }
+    true
+}
+
+/// Drops entries from the end of the value's list (files, commits or branches) in
+/// proportion to how far `size` is over the budget: the entries kept and the count before.
+fn drop_entries(o: &mut GitOutput, size: usize, target: usize) -> Option<(usize, usize)> {
+    let cut = |list_len: usize| (list_len * target / size.max(1)).min(list_len.saturating_sub(1));
+    fn cut_to<T>(list: &mut Vec<T>, keep: impl Fn(usize) -> usize) -> (usize, usize) {
+        let before = list.len();
+        let keep = keep(before);
+        list.truncate(keep);
+        (list.len(), before)
+    }
+    if let Some(files) = o.files.as_mut() {
+        return Some(cut_to(files, cut));
+    }
+    if let Some(commits) = o.commits.as_mut() {
+        return Some(cut_to(commits, cut));
+    }
+    Some(cut_to(o.branches.as_mut()?, cut))
+}
+
+/// Where the whole text goes when it is too long to return (a host spill in the component).
+pub trait Sink {
+    /// Appends one line.
+    fn line(&mut self, line: &str);
+    /// Closes the file: its path and whether it was capped, or none when saving failed.
+    fn finish(&mut self) -> Option<(String, bool)>;
+}
+
+/// `text` within `MAX_RESULT_BYTES`: whole, or its head and tail around a line naming the
+/// file `sink` saved the whole text to (one line per append).
+pub fn bound_text(text: String, sink: &mut dyn Sink) -> String {
+    if text.len() <= MAX_RESULT_BYTES {
+        return text;
+    }
+    for line in text.split('\n') {
+        sink.line(line);
+    }
+    let saved = match sink.finish() {
+        Some((path, capped)) => format!(
+            "; the whole text is saved to {path}{}",
+            if capped { " (only the first 64 MB were saved)" } else { "" }
+        ),
+        None => String::new(),
+    };
+    let budget = MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES;
+    let head_end = cut_back(&text, budget / 2);
+    let head_end = text[..head_end].rfind('\n').map_or(head_end, |i| i + 1);
+    let tail_start = cut_forward(&text, text.len() - budget / 2);
+    let tail_start = text[tail_start..].find('\n').map_or(tail_start, |i| tail_start + i + 1);
+    let omitted = tail_start - head_end;
+    format!(
+        "{}[... {omitted} bytes of this result omitted here{saved} ...]\n{}",
+        &text[..head_end],
+        &text[tail_start..]
+    )
+}
+
+fn cut_back(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn cut_forward(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::FileKind;
+    use toolhost_sdk::error_kinds::ErrorKind;
+    use toolhost_sdk::output_schema;
+
+    #[derive(Default)]
+    struct Lines(Vec<String>, bool);
+
+    impl Sink for Lines {
+        fn line(&mut self, line: &str) {
+            self.0.push(line.to_owned());
+        }
+        fn finish(&mut self) -> Option<(String, bool)> {
+            self.1 = true;
+            Some(("/spill/x.txt".into(), false))
+        }
+    }
+
+    #[test]
+    fn schema_names_exactly_the_fields() {
+        let schema = output_schema::<GitOutput>();
+        let mut names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        names.sort();
+        let mut expected = [
+            "operation",
+            "success",
+            "summary",
+            "files",
+            "commits",
+            "branches",
+            "current_branch",
+            "stdout",
+            "stdout_truncated",
+            "stderr",
+            "error_kind",
+            "terminal",
+            "error",
+        ];
+        expected.sort();
+        assert_eq!(names, expected);
+        assert_eq!(schema["required"], serde_json::json!(["operation", "success", "summary"]));
+        let text = schema.to_string();
+        for inner in ["orig_path", "worktree", "subject", "email", "upstream", "untracked"] {
+            assert!(text.contains(inner), "{inner}");
+        }
+    }
+
+    #[test]
+    fn a_failure_says_its_kind_and_starts_the_text() {
+        let f =
+            Failure::new(ErrorKind::NotARepository, "not a git repository").with_stderr("fatal: x");
+        let (value, text) = failed(Operation::Status, &f);
+        assert!(text.starts_with("not a git repository (LOCAL_EXECUTOR_NOT_A_REPOSITORY)"));
+        assert!(text.ends_with("fatal: x"));
+        let json = serde_json::to_value(&value).unwrap();
+        assert_eq!(json["success"], false);
+        assert_eq!(json["error_kind"], "LOCAL_EXECUTOR_NOT_A_REPOSITORY");
+        assert_eq!(json["terminal"], true);
+        assert_eq!(json["stderr"], "fatal: x");
+        assert!(json.get("files").is_none());
+    }
+
+    #[test]
+    fn current_branch_is_null_when_detached_and_absent_when_unknown() {
+        let mut o = GitOutput::new(Operation::Status);
+        assert!(serde_json::to_value(&o).unwrap().get("current_branch").is_none());
+        o.current_branch = Some(None);
+        assert_eq!(serde_json::to_value(&o).unwrap()["current_branch"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn long_text_keeps_head_and_tail_and_spills_every_line() {
+        let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        let mut sink = Lines::default();
+        let bounded = bound_text(text.clone(), &mut sink);
+        assert!(bounded.len() <= MAX_RESULT_BYTES, "{}", bounded.len());
+        assert!(bounded.starts_with("line 0\n") && bounded.ends_with("line 4999\n"));
+        assert!(bounded.contains(
+            "bytes of this result omitted here; the whole text is saved to /spill/x.txt"
+        ));
+        assert_eq!(sink.0.join("\n"), text);
+        assert!(sink.1);
+        let mut unused = Lines::default();
+        assert_eq!(bound_text("short".into(), &mut unused), "short");
+        assert!(unused.0.is_empty() && !unused.1);
+    }
+
+    #[test]
+    fn fit_cuts_stdout_then_lists() {
+        let big: Vec<u8> = b"+added line with \"quotes\"\n".repeat(STRUCTURED_BUDGET / 10);
+        let kept = Kept::of(&big, big.len());
+        let mut o = GitOutput::new(Operation::Diff);
+        o.stdout = Some(kept.render());
+        o.stdout_truncated = Some(false);
+        assert!(fit(&mut o, Some(&kept)));
+        assert!(json_len(&o) <= STRUCTURED_BUDGET);
+        assert_eq!(o.stdout_truncated, Some(true));
+        assert!(o.stdout.as_ref().unwrap().contains("omitted here"));
+        assert!(o.summary.contains("to fit the structured result"));
+
+        let entry = |i: usize| FileEntry {
+            path: format!("dir/file-{i:06}.rs"),
+            index: ".".into(),
+            worktree: "M".into(),
+            orig_path: None,
+            kind: FileKind::Changed,
+            score: None,
+            shown: String::new(),
+            orig_shown: None,
+        };
+        let mut o = GitOutput::new(Operation::Status);
+        o.files = Some((0..STRUCTURED_BUDGET / 40).map(entry).collect());
+        assert!(fit(&mut o, None));
+        assert!(json_len(&o) <= STRUCTURED_BUDGET);
+        assert!(o.summary.contains("entries fit the structured result"), "{}", o.summary);
+        let mut small = GitOutput::new(Operation::Status);
+        assert!(!fit(&mut small, None));
+    }
+}

@@ -1,0 +1,73 @@
+//! Running git: the [`Git`] trait the operations call, so that they run natively in tests
+//! (a runner over `std::process`) and in the component ([`crate::host::HostGit`], over
+//! `process.run`) alike.
+
+use toolhost_sdk::error_kinds::ErrorKind;
+
+use crate::bounded::Kept;
+use crate::failure::Failure;
+
+/// What to keep of stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// All of it (status, log, branch and the small queries parse it whole).
+    Whole,
+    /// The start and the end, at most this many bytes (diff, show).
+    HeadTail(usize),
+}
+
+/// A git run that exited.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// The exit code.
+    pub code: i32,
+    /// stdout, kept as asked.
+    pub stdout: Kept,
+    /// Where the whole stdout is saved, when the host saved it (it was longer than it
+    /// returns in one piece).
+    pub stdout_saved: Option<String>,
+    /// Whether stdout is missing bytes the runner could not get (over the host's spill cap).
+    pub stdout_incomplete: bool,
+    /// stderr, as the host returns it (bounded).
+    pub stderr: String,
+}
+
+impl Ran {
+    /// stdout as text (lossy UTF-8).
+    pub fn text(&self) -> String {
+        self.stdout.render()
+    }
+
+    /// stderr without trailing blank lines.
+    pub fn stderr_trimmed(&self) -> &str {
+        self.stderr.trim_end()
+    }
+}
+
+/// Something that runs git (with [`crate::hardening::ENV`]) in the call's repository
+/// directory with exactly the given arguments.
+pub trait Git {
+    /// Runs `git args…`; `Err` when it did not exit by itself (not started, timed out,
+    /// killed, cancelled: a [`Failure`] of kind cancelled) or the host refused it.
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, Failure>;
+}
+
+/// The failure for a git run that exited with a non-zero code: not a repository, or a
+/// command failure with git's first error line.
+pub fn exit_failure(what: &str, ran: &Ran) -> Failure {
+    let stderr = ran.stderr_trimmed();
+    if stderr.contains("not a git repository") {
+        return Failure::new(
+            ErrorKind::NotARepository,
+            "not a git repository: `cwd` (default: the workspace root) is not inside one",
+        )
+        .with_stderr(stderr);
+    }
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("no message");
+    Failure::new(ErrorKind::CommandFailed, format!("{what} failed (exit {}): {line}", ran.code))
+        .with_stderr(stderr)
+}
