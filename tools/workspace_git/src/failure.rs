@@ -30,14 +30,12 @@ impl Failure {
     /// The failure of a `process.run` the host refused: its error code mapped to a kind.
     pub fn from_tool_error(error: &ToolError) -> Self {
         let kind = match error.code {
+            _ if error.message.contains("does not exist") => ErrorKind::NotFound,
             ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
             ErrorCode::PermissionDenied => ErrorKind::PathDenied,
             ErrorCode::Cancelled => ErrorKind::Cancelled,
             ErrorCode::Timeout => ErrorKind::Timeout,
             ErrorCode::SandboxUnavailable => ErrorKind::SandboxUnavailable,
-            ErrorCode::ExecutionFailed if error.message.contains("does not exist") => {
-                ErrorKind::NotFound
-            }
             ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
         };
         Failure::new(kind, format!("git could not run: {}", error.message))
@@ -58,7 +56,10 @@ mod tests {
         assert_eq!(kind(ErrorCode::InvalidArguments, "bad env"), ErrorKind::InvalidInput);
         assert_eq!(kind(ErrorCode::Timeout, "slow"), ErrorKind::Timeout);
         assert_eq!(kind(ErrorCode::Cancelled, "stop"), ErrorKind::Cancelled);
-        assert_eq!(kind(ErrorCode::ExecutionFailed, "x does not exist"), ErrorKind::NotFound);
+        assert_eq!(
+            kind(ErrorCode::InvalidArguments, "x does not exist; use list"),
+            ErrorKind::NotFound
+        );
         assert_eq!(kind(ErrorCode::OutcomeUnknown, "?"), ErrorKind::Internal);
     }
 }

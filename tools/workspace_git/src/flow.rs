@@ -31,9 +31,11 @@ pub struct Done {
 pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, Failure> {
     let ran = git.run(&driver_query(), Keep::Whole)?;
     match ran.code {
-        // 1: no such setting; other codes (not a repository) surface at the real command.
         0 => driver_overrides(&ran.text()),
-        _ => Ok(Vec::new()),
+        // No such setting (also outside a repository: the real command then says so).
+        1 => Ok(Vec::new()),
+        // Unknown drivers would stay live: fail closed.
+        _ => Err(exit_failure("git config (listing the repository's drivers)", &ran)),
     }
 }
 

@@ -37,7 +37,9 @@ pub const ENV: &[(&str, &str)] = &[
     ("GIT_NO_LAZY_FETCH", "1"),
 ];
 
-/// Options and `-c` settings every invocation starts with.
+/// Options and `-c` settings every invocation starts with: beside what keeps git from running
+/// programs, the settings that make its output what the parsers read (C-quoted paths,
+/// relative to the repository's top, no colour, UTF-8 log text).
 pub const GLOBAL_ARGS: &[&str] = &[
     "--no-pager",
     "--no-optional-locks",
@@ -62,6 +64,8 @@ pub const GLOBAL_ARGS: &[&str] = &[
     "core.sshCommand=false",
     "-c",
     "core.quotePath=true",
+    "-c",
+    "status.relativePaths=false",
     "-c",
     "color.ui=false",
     "-c",

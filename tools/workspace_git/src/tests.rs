@@ -97,7 +97,10 @@ fn repo() -> tempfile::TempDir {
 fn call(dir: &Path, input: Value) -> (Value, String, Vec<Vec<String>>) {
     let parsed: GitInput = parse_input(&input.to_string()).unwrap();
     let mut git = NativeGit { dir: dir.to_path_buf(), runs: Vec::new() };
-    let result = check(&parsed).and_then(|checked| flow::run(&mut git, &checked));
+    let result = check(&parsed).and_then(|checked| {
+        git.dir = dir.join(checked.cwd.as_deref().unwrap_or("."));
+        flow::run(&mut git, &checked)
+    });
     let output = finish(parsed.operation, result, &mut MemorySink::default()).unwrap();
     (output.structured.unwrap(), output.text, git.runs)
 }
@@ -165,6 +168,15 @@ fn status_parses_real_output_with_odd_names() {
         assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
     }
     assert!(value["summary"].as_str().unwrap().starts_with("on branch main; "));
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    write(dir, "sub/inner.txt", "x\n");
+    write(dir, "sub/other.txt", "x\n");
+    let input =
+        serde_json::json!({"operation": "status", "cwd": "sub", "pathspecs": ["inner.txt"]});
+    let (sub, _, _) = call(dir, input);
+    let paths: Vec<&str> =
+        sub["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["sub/inner.txt"], "relative to the repository's top");
     let status_run = runs.last().unwrap();
     assert!(status_run.windows(2).any(|w| w == ["-c", "core.quotePath=true"]));
     assert!(status_run.contains(&"--porcelain=v2".to_owned()));
