@@ -149,7 +149,7 @@ pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, Failure> {
                 "no changes".to_owned()
             } else if kept.truncated() {
                 format!(
-                    "{total} bytes of {sub} output; the first and last {} bytes kept (max_bytes {})",
+                    "{total} bytes of {sub} output; {} of them kept, from its start and its end (max_bytes {})",
                     kept.len(),
                     input.max_bytes
                 )

@@ -39,7 +39,9 @@ pub const ENV: &[(&str, &str)] = &[
 
 /// Options and `-c` settings every invocation starts with: beside what keeps git from running
 /// programs, the settings that make its output what the parsers read (C-quoted paths,
-/// relative to the repository's top, no colour, UTF-8 log text).
+/// relative to the repository's top, no colour, UTF-8 log text), and no per-user ignore or
+/// attributes file (`~/.config/git/*`, which the sandbox does not let git read: like the
+/// global config, it is not the repository's).
 pub const GLOBAL_ARGS: &[&str] = &[
     "--no-pager",
     "--no-optional-locks",
@@ -66,6 +68,10 @@ pub const GLOBAL_ARGS: &[&str] = &[
     "core.quotePath=true",
     "-c",
     "status.relativePaths=false",
+    "-c",
+    "core.excludesFile=/dev/null",
+    "-c",
+    "core.attributesFile=/dev/null",
     "-c",
     "color.ui=false",
     "-c",

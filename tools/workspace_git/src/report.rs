@@ -105,8 +105,9 @@ pub fn fit(output: &mut GitOutput, kept: Option<&Kept>) -> bool {
     if let (Some(kept), Some(_)) = (kept, &output.stdout) {
         let mut limit = kept.len();
         while size > target && limit > 0 {
-            let over = size - target;
-            limit = limit.saturating_sub(over + over / 8 + 64);
+            // Escaping makes JSON longer than the bytes: scale by how far over it is.
+            let scaled = (limit as u128 * target as u128 * 15 / 16 / size as u128) as usize;
+            limit = scaled.min(limit.saturating_sub(64));
             let smaller = kept.shrink(limit);
             output.stdout = Some(smaller.render());
             output.stdout_truncated = Some(true);
@@ -124,14 +125,14 @@ pub fn fit(output: &mut GitOutput, kept: Option<&Kept>) -> bool {
         if now == 0 {
             if let Some(total) = first {
                 output.summary.push_str(&format!(
-                    "; none of the {total} entries fit the structured result (the text lists them)"
+                    "; none of the {total} entries fit the structured result (the text lists them, or the file it names does)"
                 ));
             }
             return true;
         }
         if size <= target {
             output.summary.push_str(&format!(
-                "; only the first {now} of {} entries fit the structured result (the text lists them all)",
+                "; only the first {now} of {} entries fit the structured result (the text lists them all, or the file it names does)",
                 first.unwrap_or(before)
             ));
         }
@@ -310,6 +311,17 @@ mod tests {
         assert_eq!(o.stdout_truncated, Some(true));
         assert!(o.stdout.as_ref().unwrap().contains("omitted here"));
         assert!(o.summary.contains("to fit the structured result"));
+
+        // Short lines grow most when escaped; four budgets of them still keep a fair share.
+        let lines: Vec<u8> = b"-1234\n".repeat(STRUCTURED_BUDGET * 4 / 6);
+        let kept = Kept::of(&lines, lines.len());
+        let mut o = GitOutput::new(Operation::Diff);
+        o.stdout = Some(kept.render());
+        assert!(fit(&mut o, Some(&kept)));
+        let stdout = o.stdout.as_ref().unwrap();
+        assert!(json_len(&o) <= STRUCTURED_BUDGET);
+        assert!(stdout.len() > STRUCTURED_BUDGET / 2, "{}", stdout.len());
+        assert!(stdout.starts_with("-1234\n") && stdout.ends_with("-1234\n"));
 
         let entry = |i: usize| FileEntry {
             path: format!("dir/file-{i:06}.rs"),
