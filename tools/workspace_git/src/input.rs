@@ -47,11 +47,11 @@ pub struct GitInput {
     /// (`stdout_truncated`).
     #[serde(default)]
     #[schemars(range(min = 1, max = 4194304))]
-    pub max_bytes: Option<u64>,
+    pub max_bytes: Option<i64>,
     /// log: how many commits to list, 1–100 (default 20), newest first.
     #[serde(default)]
     #[schemars(range(min = 1, max = 100))]
-    pub max_count: Option<u64>,
+    pub max_count: Option<i64>,
 }
 
 /// The git operation of a call.
@@ -204,10 +204,10 @@ pub fn check_pathspecs(pathspecs: &[String]) -> Result<Vec<String>, Failure> {
 }
 
 /// `max_bytes`: 1 to [`GIT_MAX_MAX_BYTES`], default [`GIT_DEFAULT_MAX_BYTES`].
-pub fn check_max_bytes(max_bytes: Option<u64>) -> Result<usize, Failure> {
+pub fn check_max_bytes(max_bytes: Option<i64>) -> Result<usize, Failure> {
     match max_bytes {
         None => Ok(GIT_DEFAULT_MAX_BYTES),
-        Some(n) if (1..=GIT_MAX_MAX_BYTES as u64).contains(&n) => Ok(n as usize),
+        Some(n) if (1..=GIT_MAX_MAX_BYTES as i64).contains(&n) => Ok(n as usize),
         Some(n) => Err(invalid(format!(
             "`max_bytes` must be 1 to {GIT_MAX_MAX_BYTES}; got {n} (default {GIT_DEFAULT_MAX_BYTES})"
         ))),
@@ -215,10 +215,10 @@ pub fn check_max_bytes(max_bytes: Option<u64>) -> Result<usize, Failure> {
 }
 
 /// `max_count`: 1 to [`GIT_MAX_COUNT`], default [`GIT_DEFAULT_MAX_COUNT`].
-pub fn check_max_count(max_count: Option<u64>) -> Result<u32, Failure> {
+pub fn check_max_count(max_count: Option<i64>) -> Result<u32, Failure> {
     match max_count {
         None => Ok(GIT_DEFAULT_MAX_COUNT),
-        Some(n) if (1..=u64::from(GIT_MAX_COUNT)).contains(&n) => Ok(n as u32),
+        Some(n) if (1..=i64::from(GIT_MAX_COUNT)).contains(&n) => Ok(n as u32),
         Some(n) => Err(invalid(format!(
             "`max_count` must be 1 to {GIT_MAX_COUNT}; got {n} (default {GIT_DEFAULT_MAX_COUNT})"
         ))),
@@ -309,6 +309,8 @@ mod tests {
         let m = refusal(json!({"operation": "log", "max_count": 0}));
         assert!(m.contains("1 to 100"), "{m}");
         refusal(json!({"operation": "log", "max_count": 101}));
+        refusal(json!({"operation": "log", "max_count": -1}));
+        assert!(refusal(json!({"operation": "diff", "max_bytes": -5})).contains("got -5"));
         assert_eq!(
             check(&input(json!({"operation": "log", "max_count": 100}))).unwrap().max_count,
             100

@@ -120,9 +120,17 @@ fn status_parses_real_output_with_odd_names() {
     write(dir, "keep.txt", "keep\n");
     write(dir, "old.txt", "a file long enough to be recognised after its rename\n");
     write(dir, "gone.txt", "gone\n");
+    write(dir, "orig-\u{e9}.txt", "another file long enough to be recognised when renamed\n");
     sh_git(dir, &["add", "."]);
     sh_git(dir, &["commit", "-q", "-m", "first"]);
     sh_git(dir, &["mv", "old.txt", "renamed.txt"]);
+    let moved = Command::new("git")
+        .args(["mv", "orig-\u{e9}.txt"])
+        .arg(OsStr::from_bytes(b"moved\nto\t\"bad\xff.txt"))
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(moved.success());
     write(dir, "keep.txt", "changed\n");
     write(dir, "staged.txt", "new\n");
     sh_git(dir, &["add", "staged.txt"]);
@@ -143,6 +151,11 @@ fn status_parses_real_output_with_odd_names() {
         (Some("renamed"), Some("old.txt"))
     );
     assert_eq!(renamed["score"], 100);
+    let moved = find("\"moved\\nto\\t\\\"bad\u{fffd}.txt\"");
+    assert_eq!(
+        (moved["kind"].as_str(), moved["orig_path"].as_str()),
+        (Some("renamed"), Some("orig-é.txt"))
+    );
     assert_eq!(
         (find("keep.txt")["index"].as_str(), find("keep.txt")["worktree"].as_str()),
         (Some("."), Some("M"))
@@ -157,6 +170,7 @@ fn status_parses_real_output_with_odd_names() {
         "## main",
         " M keep.txt",
         "R  old.txt -> renamed.txt",
+        "R  orig-é.txt -> \"moved\\nto\\t\\\"bad\u{fffd}.txt\"",
         "A  staged.txt",
         " D gone.txt",
         r#"?? "new\nline.txt""#,
