@@ -3,7 +3,6 @@
 //! returns in one piece is read back from the file the host saved it to.
 
 use toolhost_sdk::error_kinds::ErrorKind;
-use toolhost_sdk::limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES, MAX_CALL_TIMEOUT_MS};
 use toolhost_sdk::process::{self, Captured, Command, Termination};
 use toolhost_sdk::{READ_CHUNK_BYTES, Spill, cancelled, open_file, scan::CANCELLED};
 
@@ -11,7 +10,7 @@ use crate::bounded::{HeadTail, Kept};
 use crate::failure::Failure;
 use crate::hardening::{ENV, PROGRAM};
 use crate::report::Sink;
-use crate::runner::{Git, Keep, Ran};
+use crate::runner::{Git, Keep, Ran, Source, source};
 
 /// Milliseconds one git run may take (the host clamps it to its own bound and the call's
 /// deadline).
@@ -33,7 +32,7 @@ impl Git for HostGit {
             args: args.to_vec(),
             cwd: self.cwd.clone(),
             env: ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
-            timeout_ms: Some(GIT_TIMEOUT_MS.min(MAX_CALL_TIMEOUT_MS)),
+            timeout_ms: Some(GIT_TIMEOUT_MS),
         };
         let finished = process::run(&command).map_err(|e| Failure::from_tool_error(&e))?;
         let stderr = finished.stderr.text.clone();
@@ -81,13 +80,11 @@ fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure>
         Keep::Whole => usize::MAX,
         Keep::HeadTail(n) => n,
     };
-    let whole_in_text = captured.total_bytes <= (BASH_HEAD_BYTES + BASH_TAIL_BYTES) as u64;
-    let Some(path) = captured.spill_path.as_deref().filter(|_| !whole_in_text) else {
-        let incomplete = !whole_in_text;
-        if incomplete && keep == Keep::Whole {
-            return Err(too_large(captured.total_bytes));
-        }
-        return Ok((Kept::of(captured.text.as_bytes(), limit), incomplete));
+    let path = match source(captured.total_bytes, captured.spill_path.as_deref()) {
+        Source::Text => return Ok((Kept::of(captured.text.as_bytes(), limit), false)),
+        Source::Lost if keep == Keep::Whole => return Err(too_large(captured.total_bytes)),
+        Source::Lost => return Ok((Kept::of(captured.text.as_bytes(), limit), true)),
+        Source::File(path) => path,
     };
     let file = open_file(path).map_err(|e| {
         Failure::new(

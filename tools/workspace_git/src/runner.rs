@@ -71,3 +71,53 @@ pub fn exit_failure(what: &str, ran: &Ran) -> Failure {
     Failure::new(ErrorKind::CommandFailed, format!("{what} failed (exit {}): {line}", ran.code))
         .with_stderr(stderr)
 }
+
+/// Where the whole of a stream `process.run` captured is (toolhost:tool `captured`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// In its text: the stream was at most the host's 2 KiB head + 14 KiB tail.
+    Text,
+    /// In the file the host saved it to (the text is only its head and tail).
+    File(&'a str),
+    /// Nowhere whole: the text is head and tail, and the host could not save the rest.
+    Lost,
+}
+
+/// Where to read a stream of `total` bytes that the host saved at `spill` (if it did).
+pub fn source(total: u64, spill: Option<&str>) -> Source<'_> {
+    use toolhost_sdk::limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES};
+    if total <= (BASH_HEAD_BYTES + BASH_TAIL_BYTES) as u64 {
+        return Source::Text;
+    }
+    spill.map_or(Source::Lost, Source::File)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_is_read_from_its_text_only_when_the_text_is_all_of_it() {
+        assert_eq!(source(0, None), Source::Text);
+        assert_eq!(source(16 * 1024, None), Source::Text);
+        assert_eq!(source(16 * 1024 + 1, Some("/s/out.txt")), Source::File("/s/out.txt"));
+        assert_eq!(source(16 * 1024 + 1, None), Source::Lost);
+    }
+
+    #[test]
+    fn exit_failures_name_the_repository_problem_or_git_s_error() {
+        let ran = |stderr: &str| Ran {
+            code: 128,
+            stdout: Kept::of(b"", 1),
+            stdout_saved: None,
+            stdout_incomplete: false,
+            stderr: stderr.into(),
+        };
+        let f = exit_failure("git status", &ran("fatal: not a git repository (or any parent)\n"));
+        assert_eq!(f.kind, ErrorKind::NotARepository);
+        let f = exit_failure("git log", &ran("warning: x\nfatal: bad object abc\n"));
+        assert_eq!(f.kind, ErrorKind::CommandFailed);
+        assert_eq!(f.message, "git log failed (exit 128): fatal: bad object abc");
+        assert_eq!(f.stderr, "warning: x\nfatal: bad object abc");
+    }
+}
