@@ -42,15 +42,15 @@ pub struct GitInput {
     /// refused.
     #[serde(default)]
     pub revision: Option<String>,
-    /// diff and show: the most bytes of git's output to return, 1–4194304 (default 262144).
+    /// diff and show: the most bytes of git's output to return, 1–4194304 (default 262144;
+    /// out of range is refused, not clamped).
     /// Longer output keeps its start and end, the middle cut out, and says so
     /// (`stdout_truncated`).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 4194304))]
     pub max_bytes: Option<i64>,
-    /// log: how many commits to list, 1–100 (default 20), newest first.
+    /// log: how many commits to list, 1–100 (default 20), newest first (out of range is
+    /// refused, not clamped).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 100))]
     pub max_count: Option<i64>,
 }
 
@@ -253,6 +253,8 @@ mod tests {
         let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(names, ["cwd", "max_bytes", "max_count", "operation", "pathspecs", "revision"]);
         assert!(!schema.to_string().contains("sandbox_root"));
+        // The bounds are checked by the tool, so a refusal is its structured one.
+        assert!(schema["properties"]["max_count"].get("minimum").is_none());
         for field in ["operation", "cwd", "pathspecs", "revision", "max_bytes", "max_count"] {
             let text = schema["properties"][field].to_string();
             assert!(text.contains("description"), "{field}: {text}");
