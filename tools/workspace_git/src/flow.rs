@@ -46,131 +46,149 @@ pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, Failure> {
         Some(rev) => Some(revision::resolve(git, &overrides, rev)?),
         None => None,
     };
-    let start = start.as_deref();
-    let pathspecs = &input.pathspecs;
-    let mut output = GitOutput::new(input.operation);
+    let call = Call { input, overrides: &overrides, start: start.as_deref() };
     match input.operation {
-        Operation::Status => {
-            let ran = ok(
-                git.run(&argv(&overrides, &status::args(pathspecs)), Keep::Whole)?,
-                "git status",
-            )?;
-            let parsed = status::parse(&ran.text()).map_err(|e| unreadable("git status", &e.0))?;
-            let mut lines = vec![status::branch_line(&parsed.branch)];
-            lines.extend(parsed.files.iter().map(status::short_line));
-            if parsed.files.is_empty() {
-                lines.push("nothing to commit, working tree clean".into());
-            }
-            output.summary = status::summary(&parsed);
-            output.current_branch = Some(parsed.branch.head.clone());
-            output.files = Some(parsed.files);
-            output.stderr = nonempty(&ran);
-            Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+        Operation::Status => call.status(git),
+        Operation::Log => call.log(git),
+        Operation::Branch => call.branch(git),
+        Operation::Diff | Operation::Show => call.patch(git),
+    }
+}
+
+/// What every operation needs: the input, the driver overrides and the resolved revision.
+struct Call<'a> {
+    input: &'a Checked,
+    overrides: &'a [String],
+    start: Option<&'a str>,
+}
+
+impl Call<'_> {
+    fn git<G: Git>(&self, git: &mut G, rest: &[String], keep: Keep) -> Result<Ran, Failure> {
+        git.run(&argv(self.overrides, rest), keep)
+    }
+
+    fn status<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+        let ran = self.git(git, &status::args(&self.input.pathspecs), Keep::Whole)?;
+        let ran = ok(ran, "git status")?;
+        let parsed = status::parse(&ran.text()).map_err(|e| unreadable("git status", &e.0))?;
+        let mut lines = vec![status::branch_line(&parsed.branch)];
+        lines.extend(parsed.files.iter().map(status::short_line));
+        if parsed.files.is_empty() {
+            lines.push("nothing to commit, working tree clean".into());
         }
-        Operation::Log => {
-            let args = log::args(input.max_count, start, pathspecs);
-            let ran = git.run(&argv(&overrides, &args), Keep::Whole)?;
-            if ran.code != 0 && ran.stderr.contains("does not have any commits yet") {
-                output.summary = "no commits yet".into();
-                output.commits = Some(Vec::new());
-                return Ok(Done { text: "No commits yet.".into(), output, kept: None });
-            }
-            let ran = ok(ran, "git log")?;
-            let commits = log::parse(&ran.text()).map_err(|e| unreadable("git log", &e))?;
-            let text = if commits.is_empty() {
-                "No commits match.".to_owned()
-            } else {
-                commits.iter().map(log::line).collect::<Vec<_>>().join("\n")
-            };
-            output.summary = format!(
-                "{} commit{} (newest first, at most {})",
-                commits.len(),
-                if commits.len() == 1 { "" } else { "s" },
-                input.max_count
-            );
-            output.commits = Some(commits);
-            output.stderr = nonempty(&ran);
-            Ok(Done { text: with_notes(text, &ran), output, kept: None })
+        let mut output = GitOutput::new(Operation::Status);
+        output.summary = status::summary(&parsed);
+        output.current_branch = Some(parsed.branch.head.clone());
+        output.files = Some(parsed.files);
+        output.stderr = nonempty(&ran);
+        Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+    }
+
+    fn log<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+        let input = self.input;
+        let args = log::args(input.max_count, self.start, &input.pathspecs);
+        let ran = self.git(git, &args, Keep::Whole)?;
+        let mut output = GitOutput::new(Operation::Log);
+        if ran.code != 0 && ran.stderr.contains("does not have any commits yet") {
+            output.summary = "no commits yet".into();
+            output.commits = Some(Vec::new());
+            return Ok(Done { text: "No commits yet.".into(), output, kept: None });
         }
-        Operation::Branch => {
-            let ran =
-                ok(git.run(&argv(&overrides, &branch::args()), Keep::Whole)?, "git for-each-ref")?;
-            let branches =
-                branch::parse(&ran.text()).map_err(|e| unreadable("git for-each-ref", &e))?;
-            let mut current = branches.iter().find(|b| b.current).map(|b| b.name.clone());
-            let mut lines: Vec<String> = branches.iter().map(branch::line).collect();
-            if current.is_none() {
-                let head = git.run(&argv(&overrides, &branch::head_args()), Keep::Whole)?;
-                current = branch::unborn_head(&head.text());
-                lines.push(match &current {
-                    Some(name) => format!("(HEAD is on {name}, which has no commits yet)"),
-                    None => "(HEAD is detached)".to_owned(),
-                });
-            }
-            output.summary = format!(
-                "{} local branch{}; current: {}",
-                branches.len(),
-                if branches.len() == 1 { "" } else { "es" },
-                current.as_deref().unwrap_or("none (HEAD detached)")
-            );
-            output.current_branch = Some(current);
-            output.branches = Some(branches);
-            output.stderr = nonempty(&ran);
-            Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+        let ran = ok(ran, "git log")?;
+        let commits = log::parse(&ran.text()).map_err(|e| unreadable("git log", &e))?;
+        let text = if commits.is_empty() {
+            "No commits match.".to_owned()
+        } else {
+            commits.iter().map(log::line).collect::<Vec<_>>().join("\n")
+        };
+        output.summary = format!(
+            "{} commit{} (newest first, at most {})",
+            commits.len(),
+            if commits.len() == 1 { "" } else { "s" },
+            input.max_count
+        );
+        output.commits = Some(commits);
+        output.stderr = nonempty(&ran);
+        Ok(Done { text: with_notes(text, &ran), output, kept: None })
+    }
+
+    fn branch<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+        let ran = ok(self.git(git, &branch::args(), Keep::Whole)?, "git for-each-ref")?;
+        let branches =
+            branch::parse(&ran.text()).map_err(|e| unreadable("git for-each-ref", &e))?;
+        let mut current = branches.iter().find(|b| b.current).map(|b| b.name.clone());
+        let mut lines: Vec<String> = branches.iter().map(branch::line).collect();
+        if current.is_none() {
+            let head = self.git(git, &branch::head_args(), Keep::Whole)?;
+            current = branch::unborn_head(&head.text());
+            lines.push(match &current {
+                Some(name) => format!("(HEAD is on {name}, which has no commits yet)"),
+                None => "(HEAD is detached)".to_owned(),
+            });
         }
-        Operation::Diff | Operation::Show => {
-            let (name, sub) = match input.operation {
-                Operation::Diff => ("git diff", "diff"),
-                _ => ("git show", "show"),
-            };
-            let mut args: Vec<String> = [sub, "--no-ext-diff", "--no-textconv", "--no-color"]
+        let mut output = GitOutput::new(Operation::Branch);
+        output.summary = format!(
+            "{} local branch{}; current: {}",
+            branches.len(),
+            if branches.len() == 1 { "" } else { "es" },
+            current.as_deref().unwrap_or("none (HEAD detached)")
+        );
+        output.current_branch = Some(current);
+        output.branches = Some(branches);
+        output.stderr = nonempty(&ran);
+        Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
+    }
+
+    /// diff and show: git's patch, kept within `max_bytes`.
+    fn patch<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+        let input = self.input;
+        let sub = input.operation.name();
+        let mut args: Vec<String> =
+            [sub, "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty"]
                 .iter()
                 .map(|s| (*s).to_owned())
                 .collect();
-            args.push("--ignore-submodules=dirty".into());
-            match (input.operation, start) {
-                (_, Some(hash)) => args.push(hash.to_owned()),
-                (Operation::Show, None) => {
-                    args.push(revision::resolve(git, &overrides, &revision::parse("HEAD")?)?)
-                }
-                _ => {}
+        match (input.operation, self.start) {
+            (_, Some(hash)) => args.push(hash.to_owned()),
+            (Operation::Show, None) => {
+                let head = revision::parse("HEAD")?;
+                args.push(revision::resolve(git, self.overrides, &head)?);
             }
-            args.push("--".into());
-            args.extend(pathspecs.iter().cloned());
-            let ran =
-                ok(git.run(&argv(&overrides, &args), Keep::HeadTail(input.max_bytes))?, name)?;
-            let kept = ran.stdout.clone();
-            let total = kept.len() as u64 + kept.omitted;
-            let mut text = kept.render();
-            if text.is_empty() {
-                text = "No changes.".into();
-            }
-            output.summary = if total == 0 {
-                "no changes".to_owned()
-            } else if kept.truncated() {
-                format!(
-                    "{total} bytes of {sub} output; {} of them kept, from its start and its end (max_bytes {})",
-                    kept.len(),
-                    input.max_bytes
-                )
-            } else {
-                format!("{total} bytes of {sub} output")
-            };
-            output.stdout = Some(text.clone());
-            output.stdout_truncated = Some(kept.truncated());
-            output.stderr = nonempty(&ran);
-            if kept.truncated() {
-                text.push_str(&format!(
-                    "\n[git printed {total} bytes; the middle was cut to keep max_bytes ({}){}]",
-                    input.max_bytes,
-                    ran.stdout_saved
-                        .as_ref()
-                        .map(|p| format!("; the whole output is saved at {p}"))
-                        .unwrap_or_default()
-                ));
-            }
-            Ok(Done { text: with_notes(text, &ran), output, kept: Some(kept) })
+            _ => {}
         }
+        args.push("--".into());
+        args.extend(input.pathspecs.iter().cloned());
+        let ran = self.git(git, &args, Keep::HeadTail(input.max_bytes))?;
+        let ran = ok(ran, &format!("git {sub}"))?;
+        let kept = ran.stdout.clone();
+        let total = kept.len() as u64 + kept.omitted;
+        let stdout = kept.render();
+        let mut output = GitOutput::new(input.operation);
+        output.summary = if total == 0 {
+            "no changes".to_owned()
+        } else if kept.truncated() {
+            format!(
+                "{total} bytes of {sub} output; {} of them kept, from its start and its end (max_bytes {})",
+                kept.len(),
+                input.max_bytes
+            )
+        } else {
+            format!("{total} bytes of {sub} output")
+        };
+        let mut text = if stdout.is_empty() { "No changes.".to_owned() } else { stdout.clone() };
+        if kept.truncated() {
+            let saved =
+                ran.stdout_saved.as_ref().map(|p| format!("; the whole output is saved at {p}"));
+            text.push_str(&format!(
+                "\n[git printed {total} bytes; the middle was cut to keep max_bytes ({}){}]",
+                input.max_bytes,
+                saved.unwrap_or_default()
+            ));
+        }
+        output.stdout = Some(stdout);
+        output.stdout_truncated = Some(kept.truncated());
+        output.stderr = nonempty(&ran);
+        Ok(Done { text: with_notes(text, &ran), output, kept: Some(kept) })
     }
 }
 

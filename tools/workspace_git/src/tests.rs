@@ -256,6 +256,7 @@ fn log_show_diff_and_branch_against_real_history() {
     let (value, text, _) =
         call(dir, serde_json::json!({"operation": "diff", "pathspecs": ["other.txt"]}));
     assert_eq!((value["summary"].as_str(), text.as_str()), (Some("no changes"), "No changes."));
+    assert_eq!(value["stdout"], "", "git's own output, empty");
 
     let (value, text, _) = call(dir, serde_json::json!({"operation": "branch"}));
     let branches = value["branches"].as_array().unwrap();
