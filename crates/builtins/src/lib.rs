@@ -28,5 +28,5 @@ pub use registry::{
     builtin_registry_from, components_override,
 };
 pub use toolset::{
-    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, Selection, WORKSPACE_TOOLSET, parse_tools,
+    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET, parse_tools,
 };

@@ -95,16 +95,20 @@ impl Selection {
     }
 }
 
+/// The ids a `--tools` value lists, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolIds(pub Vec<String>);
+
 /// The ids of a `--tools` value: comma-separated, in order, spaces around each trimmed; an
 /// empty one is refused.
-pub fn parse_tools(value: &str) -> Result<Vec<String>, String> {
+pub fn parse_tools(value: &str) -> Result<ToolIds, String> {
     let ids: Vec<String> = value.split(',').map(|id| id.trim().to_owned()).collect();
     if ids.iter().any(String::is_empty) {
         return Err(format!(
             "--tools takes tool ids separated by commas, e.g. read,grep,workspace_git; {value:?} has an empty one"
         ));
     }
-    Ok(ids)
+    Ok(ToolIds(ids))
 }
 
 #[cfg(test)]
@@ -134,7 +138,7 @@ mod selection_tests {
         );
         assert!(parse_tools("read,,grep").unwrap_err().contains("empty"));
         assert!(parse_tools("").is_err());
-        let s = Selection::Tools(parse_tools("grep,read").unwrap());
+        let s = Selection::Tools(parse_tools("grep,read").unwrap().0);
         assert!(s.workspace_tools().is_empty());
     }
 }

@@ -40,7 +40,7 @@ pub struct Cli {
     /// Serve exactly these tools, in this order, instead of an agent's toolset: built-in,
     /// workspace, installed or `--tool` ids, comma-separated (e.g. `read,grep,workspace_git`).
     #[arg(long, global = true, value_name = "ID[,ID…]", value_parser = toolhost::builtins::parse_tools, conflicts_with = "agent")]
-    pub tools: Option<Vec<String>>,
+    pub tools: Option<toolhost::builtins::ToolIds>,
     /// The session id (default: a new one).
     #[arg(long, global = true)]
     pub session: Option<String>,
@@ -59,7 +59,7 @@ impl Cli {
     /// The tools this run offers: `--tools`' list, else `--agent`'s toolset.
     pub fn selection(&self) -> toolhost::Selection {
         match &self.tools {
-            Some(ids) => toolhost::Selection::Tools(ids.clone()),
+            Some(ids) => toolhost::Selection::Tools(ids.0.clone()),
             None => toolhost::Selection::Agent(self.agent),
         }
     }
