@@ -54,19 +54,20 @@ pub struct GitInput {
     pub max_count: Option<i64>,
 }
 
-/// The git operation of a call.
+/// The git operation of a call (the variants carry no doc comments, so the schema is a plain
+/// `enum` and a refusal of another value lists the accepted ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Operation {
-    /// Changed, staged and untracked files, and the branch.
+    // Changed, staged and untracked files, and the branch.
     Status,
-    /// The patch of unstaged changes, or of everything since `revision`.
+    // The patch of unstaged changes, or of everything since `revision`.
     Diff,
-    /// Recent commits.
+    // Recent commits.
     Log,
-    /// One commit with its patch.
+    // One commit with its patch.
     Show,
-    /// The local branches.
+    // The local branches.
     Branch,
 }
 
@@ -253,6 +254,8 @@ mod tests {
         let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(names, ["cwd", "max_bytes", "max_count", "operation", "pathspecs", "revision"]);
         assert!(!schema.to_string().contains("sandbox_root"));
+        let operation = &schema["$defs"]["Operation"];
+        assert_eq!(operation["enum"], json!(["status", "diff", "log", "show", "branch"]));
         // The bounds are checked by the tool, so a refusal is its structured one.
         assert!(schema["properties"]["max_count"].get("minimum").is_none());
         for field in ["operation", "cwd", "pathspecs", "revision", "max_bytes", "max_count"] {

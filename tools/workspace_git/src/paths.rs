@@ -2,13 +2,16 @@
 //!
 //! git runs with `core.quotePath=true`, so a path with a byte that is not printable ASCII, a
 //! `"` or a `\` comes C-quoted (`"caf\303\251"`, `"a\tb"`); [`decode`] turns that back into
-//! the path's bytes. Then the one rule the file tools use for a name (`list` and `glob`:
-//! lossy UTF-8, then `toolhost_core::display::quote_path`, crates/core/src/display.rs):
+//! the path's bytes. Then the rule the file tools use for a name
+//! (`toolhost_core::display::quote_path`, crates/core/src/display.rs):
 //! * in the structured value ([`structured`]) a UTF-8 path is given as is (JSON carries a
-//!   newline or a quote unambiguously), a non-UTF-8 one lossily decoded and quoted;
-//! * in the model-visible text ([`shown`]) every path goes through `quote_path`, so a path
+//!   newline or a quote unambiguously);
+//! * in the model-visible text ([`shown`]) a UTF-8 path goes through `quote_path`, so a path
 //!   with a control character, a bidi control or a leading `"` is one JSON string literal
-//!   and can never pass for another line.
+//!   and can never pass for another line;
+//! * a path that is not UTF-8 is, in both, `quote_path`'s quoted form with `\xHH` for each
+//!   byte that is not UTF-8 ([`quote_bytes`]): the file tools decode such a name lossily, which
+//!   would make `latin1-\xe9` and `latin1-\xe8` one name; a git path must stay distinct.
 
 /// Why a C-quoted path could not be decoded (git never prints one; a parse error then).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,18 +88,39 @@ pub fn split_token(rest: &str) -> Result<(&str, &str), BadQuoting> {
     Err(BadQuoting(rest.to_owned()))
 }
 
-/// A path's bytes for the structured value: the UTF-8 path as is, a non-UTF-8 one as the file
-/// tools show it (lossy, then [`quote_path`]).
+/// A path's bytes for the structured value: the UTF-8 path as is, a non-UTF-8 one as
+/// [`quote_bytes`] writes it.
 pub fn structured(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(path) => path.to_owned(),
-        Err(_) => quote_path(&String::from_utf8_lossy(bytes)),
+        Err(_) => quote_bytes(bytes),
     }
 }
 
-/// A path's bytes for the model-visible text: lossy UTF-8, then [`quote_path`].
+/// A path's bytes for the model-visible text: a UTF-8 path through [`quote_path`], a
+/// non-UTF-8 one as [`quote_bytes`] writes it.
 pub fn shown(bytes: &[u8]) -> String {
-    quote_path(&String::from_utf8_lossy(bytes))
+    match std::str::from_utf8(bytes) {
+        Ok(path) => quote_path(path),
+        Err(_) => quote_bytes(bytes),
+    }
+}
+
+/// A path that is not UTF-8, in [`quote_path`]'s quoted form with each byte that is not UTF-8
+/// written `\xHH`: always quoted, so it is never taken for a UTF-8 name (which `quote_path`
+/// never writes with `\x`), and two such names stay two (the file tools' lossy decoding would
+/// show `latin1-\xe9` and `latin1-\xe8` as the same `latin1-\u{fffd}`).
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    out.push('"');
+    for chunk in bytes.utf8_chunks() {
+        push_quoted(&mut out, chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Whether `c` must be escaped where the model's text is shown: a control character (C0,
@@ -114,7 +138,14 @@ pub fn quote_path(path: &str) -> String {
     }
     let mut out = String::with_capacity(path.len() + 8);
     out.push('"');
-    for c in path.chars() {
+    push_quoted(&mut out, path);
+    out.push('"');
+    out
+}
+
+/// `text` with `"`, `\` and every unsafe character escaped as JSON escapes them.
+fn push_quoted(out: &mut String, text: &str) {
+    for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -125,8 +156,6 @@ pub fn quote_path(path: &str) -> String {
             c => out.push(c),
         }
     }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -158,8 +187,11 @@ mod tests {
     fn paths_follow_the_file_tools_rule() {
         assert_eq!(structured("a\nb".as_bytes()), "a\nb");
         assert_eq!(structured("é".as_bytes()), "é");
-        assert_eq!(structured(b"x\xff"), "x\u{fffd}");
-        assert_eq!(structured(b"\"q\xff"), "\"\\\"q\u{fffd}\"");
+        assert_eq!(structured(b"x\xff"), r#""x\xff""#);
+        assert_eq!(structured(b"\"q\n\xff\xfe"), r#""\"q\n\xff\xfe""#);
+        assert_ne!(structured(b"latin1-\xe9.txt"), structured(b"latin1-\xe8.txt"));
+        assert_eq!(shown(b"caf\xe9"), r#""caf\xe9""#);
+        assert_eq!(shown("caf\u{e9}".as_bytes()), "café");
         assert_eq!(shown(b"src/lib.rs"), "src/lib.rs");
         assert_eq!(shown("名前.txt".as_bytes()), "名前.txt");
         assert_eq!(shown(b"a\nb"), r#""a\nb""#);

@@ -26,9 +26,9 @@ pub fn args(pathspecs: &[String]) -> Vec<String> {
 /// One changed, unmerged or untracked file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileEntry {
-    /// The path, relative to the repository root (as git prints it: not to `cwd`). A UTF-8
-    /// path is given as is; one that is not UTF-8 is decoded lossily (U+FFFD) and, when it
-    /// also holds a control character or starts with `"`, written as a JSON string literal.
+    /// The path, relative to the repository's top directory (not to `cwd`). A UTF-8 path is
+    /// given as is; one that is not UTF-8 is written quoted, `"latin1-\xe9.txt"`: JSON escapes,
+    /// and `\xHH` for each byte that is not UTF-8.
     pub path: String,
     /// The staged (index) status: a git status letter (`M` modified, `A` added, `D` deleted,
     /// `R` renamed, `C` copied, `T` type changed, `U` unmerged, `.` unchanged), or
@@ -307,7 +307,7 @@ u UU N... 100644 100644 100644 100644 aaaa bbbb cccc conflict.txt\n\
         assert_eq!((f[3].path.as_str(), f[3].orig_path.as_deref()), ("café", Some("x\ny")));
         assert_eq!((f[3].kind, f[3].score), (FileKind::Copied, Some(75)));
         assert_eq!((f[4].kind, f[4].index.as_str()), (FileKind::Unmerged, "U"));
-        assert_eq!(f[5].path, "bad\u{fffd}");
+        assert_eq!(f[5].path, r#""bad\xff""#);
         assert_eq!(short_line(&f[6]), "?? plain new.txt");
         assert_eq!(branch_line(&status.branch), "## main...origin/main [ahead 2, behind 1]");
         assert_eq!(

@@ -151,7 +151,7 @@ fn status_parses_real_output_with_odd_names() {
         (Some("renamed"), Some("old.txt"))
     );
     assert_eq!(renamed["score"], 100);
-    let moved = find("\"moved\\nto\\t\\\"bad\u{fffd}.txt\"");
+    let moved = find(r#""moved\nto\t\"bad\xff.txt""#);
     assert_eq!(
         (moved["kind"].as_str(), moved["orig_path"].as_str()),
         (Some("renamed"), Some("orig-é.txt"))
@@ -165,19 +165,19 @@ fn status_parses_real_output_with_odd_names() {
     for name in ["new\nline.txt", "tab\there.txt", "quo\"te.txt", "café.txt"] {
         assert_eq!(find(name)["kind"], "untracked", "{name}");
     }
-    find("bad\u{fffd}.txt");
+    find(r#""bad\xff.txt""#);
     for line in [
         "## main",
         " M keep.txt",
         "R  old.txt -> renamed.txt",
-        "R  orig-é.txt -> \"moved\\nto\\t\\\"bad\u{fffd}.txt\"",
+        r#"R  orig-é.txt -> "moved\nto\t\"bad\xff.txt""#,
         "A  staged.txt",
         " D gone.txt",
         r#"?? "new\nline.txt""#,
         r#"?? "tab\there.txt""#,
         r#"?? quo"te.txt"#,
         "?? café.txt",
-        "?? bad\u{fffd}.txt",
+        r#"?? "bad\xff.txt""#,
     ] {
         assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
     }
