@@ -105,12 +105,13 @@ fn call(dir: &Path, input: Value) -> (Value, String, Vec<Vec<String>>) {
     (output.structured.unwrap(), output.text, git.runs)
 }
 
-const ODD_NAMES: [&[u8]; 5] = [
+const ODD_NAMES: [&[u8]; 6] = [
     b"new\nline.txt",
     b"tab\there.txt",
     b"quo\"te.txt",
     "caf\u{e9}.txt".as_bytes(),
     b"bad\xff.txt",
+    b"bad\xfe.txt",
 ];
 
 #[test]
@@ -166,6 +167,7 @@ fn status_parses_real_output_with_odd_names() {
         assert_eq!(find(name)["kind"], "untracked", "{name}");
     }
     find(r#""bad\xff.txt""#);
+    find(r#""bad\xfe.txt""#);
     for line in [
         "## main",
         " M keep.txt",
