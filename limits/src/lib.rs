@@ -117,6 +117,18 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// bash's largest timeout in milliseconds (`docs/contract.md#bash`).
 pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
+/// `workspace_preview`: the default and largest `max_bytes`, the bytes of one preview
+/// (`docs/workspace-tools.md#workspace_preview`). 512 KiB holds a long README rendered to HTML;
+/// a larger value is refused, not clamped. The text the model sees is still cut at
+/// [`MAX_RESULT_BYTES`] (the whole rendering spilled).
+pub const PREVIEW_MAX_BYTES: usize = 512 * 1024;
+
+/// `workspace_preview`: largest source it renders or counts (a file's size, or inline
+/// `content`), in bytes; a larger one fails with `LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`
+/// (`artifact_summary` still reports its metadata and says "at least" for its lines). 8 MiB
+/// bounds what one call holds in guest memory: the source, its HTML and the sanitized copy.
+pub const PREVIEW_MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
+
 /// How often `toolhost mcp` looks whether the installed tools changed (`tools.json`), in
 /// milliseconds.
 pub const MCP_INSTALLED_POLL_MS: u64 = 500;
