@@ -278,4 +278,6 @@ impl Tool for WorkspacePreview {
 toolhost_sdk::export_tool!(WorkspacePreview);
 
 #[cfg(test)]
+mod attacks;
+#[cfg(test)]
 mod tests;

@@ -38,10 +38,55 @@ fn builder() -> &'static Builder<'static> {
                 if element == "code" && attribute == "class" {
                     return language_class(value).map(Into::into);
                 }
+                if URL_ATTRIBUTES.contains(&attribute)
+                    && scheme(value).is_some_and(|s| !URL_SCHEMES.contains(&s.as_str()))
+                {
+                    return None;
+                }
                 Some(value.into())
             });
         b
     })
+}
+
+/// Attributes of the kept elements whose value is a URL.
+const URL_ATTRIBUTES: [&str; 3] = ["href", "src", "cite"];
+
+/// The scheme `url` names once percent-decoded, stripped of ASCII whitespace and control
+/// characters and lower-cased (none for a relative URL). ammonia already checks the scheme
+/// as a browser parses it; this second check also drops a URL that spells a script scheme
+/// only after decoding (`jav%09ascript:`), in case something downstream decodes it.
+pub fn scheme(url: &str) -> Option<String> {
+    let bytes = url.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                decoded.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    let plain: String = String::from_utf8_lossy(&decoded)
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let colon = plain.find(':')?;
+    let name = &plain[..colon];
+    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    valid.then(|| name.to_owned())
 }
 
 /// The `language-*` class of a code block (as pulldown-cmark writes it), if that is all
@@ -91,6 +136,25 @@ mod tests {
         assert_eq!(
             clean(r#"<a href="ftp://e.com/">x</a>"#),
             r#"<a rel="noopener noreferrer">x</a>"#
+        );
+    }
+
+    #[test]
+    fn schemes_are_found_after_decoding() {
+        assert_eq!(scheme("https://e.com"), Some("https".into()));
+        assert_eq!(scheme("jav%09ascript:alert(1)"), Some("javascript".into()));
+        assert_eq!(scheme("%6A%61vascript:x"), Some("javascript".into()));
+        assert_eq!(scheme(" JaVa\tScRiPt:x"), Some("javascript".into()));
+        assert_eq!(scheme("docs/a:b"), None);
+        assert_eq!(scheme("#x:y"), None);
+        assert_eq!(scheme("a.md"), None);
+        assert_eq!(
+            clean(r#"<a href="jav%09ascript:alert(1)">x</a>"#),
+            r#"<a rel="noopener noreferrer">x</a>"#
+        );
+        assert_eq!(
+            clean(r#"<img src="https://e.com/a%20b.png">"#),
+            r#"<img src="https://e.com/a%20b.png">"#
         );
     }
 
