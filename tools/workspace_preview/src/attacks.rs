@@ -270,7 +270,7 @@ pub const ATTACKS: &[&str] = &[
 fn no_attack_survives_rendering() {
     let mut failed = Vec::new();
     for attack in ATTACKS {
-        let html = render(attack).html;
+        let html = render(attack).unwrap().html;
         let (problems, _) = audit(&html);
         if !problems.is_empty() {
             failed.push(format!("{attack:?}\n  -> {html:?}\n  {problems:?}"));
@@ -307,32 +307,33 @@ fn the_audit_catches_what_it_looks_for() {
 
 #[test]
 fn links_carry_rel_and_keep_text() {
-    let html = render("[x](https://e.com) <a href=\"/y\">y</a> [z](javascript:alert(1))").html;
+    let html =
+        render("[x](https://e.com) <a href=\"/y\">y</a> [z](javascript:alert(1))").unwrap().html;
     let (_, attributes) = audit(&html);
     let rels = attributes.iter().filter(|(n, v)| n == "rel" && v == "noopener noreferrer").count();
     assert_eq!(rels, 3, "{html}");
     assert!(html.contains(">z</a>"), "the link text stays: {html}");
     // An autolink to a script URL keeps its text, as text only.
-    let html = render("<javascript:alert(1)>").html;
+    let html = render("<javascript:alert(1)>").unwrap().html;
     assert_eq!(html, "<p><a rel=\"noopener noreferrer\">javascript:alert(1)</a></p>\n");
 }
 
 #[test]
 fn raw_html_keeps_only_harmless_markup() {
-    assert_eq!(render("<b onclick=x>bold</b>").html, "<p><b>bold</b></p>\n");
+    assert_eq!(render("<b onclick=x>bold</b>").unwrap().html, "<p><b>bold</b></p>\n");
     // What is left of the split tags spells `<script>`, as escaped text.
     assert_eq!(
-        render("<scr<script>ipt>alert(1)</scr</script>ipt>").html,
+        render("<scr<script>ipt>alert(1)</scr</script>ipt>").unwrap().html,
         "<p>&lt;script&gt;</p>\n"
     );
-    assert_eq!(render("<!--[if IE]><script>alert(1)</script><![endif]-->").html, "");
+    assert_eq!(render("<!--[if IE]><script>alert(1)</script><![endif]-->").unwrap().html, "");
 }
 
 #[test]
 fn cuts_of_every_attack_stay_safe() {
     // Each attack rendered on its own (in one document, the MathML comment trick hides
     // everything after it, which is safe but leaves little to cut).
-    let html = ATTACKS.iter().map(|a| render(a).html).collect::<String>().repeat(3);
+    let html = ATTACKS.iter().map(|a| render(a).unwrap().html).collect::<String>().repeat(3);
     assert!(html.len() > 4000, "{}", html.len());
     let mut max = 40;
     while max < html.len() {
@@ -342,4 +343,61 @@ fn cuts_of_every_attack_stay_safe() {
         assert!(problems.is_empty(), "{max}: {problems:?}\n{cut}");
         max += 37;
     }
+}
+
+/// Real READMEs (those under `~/.cargo/registry/src`, at most `PREVIEW_README_LIMIT`, 300 by
+/// default) through the markdown operation, a cut of it, and the html summary of the result:
+/// nothing panics and every output passes the audit. Run by hand:
+/// `cargo test -p toolhost-tool-workspace-preview real_readmes -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn real_readmes() {
+    let home = std::env::var("HOME").unwrap();
+    let limit: usize =
+        std::env::var("PREVIEW_README_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let mut paths = Vec::new();
+    for index in std::fs::read_dir(format!("{home}/.cargo/registry/src")).unwrap().flatten() {
+        for krate in std::fs::read_dir(index.path()).unwrap().flatten() {
+            let readme = krate.path().join("README.md");
+            if readme.is_file() {
+                paths.push(readme);
+            }
+        }
+    }
+    paths.sort();
+    paths.truncate(limit);
+    assert!(!paths.is_empty(), "no README.md under ~/.cargo/registry/src");
+    let start = std::time::Instant::now();
+    let (mut largest, mut largest_path, mut total_in) = (0, String::new(), 0);
+    let mut slowest = (std::time::Duration::ZERO, String::new());
+    for path in &paths {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let one = std::time::Instant::now();
+        let html = match render(&text) {
+            Ok(r) => r.html,
+            Err(f) => panic!("{}: {}", path.display(), f.message),
+        };
+        let took = one.elapsed();
+        if took > slowest.0 {
+            slowest = (took, path.display().to_string());
+        }
+        total_in += text.len();
+        if html.len() > largest {
+            (largest, largest_path) = (html.len(), path.display().to_string());
+        }
+        let (problems, _) = audit(&html);
+        assert!(problems.is_empty(), "{}: {problems:?}", path.display());
+        if let Some(cut) = html_head_tail(&html, 4096) {
+            assert!(cut.len() <= 4096 && audit(&cut).0.is_empty(), "{}", path.display());
+        }
+        let _ = crate::outline::summarize(&html).render();
+    }
+    eprintln!(
+        "{} READMEs ({total_in} bytes) in {:?}; largest output {largest} bytes ({largest_path}); \
+         slowest {:?} ({})",
+        paths.len(),
+        start.elapsed(),
+        slowest.0,
+        slowest.1
+    );
 }

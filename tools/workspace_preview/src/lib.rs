@@ -16,6 +16,7 @@ mod artifact;
 mod clock;
 mod failure;
 mod markdown;
+mod nesting;
 mod outline;
 mod report;
 mod sanitize;
@@ -155,7 +156,7 @@ fn render<H: Host>(host: &H, op: Operation, checked: &Checked) -> Result<Rendere
     }
     let name = src.path.clone().unwrap_or_else(|| "content".to_owned());
     let (summary, fmt, preview) = if op == Operation::Markdown {
-        let r = markdown::render(&src.text);
+        let r = markdown::render(&src.text)?;
         let first = r.first_heading.map(|h| format!(", first heading \"{h}\"")).unwrap_or_default();
         let summary = format!(
             "{name}: {format} ({} bytes) rendered to sanitized HTML ({} bytes): {} headings, {} \

@@ -2,11 +2,17 @@
 //!
 //! pulldown-cmark parses with tables, strikethrough, task lists, footnotes and GitHub's
 //! blockquote tags; a task list's checkbox becomes the text `[ ]` or `[x]` (the sanitizer
-//! allows no `input`); the HTML it writes, raw HTML blocks included, then goes through
+//! allows no `input`); the HTML it writes, raw HTML blocks included, is refused when it nests
+//! deeper than [`MAX_NESTING`](crate::nesting::MAX_NESTING) or would make the sanitizer's tree
+//! builder reopen formatting elements without end ([`nesting`](crate::nesting)), else goes through
 //! [`sanitize::clean`](crate::sanitize::clean).
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
+use toolhost_sdk::error_kinds::ErrorKind;
+
+use crate::failure::Failure;
+use crate::nesting::too_costly;
 use crate::sanitize;
 
 /// What a Markdown rendering found.
@@ -31,8 +37,8 @@ pub fn options() -> Options {
         | Options::ENABLE_GFM
 }
 
-/// `source` rendered to sanitized HTML.
-pub fn render(source: &str) -> Rendered {
+/// `source` rendered to sanitized HTML; `UNSUPPORTED_CONTENT` when it nests too deep.
+pub fn render(source: &str) -> Result<Rendered, Failure> {
     let mut headings = 0;
     let mut links = 0;
     let mut first_heading: Option<String> = None;
@@ -64,24 +70,44 @@ pub fn render(source: &str) -> Rendered {
     });
     let mut raw = String::with_capacity(source.len() + source.len() / 2);
     pulldown_cmark::html::push_html(&mut raw, events);
-    Rendered {
+    if let Some(why) = too_costly(&raw) {
+        return Err(Failure::new(
+            ErrorKind::UnsupportedContent,
+            format!("the Markdown renders to HTML that {why}"),
+        ));
+    }
+    Ok(Rendered {
         html: sanitize::clean(&raw),
         headings,
         first_heading: first_heading.map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()),
         links,
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn render_ok(source: &str) -> Rendered {
+        render(source).unwrap()
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_sanitizing() {
+        for deep in [">".repeat(5000) + " x", "<div>".repeat(5000)] {
+            let f = render(&deep).unwrap_err();
+            assert_eq!(f.kind, ErrorKind::UnsupportedContent);
+            assert!(f.message.contains("at most 256 levels"), "{}", f.message);
+        }
+        assert!(render(&(">".repeat(100) + " x")).is_ok());
+    }
+
     #[test]
     fn gfm_features_are_kept() {
         let md = "# Title `x`\n\n| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n\
                   ~~gone~~ and **bold**\n\n```rust\nfn main() {}\n```\n\n\
                   text[^1]\n\n[^1]: note\n";
-        let r = render(md);
+        let r = render(md).unwrap();
         let h = &r.html;
         assert!(h.contains("<h1>Title <code>x</code></h1>"), "{h}");
         assert!(
@@ -99,7 +125,7 @@ mod tests {
 
     #[test]
     fn links_are_counted_and_marked() {
-        let r = render("[a](https://e.com) ![i](img.png) [b](rel/x.md)");
+        let r = render_ok("[a](https://e.com) ![i](img.png) [b](rel/x.md)");
         assert_eq!(r.links, 3);
         assert!(
             r.html.contains(r#"<a href="https://e.com" rel="noopener noreferrer">a</a>"#),
@@ -111,12 +137,12 @@ mod tests {
 
     #[test]
     fn raw_html_survives_only_sanitized() {
-        let r = render("<div onclick=\"x()\"><b>keep</b><script>bad()</script></div>\n");
+        let r = render_ok("<div onclick=\"x()\"><b>keep</b><script>bad()</script></div>\n");
         assert_eq!(r.html.trim(), "<div><b>keep</b></div>");
     }
 
     #[test]
     fn empty_input_renders_empty() {
-        assert_eq!(render("").html, "");
+        assert_eq!(render_ok("").html, "");
     }
 }
