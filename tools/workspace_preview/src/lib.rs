@@ -6,7 +6,7 @@
 //! A call flows top to bottom through [`preview`]: the [`PreviewInput`] is checked
 //! ([`check`]); the source is taken from a file or inline ([`source`], behind the [`Host`]
 //! trait so everything runs natively in tests); the operation renders it —
-//! [`markdown`] (pulldown-cmark, then [`sanitize`]), [`outline`] (html5ever's tokenizer) or
+//! [`markdown`] (pulldown-cmark, a cost check of its HTML in [`nesting`], then [`sanitize`]), [`outline`] (html5ever's tokenizer) or
 //! [`artifact`] (`stat`, [`sniff`], [`clock`]); [`truncate`] keeps the preview within
 //! `max_bytes`; [`report`] builds the structured [`Preview`] and the model's text. A failure
 //! the tool detects is a [`Failure`] ([`failure`]) reported as `success: false` with its

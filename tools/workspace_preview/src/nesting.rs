@@ -3,7 +3,8 @@
 //! walking the stack of open elements, so a document nesting thousands of elements costs time
 //! quadratic in its depth (100,000 nested `<div>`s or `>` quotes take two minutes); and it
 //! reopens ("reconstructs") formatting elements closed implicitly, so 11 KB of unclosed
-//! `<b title=N>`s followed by paragraphs become 4.6 MB. [`too_costly`] refuses both first.
+//! `<b title=N>`s followed by paragraphs become 4.6 MB; and it holds the whole tree, about
+//! 900 bytes an element. [`too_costly`] refuses all three first.
 //!
 //! The estimate follows the tree builder where cost is at stake: void elements open
 //! nothing; an end tag closes the nearest open element of its name and everything opened
@@ -265,6 +266,12 @@ fn is_marker(name: &str) -> bool {
     matches!(name, "td" | "th" | "caption" | "applet" | "object" | "marquee" | "template")
 }
 
+/// Most elements (start tags, and the elements the tree builder reopens) a rendered preview
+/// may have: the sanitizer holds a tree of them all, about 900 bytes an element at its
+/// peak (natively; less on wasm32), so 200,000 stay near 180 MB of a call's 512 MiB.
+/// Markdown documents of a few MB fit (a 1 MB README has some tens of thousands).
+pub const MAX_ELEMENTS: u64 = 200_000;
+
 /// Reconstructed elements allowed per start tag of the source: a sloppy page that leaves a
 /// `<b>` open in every paragraph reopens up to three (the tree builder keeps at most three
 /// identical ones); one built to amplify reopens hundreds per paragraph (250 unclosed
@@ -383,8 +390,13 @@ impl State {
         }
     }
 
+    fn elements(&self) -> u64 {
+        self.starts + self.reconstructed
+    }
+
     fn over(&self) -> bool {
         self.deepest > MAX_NESTING
+            || self.elements() > MAX_ELEMENTS
             || self.reconstructed > RECONSTRUCTED_PER_START * self.starts + MAX_EXTRA_RECONSTRUCTED
     }
 }
@@ -416,6 +428,7 @@ impl TokenSink for Depth {
             return TokenSinkResult::Continue;
         }
         if is_void(name) {
+            state.starts += 1;
             if !keeps_formatting_closed(name) {
                 state.reconstruct();
             }
@@ -453,7 +466,7 @@ fn measure(html: &str) -> State {
 }
 
 /// Why sanitizing `html` would cost too much, if it would: it nests deeper than
-/// [`MAX_NESTING`], or makes the tree builder reopen closed formatting elements more than
+/// [`MAX_NESTING`], has more than [`MAX_ELEMENTS`] elements, or makes the tree builder reopen closed formatting elements more than
 /// [`RECONSTRUCTED_PER_START`] times per start tag plus [`MAX_EXTRA_RECONSTRUCTED`].
 pub fn too_costly(html: &str) -> Option<String> {
     let state = measure(html);
@@ -461,6 +474,12 @@ pub fn too_costly(html: &str) -> Option<String> {
         return Some(format!(
             "nests elements at least {} deep (the preview sanitizes at most {MAX_NESTING} levels)",
             state.deepest
+        ));
+    }
+    if state.elements() > MAX_ELEMENTS {
+        return Some(format!(
+            "has at least {} elements (the preview sanitizes at most {MAX_ELEMENTS})",
+            state.elements()
         ));
     }
     if state.reconstructed > RECONSTRUCTED_PER_START * state.starts + MAX_EXTRA_RECONSTRUCTED {
@@ -523,5 +542,13 @@ mod tests {
         let cells = format!("<table>{}</table>", "<tr><td><b>x</td>".repeat(5000));
         assert!(too_costly(&cells).is_none(), "{:?}", too_costly(&cells));
         assert!(too_costly(&"<p><b>x".repeat(20_000)).is_none());
+    }
+
+    #[test]
+    fn elements_are_counted() {
+        assert!(too_costly(&"<img src=a>".repeat(200_000)).is_none());
+        let many = too_costly(&"<img src=a>".repeat(200_001)).unwrap();
+        assert!(many.contains("at least 200001 elements"), "{many}");
+        assert!(too_costly(&"<p>x</p>".repeat(150_000)).is_none());
     }
 }
