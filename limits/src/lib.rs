@@ -286,3 +286,10 @@ pub const SESSION_MAX_QUEUED_REQUESTS: usize = 64;
 /// most [`MAX_REQUEST_BYTES`], held parsed until it runs); the next request past it is
 /// refused like one past [`SESSION_MAX_QUEUED_REQUESTS`]. A lone request always fits.
 pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+
+/// Largest Markdown file `workspace_markdown` reads, for the analysed file and for every other
+/// file a link's `#fragment` is checked in (docs/workspace-tools.md#workspace_markdown): a
+/// larger one is refused (`LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`). Parsing is linear, but the
+/// tool holds the text, its events and its findings in a component's memory; the longest
+/// real documents (changelogs, generated API references) are a few MiB.
+pub const MARKDOWN_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
