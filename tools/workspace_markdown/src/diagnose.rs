@@ -4,7 +4,8 @@
 //! under different parents, as in a changelog's repeated `### Added`), level jumps, a second
 //! h1, empty text. Links: empty destinations, reference links whose label has no definition
 //! (`[text][label]`, `[label][]`; a lone `[label]` without a definition is ordinary text and
-//! not reported), definitions no link uses. Paragraphs that start like `#Title`.
+//! not reported), definitions no link uses (but `[//]: # (comment)`, the comment idiom).
+//! Paragraphs that start like `#Title`.
 
 use std::collections::HashMap;
 
@@ -171,15 +172,19 @@ fn references(doc: &Document<'_>) -> Vec<Diagnostic> {
             ),
             target: None,
         });
-    let unused = doc.definitions.iter().filter(|d| !doc.used_labels.contains(&d.label)).map(|d| {
-        Diagnostic {
+    // `[//]: # (a comment)` and `[comment]: <>` are the Markdown comment idiom, not links.
+    let comment = |dest: &str| dest.is_empty() || dest == "#";
+    let unused = doc
+        .definitions
+        .iter()
+        .filter(|d| !doc.used_labels.contains(&d.label) && !comment(&d.dest))
+        .map(|d| Diagnostic {
             kind: K::UnusedReference,
             severity: Severity::Info,
             line: d.line + 1,
             message: format!("reference definition [{}] is not used", excerpt(&d.label)),
             target: None,
-        }
-    });
+        });
     undefined.chain(unused).collect()
 }
 
@@ -230,7 +235,7 @@ mod tests {
 
     #[test]
     fn link_and_paragraph_findings() {
-        let text = "#Title\n\n#123 is an issue\n\n[x]() ![y]()\n\n[a][nope] [b][ok] [lonely]\n\n[ok]: a.md\n[spare]: b.md\n\n```\n#code\n```\n";
+        let text = "#Title\n\n#123 is an issue\n\n[x]() ![y]()\n\n[a][nope] [b][ok] [lonely]\n\n[ok]: a.md\n[spare]: b.md\n[//]: # (a comment)\n\n```\n#code\n```\n";
         assert_eq!(
             kinds(text),
             [

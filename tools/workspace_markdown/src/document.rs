@@ -61,6 +61,8 @@ pub struct BrokenReference {
 pub struct Definition {
     /// The label, normalised ([`normalize_label`]).
     pub label: String,
+    /// The destination.
+    pub dest: String,
     /// 0-based line.
     pub line: usize,
 }
@@ -148,6 +150,7 @@ impl<'a> Document<'a> {
             .iter()
             .map(|(label, def)| Definition {
                 label: normalize_label(label),
+                dest: def.dest.to_string(),
                 line: doc.lines.line_of(def.span.start) - 1,
             })
             .collect();

@@ -249,6 +249,8 @@ fn by_severity(found: &[report::Diagnostic]) -> String {
 }
 
 #[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
 mod test_support;
 #[cfg(test)]
 mod tests;

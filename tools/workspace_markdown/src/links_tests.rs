@@ -75,3 +75,12 @@ fn cancellation_stops_the_check() {
     let r = check_links(&Document::parse("[a](b.md)\n"), "a.md", &mut ws, &|| true);
     assert_eq!(r.unwrap_err().kind, ErrorKind::Cancelled);
 }
+
+#[test]
+fn a_file_outside_the_workspace_links_to_itself_and_its_siblings() {
+    let mut ws = Fake::with(&[("/abs/b.md", "# B\n")], &[]);
+    let text = "# T\n\n[self](a.md#t) [sib](b.md#b) [bad](./a.md#nope)\n";
+    let c = check_links(&Document::parse(text), "/abs/a.md", &mut ws, &|| false).unwrap();
+    assert_eq!(found(&c), [(3, "missing_anchor", Some("./a.md#nope"))]);
+    assert_eq!((ws.stats, ws.loads), (1, 1));
+}

@@ -175,6 +175,7 @@ pub struct Report {
     pub suggested_edits: Option<Vec<SuggestedEdit>>,
     /// On failure: a `LOCAL_EXECUTOR_*` name.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^LOCAL_EXECUTOR_[A-Z_]+$"))]
     pub error_kind: Option<String>,
     /// On failure: whether the same call will fail the same way again.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -66,7 +66,7 @@ pub fn parent(path: &str) -> &str {
 /// `rel` joined to `base`, with `.` and `..` resolved lexically; `..` past a relative base
 /// stays (the host refuses what leaves the workspace), past `/` it stops. `.` when empty.
 pub fn normalize(base: &str, rel: &str) -> String {
-    let absolute = base.starts_with('/');
+    let absolute = if base.is_empty() { rel.starts_with('/') } else { base.starts_with('/') };
     let mut parts: Vec<&str> = Vec::new();
     for part in base.split('/').chain(rel.split('/')) {
         match part {
@@ -134,6 +134,8 @@ mod tests {
         assert_eq!(classify("C:/x.md", "a.md"), local("C:/x.md", None));
         assert_eq!(classify("x.md", "/abs/dir/a.md"), local("/abs/dir/x.md", None));
         assert_eq!(classify("../../../x.md", "/abs/a.md"), local("/x.md", None));
+        assert_eq!(normalize("", "/abs/./a.md"), "/abs/a.md");
+        assert_eq!(normalize("", "a/../.."), "..");
     }
 
     #[test]

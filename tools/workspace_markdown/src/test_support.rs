@@ -27,11 +27,8 @@ impl Fake {
             ..Fake::default()
         }
     }
-}
 
-impl Workspace for Fake {
-    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
-        self.stats += 1;
+    fn kind(&self, path: &str) -> Result<Option<Kind>, Failure> {
         if self.denied.iter().any(|d| d == path) {
             return Err(Failure::new(ErrorKind::PathDenied, format!("{path} is protected")));
         }
@@ -43,6 +40,13 @@ impl Workspace for Fake {
             None
         })
     }
+}
+
+impl Workspace for Fake {
+    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
+        self.stats += 1;
+        self.kind(path)
+    }
 
     fn load(&mut self, path: &str) -> Result<Loaded, Failure> {
         self.loads += 1;
@@ -50,7 +54,7 @@ impl Workspace for Fake {
             let text = decode(path, bytes.clone())?;
             return Ok(Loaded { display_path: path.into(), text });
         }
-        match self.stat(path)? {
+        match self.kind(path)? {
             None => Err(Failure::new(ErrorKind::NotFound, format!("{path} does not exist"))),
             Some(Kind::Dir) => {
                 Err(Failure::new(ErrorKind::InvalidInput, format!("{path} is a directory")))

@@ -209,3 +209,15 @@ fn plurals() {
     assert_eq!(plural(2, "fix"), "2 fixes");
     assert_eq!(plural(0, "heading"), "0 headings");
 }
+
+#[test]
+fn schemas_and_description_are_within_the_host_bounds() {
+    use toolhost_sdk::limits::{MAX_DESCRIPTION_BYTES, MAX_SCHEMA_BYTES};
+    let input = input_schema::<MarkdownInput>().to_string();
+    let output = WorkspaceMarkdown.output_schema().unwrap().to_string();
+    if std::env::var_os("MARKDOWN_PRINT_SCHEMAS").is_some() {
+        eprintln!("{input}\n{output}");
+    }
+    assert!(input.len() < MAX_SCHEMA_BYTES && output.len() < MAX_SCHEMA_BYTES);
+    assert!(WorkspaceMarkdown.description().len() < MAX_DESCRIPTION_BYTES);
+}
