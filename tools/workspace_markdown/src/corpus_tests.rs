@@ -100,3 +100,58 @@ fn every_operation_over_real_readmes() {
         started.elapsed()
     );
 }
+
+/// A document of about `size` bytes with every kind of finding, many times over.
+fn stress_text(size: usize) -> String {
+    let unit = "# Title ##\n#Missing\n\ntext   \nmore\n\n\n\n### Jump [a](#title) [b](nope.md)\n[r][undefined]\n\n";
+    let mut text = String::with_capacity(size);
+    let mut i = 0;
+    while text.len() + unit.len() + 20 < size {
+        text.push_str(&unit.replace("text", &format!("text {i}")));
+        i += 1;
+    }
+    text
+}
+
+/// Every operation over a document of about `size` bytes, timed; the suggestions made.
+fn stress(size: usize) -> suggest::Suggestions {
+    let text = stress_text(size);
+    let started = Instant::now();
+    let doc = Document::parse(&text);
+    let parse = started.elapsed();
+    let started = Instant::now();
+    let headings = outline::outline(&doc).len();
+    let outline_time = started.elapsed();
+    let started = Instant::now();
+    let findings = diagnose::diagnose(&doc).len();
+    let diagnose_time = started.elapsed();
+    let started = Instant::now();
+    let s = suggest::suggest(&doc, "big.md", &|| false).unwrap();
+    let suggest_time = started.elapsed();
+    let started = Instant::now();
+    let mut ws = Dir(std::env::temp_dir());
+    let c = links::check_links(&doc, "big.md", &mut ws, &|| false).unwrap();
+    let links_time = started.elapsed();
+    eprintln!(
+        "{} bytes: parse {parse:?}; outline {headings} in {outline_time:?}; diagnostics \
+         {findings} in {diagnose_time:?}; suggestions {} of {} (budget spent: {}) in \
+         {suggest_time:?}; links {} checked in {links_time:?}",
+        text.len(),
+        s.edits.len(),
+        s.found,
+        s.budget_spent,
+        c.checked
+    );
+    s
+}
+
+#[test]
+#[ignore = "1 MiB and 8 MiB documents through every operation; run by hand with --release"]
+fn every_operation_over_the_largest_files() {
+    // The largest file `edit` takes: a few hundred edits before the scan budget is spent.
+    let s = stress(toolhost_sdk::limits::MAX_EDIT_FILE_BYTES);
+    assert!(s.edits.len() >= 400, "{}", s.edits.len());
+    // The largest file read: each unique oldString costs a scan of 8 MiB.
+    let s = stress(toolhost_sdk::limits::MARKDOWN_MAX_FILE_BYTES as usize);
+    assert!(s.budget_spent && s.edits.len() >= 64, "{}", s.edits.len());
+}

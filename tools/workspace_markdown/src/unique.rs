@@ -79,13 +79,18 @@ impl<'l, 'a> Widener<'l, 'a> {
         Err(NotUnique::Repeats)
     }
 
+    /// Whether `needle` occurs exactly once; the bytes searched (up to the end of the second
+    /// occurrence, or the whole text) count against the budget.
     fn occurs_once(&mut self, needle: &str) -> Result<bool, NotUnique> {
-        let hay = self.lines.text();
-        if self.scanned + hay.len() > self.budget {
+        let hay = self.lines.text().as_bytes();
+        if self.scanned >= self.budget {
             return Err(NotUnique::BudgetSpent);
         }
-        self.scanned += hay.len();
-        Ok(memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes()).take(2).count() == 1)
+        let mut found = memchr::memmem::find_iter(hay, needle.as_bytes());
+        let first = found.next();
+        let second = found.next();
+        self.scanned += second.map_or(hay.len(), |at| at + needle.len());
+        Ok(first.is_some() && second.is_none())
     }
 }
 
@@ -110,8 +115,11 @@ mod tests {
         let mut w = Widener::new(&lines);
         assert_eq!(w.widen((0, 0), (0, 1)), Ok((0, 1)));
         assert_eq!(w.widen((0, 0), (0, 0)), Err(NotUnique::Repeats));
-        let mut poor = Widener::with_budget(&lines, 5);
+        // "x\n" is found twice within the first 4 bytes: 4 bytes spent, then nothing is left.
+        let mut poor = Widener::with_budget(&lines, 4);
         assert_eq!(poor.widen((0, 0), (0, 1)), Err(NotUnique::BudgetSpent));
+        let mut enough = Widener::with_budget(&lines, 5);
+        assert_eq!(enough.widen((0, 0), (0, 1)), Ok((0, 1)));
     }
 
     #[test]
