@@ -252,7 +252,9 @@ impl<'a> Document<'a> {
         self.headings.push(Heading {
             level: open.level,
             text: open.text.trim().to_owned(),
-            slug_text: open.slug_text.trim().to_owned(),
+            // pulldown-cmark already left out the source's surrounding whitespace; what is
+            // left (`&#x20;`) counts, as GitHub counts it.
+            slug_text: open.slug_text,
             line: first,
             end_line: last,
             atx,

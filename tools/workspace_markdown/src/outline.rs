@@ -71,6 +71,13 @@ Sub *title* with `code`
     }
 
     #[test]
+    fn entity_spaces_count() {
+        let doc = Document::parse("# &#x20;a&#x20;\n\n#   spaced   \n");
+        let anchors: Vec<String> = outline(&doc).into_iter().map(|e| e.anchor).collect();
+        assert_eq!(anchors, ["-a-", "spaced"]);
+    }
+
+    #[test]
     fn anchors_include_raw_html_ids() {
         let doc = Document::parse("# Top\n\n<a id=\"custom\"></a>\n");
         let set = anchors(&doc);

@@ -117,6 +117,29 @@ mod tests {
             ("", ""),
             ("   ", "---"),
             ("-", "-"),
+            // github-slugger's own fixtures.
+            ("heading with a - dash", "heading-with-a---dash"),
+            ("heading with an _ underscore", "heading-with-an-_-underscore"),
+            ("heading with a period.txt", "heading-with-a-periodtxt"),
+            (
+                "exchange.bind_headers(exchange, routing [, bindCallback])",
+                "exchangebind_headersexchange-routing--bindcallback",
+            ),
+            ("apostrophe’s should be trimmed", "apostrophes-should-be-trimmed"),
+            ("I ♥ unicode", "i--unicode"),
+            ("en–dash", "endash"),
+            ("😄-😄 unicode emoji", "--unicode-emoji"),
+            ("😄_😄 unicode emoji", "_-unicode-emoji"),
+            ("😄 - an emoji", "---an-emoji"),
+            (":smile: - a gemoji", "smile---a-gemoji"),
+            ("Привет non-latin 你好", "привет-non-latin-你好"),
+            ("a_ ‿ ⁀ ⁔ ︳ ︴ ﹍ ﹎ ﹏ ＿b", "a_-‿-⁀-⁔-︳-︴-﹍-﹎-﹏-＿b"),
+            ("a\u{2028}b", "ab"),
+            ("aᛮ Ⅰ 〇b", "aᛮ-ⅰ-〇b"),
+            ("a҈ ⃝b", "a҈-⃝b"),
+            ("a$ ¢ € ＄b", "a---b"),
+            ("a« ‘ “b", "a--b"),
+            (" a ", "-a-"),
         ];
         for (text, want) in cases {
             assert_eq!(slug(text), want, "{text:?}");
@@ -129,6 +152,16 @@ mod tests {
         let got: Vec<String> =
             ["foo", "foo", "Foo", "foo-1", "foo", "bar"].iter().map(|t| s.slug(t)).collect();
         assert_eq!(got, ["foo", "foo-1", "foo-2", "foo-1-1", "foo-3", "bar"]);
+    }
+
+    #[test]
+    fn github_slugger_repetition_fixture() {
+        let mut s = Slugger::default();
+        let got: Vec<String> = ["echo", "echo", "echo 1", "echo-1", "echo", " a ", "-a-"]
+            .iter()
+            .map(|t| s.slug(t))
+            .collect();
+        assert_eq!(got, ["echo", "echo-1", "echo-1-1", "echo-1-2", "echo-2", "-a-", "-a--1"]);
     }
 
     #[test]
