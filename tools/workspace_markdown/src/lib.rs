@@ -75,7 +75,7 @@ impl Tool for WorkspaceMarkdown {
          they are, in order; this tool writes nothing. `link_check_local`: relative links and \
          images must lead to files or directories that exist, and `#anchors` to headings of \
          this file or of the Markdown file linked; external links are not fetched. Files of \
-         at most 8 MiB."
+         at most 2 MiB."
     }
 
     fn risk(&self) -> Risk {
@@ -194,7 +194,7 @@ fn suggestions_summary(s: &suggest::Suggestions, path: &str, size: usize) -> Str
             plural(n, "suggested edit")
         ),
     };
-    let tried = s.edits.len() + s.not_unique;
+    let tried = s.covered + s.not_unique;
     if s.not_unique > 0 {
         summary.push_str(&format!(
             "; {} left out: their lines repeat elsewhere, so no oldString is unique",

@@ -19,6 +19,11 @@ use crate::workspace::{Failure, Kind, Workspace};
 /// Most other Markdown files read to check the anchors links name in them.
 pub const MAX_OTHER_FILES: usize = 200;
 
+/// Bytes of other files' anchors kept at once (each anchor counted with 32 bytes of
+/// overhead); past it the kept anchors are dropped and a file linked again is read again
+/// (counting towards [`MAX_OTHER_FILES`]).
+pub const MAX_CACHED_ANCHOR_BYTES: usize = 16 * 1024 * 1024;
+
 /// What the check found.
 #[derive(Debug, Default)]
 pub struct LinkCheck {
@@ -49,7 +54,19 @@ pub fn check_links(
     ws: &mut dyn Workspace,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<LinkCheck, Failure> {
+    check(doc, path, ws, cancelled, MAX_CACHED_ANCHOR_BYTES)
+}
+
+/// [`check_links`] keeping at most `cache_bytes` of other files' anchors.
+fn check(
+    doc: &Document<'_>,
+    path: &str,
+    ws: &mut dyn Workspace,
+    cancelled: &dyn Fn() -> bool,
+    cache_bytes: usize,
+) -> Result<LinkCheck, Failure> {
     let own = anchors(doc);
+    let (mut files_read, mut cached) = (0usize, 0usize);
     let me = normalize("", path);
     let mut stats: HashMap<String, Option<Kind>> = HashMap::new();
     let mut others: HashMap<String, Anchors> = HashMap::new();
@@ -133,7 +150,7 @@ pub fn check_links(
         let set = match &anchors_of {
             None => &own,
             Some(target) => {
-                if !others.contains_key(target) && others.len() >= MAX_OTHER_FILES {
+                if !others.contains_key(target) && files_read >= MAX_OTHER_FILES {
                     out.unchecked += 1;
                     finding(
                         K::UncheckedLink,
@@ -145,11 +162,19 @@ pub fn check_links(
                     continue;
                 }
                 if !others.contains_key(target) {
+                    files_read += 1;
                     let read = match ws.load(target) {
                         Ok(loaded) => Ok(anchors(&Document::parse(&loaded.text))),
                         Err(f) if f.kind == ErrorKind::Cancelled => return Err(f),
                         Err(f) => Err(f.message),
                     };
+                    let bytes =
+                        read.as_ref().map_or(0, |set| set.iter().map(|a| a.len() + 32).sum());
+                    if cached + bytes > cache_bytes {
+                        others.clear();
+                        cached = 0;
+                    }
+                    cached += bytes;
                     others.insert(target.clone(), read);
                 }
                 match &others[target] {

@@ -84,3 +84,18 @@ fn a_file_outside_the_workspace_links_to_itself_and_its_siblings() {
     assert_eq!(found(&c), [(3, "missing_anchor", Some("./a.md#nope"))]);
     assert_eq!((ws.stats, ws.loads), (1, 1));
 }
+
+#[test]
+fn anchors_past_the_cache_bound_are_read_again() {
+    let mut ws = Fake::with(&[("docs/a.md", "# A\n"), ("docs/b.md", "# B\n")], &[]);
+    let text = "[1](a.md#a) [2](b.md#b) [3](a.md#a) [4](b.md#nope)\n";
+    let doc = Document::parse(text);
+    // Room for one file's anchors at a time: a.md, b.md, a.md again, b.md again.
+    let c = super::check(&doc, "docs/guide.md", &mut ws, &|| false, 40).unwrap();
+    assert_eq!(ws.loads, 4);
+    assert_eq!(found(&c), [(1, "missing_anchor", Some("b.md#nope"))]);
+    // With room for both, each is read once.
+    let mut ws = Fake::with(&[("docs/a.md", "# A\n"), ("docs/b.md", "# B\n")], &[]);
+    super::check(&doc, "docs/guide.md", &mut ws, &|| false, 1000).unwrap();
+    assert_eq!(ws.loads, 2);
+}

@@ -8,7 +8,8 @@
 //! not inside a list, quote or footnote. Code blocks, HTML blocks and front matter are left as
 //! they are. Adjacent changed lines form one edit, widened with unchanged context lines until
 //! its `oldString` is unique ([`crate::unique`]); context never reaches another edit's changed
-//! lines, so the edits apply one after another in file order.
+//! lines, so the edits apply one after another in file order. A group that repeats within
+//! that room takes in the next groups (up to [`MAX_MERGED_GROUPS`]) before it is left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,11 +46,16 @@ pub struct Suggestions {
     pub edits: Vec<SuggestedEdit>,
     /// Groups of changed lines found (one edit each when all could be made).
     pub found: usize,
+    /// Groups the edits cover (an edit may cover several).
+    pub covered: usize,
     /// Groups left out because no unique `oldString` could be made.
     pub not_unique: usize,
     /// Stopped early: the scan budget is spent (the rest were not tried).
     pub budget_spent: bool,
 }
+
+/// Most groups of changed lines one edit takes in when the first repeats on its own.
+pub const MAX_MERGED_GROUPS: usize = 4;
 
 /// The call was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,26 +162,45 @@ pub fn suggest(
     let mut out = Suggestions { found: groups.len(), ..Suggestions::default() };
     let mut widener = Widener::new(&doc.lines);
     let last_line = doc.lines.count() - 1;
-    for (k, &(first, last)) in groups.iter().enumerate() {
-        if k % 64 == 0 && cancelled() {
+    let mut k = 0;
+    let mut asked = 0usize;
+    'groups: while k < groups.len() {
+        asked += 1;
+        if asked % 64 == 1 && cancelled() {
             return Err(Cancelled);
         }
         if out.edits.len() == MAX_ENTRIES {
             break;
         }
+        let (first, mut last) = groups[k];
         let lo = k.checked_sub(1).map_or(0, |p| groups[p].1 + 1);
-        let hi = groups.get(k + 1).map_or(last_line, |n| n.0 - 1);
-        let (a, b) = match widener.widen((first, last), (lo, hi)) {
-            Ok(span) => span,
-            Err(NotUnique::Repeats) => {
-                out.not_unique += 1;
-                continue;
-            }
-            Err(NotUnique::BudgetSpent) => {
-                out.budget_spent = true;
-                break;
+        // A group that repeats within its room takes in the next ones, up to
+        // MAX_MERGED_GROUPS, before it is left out.
+        let mut end = k;
+        let span = loop {
+            let hi = groups.get(end + 1).map_or(last_line, |n| n.0 - 1);
+            match widener.widen((first, last), (lo, hi)) {
+                Ok(span) => break Some(span),
+                Err(NotUnique::Repeats)
+                    if end + 1 < groups.len() && end - k + 1 < MAX_MERGED_GROUPS =>
+                {
+                    end += 1;
+                    last = groups[end].1;
+                }
+                Err(NotUnique::Repeats) => break None,
+                Err(NotUnique::BudgetSpent) => {
+                    out.budget_spent = true;
+                    break 'groups;
+                }
             }
         };
+        let Some((a, b)) = span else {
+            out.not_unique += 1;
+            k += 1;
+            continue;
+        };
+        out.covered += end - k + 1;
+        k = end + 1;
         let old_string = widener.span(a, b).to_owned();
         let new_string = rewrite(doc, &fixes, a, b);
         if old_string == new_string {

@@ -118,10 +118,15 @@ fn identical_blocks_that_cannot_be_told_apart_are_left_out() {
     let s = suggest(&Document::parse(&block), "doc.md", &|| false).unwrap();
     // One group of 40 changed lines: unique as a whole.
     assert_eq!((s.found, s.edits.len(), s.not_unique), (1, 1, 0));
-    // The same changed line with the same 8 lines around it, twice: left out, said so.
+    // The same changed line with the same 8 lines around it, twice: one edit takes in both.
     let unit = format!("{}x \n{}", "p\n".repeat(20), "p\n".repeat(20));
-    let s = suggest(&Document::parse(&unit.repeat(2)), "doc.md", &|| false).unwrap();
-    assert_eq!((s.found, s.edits.len(), s.not_unique), (2, 0, 2));
+    let text = unit.repeat(2);
+    let s = suggest(&Document::parse(&text), "doc.md", &|| false).unwrap();
+    assert_eq!((s.found, s.edits.len(), s.covered, s.not_unique), (2, 1, 2, 0));
+    assert_eq!(apply(&text, &s.edits), text.replace("x \n", "x\n"));
+    // Ten times: even four groups together repeat; every one is left out, and said so.
+    let s = suggest(&Document::parse(&unit.repeat(10)), "doc.md", &|| false).unwrap();
+    assert_eq!((s.found, s.edits.len(), s.covered, s.not_unique), (10, 0, 0, 10));
 }
 
 #[test]

@@ -55,7 +55,7 @@ pub fn too_large(path: &str, size: u64) -> Failure {
     Failure::new(
         ErrorKind::UnsupportedContent,
         format!(
-            "{path} is {size} bytes; workspace_markdown reads files of at most {MARKDOWN_MAX_FILE_BYTES} bytes (8 MiB)"
+            "{path} is {size} bytes; workspace_markdown reads files of at most {MARKDOWN_MAX_FILE_BYTES} bytes (2 MiB)"
         ),
     )
 }
@@ -166,6 +166,6 @@ mod tests {
         assert_eq!(decode("a.md", b"# x".to_vec()).unwrap(), "# x");
         let f = too_large("a.md", MARKDOWN_MAX_FILE_BYTES + 1);
         assert_eq!(f.kind, ErrorKind::UnsupportedContent);
-        assert!(f.message.starts_with("a.md is 8388609 bytes"), "{}", f.message);
+        assert!(f.message.starts_with("a.md is 2097153 bytes"), "{}", f.message);
     }
 }
