@@ -117,8 +117,10 @@ struct Open {
 }
 
 impl<'a> Document<'a> {
-    /// Parse `text`.
+    /// Parse `text`, without its byte order mark if it has one (as GitHub and the `edit`
+    /// tool leave it out): every offset, line and `oldString` is of the text after it.
     pub fn parse(text: &'a str) -> Self {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lines = Lines::new(text);
         let n = lines.count();
         let broken = RefCell::new(Vec::new());
@@ -327,6 +329,13 @@ mod tests {
         );
         assert!(doc.verbatim[2] && doc.verbatim[3] && doc.verbatim[4] && !doc.verbatim[5]);
         assert!(doc.verbatim[9] && doc.verbatim[11] && doc.verbatim[13] && !doc.verbatim[14]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_left_out() {
+        let doc = Document::parse("\u{feff}# T\n");
+        assert_eq!(doc.headings[0].text, "T");
+        assert_eq!(doc.lines.text(), "# T\n");
     }
 
     #[test]

@@ -83,6 +83,14 @@ fn crlf_endings_are_kept() {
 }
 
 #[test]
+fn a_byte_order_mark_stays_out_of_old_strings() {
+    // `edit` matches against the text after the mark.
+    let e = edits("\u{feff}# A\ntext \n");
+    assert!(e.iter().all(|e| !e.old_string.contains('\u{feff}')));
+    assert_eq!(apply("# A\ntext \n", &e), "# A\n\ntext\n");
+}
+
+#[test]
 fn repeated_lines_get_context() {
     let text = "# A\n\nsame \n\n# B\n\nsame \n";
     let e = edits(text);
@@ -133,4 +141,69 @@ fn identical_blocks_that_cannot_be_told_apart_are_left_out() {
 fn cancellation_is_noticed() {
     let r = suggest(&Document::parse("a \n"), "doc.md", &|| true);
     assert_eq!(r.unwrap_err(), Cancelled);
+}
+
+/// Documents made of tricky fragments, from a fixed seed: every operation's invariants hold.
+#[test]
+fn random_documents_keep_every_invariant() {
+    const PIECES: &[&str] = &[
+        "#",
+        "## ",
+        "#Title",
+        " ",
+        "  ",
+        "   ",
+        "\t",
+        "\n",
+        "\n",
+        "\n",
+        "\r\n",
+        "```",
+        "~~~",
+        "- ",
+        "> ",
+        "1. ",
+        "    ",
+        "[a](b.md#c)",
+        "[x][y]",
+        "[y]: z.md",
+        "Title",
+        "===",
+        "---",
+        "<div>",
+        "</div>",
+        "*",
+        "`",
+        "|a|b|",
+        "|-|-|",
+        "\\",
+        "&#x20;",
+        "😀",
+        "ü",
+        " ##",
+        "[]()",
+        "<!--",
+        "-->",
+        "text",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..400 {
+        let len = (next() % 80) as usize;
+        let text: String =
+            (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
+        let doc = Document::parse(&text);
+        crate::outline::outline(&doc);
+        crate::diagnose::diagnose(&doc);
+        let s = suggest(&doc, "doc.md", &|| false).unwrap();
+        for e in &s.edits {
+            assert_eq!(text.matches(e.old_string.as_str()).count(), 1, "{text:?}: {e:?}");
+        }
+        apply(&text, &s.edits);
+    }
 }
