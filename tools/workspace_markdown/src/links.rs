@@ -1,8 +1,12 @@
 //! The `link_check_local` operation: every link and image whose destination is local
 //! ([`crate::target`]) is checked against the workspace: the target must exist (a directory
 //! counts), and a `#fragment` must be an anchor of this file or, for a Markdown target, of
-//! that file (each other file is read and parsed once; at most [`MAX_OTHER_FILES`] of them,
-//! each at most `MARKDOWN_MAX_FILE_BYTES`). External links are counted, not fetched.
+//! that file. External links are counted, not fetched.
+//!
+//! Two passes: the first checks what `stat` settles (each target asked once) and gathers the
+//! fragments named in each other Markdown file; the second reads each of those files once
+//! and checks all of its fragments together — at most [`MAX_OTHER_FILES`] files and
+//! [`MAX_OTHER_BYTES`] in all, each at most `MARKDOWN_MAX_FILE_BYTES`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,10 +23,10 @@ use crate::workspace::{Failure, Kind, Workspace};
 /// Most other Markdown files read to check the anchors links name in them.
 pub const MAX_OTHER_FILES: usize = 200;
 
-/// Bytes of other files' anchors kept at once (each anchor counted with 32 bytes of
-/// overhead); past it the kept anchors are dropped and a file linked again is read again
-/// (counting towards [`MAX_OTHER_FILES`]).
-pub const MAX_CACHED_ANCHOR_BYTES: usize = 16 * 1024 * 1024;
+/// Most bytes of other Markdown files read in all: parsing them is most of the operation's
+/// time (measured in the component: 6 MiB of nothing but headings, 9 s; real documents,
+/// a small part of that).
+pub const MAX_OTHER_BYTES: usize = 8 * 1024 * 1024;
 
 /// What the check found.
 #[derive(Debug, Default)]
@@ -43,8 +47,43 @@ pub struct LinkCheck {
     pub external: usize,
 }
 
-/// The anchors of a file, or why they could not be read.
-type Anchors = Result<HashSet<String>, String>;
+/// A link whose fragment is checked in another Markdown file.
+struct Pending {
+    line: usize,
+    dest: String,
+    fragment: String,
+}
+
+impl LinkCheck {
+    fn push(&mut self, line: usize, dest: &str, kind: K, severity: Severity, message: String) {
+        self.diagnostics.push(Diagnostic {
+            kind,
+            severity,
+            line,
+            message,
+            target: Some(dest.to_owned()),
+        });
+    }
+
+    /// Check `fragment` against `set`, the anchors of `file`.
+    fn anchor(&mut self, set: &HashSet<String>, file: &str, line: usize, dest: &str, f: &str) {
+        if has_anchor(set, f) {
+            return;
+        }
+        self.missing_anchors += 1;
+        let hint = match slug(f) {
+            s if s != f && set.contains(&s) => format!("; did you mean #{s}?"),
+            _ => String::new(),
+        };
+        let message = format!("#{} is not a heading anchor of {file}{hint}", excerpt(f));
+        self.push(line, dest, K::MissingAnchor, Severity::Error, message);
+    }
+}
+
+/// The call was cancelled.
+fn cancelled_failure() -> Failure {
+    Failure::new(ErrorKind::Cancelled, "the call was cancelled")
+}
 
 /// Check the links of `doc`, the file shown as `path`. Fails only when the call was
 /// cancelled (a [`Failure`] of kind `Cancelled`).
@@ -54,39 +93,31 @@ pub fn check_links(
     ws: &mut dyn Workspace,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<LinkCheck, Failure> {
-    check(doc, path, ws, cancelled, MAX_CACHED_ANCHOR_BYTES)
+    check(doc, path, ws, cancelled, MAX_OTHER_BYTES)
 }
 
-/// [`check_links`] keeping at most `cache_bytes` of other files' anchors.
+/// [`check_links`] reading at most `max_other_bytes` of other files.
 fn check(
     doc: &Document<'_>,
     path: &str,
     ws: &mut dyn Workspace,
     cancelled: &dyn Fn() -> bool,
-    cache_bytes: usize,
+    max_other_bytes: usize,
 ) -> Result<LinkCheck, Failure> {
     let own = anchors(doc);
-    let (mut files_read, mut cached) = (0usize, 0usize);
     let me = normalize("", path);
     let mut stats: HashMap<String, Option<Kind>> = HashMap::new();
-    let mut others: HashMap<String, Anchors> = HashMap::new();
+    // Other Markdown files, in the order first linked, with the fragments named in each.
+    let mut pending: Vec<(String, Vec<Pending>)> = Vec::new();
+    let mut pending_at: HashMap<String, usize> = HashMap::new();
     let mut out = LinkCheck::default();
     for (i, link) in doc.links.iter().enumerate() {
         if i % 16 == 0 && cancelled() {
-            return Err(Failure::new(ErrorKind::Cancelled, "the call was cancelled"));
+            return Err(cancelled_failure());
         }
-        let line = link.line + 1;
-        let mut finding = |kind, severity, message: String| {
-            out.diagnostics.push(Diagnostic {
-                kind,
-                severity,
-                line,
-                message,
-                target: Some(link.dest.clone()),
-            });
-        };
+        let (line, dest) = (link.line + 1, link.dest.as_str());
         let what = if link.image { "image" } else { "link" };
-        let (fragment, anchors_of) = match classify(&link.dest, path) {
+        let (target, fragment) = match classify(dest, path) {
             Target::External => {
                 out.external += 1;
                 continue;
@@ -94,117 +125,85 @@ fn check(
             Target::Empty => {
                 out.checked += 1;
                 out.empty += 1;
-                finding(
-                    K::EmptyLink,
-                    Severity::Warning,
-                    format!("{what} with an empty destination"),
-                );
+                let message = format!("{what} with an empty destination");
+                out.push(line, dest, K::EmptyLink, Severity::Warning, message);
                 continue;
             }
-            Target::SelfAnchor(f) => {
-                out.checked += 1;
-                (Some(f), None)
-            }
+            Target::SelfAnchor(f) => (None, f),
             Target::Local { path: target, fragment } if target == me => {
-                out.checked += 1;
-                (fragment, None)
+                (None, fragment.unwrap_or_default())
             }
             Target::Local { path: target, fragment } => {
-                let kind = match stats.get(&target) {
-                    Some(k) => *k,
-                    None => match ws.stat(&target) {
-                        Ok(k) => *stats.entry(target.clone()).or_insert(k),
-                        Err(f) if f.kind == ErrorKind::Cancelled => return Err(f),
-                        Err(f) => {
-                            out.checked += 1;
-                            out.unchecked += 1;
-                            finding(K::UncheckedLink, Severity::Info, f.message);
-                            continue;
-                        }
-                    },
-                };
-                out.checked += 1;
-                match kind {
-                    None => {
-                        out.broken += 1;
-                        finding(
-                            K::BrokenLink,
-                            Severity::Error,
-                            format!("{what} target {target} does not exist"),
-                        );
-                        continue;
-                    }
-                    Some(Kind::File) if fragment.as_deref().is_some_and(|f| !f.is_empty()) => {
-                        if !is_markdown(&target) {
-                            continue;
-                        }
-                        (fragment, Some(target))
-                    }
-                    Some(_) => continue,
-                }
+                (Some(target), fragment.unwrap_or_default())
             }
         };
-        let Some(fragment) = fragment.filter(|f| !f.is_empty()) else {
+        out.checked += 1;
+        let Some(target) = target else {
+            if !fragment.is_empty() {
+                out.anchor(&own, "this file", line, dest, &fragment);
+            }
             continue;
         };
-        let set = match &anchors_of {
-            None => &own,
-            Some(target) => {
-                if !others.contains_key(target) && files_read >= MAX_OTHER_FILES {
+        let kind = match stats.get(&target) {
+            Some(k) => *k,
+            None => match ws.stat(&target) {
+                Ok(k) => *stats.entry(target.clone()).or_insert(k),
+                Err(f) if f.kind == ErrorKind::Cancelled => return Err(f),
+                Err(f) => {
                     out.unchecked += 1;
-                    finding(
-                        K::UncheckedLink,
-                        Severity::Info,
-                        format!(
-                            "#{fragment} not checked in {target}: anchors are read from at most {MAX_OTHER_FILES} other files"
-                        ),
-                    );
+                    out.push(line, dest, K::UncheckedLink, Severity::Info, f.message);
                     continue;
                 }
-                if !others.contains_key(target) {
-                    files_read += 1;
-                    let read = match ws.load(target) {
-                        Ok(loaded) => Ok(anchors(&Document::parse(&loaded.text))),
-                        Err(f) if f.kind == ErrorKind::Cancelled => return Err(f),
-                        Err(f) => Err(f.message),
-                    };
-                    let bytes =
-                        read.as_ref().map_or(0, |set| set.iter().map(|a| a.len() + 32).sum());
-                    if cached + bytes > cache_bytes {
-                        others.clear();
-                        cached = 0;
-                    }
-                    cached += bytes;
-                    others.insert(target.clone(), read);
-                }
-                match &others[target] {
-                    Ok(set) => set,
-                    Err(why) => {
-                        out.unchecked += 1;
-                        finding(
-                            K::UncheckedLink,
-                            Severity::Info,
-                            format!("#{fragment} not checked: {why}"),
-                        );
-                        continue;
-                    }
-                }
-            }
+            },
         };
-        if !has_anchor(set, &fragment) {
-            out.missing_anchors += 1;
-            let file = anchors_of.as_deref().unwrap_or("this file");
-            let hint = match slug(&fragment) {
-                s if s != fragment && set.contains(&s) => format!("; did you mean #{s}?"),
-                _ => String::new(),
-            };
-            finding(
-                K::MissingAnchor,
-                Severity::Error,
-                format!("#{} is not a heading anchor of {file}{hint}", excerpt(&fragment)),
-            );
+        match kind {
+            None => {
+                out.broken += 1;
+                let message = format!("{what} target {target} does not exist");
+                out.push(line, dest, K::BrokenLink, Severity::Error, message);
+            }
+            Some(Kind::File) if !fragment.is_empty() && is_markdown(&target) => {
+                let at = *pending_at.entry(target.clone()).or_insert_with(|| {
+                    pending.push((target.clone(), Vec::new()));
+                    pending.len() - 1
+                });
+                pending[at].1.push(Pending { line, dest: dest.to_owned(), fragment });
+            }
+            Some(_) => {}
         }
     }
+    let (mut files, mut bytes) = (0usize, 0usize);
+    for (target, links) in pending {
+        if cancelled() {
+            return Err(cancelled_failure());
+        }
+        let why = if files >= MAX_OTHER_FILES {
+            Err(format!("anchors are read from at most {MAX_OTHER_FILES} other files"))
+        } else if bytes >= max_other_bytes {
+            Err(format!("anchors are read from at most {max_other_bytes} bytes of other files"))
+        } else {
+            files += 1;
+            match ws.load(&target) {
+                Ok(loaded) => {
+                    bytes += loaded.text.len();
+                    Ok(anchors(&Document::parse(&loaded.text)))
+                }
+                Err(f) if f.kind == ErrorKind::Cancelled => return Err(f),
+                Err(f) => Err(f.message),
+            }
+        };
+        for p in links {
+            match &why {
+                Ok(set) => out.anchor(set, &target, p.line, &p.dest, &p.fragment),
+                Err(why) => {
+                    out.unchecked += 1;
+                    let message = format!("#{} not checked in {target}: {why}", p.fragment);
+                    out.push(p.line, &p.dest, K::UncheckedLink, Severity::Info, message);
+                }
+            }
+        }
+    }
+    out.diagnostics.sort_by_key(|d| d.line);
     Ok(out)
 }
 

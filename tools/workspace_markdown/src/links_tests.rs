@@ -86,16 +86,25 @@ fn a_file_outside_the_workspace_links_to_itself_and_its_siblings() {
 }
 
 #[test]
-fn anchors_past_the_cache_bound_are_read_again() {
-    let mut ws = Fake::with(&[("docs/a.md", "# A\n"), ("docs/b.md", "# B\n")], &[]);
-    let text = "[1](a.md#a) [2](b.md#b) [3](a.md#a) [4](b.md#nope)\n";
+fn each_other_file_is_read_once_within_the_byte_bound() {
+    let files = [("docs/a.md", "# A\n"), ("docs/b.md", "# B\n")];
+    let text = "[1](a.md#a) [2](b.md#b) [3](a.md#nope)\n[4](b.md#b)\n";
     let doc = Document::parse(text);
-    // Room for one file's anchors at a time: a.md, b.md, a.md again, b.md again.
-    let c = super::check(&doc, "docs/guide.md", &mut ws, &|| false, 40).unwrap();
-    assert_eq!(ws.loads, 4);
-    assert_eq!(found(&c), [(1, "missing_anchor", Some("b.md#nope"))]);
-    // With room for both, each is read once.
-    let mut ws = Fake::with(&[("docs/a.md", "# A\n"), ("docs/b.md", "# B\n")], &[]);
-    super::check(&doc, "docs/guide.md", &mut ws, &|| false, 1000).unwrap();
+    let mut ws = Fake::with(&files, &[]);
+    let c = super::check(&doc, "docs/guide.md", &mut ws, &|| false, 1000).unwrap();
     assert_eq!(ws.loads, 2);
+    assert_eq!(found(&c), [(1, "missing_anchor", Some("a.md#nope"))]);
+    // Room for a.md's 4 bytes only: b.md's fragments are not checked, and said so.
+    let mut ws = Fake::with(&files, &[]);
+    let c = super::check(&doc, "docs/guide.md", &mut ws, &|| false, 4).unwrap();
+    assert_eq!(ws.loads, 1);
+    assert_eq!(
+        found(&c),
+        [
+            (1, "missing_anchor", Some("a.md#nope")),
+            (1, "unchecked_link", Some("b.md#b")),
+            (2, "unchecked_link", Some("b.md#b")),
+        ]
+    );
+    assert!(c.diagnostics[1].message.contains("at most 4 bytes of other files"));
 }
