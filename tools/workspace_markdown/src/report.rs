@@ -225,7 +225,7 @@ impl Report {
         let dropped = total - self.entries();
         if dropped > 0 {
             self.summary.push_str(&format!(
-                " (the structured list keeps the first {} of {total}; the text lists them all)",
+                " (the structured list keeps the first {} of {total}; the text, or the file it names, has them all)",
                 self.entries()
             ));
         }
