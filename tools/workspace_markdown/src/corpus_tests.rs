@@ -66,13 +66,24 @@ fn every_operation_over_real_readmes() {
     let files = corpus();
     assert!(!files.is_empty(), "no README.md found; set MARKDOWN_CORPUS");
     let (mut bytes, mut headings, mut findings, mut edits, mut second_pass) = (0, 0, 0, 0, 0);
-    let (mut checked, mut broken, mut not_unique) = (0, 0, 0);
+    let (mut checked, mut broken, mut not_unique, mut nested) = (0, 0, 0, 0);
     let started = Instant::now();
     for file in &files {
         let Ok(text) = std::fs::read_to_string(file) else { continue };
         bytes += text.len();
         let doc = Document::parse(&text);
-        headings += outline::outline(&doc).len();
+        nested += doc.headings.iter().filter(|h| !h.top_level).count();
+        let o = outline::outline(&doc);
+        headings += o.len();
+        // Each entry's line is a heading line: `#…`, or text over an underline (inside a
+        // list or quote, after its markers).
+        let lines: Vec<&str> = doc.lines.text().lines().collect();
+        for h in &o {
+            let at = lines[h.line - 1].trim_start().trim_start_matches(['>', '-', '*', '+', ' ']);
+            let next = lines.get(h.line).map_or("", |l| l.trim());
+            let underline = !next.is_empty() && next.chars().all(|c| c == '=' || c == '-');
+            assert!(at.starts_with('#') || underline, "{}: {h:?}", file.display());
+        }
         let found = diagnose::diagnose(&doc);
         findings += found.len();
         let verbose = std::env::var_os("MARKDOWN_CORPUS_VERBOSE").is_some();
@@ -95,7 +106,8 @@ fn every_operation_over_real_readmes() {
     eprintln!(
         "{} READMEs, {bytes} bytes in {:?}: {headings} headings, {findings} findings, \
          {edits} edits ({not_unique} left out as not unique; {second_pass} more after applying \
-         them), {checked} local links checked, {broken} broken",
+         them), {checked} local links checked, {broken} broken; {nested} headings inside a \
+         list or quote",
         files.len(),
         started.elapsed()
     );

@@ -165,9 +165,6 @@ pub fn analyze(
             let mut c = links::check_links(&doc, path, ws, cancelled).map_err(|_| Cancelled)?;
             let mut parts =
                 vec![plural(c.broken, "broken link"), plural(c.missing_anchors, "missing anchor")];
-            if c.empty > 0 {
-                parts.push(plural(c.empty, "empty link"));
-            }
             if c.unchecked > 0 {
                 parts.push(format!("{} not checked", c.unchecked));
             }

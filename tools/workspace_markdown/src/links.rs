@@ -39,8 +39,6 @@ pub struct LinkCheck {
     pub broken: usize,
     /// Fragments that are no anchor of their file.
     pub missing_anchors: usize,
-    /// Empty destinations.
-    pub empty: usize,
     /// Local links that could not be checked.
     pub unchecked: usize,
     /// Links to other sites (not checked).
@@ -122,13 +120,8 @@ fn check(
                 out.external += 1;
                 continue;
             }
-            Target::Empty => {
-                out.checked += 1;
-                out.empty += 1;
-                let message = format!("{what} with an empty destination");
-                out.push(line, dest, K::EmptyLink, Severity::Warning, message);
-                continue;
-            }
+            // An empty destination is a finding of `diagnostics`, not a local link.
+            Target::Empty => continue,
             Target::SelfAnchor(f) => (None, f),
             Target::Local { path: target, fragment } if target == me => {
                 (None, fragment.unwrap_or_default())

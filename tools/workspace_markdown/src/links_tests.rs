@@ -48,12 +48,12 @@ fn anchors_here_and_in_other_files() {
 }
 
 #[test]
-fn refusals_and_empty_links_are_reported_not_fatal() {
+fn refusals_are_reported_not_fatal_and_empty_links_left_to_diagnostics() {
     let mut ws = Fake::with(&[], &[]);
     ws.denied.push("docs/.env".into());
     let c = check("[a](.env) [b]()\n", &mut ws);
-    assert_eq!(found(&c), [(1, "unchecked_link", Some(".env")), (1, "empty_link", Some(""))]);
-    assert_eq!((c.unchecked, c.empty, c.checked), (1, 1, 2));
+    assert_eq!(found(&c), [(1, "unchecked_link", Some(".env"))]);
+    assert_eq!((c.unchecked, c.checked), (1, 1));
 }
 
 #[test]

@@ -207,3 +207,17 @@ fn random_documents_keep_every_invariant() {
         apply(&text, &s.edits);
     }
 }
+
+/// One edit at a time, suggestions asked again after each (as a model works): the file ends
+/// with nothing left to suggest.
+#[test]
+fn applying_one_at_a_time_converges() {
+    let mut text =
+        "#Title\n\nSome text   \nMore text\n\n\n\n## Section ##\nbody\n- item\t\n".to_owned();
+    for _ in 0..20 {
+        let e = edits(&text);
+        let Some(first) = e.first() else { break };
+        text = apply(&text, std::slice::from_ref(first));
+    }
+    assert_eq!(text, "# Title\n\nSome text  \nMore text\n\n## Section\n\nbody\n- item\n");
+}

@@ -158,10 +158,10 @@ fn link_check_operation() {
     let v = run("link_check_local", "docs/guide.md", &mut workspace());
     let kinds: Vec<&str> =
         v["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["broken_link", "empty_link"]);
+    assert_eq!(kinds, ["broken_link"]);
     assert_eq!(
         v["summary"],
-        "Checked 4 local links in docs/guide.md: 1 broken link, 0 missing anchors, 1 empty link; 0 external links not checked"
+        "Checked 3 local links in docs/guide.md: 1 broken link, 0 missing anchors; 0 external links not checked"
     );
 }
 
