@@ -286,3 +286,13 @@ pub const SESSION_MAX_QUEUED_REQUESTS: usize = 64;
 /// most [`MAX_REQUEST_BYTES`], held parsed until it runs); the next request past it is
 /// refused like one past [`SESSION_MAX_QUEUED_REQUESTS`]. A lone request always fits.
 pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+
+/// Largest Markdown file `workspace_markdown` reads, for the analysed file and for every other
+/// file a link's `#fragment` is checked in (docs/workspace-tools.md#workspace_markdown): a
+/// larger one is refused (`LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`). pulldown-cmark holds the
+/// whole document's tree while it parses: measured in the component, 2 MiB of the densest
+/// markup (`*a* ` or `a` lines, over and over) peaks at 280 MB of the call's 512 MiB, and
+/// 4 MiB of it runs out of memory. Real documents are far below it (the longest changelogs
+/// and generated references are a few hundred KiB), and it is twice what `edit` takes
+/// (`MAX_EDIT_FILE_BYTES`).
+pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
