@@ -1,4 +1,4 @@
-//! Embeds the six built-in components in the crate (and so in the `toolhost` binary), with the
+//! Embeds the built-in components (the file tools and the workspace tools) in the crate (and so in the `toolhost` binary), with the
 //! SHA-256 of each, so a copied or `cargo install`ed binary is self-contained.
 //!
 //! Where the `.wasm` files come from:
@@ -25,10 +25,7 @@ fn main() {
     let files: Vec<(&str, PathBuf)> = match std::env::var_os("TOOLHOST_BUILTIN_WASM_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            BUILTIN_COMPONENT_CRATES
-                .iter()
-                .map(|(_, id)| (*id, dir.join(format!("{id}.wasm"))))
-                .collect()
+            embedded_crates().map(|(_, id)| (*id, dir.join(format!("{id}.wasm")))).collect()
         }
         None => build_components(&out_dir),
     };
@@ -52,7 +49,12 @@ fn main() {
     std::fs::write(out_dir.join("embedded.rs"), code).expect("writing embedded.rs");
 }
 
-/// Build every guest crate of [`BUILTIN_COMPONENT_CRATES`] for wasm32-wasip2 in a target dir
+/// Every component embedded: the file tools', then the workspace tools'.
+fn embedded_crates() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    BUILTIN_COMPONENT_CRATES.iter().chain(WORKSPACE_COMPONENT_CRATES)
+}
+
+/// Build every guest crate of [`embedded_crates`] for wasm32-wasip2 in a target dir
 /// of this script's own (a nested cargo on the outer target dir would wait for its lock).
 fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
     let manifest_dir = PathBuf::from(
@@ -74,7 +76,7 @@ fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_BUILD_RUSTFLAGS")
         .env_remove("CARGO_MAKEFLAGS");
-    for (krate, _) in BUILTIN_COMPONENT_CRATES {
+    for (krate, _) in embedded_crates() {
         cmd.args(["-p", krate]);
     }
     let status = cmd
@@ -87,8 +89,7 @@ fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
         );
     }
     let release = target_dir.join(WASM_TARGET).join("release");
-    BUILTIN_COMPONENT_CRATES
-        .iter()
+    embedded_crates()
         .map(|(krate, id)| (*id, release.join(format!("{}.wasm", krate.replace('-', "_")))))
         .collect()
 }

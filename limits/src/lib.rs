@@ -9,11 +9,11 @@
 /// 8,000 tokens × 4 bytes, the size of one tool message in the request projection.
 pub const MAX_RESULT_BYTES: usize = 32_000;
 
-/// Largest structured result (toolhost:tool 0.2.0), as JSON text: a client may show it to
-/// the model instead of the text, so it is bounded like the text is — twice the text's cap,
-/// since it says the same in a form a program reads (a process tool's two captured streams,
-/// each head + tail, fit). A tool must bound it itself: the host withholds a larger one.
-pub const MAX_STRUCTURED_BYTES: usize = 64 * 1024;
+/// Largest structured result (toolhost:tool 0.2.0), as JSON text: room for the largest field
+/// a workspace tool returns whole for a program to read (a 512 KiB preview, a 256 KiB diff,
+/// JSON-escaped) with its metadata, while the model-visible text stays bounded by
+/// [`MAX_RESULT_BYTES`]. A tool must bound it itself: the host withholds a larger one.
+pub const MAX_STRUCTURED_BYTES: usize = 2 * 1024 * 1024;
 
 /// Largest tool description a component may declare, in bytes: the model reads every tool's
 /// description on every request (`tools/list`), so a third-party one is bounded; a paragraph
@@ -298,3 +298,13 @@ pub const SESSION_MAX_QUEUED_REQUESTS: usize = 64;
 /// most [`MAX_REQUEST_BYTES`], held parsed until it runs); the next request past it is
 /// refused like one past [`SESSION_MAX_QUEUED_REQUESTS`]. A lone request always fits.
 pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+
+/// Largest Markdown file `workspace_markdown` reads, for the analysed file and for every other
+/// file a link's `#fragment` is checked in (docs/workspace-tools.md#workspace_markdown): a
+/// larger one is refused (`LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`). pulldown-cmark holds the
+/// whole document's tree while it parses: measured in the component, 2 MiB of the densest
+/// markup (`*a* ` or `a` lines, over and over) peaks at 280 MB of the call's 512 MiB, and
+/// 4 MiB of it runs out of memory. Real documents are far below it (the longest changelogs
+/// and generated references are a few hundred KiB), and it is twice what `edit` takes
+/// (`MAX_EDIT_FILE_BYTES`).
+pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;

@@ -87,7 +87,8 @@ fn assert_explained(id: &str, c: &Value, anchors: &[String]) {
 #[test]
 fn every_built_in_component_passes() {
     let a = Attack::new();
-    for id in toolhost::builtins::BUILTIN_COMPONENTS {
+    let builtins = toolhost::builtins::BUILTIN_COMPONENTS.iter();
+    for id in builtins.chain(toolhost::builtins::WORKSPACE_COMPONENTS) {
         let out = conformance(&a, &components_dir().join(format!("{id}.wasm")), &["--json"]);
         let report: Value = serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", out.all()));

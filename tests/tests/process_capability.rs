@@ -1,6 +1,6 @@
 //! The `process` capability of toolhost:tool 0.2.0, through the built binary with a fake HOME
 //! full of fake secrets: the test component `runner` (process-execution) given with `--tool`,
-//! and `misbehave` (read-only) trying the same. Every run goes through bash's OS sandbox, so
+//! and `misbehave` (read-only), whose programs run with nothing writable. Every run goes through bash's OS sandbox, so
 //! what bash may not do (write outside, read HOME's secrets, reach the network) a program a
 //! component runs may not do either; timeouts and cancellation kill the whole process group;
 //! output is bounded head + tail with the rest in a spill file; the environment a component
@@ -60,18 +60,48 @@ fn a_process_tool_runs_a_program_and_answers_in_text_and_structure() {
     assert_eq!(r["structuredContent"]["termination"], "spawn-failed", "{r}");
 }
 
+/// A component granted read-only (or workspace-mutation) may run programs, but each runs with
+/// every path read-only and the network off: it changes nothing, in the workspace or out.
 #[test]
-fn a_read_only_component_cannot_run_programs() {
+fn a_read_only_components_programs_change_nothing() {
     let a = Attack::new();
+    if !a.sandbox_or_skip("a_read_only_components_programs_change_nothing") {
+        return;
+    }
+    a.put("keep.txt", "original\n");
+    let outside = a.outside_dir("outside");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let m = marker("RO");
+    let script = format!(
+        "cat keep.txt; echo {m} > made.txt; echo {m} > keep.txt; echo {m} > {out}/made.txt; echo {m} > /dev/tcp/127.0.0.1/{port} && echo connected; true",
+        out = outside.display()
+    );
     let misbehave = component("misbehave");
     let out = a.call_with(
         &["--tool", misbehave.to_str().unwrap()],
         "misbehave",
-        json!({"action": "run", "program": "true"}),
+        json!({"action": "run", "program": "bash", "args": ["-c", script]}),
     );
     let r = out.json();
-    assert_eq!(r["error"]["code"], "permission_denied", "{}", out.all());
-    assert!(text(&r).contains("granted read-only, so it cannot run programs"), "{}", out.all());
+    // It ran (and could read the workspace) ...
+    assert_eq!(r["status"], "succeeded", "{}", out.all());
+    assert!(text(&r).contains("original"), "{}", out.all());
+    // ... but wrote nothing anywhere and reached no one.
+    promise(!a.ws.join("made.txt").exists(), || {
+        format!("a read-only tool's program created a file: {}", out.all())
+    });
+    promise(std::fs::read_to_string(a.ws.join("keep.txt")).unwrap() == "original\n", || {
+        format!("a read-only tool's program changed a file: {}", out.all())
+    });
+    promise(!outside.join("made.txt").exists(), || {
+        format!("a read-only tool's program wrote outside: {}", out.all())
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    promise(listener.accept().is_err() && !text(&r).contains("connected"), || {
+        format!("a read-only tool's program reached the network: {}", out.all())
+    });
 }
 
 #[test]

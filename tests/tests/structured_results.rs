@@ -75,20 +75,17 @@ fn structured_results_reach_a_real_mcp_client_and_a_broken_one_fails() {
 }
 
 /// A structured value past `MAX_STRUCTURED_BYTES` is withheld like one that breaks its
-/// schema (through `toolhost call`): the call fails and says why.
+/// schema (through `toolhost session`: the input is too long for a command line): the call
+/// fails and says why.
 #[test]
 fn a_structured_result_past_its_bound_is_withheld() {
     let a = Attack::new();
     let shapeless = test_components_dir().join("shapeless.wasm");
     let long = "word ".repeat(toolhost_limits::MAX_STRUCTURED_BYTES / 4);
-    let out = a.call_with(
-        &["--tool", shapeless.to_str().unwrap()],
-        "shapeless",
-        serde_json::json!({ "text": long }),
-    );
-    let r = out.json();
-    assert_eq!(r["status"], "failed", "{}", out.all());
-    assert!(r.get("structuredContent").is_none(), "{}", out.all());
+    let mut session = a.session(&["--tool", shapeless.to_str().unwrap()]);
+    let r = session.call("big", "shapeless", serde_json::json!({ "text": long }));
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(r.get("structuredContent").is_none(), "{r}");
     let why = r["error"]["message"].as_str().unwrap();
     assert!(
         why.contains("MAX_STRUCTURED_BYTES")

@@ -15,7 +15,11 @@ pub const WASM_TARGET: &str = "wasm32-wasip2";
 // Built-in tool components: (crate, id), the one list (crates/builtins/src/components.rs).
 // Each lands in `target/release/components/<id>.wasm`, which the host build embeds.
 include!("../../crates/builtins/src/components.rs");
-use BUILTIN_COMPONENT_CRATES as BUILTIN_COMPONENTS;
+
+/// Every component the binary embeds: the file tools', then the workspace tools'.
+fn embedded_components() -> Vec<(&'static str, &'static str)> {
+    BUILTIN_COMPONENT_CRATES.iter().chain(WORKSPACE_COMPONENT_CRATES).copied().collect()
+}
 
 /// The environment variable that tells the builtins crate's build script where the built
 /// components are (so it embeds them instead of building them itself).
@@ -149,12 +153,13 @@ fn build() -> Result<()> {
     ensure_wasm_target()?;
     let mut cmd = cargo();
     cmd.args(["build", "--release", "--target", WASM_TARGET]);
-    for (krate, _) in BUILTIN_COMPONENTS.iter().chain(TEST_COMPONENTS) {
+    let embedded = embedded_components();
+    for (krate, _) in embedded.iter().chain(TEST_COMPONENTS) {
         cmd.args(["-p", krate]);
     }
     run(&mut cmd)?;
     let wasm_dir = target_dir().join(WASM_TARGET).join("release");
-    for (dir, set) in [("components", BUILTIN_COMPONENTS), ("test-components", TEST_COMPONENTS)] {
+    for (dir, set) in [("components", &embedded[..]), ("test-components", TEST_COMPONENTS)] {
         let dest = target_dir().join("release").join(dir);
         std::fs::create_dir_all(&dest)?;
         for (krate, id) in set {
@@ -198,7 +203,7 @@ fn test(filter: &[String]) -> Result<()> {
     build()?;
     let mut cmd = host_cargo();
     cmd.args(["test", "--release", "--workspace"]);
-    for (krate, _) in BUILTIN_COMPONENTS.iter().chain(TEST_COMPONENTS) {
+    for (krate, _) in embedded_components().iter().chain(TEST_COMPONENTS) {
         if !GUEST_CRATES_WITH_TESTS.contains(krate) {
             cmd.args(["--exclude", krate]);
         }

@@ -12,3 +12,8 @@ pub const BUILTIN_COMPONENT_CRATES: &[(&str, &str)] = &[
     ("toolhost-tool-glob", "glob"),
     ("toolhost-tool-list", "list"),
 ];
+
+/// The workspace tools that are WebAssembly components: (guest crate, tool id). Embedded like
+/// the file tools, but registered only for a toolset that names them (`--agent workspace`,
+/// `--tools`).
+pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[];

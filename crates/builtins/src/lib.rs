@@ -9,9 +9,11 @@
 //!
 //! * [`registry`] — [`builtin_registry`]: the six file-tool components
 //!   ([`BUILTIN_COMPONENTS`], from `components`, the one list `build.rs` and `cargo xtask`
-//!   read too), then bash; [`READ_TOOL`], the one tool whose reads are observations.
+//!   read too), then bash, then the workspace-tool components a toolset names
+//!   ([`WORKSPACE_COMPONENTS`]); [`READ_TOOL`], the one tool whose reads are observations.
 //! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
-//! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`].
+//! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`],
+//!   [`WORKSPACE_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -20,9 +22,11 @@ mod components;
 pub mod registry;
 pub mod toolset;
 
-pub use components::BUILTIN_COMPONENT_CRATES;
+pub use components::{BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES};
 pub use registry::{
-    BUILTIN_COMPONENTS, BuiltinError, READ_TOOL, builtin_registry, builtin_registry_from,
-    components_override,
+    BUILTIN_COMPONENTS, BuiltinError, READ_TOOL, WORKSPACE_COMPONENTS, builtin_registry,
+    builtin_registry_from, components_override,
 };
-pub use toolset::{Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET};
+pub use toolset::{
+    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET, parse_tools,
+};

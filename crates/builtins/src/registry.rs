@@ -1,13 +1,14 @@
 //! The registry of built-in tools: the file-tool components (embedded in the binary by
-//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash.
+//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash, then the workspace-tool
+//! components a toolset names.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolhost_core::registry::ToolRegistryBuilder;
-use toolhost_runtime::{ComponentRuntime, RuntimeError};
+use toolhost_runtime::{ComponentRuntime, ComponentTool, RuntimeError};
 
-use crate::components::BUILTIN_COMPONENT_CRATES;
+use crate::components::{BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES};
 
 /// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
 mod embedded {
@@ -22,6 +23,19 @@ const BUILTIN_IDS: [&str; BUILTIN_COMPONENT_CRATES.len()] = {
     let mut i = 0;
     while i < ids.len() {
         ids[i] = BUILTIN_COMPONENT_CRATES[i].1;
+        i += 1;
+    }
+    ids
+};
+
+/// The workspace tools (components too), by id: registered only when a toolset names them.
+pub const WORKSPACE_COMPONENTS: &[&str] = &WORKSPACE_IDS;
+
+const WORKSPACE_IDS: [&str; WORKSPACE_COMPONENT_CRATES.len()] = {
+    let mut ids = [""; WORKSPACE_COMPONENT_CRATES.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = WORKSPACE_COMPONENT_CRATES[i].1;
         i += 1;
     }
     ids
@@ -49,41 +63,85 @@ pub enum BuiltinError {
     Runtime(#[from] RuntimeError),
 }
 
-/// Register the built-in tools: each component of [`BUILTIN_COMPONENTS`] from `dir`.
+/// The workspace tools `workspace` names, in registry order (other ids are left to the
+/// caller's toolset check).
+fn chosen<'a>(workspace: &'a [&'a str]) -> impl Iterator<Item = &'static str> + 'a {
+    WORKSPACE_COMPONENTS.iter().copied().filter(|id| workspace.contains(id))
+}
+
+/// Where the built-in components come from.
+enum Origin<'a> {
+    /// `<dir>/<id>.wasm` (`TOOLHOST_COMPONENTS`).
+    Dir(&'a Path),
+    /// The copies `build.rs` embedded.
+    Embedded,
+}
+
+impl Origin<'_> {
+    /// The component `id`, loaded and marked as a built-in.
+    async fn load(
+        &self,
+        runtime: &Arc<ComponentRuntime>,
+        id: &str,
+    ) -> Result<Arc<ComponentTool>, BuiltinError> {
+        let tool = match self {
+            Origin::Dir(dir) => {
+                let path = dir.join(format!("{id}.wasm"));
+                if !path.is_file() {
+                    return Err(BuiltinError::ComponentMissing(path));
+                }
+                runtime.load(&path).await?
+            }
+            Origin::Embedded => {
+                let Some((_, bytes, sha256)) = embedded::EMBEDDED.iter().find(|(e, ..)| *e == id)
+                else {
+                    return Err(BuiltinError::ComponentMissing(PathBuf::from(format!(
+                        "<embedded>/{id}.wasm"
+                    ))));
+                };
+                runtime.load_embedded(id, bytes, sha256).await?
+            }
+        };
+        Ok(Arc::new(tool.record_reads(id == READ_TOOL).checks_own_input()))
+    }
+
+    /// The file tools, bash, then the workspace tools `workspace` names.
+    async fn registry(
+        &self,
+        runtime: &Arc<ComponentRuntime>,
+        workspace: &[&str],
+    ) -> Result<ToolRegistryBuilder, BuiltinError> {
+        let mut builder = ToolRegistryBuilder::new();
+        for id in BUILTIN_COMPONENTS {
+            builder.register_dyn(self.load(runtime, id).await?);
+        }
+        builder.register(crate::bash::Bash);
+        for id in chosen(workspace) {
+            builder.register_dyn(self.load(runtime, id).await?);
+        }
+        Ok(builder)
+    }
+}
+
+/// Register the built-in tools from `dir` (`<dir>/<id>.wasm`): the file tools, bash, then each
+/// workspace tool `workspace` names.
 pub async fn builtin_registry_from(
     runtime: &Arc<ComponentRuntime>,
     dir: &Path,
+    workspace: &[&str],
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
-    let mut builder = ToolRegistryBuilder::new();
-    for id in BUILTIN_COMPONENTS {
-        let path = dir.join(format!("{id}.wasm"));
-        if !path.is_file() {
-            return Err(BuiltinError::ComponentMissing(path));
-        }
-        let tool = runtime.load(&path).await?.record_reads(*id == READ_TOOL).checks_own_input();
-        builder.register_dyn(Arc::new(tool));
-    }
-    builder.register(crate::bash::Bash);
-    Ok(builder)
+    Origin::Dir(dir).registry(runtime, workspace).await
 }
 
 /// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
-/// that directory), then bash. More tools (installed ones) may be registered after them.
+/// that directory): the file tools, bash, then each workspace tool `workspace` names. More
+/// tools (installed ones) may be registered after them.
 pub async fn builtin_registry(
     runtime: &Arc<ComponentRuntime>,
+    workspace: &[&str],
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
-    if let Some(dir) = components_override() {
-        return builtin_registry_from(runtime, &dir).await;
+    match components_override() {
+        Some(dir) => Origin::Dir(&dir).registry(runtime, workspace).await,
+        None => Origin::Embedded.registry(runtime, workspace).await,
     }
-    let mut builder = ToolRegistryBuilder::new();
-    for (id, bytes, sha256) in embedded::EMBEDDED {
-        let tool = runtime
-            .load_embedded(id, bytes, sha256)
-            .await?
-            .record_reads(*id == READ_TOOL)
-            .checks_own_input();
-        builder.register_dyn(Arc::new(tool));
-    }
-    builder.register(crate::bash::Bash);
-    Ok(builder)
 }

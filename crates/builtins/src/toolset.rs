@@ -1,5 +1,5 @@
 //! The agents' toolsets (docs/contract.md#definitions-and-the-toolset): which tools each agent
-//! is offered, in the order the model sees them.
+//! is offered, in the order the model sees them, or an explicit [`Selection`] (`--tools`).
 
 use toolhost_core::registry::ToolsetConfig;
 use toolhost_core::tool::ToolRisk;
@@ -13,6 +13,10 @@ pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", 
 /// list bash; only landed ones).
 pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
 
+/// The workspace agent's tools after the default seven (docs/workspace-tools.md): read-only
+/// inspection of the repository, Markdown and previews.
+pub const WORKSPACE_TOOLSET: &[&str] = crate::registry::WORKSPACE_COMPONENTS;
+
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Agent {
@@ -20,6 +24,8 @@ pub enum Agent {
     Default,
     /// The read-only explorer sub-agent.
     Explorer,
+    /// The default agent's tools, then the workspace tools (git, Markdown, preview).
+    Workspace,
 }
 
 impl Agent {
@@ -32,10 +38,15 @@ impl Agent {
     /// install order, then `--tool` ones) with their granted risk: all of them for the
     /// default agent, only the read-only ones for the explorer.
     pub fn toolset_with(self, extra: &[(String, ToolRisk)]) -> ToolsetConfig {
-        let (builtins, extra): (&[&str], Vec<&str>) = match self {
-            Agent::Default => (DEFAULT_TOOLSET, extra.iter().map(|(id, _)| id.as_str()).collect()),
+        let all = || extra.iter().map(|(id, _)| id.as_str());
+        let (builtins, extra): (Vec<&str>, Vec<&str>) = match self {
+            Agent::Default => (DEFAULT_TOOLSET.to_vec(), all().collect()),
+            Agent::Workspace => (
+                DEFAULT_TOOLSET.iter().chain(WORKSPACE_TOOLSET).copied().collect(),
+                all().collect(),
+            ),
             Agent::Explorer => (
-                EXPLORER_TOOLSET,
+                EXPLORER_TOOLSET.to_vec(),
                 extra
                     .iter()
                     .filter(|(_, risk)| *risk == ToolRisk::ReadOnly)
@@ -43,8 +54,61 @@ impl Agent {
                     .collect(),
             ),
         };
-        ToolsetConfig::new(builtins.iter().copied().chain(extra))
+        ToolsetConfig::new(builtins.into_iter().chain(extra))
     }
+
+    /// The workspace tools this agent's toolset holds (to be registered).
+    pub fn workspace_tools(self) -> &'static [&'static str] {
+        match self {
+            Agent::Workspace => WORKSPACE_TOOLSET,
+            Agent::Default | Agent::Explorer => &[],
+        }
+    }
+}
+
+/// Which tools a run offers, in order: an agent's toolset, or the ids `--tools` lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// `--agent`'s toolset (built-ins, then the installed and `--tool` tools it takes).
+    Agent(Agent),
+    /// Exactly these tools, in this order: built-in, workspace, installed or `--tool` ones.
+    Tools(Vec<String>),
+}
+
+impl Selection {
+    /// The workspace tools this selection names (to be registered).
+    pub fn workspace_tools(&self) -> Vec<&str> {
+        match self {
+            Selection::Agent(agent) => agent.workspace_tools().to_vec(),
+            Selection::Tools(ids) => {
+                ids.iter().map(String::as_str).filter(|id| WORKSPACE_TOOLSET.contains(id)).collect()
+            }
+        }
+    }
+
+    /// The toolset config: the agent's (see [`Agent::toolset_with`]), or the listed ids.
+    pub fn toolset_with(&self, extra: &[(String, ToolRisk)]) -> ToolsetConfig {
+        match self {
+            Selection::Agent(agent) => agent.toolset_with(extra),
+            Selection::Tools(ids) => ToolsetConfig::new(ids.iter().map(String::as_str)),
+        }
+    }
+}
+
+/// The ids a `--tools` value lists, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolIds(pub Vec<String>);
+
+/// The ids of a `--tools` value: comma-separated, in order, spaces around each trimmed; an
+/// empty one is refused.
+pub fn parse_tools(value: &str) -> Result<ToolIds, String> {
+    let ids: Vec<String> = value.split(',').map(|id| id.trim().to_owned()).collect();
+    if ids.iter().any(String::is_empty) {
+        return Err(format!(
+            "--tools takes tool ids separated by commas, e.g. read,grep,workspace_git; {value:?} has an empty one"
+        ));
+    }
+    Ok(ToolIds(ids))
 }
 
 #[cfg(test)]
@@ -52,10 +116,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_toolset_is_exactly_the_ids_third_party_tools_may_not_take() {
-        assert_eq!(DEFAULT_TOOLSET, toolhost_plugins::RESERVED_IDS);
+    fn the_built_in_ids_are_exactly_the_ids_third_party_tools_may_not_take() {
+        let builtins: Vec<&str> =
+            DEFAULT_TOOLSET.iter().chain(WORKSPACE_TOOLSET).copied().collect();
+        assert_eq!(builtins, toolhost_plugins::RESERVED_IDS);
         for id in EXPLORER_TOOLSET {
             assert!(DEFAULT_TOOLSET.contains(id), "{id}");
         }
+    }
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_comma_separated_in_order() {
+        assert_eq!(
+            parse_tools("read, workspace_git,grep").unwrap(),
+            ["read", "workspace_git", "grep"]
+        );
+        assert!(parse_tools("read,,grep").unwrap_err().contains("empty"));
+        assert!(parse_tools("").is_err());
+        let s = Selection::Tools(parse_tools("grep,read").unwrap().0);
+        assert!(s.workspace_tools().is_empty());
     }
 }

@@ -38,7 +38,7 @@ pub use toolhost_sandbox::{policy, privileges};
 pub use toolhost_session as session;
 pub use toolhost_store as store;
 
-pub use toolhost_builtins::{Agent, builtin_registry};
+pub use toolhost_builtins::{Agent, Selection, builtin_registry};
 pub use toolhost_core::{
     CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, PreparedCall,
     Tool, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,

@@ -31,9 +31,16 @@ pub struct Cli {
     /// The sandbox mode of the session.
     #[arg(long, global = true, value_enum, default_value = "workspace-write")]
     pub mode: SandboxMode,
-    /// Which agent's toolset to serve.
+    /// Which agent's toolset to serve: `default` (read write edit grep glob list bash, then
+    /// installed and `--tool` tools), `explorer` (read grep glob list bash, then read-only
+    /// installed tools) or `workspace` (the default's, then workspace_git, workspace_markdown
+    /// and workspace_preview, then installed and `--tool` tools).
     #[arg(long, global = true, value_enum, default_value = "default")]
     pub agent: Agent,
+    /// Serve exactly these tools, in this order, instead of an agent's toolset: built-in,
+    /// workspace, installed or `--tool` ids, comma-separated (e.g. `read,grep,workspace_git`).
+    #[arg(long, global = true, value_name = "ID[,ID…]", value_parser = toolhost::builtins::parse_tools, conflicts_with = "agent")]
+    pub tools: Option<toolhost::builtins::ToolIds>,
     /// The session id (default: a new one).
     #[arg(long, global = true)]
     pub session: Option<String>,
@@ -46,6 +53,16 @@ pub struct Cli {
     pub extra_tools: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
+}
+
+impl Cli {
+    /// The tools this run offers: `--tools`' list, else `--agent`'s toolset.
+    pub fn selection(&self) -> toolhost::Selection {
+        match &self.tools {
+            Some(ids) => toolhost::Selection::Tools(ids.0.clone()),
+            None => toolhost::Selection::Agent(self.agent),
+        }
+    }
 }
 
 #[derive(Subcommand)]

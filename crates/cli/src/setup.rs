@@ -222,7 +222,7 @@ impl Setup {
         sandbox_backend((!check_afresh).then(|| self.data_dir.join("cache").join("sandbox-check")))
     }
 
-    /// The finalized toolset of `--agent` for a session over `--workspace`: expired spill
+    /// The finalized toolset of `--agent` (or `--tools`) for a session over `--workspace`: expired spill
     /// files swept, the session context with bash's sandbox, `--allow-escalation`'s approver
     /// or else `approver` (none: escalations are refused), the component runtime with
     /// `allocation` (one-call commands allocate on demand; the pooling allocator's set-up and
@@ -235,7 +235,7 @@ impl Setup {
     ) -> Result<FinalizedToolset> {
         let session = self.session_context(cli, approver);
         let runtime = self.runtime(allocation)?;
-        self.toolset_on(cli.agent, &cli.extra_tools, session, &runtime).await
+        self.toolset_on(&cli.selection(), &cli.extra_tools, session, &runtime).await
     }
 
     /// The session context of `--session` (or a new id) over `--workspace`, with bash's
@@ -261,19 +261,37 @@ impl Setup {
         session
     }
 
-    /// `agent`'s toolset for `session` over `runtime`: the built-ins, the installed tools as
-    /// they are now, then `extra_tools` (`--tool`). Built again whenever the installed set
-    /// changes under a running server.
+    /// `selection`'s toolset for `session` over `runtime`: the built-ins (with the workspace
+    /// tools it names), the installed tools as they are now, then `extra_tools` (`--tool`).
+    /// Built again whenever the installed set changes under a running server.
     pub async fn toolset_on(
         &self,
-        agent: toolhost::Agent,
+        selection: &toolhost::Selection,
         extra_tools: &[PathBuf],
         session: ToolSessionContext,
         runtime: &Arc<ComponentRuntime>,
     ) -> Result<FinalizedToolset> {
-        let mut registry = toolhost::builtin_registry(runtime).await?;
+        let mut registry =
+            toolhost::builtin_registry(runtime, &selection.workspace_tools()).await?;
         let extra = self.register_third_party(extra_tools, runtime, &mut registry).await?;
-        Ok(finalize(&registry.build(), &agent.toolset_with(&extra), session)?)
+        let registry = registry.build();
+        if let toolhost::Selection::Tools(ids) = selection {
+            let mut known: Vec<String> =
+                registry.ids().iter().map(|id| id.as_str().to_owned()).collect();
+            for id in toolhost::builtins::WORKSPACE_TOOLSET {
+                if !known.iter().any(|k| k == id) {
+                    known.push((*id).to_owned());
+                }
+            }
+            if let Some(unknown) = ids.iter().find(|id| !known.contains(id)) {
+                anyhow::bail!(
+                    "--tools names `{}`, which is not a tool here; the tools are: {}",
+                    toolhost::display::terminal_line(unknown),
+                    known.join(", ")
+                );
+            }
+        }
+        Ok(finalize(&registry, &selection.toolset_with(&extra), session)?)
     }
 
     /// The component runtime, caching compilations under the data dir.

@@ -10,18 +10,30 @@ pub use toolhost_runtime::definition::{
     check_output_schema, check_remembered, check_schema, valid_id,
 };
 
-/// The ids of the built-in tools: no third-party tool may take one (compared ignoring case).
-/// The built-ins' own list is checked against this one by a test of the builtins crate.
-pub const RESERVED_IDS: &[&str] = &["read", "write", "edit", "grep", "glob", "list", "bash"];
+/// The ids of the built-in tools, the default seven then the workspace tools: no third-party
+/// tool may take one (compared ignoring case). The built-ins' own lists are checked against
+/// this one by a test of the builtins crate.
+pub const RESERVED_IDS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "grep",
+    "glob",
+    "list",
+    "bash",
+    "workspace_git",
+    "workspace_markdown",
+    "workspace_preview",
+];
 
 /// What a risk lets a component do, in words for the person who grants it.
 pub fn risk_meaning(risk: ToolRisk) -> &'static str {
     match risk {
         ToolRisk::ReadOnly => {
-            "it may read files the session's policy lets it read; it can never write a file or run a program"
+            "it may read files the session's policy lets it read, and run programs that can only read (nothing writable, no network); it can never write a file"
         }
         ToolRisk::WorkspaceMutation => {
-            "it may read, and write files where the session's policy allows writes (every write is a recorded, undoable change); it can never run a program"
+            "it may read, write files where the session's policy allows writes (every write is a recorded, undoable change), and run programs that can only read (nothing writable, no network)"
         }
         ToolRisk::ProcessExecution => {
             "it may read, write where the session's policy allows writes, and run programs: each program runs inside the same OS sandbox as bash, under the session's policy, with no network unless the policy allows it"

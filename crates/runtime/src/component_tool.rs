@@ -24,6 +24,7 @@ use crate::grant::RiskGrant;
 use crate::host::CallState;
 use crate::source::Source;
 use crate::validate::InvalidComponent;
+use structured::structured_failure;
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::result::{
     ErrorCode, ToolError, ToolResult, ToolResultContent, ToolResultStatus, ToolUsage,
@@ -320,6 +321,11 @@ impl DynTool for ComponentTool {
             Err(e) => Err(e),
         };
         let mut result = match value {
+            Ok(Ok((text, Some(structured))))
+                if let Some(e) = structured_failure(&structured, &text) =>
+            {
+                ToolResult { structured: Some(structured), ..ToolResult::from_error(e) }
+            }
             Ok(Ok((text, structured))) => {
                 // Only a succeeded call records what it read (`docs/contract.md#read-before-edit`).
                 if self.records_reads {

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use toolhost_core::tool::ToolRisk;
 
 /// What one component may do, from the risk the user granted it (at `tool add`, or its
-/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file`, `stat`
-/// and `open-dir` only; `open-for-write` needs workspace-mutation or more, and
-/// `process.run` needs process-execution.
+/// declared risk for a built-in or a `--tool`): a read-only grant gets `open-file`, `stat`,
+/// `open-dir` and `process.run` in a read-only sandbox; `open-for-write` needs
+/// workspace-mutation or more, and a program that may write (under the call's policy) needs
+/// process-execution.
 #[derive(Debug, Clone)]
 pub struct RiskGrant {
     /// The tool's id, named in refusals.
@@ -79,16 +80,11 @@ impl RiskGrant {
         })
     }
 
-    /// Why this grant refuses `process.run` of `program`, as the model-facing text (and
-    /// noted); `None` if it allows it.
-    pub fn refuses_processes(&self, program: &str) -> Option<String> {
-        (self.risk != ToolRisk::ProcessExecution).then(|| {
-            self.refusals.push(format!("process.run({program:?})"));
-            format!(
-                "the tool `{}` is granted {}, so it cannot run programs; a tool that runs programs must be installed as process-execution",
-                self.tool,
-                self.risk.name()
-            )
-        })
+    /// Whether the programs this grant runs (`process.run`) get a read-only sandbox —
+    /// nothing writable, network off — rather than the call's policy: every grant but
+    /// process-execution. A program run for a read-only tool changes nothing, as the tool
+    /// itself cannot.
+    pub fn runs_programs_read_only(&self) -> bool {
+        self.risk != ToolRisk::ProcessExecution
     }
 }

@@ -65,7 +65,7 @@ pub const WIT_PACKAGES: &[WitPackage] = &[
     WitPackage {
         version: "0.2.0",
         text: include_str!("../../../wit/since_v0.2.0/tool.wit"),
-        frozen_sha256: "ce1e5e725bf8091fde695fb098c76859182969892afbf764a5df4b6e96b91431",
+        frozen_sha256: "ee1713d1dff2db5efd1e4b98d003e72ae9a88df4cbcd8ca063779ddfb3f6be55",
         types_sha256: "4ee87cc3a0ea47cff71b2b26a474f9cca574820900e61f2d77865d5c101627d8",
         imports: &["types", "workspace", "call", "process"],
     },

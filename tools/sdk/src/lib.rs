@@ -51,10 +51,10 @@
 
 pub mod bindings;
 
-/// Every limit of docs/limits.md, shared with the host.
-pub use toolhost_limits as limits;
 /// The `LOCAL_EXECUTOR_*` error kinds of a structured failure, shared with the host.
 pub use toolhost_error_kinds as error_kinds;
+/// Every limit of docs/limits.md, shared with the host.
+pub use toolhost_limits as limits;
 mod error;
 mod export;
 mod host;

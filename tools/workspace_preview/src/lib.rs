@@ -36,9 +36,9 @@ pub use report::Preview;
 pub use source::Host;
 use source::{SdkHost, cancelled_error};
 
-/// Largest structured value this tool returns, as JSON text: a `max_bytes` preview plus
-/// its escapes fits; a preview whose JSON would pass it is cut shorter.
-pub const MAX_STRUCTURED_JSON_BYTES: usize = 2 * 1024 * 1024;
+/// Largest structured value, as JSON text (the host withholds a larger one): a preview whose
+/// JSON escapes would pass it is cut shorter than `max_bytes`.
+pub const MAX_STRUCTURED_JSON_BYTES: usize = toolhost_sdk::limits::MAX_STRUCTURED_BYTES;
 
 /// Input of the `workspace_preview` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -11,7 +11,7 @@ use crate::Cli;
 use crate::commands::EXIT_USAGE;
 use crate::setup::Setup;
 
-/// Serve `--agent`'s toolset; the options are `mcp`'s own (see `Command::Mcp`).
+/// Serve `--agent`'s toolset (or `--tools`'); the options are `mcp`'s own (see `Command::Mcp`).
 pub async fn run(
     setup: &Setup,
     cli: &Cli,
@@ -23,7 +23,8 @@ pub async fn run(
     // Ask the MCP client's user (elicitation) when it can; deny otherwise.
     let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)));
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
-    let toolset = setup.toolset_on(cli.agent, &cli.extra_tools, context.clone(), &runtime).await?;
+    let selection = cli.selection();
+    let toolset = setup.toolset_on(&selection, &cli.extra_tools, context.clone(), &runtime).await?;
     let store = toolhost::store::Store::open(&setup.data_dir)?;
     let session = Arc::new(toolhost::session::SessionRuntime::new(
         toolset,
@@ -33,7 +34,7 @@ pub async fn run(
     let server = toolhost::mcp::McpServer::new(session);
     tokio::spawn(follow_installed(
         setup.clone(),
-        cli.agent,
+        selection,
         cli.extra_tools.clone(),
         context,
         runtime,
@@ -53,7 +54,7 @@ pub async fn run(
 /// cannot be loaded leaves the current toolset in place (and says why on stderr).
 async fn follow_installed(
     setup: Setup,
-    agent: toolhost::Agent,
+    selection: toolhost::Selection,
     extra_tools: Vec<PathBuf>,
     context: toolhost::ToolSessionContext,
     runtime: Arc<toolhost::runtime::ComponentRuntime>,
@@ -73,7 +74,7 @@ async fn follow_installed(
             continue;
         }
         last = now;
-        match setup.toolset_on(agent, &extra_tools, context.clone(), &runtime).await {
+        match setup.toolset_on(&selection, &extra_tools, context.clone(), &runtime).await {
             Ok(toolset) => {
                 if let Err(e) = server.replace_toolset(toolset).await {
                     tracing::warn!(

@@ -28,10 +28,16 @@ pub(super) async fn capability_checks(
             ),
         ),
     }
-    // What inspect says must name what the call did: a write (artifacts) or a program run.
+    // What inspect says must name what the call did: a write (artifacts) or a program run
+    // that could write (a process-execution tool's; any other tool's programs run read-only).
     let mut lied = None;
-    let acted =
-        cases.iter().filter(|c| c.valid && (!c.result.artifacts.is_empty() || !c.runs.is_empty()));
+    let runs_write = def.risk == toolhost_core::tool::ToolRisk::ProcessExecution;
+    fn ran(c: &Case, runs_write: bool) -> Option<&String> {
+        c.runs.first().filter(|_| runs_write)
+    }
+    let acted = cases
+        .iter()
+        .filter(|c| c.valid && (!c.result.artifacts.is_empty() || ran(c, runs_write).is_some()));
     for (i, c) in acted.take(16).enumerate() {
         if scratch.spent() {
             break;
@@ -43,7 +49,7 @@ pub(super) async fn capability_checks(
                 &c.input,
             )
             .await;
-        let lie = match (&said, c.runs.first()) {
+        let lie = match (&said, ran(c, runs_write)) {
             (Ok(CallInspection::Runs(_)), Some(_)) => None,
             (Ok(other), Some(ran)) => Some(format!(
                 "inspect said {} for {}, which ran `{ran}`; return runs(\"program args…\") for it, so an approver sees what will run",

@@ -12,8 +12,8 @@
 //!   `warn` when only the host's epoch stopped it, `fail` past a second.
 //! * `capabilities.grant` — nothing refused for lack of a grant (a read-only tool that opens a
 //!   file for writing fails, naming the call); `capabilities.inspect` — `inspect` never says
-//!   read-only for a call that then commits a write, and says `runs(...)` for every call that
-//!   runs a program; `capabilities.credentials` — a call that
+//!   read-only for a call that then commits a write, and says `runs(...)` for every call of a
+//!   process-execution tool that runs a program (another tool's programs run read-only); `capabilities.credentials` — a call that
 //!   reached for a path the policy refuses (the fake credential) is a `warn`, the credential's
 //!   content in a result a `fail`.
 //! * `isolation.box` — that every call ran boxed into the scratch workspace

@@ -1,4 +1,5 @@
-//! The check of a successful call's structured value against the tool's output schema.
+//! The check of a successful call's structured value against the tool's output schema, and
+//! the structured failure (`success: false`) that ends a call as failed.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -102,5 +103,55 @@ impl ComponentTool {
                 ),
             )),
         }
+    }
+}
+
+/// The error a structured value reports, if it is a structured failure
+/// (docs/contract.md#structured-failures): an object whose `success` is `false`. Its
+/// `error_kind`, one of the `LOCAL_EXECUTOR_*` kinds, gives the error code (another or none:
+/// `execution_failed`); `terminal: false` makes it retryable; the message is the call's text.
+pub(crate) fn structured_failure(value: &serde_json::Value, text: &str) -> Option<ToolError> {
+    if value.get("success") != Some(&serde_json::Value::Bool(false)) {
+        return None;
+    }
+    let kind = value
+        .get("error_kind")
+        .and_then(serde_json::Value::as_str)
+        .and_then(toolhost_error_kinds::ErrorKind::from_name);
+    let code = kind
+        .and_then(|k| serde_json::from_value(serde_json::Value::from(k.code())).ok())
+        .unwrap_or(ErrorCode::ExecutionFailed);
+    let retryable = value.get("terminal") == Some(&serde_json::Value::Bool(false));
+    Some(ToolError { code, message: text.to_owned(), retryable })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn success_false_fails_the_call_with_its_kinds_code() {
+        let v = json!({"success": false, "error_kind": "LOCAL_EXECUTOR_INVALID_INPUT", "terminal": true});
+        let e = structured_failure(&v, "bad revision").unwrap();
+        assert_eq!(
+            (e.code, e.retryable, e.message.as_str()),
+            (ErrorCode::InvalidArguments, false, "bad revision")
+        );
+        let v =
+            json!({"success": false, "error_kind": "LOCAL_EXECUTOR_TIMEOUT", "terminal": false});
+        assert_eq!(
+            structured_failure(&v, "t").map(|e| (e.code, e.retryable)),
+            Some((ErrorCode::Timeout, true))
+        );
+        let v = json!({"success": false, "error_kind": "SOMETHING_ELSE"});
+        assert_eq!(structured_failure(&v, "t").unwrap().code, ErrorCode::ExecutionFailed);
+        for kind in toolhost_error_kinds::ErrorKind::ALL {
+            let v = json!({"success": false, "error_kind": kind.name()});
+            let code = structured_failure(&v, "t").unwrap().code;
+            assert_eq!(serde_json::to_value(code).unwrap(), kind.code(), "{kind:?}");
+        }
+        assert!(structured_failure(&json!({"success": true}), "t").is_none());
+        assert!(structured_failure(&json!({"ok": false}), "t").is_none());
     }
 }

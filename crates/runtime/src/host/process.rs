@@ -1,8 +1,10 @@
-//! `process`: programs a component granted `process-execution` runs. Each run goes through
+//! `process`: programs a component runs. Each run goes through
 //! `toolhost_sandbox::run::run_sandboxed`, the path bash takes: the same OS sandbox made from
-//! this call's policy (network off unless it allows it), the same cgroup, the same sweep of
+//! this call's policy (network off unless it allows it) for a component granted
+//! process-execution, and from that policy narrowed to reading (`SandboxPolicy::read_only`:
+//! nothing writable, network off) for any other, the same cgroup, the same sweep of
 //! what it may not create, and nothing runs when the sandbox is unavailable. What is checked
-//! here first: the grant, the program and its arguments, the working directory (fenced, inside
+//! here first: the program and its arguments, the working directory (fenced, inside
 //! the workspace) and the environment ([`env_refusal`]). stdout and stderr are captured apart,
 //! each bounded like bash's output (head + tail, the rest in a spill file).
 
@@ -92,6 +94,9 @@ pub enum EnvValue {
     TimeZone,
     /// A terminal name (`xterm-256color`): letters, digits, `. _ + -`; no `/` or `..`.
     Terminal,
+    /// Exactly this value: a switch that only takes something away (`GIT_CONFIG_NOSYSTEM=1`),
+    /// allowed although its prefix is refused.
+    Only(&'static str),
 }
 
 /// The only variables a component may set for a program it runs without the operator's say
@@ -126,6 +131,15 @@ pub const ALLOWED_ENV: &[(&str, EnvValue)] = &[
     ("COLUMNS", EnvValue::Number),
     ("LINES", EnvValue::Number),
     ("SOURCE_DATE_EPOCH", EnvValue::Number),
+    // git's switches that only take away: no system or global config, no optional locks, no
+    // prompt, no system attributes, no replace refs, no fetch of missing objects.
+    ("GIT_CONFIG_NOSYSTEM", EnvValue::Only("1")),
+    ("GIT_CONFIG_GLOBAL", EnvValue::Only("/dev/null")),
+    ("GIT_OPTIONAL_LOCKS", EnvValue::Only("0")),
+    ("GIT_TERMINAL_PROMPT", EnvValue::Only("0")),
+    ("GIT_ATTR_NOSYSTEM", EnvValue::Only("1")),
+    ("GIT_NO_REPLACE_OBJECTS", EnvValue::Only("1")),
+    ("GIT_NO_LAZY_FETCH", EnvValue::Only("1")),
 ];
 
 impl EnvValue {
@@ -147,6 +161,7 @@ impl EnvValue {
                     && !name.split('/').any(|part| part == "..")
                     && value.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.,:/<>".contains(c))
             }
+            EnvValue::Only(only) => value == only,
             EnvValue::Terminal => {
                 !value.contains("..")
                     && value
@@ -157,15 +172,18 @@ impl EnvValue {
     }
 
     /// What this kind allows, for a refusal.
-    fn rule(self) -> &'static str {
+    fn rule(self) -> std::borrow::Cow<'static, str> {
         match self {
-            EnvValue::Any => "any value",
-            EnvValue::Number => "digits only",
-            EnvValue::Locale => "a locale name (letters, digits, `_`, `.`, `-`, `@`; not a path)",
-            EnvValue::LocaleList => "locale names separated by `:` (not paths)",
-            EnvValue::TimeZone => "a zone name or rule (no `..`, not a path)",
+            EnvValue::Only(only) => format!("exactly {only:?}").into(),
+            EnvValue::Any => "any value".into(),
+            EnvValue::Number => "digits only".into(),
+            EnvValue::Locale => {
+                "a locale name (letters, digits, `_`, `.`, `-`, `@`; not a path)".into()
+            }
+            EnvValue::LocaleList => "locale names separated by `:` (not paths)".into(),
+            EnvValue::TimeZone => "a zone name or rule (no `..`, not a path)".into(),
             EnvValue::Terminal => {
-                "a terminal name (letters, digits, `_`, `.`, `-`, `+`; not a path)"
+                "a terminal name (letters, digits, `_`, `.`, `-`, `+`; not a path)".into()
             }
         }
     }
@@ -199,6 +217,11 @@ pub fn env_refusal(
         return Some(format!(
             "the environment variable name {name:?} is not allowed: use letters, digits and `_`, not starting with a digit"
         ));
+    }
+    if let Some((_, kind @ EnvValue::Only(_))) = ALLOWED_ENV.iter().find(|(n, _)| *n == name) {
+        return (!kind.allows(value)).then(|| {
+            format!("a tool may set {name} for a program it runs only to {}", kind.rule())
+        });
     }
     let upper = name.to_ascii_uppercase();
     if let Some(r) = REFUSED_ENV
@@ -285,9 +308,6 @@ fn captured(capture: &Capture) -> process::Captured {
 impl process::Host for CallState {
     async fn run(&mut self, command: process::Command) -> WitResult<process::Finished> {
         let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
-        if let Some(refusal) = self.share.grant.refuses_processes(&shown) {
-            return Err(err(types::ErrorCode::PermissionDenied, refusal).into());
-        }
         let policy_file = self.session.data_dir.join(toolhost_sandbox::policy::POLICY_FILE);
         check_command(&command, &self.call.sandbox_policy, &policy_file)?;
         let workspace = self.session.working_directory.clone();
@@ -349,7 +369,11 @@ impl process::Host for CallState {
         );
         let mut argv: Vec<std::ffi::OsString> = vec![command.program.clone().into()];
         argv.extend(command.args.iter().map(Into::into));
-        let policy = self.call.sandbox_policy.clone();
+        let policy = if self.share.grant.runs_programs_read_only() {
+            self.call.sandbox_policy.read_only()
+        } else {
+            self.call.sandbox_policy.clone()
+        };
         let run = run_sandboxed(
             self.session.sandbox.as_ref(),
             self.session.process_backend.as_ref(),

@@ -1,5 +1,6 @@
 //! One call's policy made from the session's: widened by approved grants or the network,
-//! boxed into a workspace (`toolhost conformance`), or with no file system at all.
+//! narrowed to reading only (the programs of a tool not granted process-execution), boxed
+//! into a workspace (`toolhost conformance`), or with no file system at all.
 
 use std::path::PathBuf;
 
@@ -30,6 +31,19 @@ impl SandboxPolicy {
             return self.clone();
         }
         SandboxPolicy { network, ..self.clone() }
+    }
+
+    /// This policy narrowed to reading: nothing writable (not the workspace, not the temp
+    /// dir, no write grant), no network; what it lets a program read is unchanged. How a
+    /// program runs for a tool granted read-only or workspace-mutation (`process.run`).
+    pub fn read_only(&self) -> Self {
+        let mut p = SandboxPolicy {
+            mode: SandboxMode::ReadOnly,
+            network: NetworkAccess::Deny,
+            ..self.clone()
+        };
+        p.grants.retain(|g| g.access == super::Access::Read);
+        p
     }
 
     /// This policy boxed into `workspace`: every tier of this policy still applies (its HOME,

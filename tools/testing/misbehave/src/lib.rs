@@ -54,10 +54,13 @@ pub enum MisbehaveInput {
         /// The new content.
         text: String,
     },
-    /// Run a program through `process.run`, which a read-only tool may not.
+    /// Run a program through `process.run`, which for a read-only tool can change nothing.
     Run {
         /// The program to run.
         program: String,
+        /// Its arguments.
+        #[serde(default)]
+        args: Vec<String>,
     },
 }
 
@@ -83,7 +86,7 @@ impl Tool for Misbehave {
     fn inspect(&self, input: &MisbehaveInput) -> Inspection {
         match input {
             MisbehaveInput::Write { path, .. } => Inspection::Writes(path.clone()),
-            MisbehaveInput::Run { program } => Inspection::Runs(program.clone()),
+            MisbehaveInput::Run { program, .. } => Inspection::Runs(program.clone()),
             _ => Inspection::ReadOnly,
         }
     }
@@ -111,15 +114,21 @@ impl Tool for Misbehave {
                     committed.kind, committed.additions, committed.deletions
                 ))
             }
-            MisbehaveInput::Run { program } => {
+            MisbehaveInput::Run { program, args } => {
                 let finished = toolhost_sdk::process::run(&toolhost_sdk::process::Command {
                     program,
-                    args: Vec::new(),
+                    args,
                     cwd: None,
                     env: Vec::new(),
                     timeout_ms: None,
                 })?;
-                Ok(format!("ran: {:?} {}", finished.termination, finished.stdout.text))
+                Ok(format!(
+                    "ran: {:?} {:?}\nstdout: {}\nstderr: {}",
+                    finished.termination,
+                    finished.exit_code,
+                    finished.stdout.text,
+                    finished.stderr.text
+                ))
             }
         }
     }
