@@ -401,3 +401,24 @@ fn real_readmes() {
         slowest.1
     );
 }
+
+#[test]
+fn one_document_of_every_attack_keeps_its_safe_part() {
+    let doc = format!(
+        "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n```rust\nfn main() {{}}\n```\n\n\
+         [safe](https://example.com/page) [rel](docs/x.md)\n\n{}",
+        ATTACKS.join("\n\n")
+    );
+    let html = render(&doc).unwrap().html;
+    assert!(audit(&html).0.is_empty(), "{:?}", audit(&html).0);
+    for kept in [
+        "<h1>Title</h1>",
+        "<table>",
+        "[x] done",
+        "fn main() {}",
+        "https://example.com/page",
+        "docs/x.md",
+    ] {
+        assert!(html.contains(kept), "{kept}: {html}");
+    }
+}

@@ -60,8 +60,9 @@ pub struct PreviewInput {
     pub content: Option<String>,
     /// Most bytes of preview to return, 1 to 524288 (the default). A longer preview keeps its
     /// head and tail with a marker line between them.
+    // No `minimum`/`maximum` in the schema: the tool refuses a value out of range itself,
+    // as a structured `LOCAL_EXECUTOR_INVALID_INPUT` that names the range.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 524288))]
     pub max_bytes: Option<i64>,
 }
 

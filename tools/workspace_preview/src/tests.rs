@@ -26,6 +26,9 @@ fn the_schema_names_fields_exactly_and_describes_them() {
         assert!(p["description"].as_str().is_some_and(|d| d.len() > 30), "{name}");
     }
     assert!(!schema.to_string().contains("sandbox_root"));
+    // The range is the tool's own check (a structured refusal naming it), not the host's.
+    assert!(schema["properties"]["max_bytes"].get("minimum").is_none());
+    assert!(schema["properties"]["max_bytes"]["description"].as_str().unwrap().contains("524288"));
     let ops = serde_json::to_string(&schema).unwrap();
     for op in ["\"markdown\"", "\"html\"", "\"artifact_summary\""] {
         assert!(ops.contains(op), "{op}");
