@@ -135,6 +135,18 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// bash's largest timeout in milliseconds (`docs/contract.md#bash`).
 pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
+/// `workspace_preview`: the default and largest `max_bytes`, the bytes of one preview
+/// (`docs/workspace-tools.md#workspace_preview`). 512 KiB holds a long README rendered to HTML;
+/// a larger value is refused, not clamped. The text the model sees is still cut at
+/// [`MAX_RESULT_BYTES`] (the whole rendering spilled).
+pub const PREVIEW_MAX_BYTES: usize = 512 * 1024;
+
+/// `workspace_preview`: largest source it renders or counts (a file's size, or inline
+/// `content`), in bytes; a larger one fails with `LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`
+/// (`artifact_summary` still reports its metadata and says "at least" for its lines). 8 MiB
+/// bounds what one call holds in guest memory: the source, its HTML and the sanitized copy.
+pub const PREVIEW_MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
+
 /// How often `toolhost mcp` looks whether the installed tools changed (`tools.json`), in
 /// milliseconds.
 pub const MCP_INSTALLED_POLL_MS: u64 = 500;
@@ -304,3 +316,13 @@ pub const SESSION_MAX_QUEUED_REQUESTS: usize = 64;
 /// most [`MAX_REQUEST_BYTES`], held parsed until it runs); the next request past it is
 /// refused like one past [`SESSION_MAX_QUEUED_REQUESTS`]. A lone request always fits.
 pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+
+/// Largest Markdown file `workspace_markdown` reads, for the analysed file and for every other
+/// file a link's `#fragment` is checked in (docs/workspace-tools.md#workspace_markdown): a
+/// larger one is refused (`LOCAL_EXECUTOR_UNSUPPORTED_CONTENT`). pulldown-cmark holds the
+/// whole document's tree while it parses: measured in the component, 2 MiB of the densest
+/// markup (`*a* ` or `a` lines, over and over) peaks at 280 MB of the call's 512 MiB, and
+/// 4 MiB of it runs out of memory. Real documents are far below it (the longest changelogs
+/// and generated references are a few hundred KiB), and it is twice what `edit` takes
+/// (`MAX_EDIT_FILE_BYTES`).
+pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;

@@ -1,0 +1,68 @@
+//! Why a preview failed: a [`Failure`] carries the `LOCAL_EXECUTOR_*` kind and the message the
+//! model reads; [`from_host`] turns an error of the host's `workspace` handles into one.
+
+use toolhost_sdk::error_kinds::ErrorKind;
+use toolhost_sdk::{ErrorCode, ToolError};
+
+/// A failure the tool detected; reported as a structured value with `success: false`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The stable machine code.
+    pub kind: ErrorKind,
+    /// What went wrong, for the model.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure of `kind` saying `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure { kind, message: message.into() }
+    }
+}
+
+/// What stopped a call: a failure to report as a value, or an error that ends the call as
+/// the host's own (cancellation).
+#[derive(Debug)]
+pub enum Stop {
+    /// Reported as `success: false`.
+    Failed(Failure),
+    /// Ends the call with this error (the SDK's cancelled error).
+    Error(ToolError),
+}
+
+impl From<Failure> for Stop {
+    fn from(f: Failure) -> Self {
+        Stop::Failed(f)
+    }
+}
+
+/// The failure for an error a `workspace` handle (`stat`, `open-file`, `file.read`) returned:
+/// a refused path is `PATH_DENIED`, a malformed one `INVALID_INPUT`, cancellation stays the
+/// host's error, and anything else is `INTERNAL`.
+pub fn from_host(error: ToolError) -> Stop {
+    let kind = match error.code {
+        ErrorCode::Cancelled => return Stop::Error(error),
+        ErrorCode::PermissionDenied | ErrorCode::SandboxUnavailable => ErrorKind::PathDenied,
+        ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
+        ErrorCode::Timeout => ErrorKind::Timeout,
+        ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
+    };
+    Stop::Failed(Failure::new(kind, error.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_errors_map_to_kinds() {
+        let kind = |code| match from_host(ToolError::new(code, "m")) {
+            Stop::Failed(f) => Some(f.kind),
+            Stop::Error(_) => None,
+        };
+        assert_eq!(kind(ErrorCode::PermissionDenied), Some(ErrorKind::PathDenied));
+        assert_eq!(kind(ErrorCode::InvalidArguments), Some(ErrorKind::InvalidInput));
+        assert_eq!(kind(ErrorCode::ExecutionFailed), Some(ErrorKind::Internal));
+        assert_eq!(kind(ErrorCode::Cancelled), None);
+    }
+}
