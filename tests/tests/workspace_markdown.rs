@@ -33,7 +33,13 @@ fn outline_gives_levels_lines_and_githubs_anchors() {
     let outline = s["outline"].as_array().unwrap();
     let got: Vec<(u64, u64, &str)> = outline
         .iter()
-        .map(|h| (h["level"].as_u64().unwrap(), h["line"].as_u64().unwrap(), h["anchor"].as_str().unwrap()))
+        .map(|h| {
+            (
+                h["level"].as_u64().unwrap(),
+                h["line"].as_u64().unwrap(),
+                h["anchor"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -80,9 +86,14 @@ fn outline_holds_on_the_readmes_of_real_projects() {
         let name = format!("r{i}.md");
         let text = std::fs::read(readme).unwrap();
         a.put(&name, &text);
-        let r = session.call(&format!("o{i}"), "workspace_markdown", json!({"operation": "outline", "path": name}));
+        let r = session.call(
+            &format!("o{i}"),
+            "workspace_markdown",
+            json!({"operation": "outline", "path": name}),
+        );
         assert_eq!(r["status"], "succeeded", "{}: {r}", readme.display());
-        let lines: Vec<String> = String::from_utf8_lossy(&text).lines().map(str::to_owned).collect();
+        let lines: Vec<String> =
+            String::from_utf8_lossy(&text).lines().map(str::to_owned).collect();
         let outline = r["structuredContent"]["outline"].as_array().unwrap();
         let mut anchors = std::collections::HashSet::new();
         for h in outline {
@@ -91,9 +102,17 @@ fn outline_holds_on_the_readmes_of_real_projects() {
             let at = lines.get(line - 1).map(String::as_str).unwrap_or_default().trim_start();
             let next = lines.get(line).map(String::as_str).unwrap_or_default().trim();
             let setext = !next.is_empty() && next.chars().all(|c| c == '=' || c == '-');
-            assert!(at.starts_with('#') || setext, "{}: line {line} is no heading: {at:?} ({h})", readme.display());
+            assert!(
+                at.starts_with('#') || setext,
+                "{}: line {line} is no heading: {at:?} ({h})",
+                readme.display()
+            );
             let anchor = h["anchor"].as_str().unwrap();
-            assert!(anchors.insert(anchor.to_owned()), "{}: anchor {anchor} twice", readme.display());
+            assert!(
+                anchors.insert(anchor.to_owned()),
+                "{}: anchor {anchor} twice",
+                readme.display()
+            );
             assert_eq!(anchor, anchor.to_lowercase(), "{h}");
             assert!(!anchor.contains(' '), "{h}");
         }
@@ -106,15 +125,16 @@ fn outline_holds_on_the_readmes_of_real_projects() {
 #[test]
 fn format_suggestions_are_edits_the_edit_tool_applies() {
     let a = Attack::new();
-    a.put(
-        "messy.md",
-        "#Title\n\nSome text   \nMore text\n\n\n\n## Section ##\nbody\n- item\t\n",
-    );
+    a.put("messy.md", "#Title\n\nSome text   \nMore text\n\n\n\n## Section ##\nbody\n- item\t\n");
     let before = std::fs::read_to_string(a.ws.join("messy.md")).unwrap();
     let mut session = a.session(&["--agent", "workspace"]);
     let mut applied = 0;
     for round in 0..20 {
-        let r = session.call(&format!("s{round}"), "workspace_markdown", json!({"operation": "format_suggestions", "path": "messy.md"}));
+        let r = session.call(
+            &format!("s{round}"),
+            "workspace_markdown",
+            json!({"operation": "format_suggestions", "path": "messy.md"}),
+        );
         assert_eq!(r["status"], "succeeded", "{r}");
         let edits = r["structuredContent"]["suggested_edits"].as_array().unwrap().clone();
         if edits.is_empty() {
@@ -146,12 +166,22 @@ fn diagnostics_and_local_links_across_files() {
     );
     a.put("docs/guide.md", "# Guide\n\n## Setup\n");
     let s = ok(&a, json!({"operation": "diagnostics", "path": "README.md"}));
-    let kinds: Vec<&str> = s["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        s["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].as_str().unwrap()).collect();
     let all = s["diagnostics"].to_string();
     assert!(kinds.len() >= 3, "{s}");
-    assert!(all.contains("\"line\":3") || all.contains("\"line\": 3"), "the level jump on line 3: {s}");
-    assert!(all.contains("\"line\":5") || all.contains("\"line\": 5"), "the duplicate heading on line 5: {s}");
-    assert!(all.contains("\"line\":7") || all.contains("\"line\": 7"), "the empty link on line 7: {s}");
+    assert!(
+        all.contains("\"line\":3") || all.contains("\"line\": 3"),
+        "the level jump on line 3: {s}"
+    );
+    assert!(
+        all.contains("\"line\":5") || all.contains("\"line\": 5"),
+        "the duplicate heading on line 5: {s}"
+    );
+    assert!(
+        all.contains("\"line\":7") || all.contains("\"line\": 7"),
+        "the empty link on line 7: {s}"
+    );
 
     let s = ok(&a, json!({"operation": "link_check_local", "path": "README.md"}));
     let broken: Vec<String> = s["diagnostics"]

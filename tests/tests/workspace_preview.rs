@@ -71,7 +71,11 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
 }
 
 fn decode(v: &str) -> String {
-    let mut s = v.replace("&amp;", "&").replace("&quot;", "\"").replace("&#x27;", "'").replace("&#39;", "'");
+    let mut s = v
+        .replace("&amp;", "&")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'");
     // Numeric references (&#106; &#x6A;) and stripped whitespace, as a URL parser would.
     let mut out = String::new();
     while let Some(p) = s.find("&#") {
@@ -119,14 +123,20 @@ const ATTACKS: &[&str] = &[
 #[test]
 fn markdown_becomes_html_with_nothing_executable() {
     let a = Attack::new();
-    let doc = format!("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n```rust\nfn main() {{}}\n```\n\n[safe](https://example.com/page) [rel](docs/x.md)\n\n{}", ATTACKS.join("\n\n"));
+    let doc = format!(
+        "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n```rust\nfn main() {{}}\n```\n\n[safe](https://example.com/page) [rel](docs/x.md)\n\n{}",
+        ATTACKS.join("\n\n")
+    );
     let s = ok(&a, json!({"operation": "markdown", "content": doc}));
     assert_eq!(s["format"], "html", "{s}");
     let html = s["preview"].as_str().unwrap();
     for (name, attrs) in tags(html) {
         assert!(
-            !["script", "iframe", "object", "embed", "style", "form", "input", "base", "meta", "svg", "math"]
-                .contains(&name.as_str()),
+            ![
+                "script", "iframe", "object", "embed", "style", "form", "input", "base", "meta",
+                "svg", "math"
+            ]
+            .contains(&name.as_str()),
             "<{name}> survived: {html}"
         );
         for (key, value) in attrs {
@@ -139,7 +149,12 @@ fn markdown_becomes_html_with_nothing_executable() {
     let lower = html.to_lowercase();
     assert!(!lower.contains("<script"), "{html}");
     // What is safe is kept.
-    assert!(html.contains("<h1>Title</h1>") && html.contains("<table>") && html.contains("https://example.com/page"), "{html}");
+    assert!(
+        html.contains("<h1>Title</h1>")
+            && html.contains("<table>")
+            && html.contains("https://example.com/page"),
+        "{html}"
+    );
     assert!(html.contains("docs/x.md"), "{html}");
     assert!(html.contains("fn main()"), "{html}");
 }
@@ -155,11 +170,17 @@ fn html_becomes_text_and_a_file_its_metadata() {
     assert_eq!(s["format"], "text", "{s}");
     assert_eq!(s["source_path"], "page.html", "{s}");
     let text = s["preview"].as_str().unwrap();
-    assert!(text.contains("The Page") && text.contains("Heading One") && text.contains("Visible words here."), "{text}");
+    assert!(
+        text.contains("The Page")
+            && text.contains("Heading One")
+            && text.contains("Visible words here."),
+        "{text}"
+    );
     assert!(!text.contains("var hidden") && !text.contains(".x{}"), "{text}");
 
     // A PNG's metadata: kind, size and dimensions.
-    let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, b'I', b'H', b'D', b'R'];
+    let mut png =
+        vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, b'I', b'H', b'D', b'R'];
     png.extend(640u32.to_be_bytes());
     png.extend(480u32.to_be_bytes());
     png.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
@@ -180,14 +201,21 @@ fn max_bytes_bounds_the_preview_head_and_tail() {
     assert_eq!(s["preview_truncated"], true, "{s}");
     let html = s["preview"].as_str().unwrap();
     assert!(html.len() <= 2000 + 256, "{}", html.len());
-    assert!(html.contains("paragraph number 0") && html.contains("paragraph number 4999"), "{html}");
+    assert!(
+        html.contains("paragraph number 0") && html.contains("paragraph number 4999"),
+        "{html}"
+    );
     assert_eq!(s["source_bytes"], body.len());
     let s = ok(&a, json!({"operation": "markdown", "path": "long.md"}));
     assert_eq!(s["preview_truncated"], false, "{s}");
     for bad in [0, 524_289] {
         let r = call(&a, json!({"operation": "markdown", "path": "long.md", "max_bytes": bad}));
         assert_eq!(r["status"], "failed", "{bad}: {r}");
-        assert!(r["content"][0]["text"].as_str().unwrap().contains("524288") || r["content"][0]["text"].as_str().unwrap().contains("524,288"), "{r}");
+        assert!(
+            r["content"][0]["text"].as_str().unwrap().contains("524288")
+                || r["content"][0]["text"].as_str().unwrap().contains("524,288"),
+            "{r}"
+        );
     }
 }
 

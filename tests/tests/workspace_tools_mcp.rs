@@ -20,14 +20,24 @@ fn a_real_mcp_client_lists_and_calls_the_workspace_tools() {
             .current_dir(ws)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"])
+            .args([
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "init.defaultBranch=main",
+            ])
             .args(args)
             .status()
             .unwrap()
             .success();
         assert!(ok, "git {args:?}");
     };
-    a.put("README.md", "# Title\n\n## Usage\n\nSee [the guide](docs/guide.md#setup) and [gone](missing.md).\n");
+    a.put(
+        "README.md",
+        "# Title\n\n## Usage\n\nSee [the guide](docs/guide.md#setup) and [gone](missing.md).\n",
+    );
     a.put("docs/guide.md", "# Guide\n\n## Setup\n\ntext\n");
     a.put("page.html", "<html><head><title>T</title></head><body><h1>Hello</h1><script>evil()</script><p>world</p></body></html>");
     git(&["init", "-q"]);

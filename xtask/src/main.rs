@@ -67,6 +67,9 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-list",
     "toolhost-tool-grep",
     "toolhost-tool-glob",
+    "toolhost-tool-workspace-git",
+    "toolhost-tool-workspace-markdown",
+    "toolhost-tool-workspace-preview",
 ];
 
 fn main() -> Result<()> {

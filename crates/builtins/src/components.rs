@@ -16,4 +16,8 @@ pub const BUILTIN_COMPONENT_CRATES: &[(&str, &str)] = &[
 /// The workspace tools that are WebAssembly components: (guest crate, tool id). Embedded like
 /// the file tools, but registered only for a toolset that names them (`--agent workspace`,
 /// `--tools`).
-pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[];
+pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
+    ("toolhost-tool-workspace-git", "workspace_git"),
+    ("toolhost-tool-workspace-markdown", "workspace_markdown"),
+    ("toolhost-tool-workspace-preview", "workspace_preview"),
+];

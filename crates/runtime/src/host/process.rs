@@ -445,9 +445,9 @@ impl process::Host for CallState {
         // What the kernel refused that the policy forbids, and what the sweep removed, as bash
         // marks them (after stderr, which the component reads last).
         let mut notes = Vec::new();
-        let denial = [&stdout.text, &stderr.text]
-            .into_iter()
-            .find_map(|text| detect_denial(text, &policy, &cwd));
+        // A program reports a refusal on stderr; stdout is its data (a diff may well hold
+        // the words "Permission denied").
+        let denial = detect_denial(&stderr.text, &policy, &cwd);
         if let Some((_, denial)) = &denial {
             notes.push(toolhost_sandbox::texts::denial_marker(&denial.message));
         }
