@@ -55,7 +55,7 @@ fn a_real_mcp_client_lists_and_calls_the_workspace_tools() {
         ["md_suggestions", "workspace_markdown", {"operation": "format_suggestions", "path": "README.md"}],
         ["md_links", "workspace_markdown", {"operation": "link_check_local", "path": "docs/guide.md"}],
         ["md_missing", "workspace_markdown", {"operation": "outline", "path": "nope.md"}],
-        ["preview_md", "workspace_preview", {"operation": "markdown", "content": "# Hi\n\n<script>alert(1)</script>[x](javascript:alert(1))"}],
+        ["preview_md", "workspace_preview", {"operation": "markdown", "content": "# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) [safe](https://example.com)"}],
         ["preview_html", "workspace_preview", {"operation": "html", "path": "page.html"}],
         ["preview_meta", "workspace_preview", {"operation": "artifact_summary", "path": "page.html"}]
     ]);
@@ -97,7 +97,8 @@ fn a_real_mcp_client_lists_and_calls_the_workspace_tools() {
     succeeded("md_suggestions");
     succeeded("md_links");
     let html = succeeded("preview_md")["preview"].as_str().unwrap().to_lowercase();
-    assert!(!html.contains("<script") && !html.contains("javascript:"), "{html}");
+    assert!(!html.contains("<script") && !html.contains("href=\"javascript"), "{html}");
+    assert!(html.contains("<a") && html.contains("safe</a>"), "{html}");
     let text = succeeded("preview_html")["preview"].as_str().unwrap().to_string();
     assert!(text.contains("Hello") && text.contains("world") && !text.contains("evil()"), "{text}");
     succeeded("preview_meta");
