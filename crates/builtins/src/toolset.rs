@@ -133,7 +133,7 @@ mod selection_tests {
     #[test]
     fn tools_are_comma_separated_in_order() {
         assert_eq!(
-            parse_tools("read, workspace_git,grep").unwrap(),
+            parse_tools("read, workspace_git,grep").unwrap().0,
             ["read", "workspace_git", "grep"]
         );
         assert!(parse_tools("read,,grep").unwrap_err().contains("empty"));
