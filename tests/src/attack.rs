@@ -449,6 +449,15 @@ impl Attack {
         self.run(global, &["call", tool, &input.to_string(), "--json"])
     }
 
+    /// `toolhost --agent workspace call TOOL INPUT --json`: the ToolResult (panics, with
+    /// what the run printed, when it is not one).
+    pub fn workspace_call(&self, tool: &str, input: Value) -> Value {
+        let out = self.call_with(&["--agent", "workspace"], tool, input);
+        let result = out.json();
+        assert!(result.is_object(), "not a ToolResult: {}", out.all());
+        result
+    }
+
     /// `toolhost call bash` with `command`.
     pub fn bash(&self, command: &str) -> Out {
         self.call("bash", json!({ "command": command }))

@@ -43,10 +43,7 @@ fn git_text(dir: &Path, args: &[&str]) -> String {
 
 /// `toolhost --agent workspace call workspace_git INPUT --json`.
 fn call(a: &Attack, input: Value) -> Value {
-    let out = a.call_with(&["--agent", "workspace"], "workspace_git", input);
-    let r = out.json();
-    assert!(r.is_object(), "not a ToolResult: {}", out.all());
-    r
+    a.workspace_call("workspace_git", input)
 }
 
 fn ok(a: &Attack, input: Value) -> Value {

@@ -10,10 +10,7 @@ use serde_json::{Value, json};
 use toolhost_tests::attack::Attack;
 
 fn call(a: &Attack, input: Value) -> Value {
-    let out = a.call_with(&["--agent", "workspace"], "workspace_markdown", input);
-    let r = out.json();
-    assert!(r.is_object(), "not a ToolResult: {}", out.all());
-    r
+    a.workspace_call("workspace_markdown", input)
 }
 
 fn ok(a: &Attack, input: Value) -> Value {

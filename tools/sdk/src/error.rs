@@ -50,6 +50,27 @@ impl ToolError {
     }
 }
 
+impl ToolError {
+    /// The `LOCAL_EXECUTOR_*` kind of an error the host's capabilities returned (docs/workspace-tools.md#error-kinds):
+    /// a refused path is `PathDenied`, a path that does not exist `NotFound`, another
+    /// malformed input `InvalidInput`, and a host fault `Internal`; cancellation, timeouts and
+    /// an unavailable sandbox keep their own kinds.
+    pub fn error_kind(&self) -> crate::error_kinds::ErrorKind {
+        use crate::error_kinds::ErrorKind;
+        match self.code {
+            ErrorCode::InvalidArguments if self.message.contains(" does not exist") => {
+                ErrorKind::NotFound
+            }
+            ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
+            ErrorCode::PermissionDenied => ErrorKind::PathDenied,
+            ErrorCode::Cancelled => ErrorKind::Cancelled,
+            ErrorCode::Timeout => ErrorKind::Timeout,
+            ErrorCode::SandboxUnavailable => ErrorKind::SandboxUnavailable,
+            ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +84,19 @@ mod tests {
         assert!(ToolError::timeout("slow").with_retryable(true).retryable);
         assert_eq!(ToolError::cancelled("x").code, ErrorCode::Cancelled);
         assert_eq!(ToolError::invalid_arguments("x").code, ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn host_errors_have_one_kind_each() {
+        use crate::error_kinds::ErrorKind;
+        let kind = |code, m: &str| ToolError::new(code, m).error_kind();
+        assert_eq!(
+            kind(ErrorCode::InvalidArguments, "a.md does not exist; use list"),
+            ErrorKind::NotFound
+        );
+        assert_eq!(kind(ErrorCode::InvalidArguments, "bad"), ErrorKind::InvalidInput);
+        assert_eq!(kind(ErrorCode::PermissionDenied, "outside"), ErrorKind::PathDenied);
+        assert_eq!(kind(ErrorCode::SandboxUnavailable, "no"), ErrorKind::SandboxUnavailable);
+        assert_eq!(kind(ErrorCode::OutcomeUnknown, "?"), ErrorKind::Internal);
     }
 }

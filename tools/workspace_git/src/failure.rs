@@ -1,8 +1,8 @@
 //! A failed call as this tool reports it: an [`ErrorKind`] from the shared `LOCAL_EXECUTOR_*`
 //! vocabulary, the message the text starts with, and git's stderr when git ran.
 
+use toolhost_sdk::ToolError;
 use toolhost_sdk::error_kinds::ErrorKind;
-use toolhost_sdk::{ErrorCode, ToolError};
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,22 +29,14 @@ impl Failure {
 
     /// The failure of a `process.run` the host refused: its error code mapped to a kind.
     pub fn from_tool_error(error: &ToolError) -> Self {
-        let kind = match error.code {
-            _ if error.message.contains("does not exist") => ErrorKind::NotFound,
-            ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
-            ErrorCode::PermissionDenied => ErrorKind::PathDenied,
-            ErrorCode::Cancelled => ErrorKind::Cancelled,
-            ErrorCode::Timeout => ErrorKind::Timeout,
-            ErrorCode::SandboxUnavailable => ErrorKind::SandboxUnavailable,
-            ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
-        };
-        Failure::new(kind, format!("git could not run: {}", error.message))
+        Failure::new(error.error_kind(), format!("git could not run: {}", error.message))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolhost_sdk::ErrorCode;
 
     #[test]
     fn host_refusals_map_to_kinds() {

@@ -4,7 +4,7 @@
 
 use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::limits::MARKDOWN_MAX_FILE_BYTES;
-use toolhost_sdk::{EntryKind, ErrorCode, READ_CHUNK_BYTES, ToolError, open_file, stat};
+use toolhost_sdk::{EntryKind, READ_CHUNK_BYTES, ToolError, open_file, stat};
 
 /// Why a read failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,18 +73,10 @@ pub fn decode(path: &str, bytes: Vec<u8>) -> Result<String, Failure> {
     })
 }
 
-/// The kind of an SDK error: a refused path, a missing one, a cancelled call…
+/// The kind of an SDK error ([`ToolError::error_kind`]): a refused path, a missing one, a
+/// cancelled call…
 pub fn from_tool_error(e: ToolError) -> Failure {
-    let kind = match e.code {
-        ErrorCode::PermissionDenied => ErrorKind::PathDenied,
-        ErrorCode::InvalidArguments if e.message.contains("does not exist") => ErrorKind::NotFound,
-        ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
-        ErrorCode::Cancelled => ErrorKind::Cancelled,
-        ErrorCode::Timeout => ErrorKind::Timeout,
-        ErrorCode::SandboxUnavailable => ErrorKind::SandboxUnavailable,
-        ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
-    };
-    Failure::new(kind, e.message)
+    Failure::new(e.error_kind(), e.message)
 }
 
 /// The workspace of this call, through the host.

@@ -37,17 +37,12 @@ impl From<Failure> for Stop {
 }
 
 /// The failure for an error a `workspace` handle (`stat`, `open-file`, `file.read`) returned:
-/// a refused path is `PATH_DENIED`, a malformed one `INVALID_INPUT`, cancellation stays the
-/// host's error, and anything else is `INTERNAL`.
+/// its kind ([`ToolError::error_kind`]), except cancellation, which stays the host's error.
 pub fn from_host(error: ToolError) -> Stop {
-    let kind = match error.code {
-        ErrorCode::Cancelled => return Stop::Error(error),
-        ErrorCode::PermissionDenied | ErrorCode::SandboxUnavailable => ErrorKind::PathDenied,
-        ErrorCode::InvalidArguments => ErrorKind::InvalidInput,
-        ErrorCode::Timeout => ErrorKind::Timeout,
-        ErrorCode::ExecutionFailed | ErrorCode::OutcomeUnknown => ErrorKind::Internal,
-    };
-    Stop::Failed(Failure::new(kind, error.message))
+    match error.code {
+        ErrorCode::Cancelled => Stop::Error(error),
+        _ => Stop::Failed(Failure::new(error.error_kind(), error.message)),
+    }
 }
 
 #[cfg(test)]
