@@ -326,3 +326,14 @@ pub const SESSION_MAX_QUEUED_REQUEST_BYTES: usize = 4 * MAX_REQUEST_BYTES;
 /// and generated references are a few hundred KiB), and it is twice what `edit` takes
 /// (`MAX_EDIT_FILE_BYTES`).
 pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// `toolhost mcp`, stateless 2026-07-28 revision: how long an approval asked as an
+/// input-required result stays answerable. The retry must come back within this many
+/// seconds with the sealed request state, or the approval is refused as expired (the call
+/// can simply be made again, and asks again).
+pub const MCP_APPROVAL_ROUND_SECS: u64 = 600;
+
+/// `toolhost mcp`, stateless 2026-07-28 revision: most answered approvals remembered (so
+/// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]; past it a further
+/// answer is refused (the call is denied) until the oldest expire: none is accepted twice.
+pub const MCP_MAX_REMEMBERED_APPROVALS: usize = 4096;

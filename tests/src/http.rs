@@ -76,6 +76,26 @@ pub fn request(url: &str, method: &str, headers: &[(&str, &str)], body: &str) ->
     parse_reply(&raw)
 }
 
+/// Writes `head` (a request head, its blank line included) on a kept-alive connection and
+/// reads the response head back: the status and the headers, names lowercased. The body, if
+/// any, stays unread; so does the request's, unless `head` is followed by it.
+pub fn response_head(stream: &mut TcpStream, head: &str) -> (u16, Vec<(String, String)>) {
+    stream.set_read_timeout(Some(HANG_GUARD)).unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => raw.push(byte[0]),
+            other => {
+                panic!("no response head ({other:?}); got {:?}", String::from_utf8_lossy(&raw))
+            }
+        }
+    }
+    let reply = parse_reply(&raw);
+    (reply.status, reply.headers)
+}
+
 fn parse_reply(raw: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(raw);
     let (head, body) =

@@ -6,6 +6,7 @@
 pub mod attack;
 pub mod authoring;
 pub mod http;
+pub mod http_load;
 pub mod jsonl;
 pub mod mcp;
 pub mod watchdog;

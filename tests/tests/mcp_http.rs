@@ -158,6 +158,64 @@ fn listen_refuses_a_malformed_address_and_allow_host_needs_listen() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
+#[test]
+fn a_refusal_sent_before_the_body_was_read_tells_the_client_the_connection_closes() {
+    // hyper closes a connection whose request body was left unread by its response; unless
+    // the response says so, a keep-alive client sends its next request into the closing
+    // connection and gets "other side closed" (the conformance suite did, through its proxy).
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+    let (authority, path) = toolhost_tests::http::split_url(server.url());
+    let body = toolhost_tests::http::initialize_body(1);
+    let head = |host: &str, bearer: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nauthorization: Bearer {bearer}\r\n\
+             content-length: {}\r\n\r\n",
+            body.len()
+        )
+    };
+    let refusals = [
+        ("a foreign Host", head("evil.example", server.token()), 403),
+        ("no token", head(&authority, "wrong"), 401),
+    ];
+    for (what, head, status) in refusals {
+        // The head alone: the server answers before the body arrives.
+        let mut conn = std::net::TcpStream::connect(&authority).unwrap();
+        let (got, headers) = toolhost_tests::http::response_head(&mut conn, &head);
+        assert_eq!(got, status, "{what}: {headers:?}");
+        assert!(
+            headers.iter().any(|(n, v)| n == "connection" && v.eq_ignore_ascii_case("close")),
+            "{what}: a {status} sent before the body was read must say `connection: close`: {headers:?}"
+        );
+    }
+    // A request read whole keeps its connection.
+    let mut conn = std::net::TcpStream::connect(&authority).unwrap();
+    let (got, headers) = toolhost_tests::http::response_head(
+        &mut conn,
+        &format!("{}{body}", head(&authority, server.token())),
+    );
+    assert_eq!(got, 200, "{headers:?}");
+    assert!(
+        !headers.iter().any(|(n, v)| n == "connection" && v.eq_ignore_ascii_case("close")),
+        "{headers:?}"
+    );
+}
+
+#[test]
+fn stateless_calls_are_answered_as_plain_json_and_stay_right_with_sixteen_clients_at_once() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "alpha\n");
+    let server = HttpServer::start(&fx, &[]);
+    // Each answer is checked by the load generator: the call's own id, a successful result.
+    let args = serde_json::json!({"path": "a.txt"});
+    let report =
+        toolhost_tests::http_load::run(server.url(), server.token(), 16, 2, 10, "read", &args);
+    assert_eq!(report.calls, 160, "{report:?}");
+    // Nothing was sent before the result, so no SSE stream was opened for it.
+    assert_eq!(report.json_answers, 160, "{report:?}");
+}
+
 /// Server scenarios that apply to a tools-only server: every check must pass.
 const APPLICABLE: [&str; 6] = [
     "server-initialize",

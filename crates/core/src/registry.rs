@@ -209,6 +209,26 @@ impl FinalizedToolset {
             .collect()
     }
 
+    /// The ids of [`Self::available_definitions`], in the same order, without cloning the
+    /// definitions (what a per-call "did the list change?" check needs).
+    pub fn available_ids(&self) -> Vec<&str> {
+        self.tools
+            .iter()
+            .zip(&self.definitions)
+            .filter(|(tool, _)| tool.disabled().is_none())
+            .map(|(_, def)| def.id.as_str())
+            .collect()
+    }
+
+    /// The definition of available tool `id`, if it is one.
+    pub fn available_definition(&self, id: &str) -> Option<&ToolDefinition> {
+        self.tools
+            .iter()
+            .zip(&self.definitions)
+            .find(|(tool, def)| def.id.as_str() == id && tool.disabled().is_none())
+            .map(|(_, def)| def)
+    }
+
     /// The session this toolset is bound to.
     pub fn session(&self) -> &ToolSessionContext {
         &self.session

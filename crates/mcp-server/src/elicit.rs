@@ -1,8 +1,11 @@
-//! The escalation approver of `toolhost mcp` without `--allow-escalation`: asks the user
-//! through MCP elicitation, in the words of the terminal prompt
-//! (`toolhost_core::approval::approval_request`).
+//! The escalation approver of `toolhost mcp` without `--allow-escalation`, in the words of
+//! the terminal prompt (`toolhost_core::approval::approval_request`): on a handshake session
+//! it asks the user through MCP elicitation; on the stateless 2026-07-28 revision, which
+//! forbids the server's own requests, the question leaves as an input-required result
+//! ([`crate::rounds`]) and the retried call brings the answer.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rmcp::Peer;
@@ -13,47 +16,71 @@ use serde_json::Value;
 use toolhost_core::approval::Approver;
 use toolhost_sandbox::policy::Escalation;
 
-tokio::task_local! {
-    /// The client of the MCP request whose call is running (for elicitation).
-    static CLIENT: Peer<RoleServer>;
+/// Who answers the approvals of the MCP request whose call is running.
+#[derive(Clone)]
+pub(crate) enum Asker {
+    /// A handshake session's client, asked through elicitation (denied when it did not
+    /// declare elicitation, or on the stateless revision).
+    Client(Peer<RoleServer>),
+    /// A stateless request whose client can answer an input-required round: the question
+    /// is kept here (the call is denied), and the server answers the request with it.
+    Round(Arc<Mutex<Option<String>>>),
+    /// A stateless retry whose sealed round was checked: its answer.
+    Answered(bool),
 }
 
-/// Asks the MCP client (elicitation, form mode) whether an escalation may run; denies when
-/// the client did not declare elicitation, on the stateless revision, or when it fails.
+tokio::task_local! {
+    /// Who answers for the MCP request whose call is running.
+    static ASKER: Asker;
+}
+
+/// Asks whoever answers for the running MCP request ([`Asker`]); denies when nobody can be
+/// asked or asking fails.
 pub struct ElicitEscalations;
 
 #[async_trait]
 impl Approver for ElicitEscalations {
     async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
-        let Ok(peer) = CLIENT.try_with(|p| p.clone()) else { return false };
-        if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
-            return false;
-        }
+        let Ok(asker) = ASKER.try_with(Asker::clone) else { return false };
         // The words of every approval channel (`approval_request`), the model's on one escaped line.
         let message = toolhost_core::approval::approval_request(tool, escalation);
-        let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else {
-            return false;
-        };
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message,
-            requested_schema: schema,
-        };
-        match peer.create_elicitation(params).await {
-            Ok(r) => {
-                r.action == ElicitationAction::Accept
-                    && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool)
-                        == Some(true)
-            }
-            Err(e) => {
-                tracing::warn!("elicitation for an escalation failed: {e}");
+        match asker {
+            Asker::Client(peer) => elicit(&peer, message).await,
+            Asker::Round(question) => {
+                *question.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
                 false
             }
+            Asker::Answered(approved) => approved,
         }
     }
 }
 
-/// Run `call` (one MCP request's tool call) with `client` as the one [`ElicitEscalations`] asks.
-pub(crate) async fn asking<F: Future>(client: Peer<RoleServer>, call: F) -> F::Output {
-    CLIENT.scope(client, call).await
+async fn elicit(peer: &Peer<RoleServer>, message: String) -> bool {
+    if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
+        return false;
+    }
+    let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else {
+        return false;
+    };
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: schema,
+    };
+    match peer.create_elicitation(params).await {
+        Ok(r) => {
+            r.action == ElicitationAction::Accept
+                && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool)
+                    == Some(true)
+        }
+        Err(e) => {
+            tracing::warn!("elicitation for an escalation failed: {e}");
+            false
+        }
+    }
+}
+
+/// Run `call` (one MCP request's tool call) with `asker` answering its approvals.
+pub(crate) async fn asking<F: Future>(asker: Asker, call: F) -> F::Output {
+    ASKER.scope(asker, call).await
 }

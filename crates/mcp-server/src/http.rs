@@ -46,6 +46,7 @@ use toolhost_limits::{
 use super::auth::Authenticator;
 use super::conns::Connections;
 use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};
+use super::unread::{TrackedBody, close_if_unread};
 use super::watch::{ConnWatch, InFlightBody, WatchedIo};
 use crate::server::McpServer;
 
@@ -189,6 +190,10 @@ impl HttpOptions {
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
             .enforce_origin_validation()
+            // A stateless request whose handler sends nothing before its result is answered
+            // with plain JSON, not an SSE stream (one write, no stream framing); a call that
+            // reports progress still gets a stream.
+            .with_json_response(true)
             .with_cancellation_token(shutdown)
     }
 }
@@ -295,6 +300,9 @@ impl HttpEndpoint {
                 },
                 _ = shutdown.cancelled() => return Ok(()),
             };
+            // Responses are small and written whole: do not hold them back for an ACK
+            // (Nagle's algorithm with delayed ACKs cost one client ~40 ms per request).
+            let _ = stream.set_nodelay(true);
             let Some(slot) = conns.admit() else {
                 // Every open connection has authenticated and there is no room: close this one.
                 tracing::debug!("connection from {peer} refused: {max_total} connections are open");
@@ -329,8 +337,14 @@ impl HttpEndpoint {
                     if refused.is_none() {
                         authenticates.authenticated();
                     }
+                    let early = refused.or_else(|| options.after_auth(&req));
+                    let (req, body_ended) = {
+                        let (parts, body) = req.into_parts();
+                        let (body, ended) = TrackedBody::new(body);
+                        (hyper::Request::from_parts(parts, body), ended)
+                    };
                     async move {
-                        let res = match refused.or_else(|| options.after_auth(&req)) {
+                        let mut res = match early {
                             Some(res) => res,
                             None => {
                                 match watch_refusal(tower_service::Service::call(&mut service, req))
@@ -342,6 +356,7 @@ impl HttpEndpoint {
                                 }
                             }
                         };
+                        close_if_unread(&mut res, &body_ended);
                         Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
                     }
                 });

@@ -13,9 +13,10 @@
 //!   `ToolProgress`, in order); `notifications/cancelled` cancels the call's token.
 //! * Escalation (`sandboxPermissions`): with `--allow-escalation` every one is approved;
 //!   otherwise [`ElicitEscalations`] asks the user through MCP elicitation when the client
-//!   declared it (handshake revisions only: 2026-07-28 forbids server-to-client requests),
-//!   and denies when nobody can be asked. The message is the terminal prompt's words
-//!   (`toolhost_core::approval::approval_request`).
+//!   declared it — on a handshake session as a request of the server's, on the stateless
+//!   2026-07-28 revision (which forbids those) as an input-required result answered by the
+//!   retried call ([`rounds`]) — and denies when nobody can be asked. The message is the
+//!   terminal prompt's words (`toolhost_core::approval::approval_request`).
 //!
 //! Both the 2025-11-25 revision (`initialize` handshake) and the stateless 2026-07-28
 //! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle
@@ -25,7 +26,8 @@
 //! A request flows like this: a transport reads it — [`stdio`] (request lines capped and
 //! answered when refused) or [`http`] (`--listen`: the bearer token is checked first by
 //! [`auth`], then Host/Origin; [`conns`] bounds the open connections, `watch` the time a
-//! connection may sit idle or half-sent, `sessions` the live MCP sessions) — and hands it to
+//! connection may sit idle or half-sent, `sessions` the live MCP sessions, `unread` closes a
+//! connection whose refused request body was left unread) — and hands it to
 //! the [`McpServer`] of [`server`]. A `tools/call` waits its turn, runs in the session runtime
 //! with [`elicit`] as the approver it may ask, sends the call's progress through [`progress`],
 //! and its `ToolResult` leaves as an MCP result built by [`convert`]; so does every tool of
@@ -35,7 +37,10 @@
 //!
 //! * [`server`] — [`McpServer`]: the rmcp handler, the call queue, `tools/list_changed`.
 //! * [`convert`] — toolset definitions to MCP tools, results to MCP results, the `_meta` keys.
-//! * [`elicit`] — [`ElicitEscalations`]: escalations approved through MCP elicitation.
+//! * [`elicit`] — [`ElicitEscalations`]: escalations approved through MCP elicitation, or
+//!   asked as an input-required result on the stateless revision.
+//! * [`rounds`] — [`rounds::ApprovalRounds`]: those input-required approvals, their sealed
+//!   request state and the answers redeemed once.
 //! * [`progress`] — a call's progress as `notifications/progress`.
 //! * [`stdio`] — the stdio transport.
 //! * [`http`] — the Streamable HTTP transport (`--listen`).
@@ -43,6 +48,7 @@
 //! * [`conns`] — the bound on open HTTP connections.
 //! * `sessions` — the bound on live MCP sessions over HTTP.
 //! * `watch` — per-connection timeouts over HTTP.
+//! * `unread` — `Connection: close` on a response sent before its request body was read.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -52,9 +58,11 @@ pub mod convert;
 pub mod elicit;
 pub mod http;
 pub mod progress;
+pub mod rounds;
 pub mod server;
 mod sessions;
 pub mod stdio;
+mod unread;
 mod watch;
 
 pub use convert::{

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, Peer, ServerHandler};
@@ -18,7 +18,9 @@ use toolhost_core::context::PROGRESS_CHANNEL_CAPACITY;
 use toolhost_session::SessionRuntime;
 
 use crate::convert::{mcp_result, mcp_tool};
-use crate::{elicit, progress, stdio};
+use crate::elicit::{self, Asker};
+use crate::rounds::{ApprovalRounds, RoundError};
+use crate::{progress, stdio};
 
 /// The MCP server: a session runtime, the queue that runs calls in order, and the clients to
 /// tell when the tool list changes.
@@ -30,6 +32,9 @@ pub struct McpServer {
     peers: Arc<std::sync::Mutex<Vec<Peer<RoleServer>>>>,
     /// The tool ids last advertised, to tell when the list changed.
     advertised: Arc<std::sync::Mutex<Vec<String>>>,
+    /// Approvals asked as input-required results (stateless revision); `None` when the OS
+    /// gave no randomness for their key (such approvals are then denied).
+    rounds: Option<Arc<ApprovalRounds>>,
 }
 
 impl McpServer {
@@ -40,6 +45,10 @@ impl McpServer {
             turn: Arc::default(),
             peers: Arc::default(),
             advertised: Arc::default(),
+            rounds: ApprovalRounds::new()
+                .inspect_err(|e| tracing::warn!("approvals on the stateless revision are off: {e}"))
+                .ok()
+                .map(Arc::new),
         };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
         server
@@ -51,7 +60,7 @@ impl McpServer {
     }
 
     fn tool_ids(&self) -> Vec<String> {
-        self.runtime.toolset().available_definitions().iter().map(|d| d.id.to_string()).collect()
+        self.runtime.toolset().available_ids().into_iter().map(str::to_string).collect()
     }
 
     /// Serve later calls on `toolset` (the installed tools changed) and tell every client.
@@ -67,13 +76,15 @@ impl McpServer {
     /// If the offered tools differ from those last advertised, send every client
     /// `notifications/tools/list_changed` (dropping clients that are gone).
     pub async fn notify_if_tools_changed(&self) {
-        let ids = self.tool_ids();
         {
+            // Compared without cloning: this runs after every call.
+            let toolset = self.runtime.toolset();
+            let ids = toolset.available_ids();
             let mut advertised = self.advertised.lock().unwrap_or_else(|e| e.into_inner());
-            if *advertised == ids {
+            if advertised.iter().map(String::as_str).eq(ids.iter().copied()) {
                 return;
             }
-            *advertised = ids;
+            *advertised = ids.into_iter().map(str::to_string).collect();
         }
         let peers: Vec<Peer<RoleServer>> =
             self.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -106,6 +117,7 @@ impl McpServer {
         name: String,
         arguments: Value,
         context: RequestContext<RoleServer>,
+        asker: elicit::Asker,
     ) -> CallToolResult {
         let cancel = self.runtime.cancel_token().child_token();
         let done = CancellationToken::new();
@@ -143,7 +155,7 @@ impl McpServer {
             self.notify_if_tools_changed().await;
             mcp_result(&result, &call_id)
         };
-        let call = elicit::asking(context.peer.clone(), call);
+        let call = elicit::asking(asker, call);
         let (result, (), ()) = tokio::join!(call, watch, forward);
         result
     }
@@ -173,7 +185,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools().into_iter().find(|t| t.name == name)
+        self.runtime.toolset().available_definition(name).map(mcp_tool)
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -199,6 +211,44 @@ impl ServerHandler for McpServer {
             ));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        Ok(self.run_call(name, arguments, context).await.into())
+        // Who answers an approval this call needs (docs/mcp.md#approvals).
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let retried = request.request_state.is_some() || request.input_responses.is_some();
+        let asker = match (&self.rounds, stateless, retried) {
+            (_, false, _) => Asker::Client(context.peer.clone()),
+            (Some(rounds), true, true) => {
+                let (Some(state), Some(responses)) =
+                    (&request.request_state, &request.input_responses)
+                else {
+                    return Err(McpError::invalid_params(RoundError::Incomplete.to_string(), None));
+                };
+                match rounds.answer(&name, &arguments, state, responses) {
+                    Ok(approved) => Asker::Answered(approved),
+                    Err(e) => return Err(McpError::invalid_params(e.to_string(), None)),
+                }
+            }
+            (Some(_), true, false)
+                if context.client_capabilities().is_some_and(|c| c.elicitation.is_some()) =>
+            {
+                Asker::Round(Arc::default())
+            }
+            // Nobody to ask: denied.
+            _ => Asker::Answered(false),
+        };
+        let question = match &asker {
+            Asker::Round(question) => Some(question.clone()),
+            _ => None,
+        };
+        let result = self.run_call(name.clone(), arguments.clone(), context, asker).await;
+        let asked = question.and_then(|q| q.lock().unwrap_or_else(|e| e.into_inner()).take());
+        match (asked, &self.rounds) {
+            // The call was denied for want of an answer: ask for it.
+            (Some(message), Some(rounds)) => {
+                Ok(CallToolResponse::InputRequired(rounds.ask(&name, &arguments, message)))
+            }
+            _ => Ok(result.into()),
+        }
     }
 }

@@ -114,9 +114,11 @@ impl Store {
     ) -> Result<(), StoreError> {
         let status = serde_json::to_value(result.status)?;
         let error = result.error.as_ref().map(serde_json::to_string).transpose()?;
-        self.conn()?.execute(
+        // Cached: a session records one call after another with the same statement.
+        self.conn()?.prepare_cached(
             "INSERT INTO calls (session_id, call_id, tool, arguments, status, text, error, artifacts, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?.execute(
             params![
                 session_id,
                 call_id,

@@ -2,7 +2,9 @@
 //! request at a time (write a line, read its result): calls per second and p50/p99 latency.
 //! Target: ≥ 2,000 calls/s. Then the same 1,000 calls through `toolhost mcp` driven by the
 //! official MCP Python SDK (`tests/mcp/bench_client.py`), over stdio and over `--listen`
-//! (Streamable HTTP); those numbers include the Python client's own cost per call.
+//! (Streamable HTTP); those numbers include the Python client's own cost per call. Last, the
+//! HTTP server under the Rust load generator (`toolhost_tests::http_load`): one client
+//! (target ≥ 1,500 calls/s, p50 ≤ 1 ms), then 16 at once (target ≥ 2× one client's rate).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -97,4 +99,28 @@ fn main() {
         .output()
         .expect("run the MCP bench client");
     report("toolhost mcp --listen (HTTP)", out);
+
+    // The same server driven by the Rust load generator (`toolhost_tests::http_load`):
+    // stateless 2026-07-28 requests on kept-alive connections, no client-side cost to speak of.
+    let args = serde_json::json!({});
+    let one =
+        toolhost_tests::http_load::run(server.url(), server.token(), 1, 50, 2000, "list", &args);
+    println!(
+        "toolhost mcp --listen (HTTP), 1 client, {} stateless list calls one at a time: {:.0} calls/s (target ≥ 1500), p50 {:.3} ms (target ≤ 1), p99 {:.3} ms, {} answered as plain JSON",
+        one.calls,
+        one.rate(),
+        ms(one.quantile(0.5)),
+        ms(one.quantile(0.99)),
+        one.json_answers
+    );
+    let many =
+        toolhost_tests::http_load::run(server.url(), server.token(), 16, 20, 250, "list", &args);
+    println!(
+        "toolhost mcp --listen (HTTP), 16 clients, {} calls: {:.0} calls/s = {:.2}× one client (target ≥ 2×), p50 {:.3} ms, p99 {:.3} ms",
+        many.calls,
+        many.rate(),
+        many.rate() / one.rate(),
+        ms(many.quantile(0.5)),
+        ms(many.quantile(0.99))
+    );
 }

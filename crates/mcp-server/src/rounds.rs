@@ -1,0 +1,230 @@
+//! Approvals on the stateless 2026-07-28 revision, as multi round-trip requests.
+//!
+//! That revision forbids the server's own requests (no elicitation mid-call). Instead, a
+//! `tools/call` whose escalation needs approval is answered with an `InputRequiredResult`:
+//! one elicitation (`"approval"`, the terminal prompt's words, a form with one boolean
+//! `approve`) and a sealed `requestState`. The client asks its user and sends the same call
+//! again with the answer in `inputResponses` and the state echoed; [`ApprovalRounds::answer`]
+//! then approves exactly that call, once.
+//!
+//! The state is the client's to echo, so it is untrusted: it is sealed with HMAC-SHA256
+//! (rmcp's `RequestStateCodec`) under a key drawn at start and never written anywhere, bound
+//! to the tool and a digest of the arguments (a state cannot approve a different call or
+//! other arguments), stamped to expire after [`MCP_APPROVAL_ROUND_SECS`] and carrying a
+//! nonce that is redeemed once (a replayed answer is refused). A restarted server cannot
+//! open its predecessor's states.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use toolhost_limits::{MCP_APPROVAL_ROUND_SECS, MCP_MAX_REMEMBERED_APPROVALS};
+
+/// The key of the one input request an approval round asks.
+pub const APPROVAL_INPUT: &str = "approval";
+
+/// Why the answer to an approval round was refused (the call is then not run).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RoundError {
+    /// The state was not sealed by this server process for this tool and these arguments,
+    /// or has expired.
+    #[error(
+        "the approval's requestState does not belong to this call: it was changed, made for \
+         another tool or other arguments, issued by another server process, or it expired \
+         (answers are accepted for {MCP_APPROVAL_ROUND_SECS} s); make the call again to be asked again"
+    )]
+    Invalid,
+    /// The state was already answered once.
+    #[error(
+        "this approval was already answered once; an answer approves one call only — make the \
+         call again to be asked again"
+    )]
+    Replayed,
+    /// Too many answers within the round time to remember them all.
+    #[error(
+        "too many approvals were answered in the last {MCP_APPROVAL_ROUND_SECS} s (at most \
+         {MCP_MAX_REMEMBERED_APPROVALS}); try again later"
+    )]
+    TooMany,
+    /// `inputResponses` came without `requestState`, or the other way round.
+    #[error("a retried call must carry both `inputResponses` and the `requestState` it was given")]
+    Incomplete,
+}
+
+/// What the sealed request state holds (signed, not encrypted: nothing secret).
+#[derive(Serialize, Deserialize)]
+struct Round {
+    /// Redeemed once.
+    nonce: String,
+}
+
+/// The approval rounds of one server process: the sealing key and the answers redeemed.
+pub struct ApprovalRounds {
+    codec: RequestStateCodec,
+    /// Nonces answered, with when they stop mattering (their state has expired by then).
+    redeemed: Mutex<HashMap<String, Instant>>,
+}
+
+impl ApprovalRounds {
+    /// Rounds sealed with a fresh random key.
+    pub fn new() -> Result<Self, getrandom::Error> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key)?;
+        let codec = RequestStateCodec::try_new(key.to_vec())
+            .expect("a 32-byte key is long enough for the codec");
+        Ok(ApprovalRounds { codec, redeemed: Mutex::default() })
+    }
+
+    /// The input-required result that asks `message` about the call of `tool` with
+    /// `arguments`.
+    pub fn ask(&self, tool: &str, arguments: &Value, message: String) -> InputRequiredResult {
+        let mut nonce = [0u8; 16];
+        // Without OS randomness the nonce is still unique per process by time.
+        if getrandom::fill(&mut nonce).is_err() {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos();
+            nonce.copy_from_slice(&t.to_le_bytes());
+        }
+        let round = Round { nonce: hex::encode(nonce) };
+        let context = bound_to(tool, arguments);
+        let state = self
+            .codec
+            .seal_json_with(
+                &round,
+                &SealOptions::new()
+                    .associated_data(&context)
+                    .ttl(Duration::from_secs(MCP_APPROVAL_ROUND_SECS)),
+            )
+            .expect("a nonce serializes");
+        let schema = ElicitationSchema::builder()
+            .required_bool("approve")
+            .build()
+            .expect("a one-boolean schema is valid");
+        let mut requests = InputRequests::new();
+        requests.insert(
+            APPROVAL_INPUT.to_string(),
+            InputRequest::Elicitation(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message,
+                    requested_schema: schema,
+                },
+            )),
+        );
+        InputRequiredResult::new(Some(requests), Some(state))
+    }
+
+    /// Whether the retried call of `tool` with `arguments` is approved: the state must be
+    /// one this process sealed for exactly this call, unexpired and not answered before;
+    /// approved when the answer to [`APPROVAL_INPUT`] accepts with `approve: true`.
+    pub fn answer(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        state: &str,
+        responses: &InputResponses,
+    ) -> Result<bool, RoundError> {
+        let round: Round = self
+            .codec
+            .open_json_with(state, &bound_to(tool, arguments))
+            .map_err(|_| RoundError::Invalid)?;
+        {
+            let now = Instant::now();
+            let mut redeemed = self.redeemed.lock().unwrap_or_else(|e| e.into_inner());
+            redeemed.retain(|_, until| *until > now);
+            if redeemed.contains_key(&round.nonce) {
+                return Err(RoundError::Replayed);
+            }
+            if redeemed.len() >= MCP_MAX_REMEMBERED_APPROVALS {
+                return Err(RoundError::TooMany);
+            }
+            redeemed.insert(round.nonce, now + Duration::from_secs(MCP_APPROVAL_ROUND_SECS));
+        }
+        let Some(answer) = responses.get(APPROVAL_INPUT) else { return Ok(false) };
+        Ok(answer["action"] == "accept" && answer["content"]["approve"] == true)
+    }
+}
+
+/// What a state is bound to: the tool and a digest of the arguments, as the client sent them
+/// (so a retry with other arguments cannot use it).
+fn bound_to(tool: &str, arguments: &Value) -> Vec<u8> {
+    let digest = Sha256::digest(arguments.to_string().as_bytes());
+    let mut context = b"toolhost approval round v1\0".to_vec();
+    context.extend_from_slice(tool.as_bytes());
+    context.push(0);
+    context.extend_from_slice(&digest);
+    context
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn accept(approve: bool) -> InputResponses {
+        let mut r = InputResponses::new();
+        r.insert(
+            APPROVAL_INPUT.into(),
+            json!({"action": "accept", "content": {"approve": approve}}),
+        );
+        r
+    }
+
+    fn state_of(asked: &InputRequiredResult) -> String {
+        asked.request_state.clone().unwrap()
+    }
+
+    #[test]
+    fn an_accepted_answer_approves_its_call_once() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "touch /outside/x"});
+        let asked = rounds.ask("bash", &args, "Allow?".into());
+        let state = state_of(&asked);
+        assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Ok(true));
+        assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Err(RoundError::Replayed));
+    }
+
+    #[test]
+    fn a_declined_or_missing_answer_denies() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({});
+        let a = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        assert_eq!(rounds.answer("bash", &args, &a, &accept(false)), Ok(false));
+        let b = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let mut declined = InputResponses::new();
+        declined.insert(APPROVAL_INPUT.into(), json!({"action": "decline"}));
+        assert_eq!(rounds.answer("bash", &args, &b, &declined), Ok(false));
+        let c = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        assert_eq!(rounds.answer("bash", &args, &c, &InputResponses::new()), Ok(false));
+    }
+
+    #[test]
+    fn a_state_approves_no_other_call_and_no_other_server() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "true"});
+        let state = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let other = json!({"command": "rm -rf ~"});
+        assert_eq!(rounds.answer("bash", &other, &state, &accept(true)), Err(RoundError::Invalid));
+        assert_eq!(rounds.answer("write", &args, &state, &accept(true)), Err(RoundError::Invalid));
+        let restarted = ApprovalRounds::new().unwrap();
+        assert_eq!(
+            restarted.answer("bash", &args, &state, &accept(true)),
+            Err(RoundError::Invalid)
+        );
+        let mut forged = state.clone();
+        forged.push('A');
+        assert_eq!(rounds.answer("bash", &args, &forged, &accept(true)), Err(RoundError::Invalid));
+        // The untouched state still works for its own call.
+        assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Ok(true));
+    }
+}
