@@ -147,3 +147,84 @@ fn the_approval_request_names_access_scope_and_path_the_same_in_mcp_and_on_the_t
     });
     assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "refused, yet .bashrc changed");
 }
+
+/// A stateless 2026-07-28 client (the official Python SDK's `Client`, which forbids the
+/// server's own requests) approves an escalation through an input-required round: asked in
+/// the terminal prompt's words, run once approved. Attack: the round's request state is the
+/// client's to echo — changed, reused for other arguments (a write on HOME), sent without the
+/// answer, or replayed after it was used, it approves nothing.
+#[test]
+fn a_stateless_client_approves_an_escalation_in_a_round_whose_state_cannot_be_forged_or_replayed() {
+    use toolhost_tests::attack::{Attack, promise};
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_stateless_client_approves_an_escalation_in_a_round") {
+        return;
+    }
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    let bashrc = a.home.join(".bashrc");
+    let run = |answer: &str, marker: &std::path::Path| {
+        let arguments = json!({
+            "command": format!("echo approved >> {}", marker.display()),
+            "sandboxPermissions": {"paths": [{"path": outside, "access": "write", "scope": "subtree"}]},
+            "justification": "the test writes one file\noutside the workspace",
+        });
+        let other = json!({
+            "command": format!("echo pwned >> {}", bashrc.display()),
+            "sandboxPermissions": {"paths": [{"path": a.home, "access": "write", "scope": "subtree"}]},
+            "justification": "the test writes one file\noutside the workspace",
+        });
+        let (arguments, other) = (arguments.to_string(), other.to_string());
+        let bin = toolhost_bin();
+        let args = [
+            bin.as_os_str(),
+            a.ws.as_os_str(),
+            a.data.as_os_str(),
+            std::ffi::OsStr::new(&arguments),
+            std::ffi::OsStr::new(&other),
+            std::ffi::OsStr::new(answer),
+        ];
+        toolhost_tests::mcp::run_client_script("approve_stateless_client.py", &args, Some(&a.home))
+            .0
+    };
+
+    let marker = outside.join("approved.txt");
+    let report = run("accept", &marker);
+    let auto = &report["automatic"];
+    assert_eq!(auto["asked"].as_array().map(Vec::len), Some(1), "{report:#}");
+    let message = auto["asked"][0]["message"].as_str().unwrap();
+    let path = serde_json::to_string(&outside).unwrap();
+    promise(message.lines().any(|l| l.contains(&path) && l.contains("write, subtree")), || {
+        format!("the round does not name the write grant on {path}: {message}")
+    });
+    promise(message.contains(r#""the test writes one file\noutside the workspace""#), || {
+        format!("the model's reason is not one quoted, escaped line: {message:?}")
+    });
+    assert_eq!(auto["call"]["isError"], false, "{report:#}");
+
+    let hand = &report["by_hand"];
+    assert_eq!(hand["first"]["input_required"], true, "{report:#}");
+    assert_eq!(hand["first"]["keys"], json!(["approval"]), "{report:#}");
+    for (label, says) in [
+        ("tampered", "does not belong to this call"),
+        ("other_arguments", "does not belong to this call"),
+        ("state_only", "must carry both"),
+        ("replayed", "already answered once"),
+    ] {
+        let error = hand[label]["error"].as_str().unwrap_or_default();
+        promise(error.contains(says), || {
+            format!("{label}: the round's state was not refused ({says}): {:#}", hand[label])
+        });
+    }
+    assert_eq!(hand["genuine"]["call"]["isError"], false, "{report:#}");
+    // Approved twice (the SDK's round, the genuine answer by hand): two runs, no more.
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "approved\napproved\n");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), a.bashrc, "other arguments ran");
+
+    // Declined: denied, nothing ran (the by-hand part answers "accept" once, genuinely).
+    let marker = outside.join("declined.txt");
+    let report = run("decline", &marker);
+    let auto = &report["automatic"];
+    assert_eq!(auto["call"]["meta"]["toolhost/status"], "denied", "{report:#}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "approved\n", "declined, yet it ran");
+}
