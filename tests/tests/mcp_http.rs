@@ -216,6 +216,35 @@ fn stateless_calls_are_answered_as_plain_json_and_stay_right_with_sixteen_client
     assert_eq!(report.json_answers, 160, "{report:?}");
 }
 
+#[test]
+fn a_read_sent_while_a_bash_call_runs_waits_for_it_and_sees_what_it_wrote() {
+    // Calls of read-only tools share their turn; a call that can change anything runs alone,
+    // in arrival order, so a read that arrives during it sees its effect.
+    if !toolhost_tests::attack::Attack::new().sandbox_or_skip("a_read_sent_while_a_bash_call_runs")
+    {
+        return;
+    }
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+    let (url, token) = (server.url().to_string(), server.token().to_string());
+    let bash = std::thread::spawn(move || {
+        let args = serde_json::json!({"command": "echo started > started.txt; sleep 1; echo done > done.txt"});
+        toolhost_tests::http_load::run(&url, &token, 1, 0, 1, "bash", &args)
+    });
+    let started = fx.root().join("started.txt");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < until, "bash never started: {}", server.stderr());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The read arrives while bash sleeps; answered only after bash, it finds the file.
+    let args = serde_json::json!({"path": "done.txt"});
+    let report =
+        toolhost_tests::http_load::run(server.url(), server.token(), 1, 0, 1, "read", &args);
+    assert_eq!(report.calls, 1);
+    bash.join().expect("the bash call succeeded");
+}
+
 /// Server scenarios that apply to a tools-only server: every check must pass.
 const APPLICABLE: [&str; 6] = [
     "server-initialize",

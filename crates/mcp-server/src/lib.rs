@@ -3,7 +3,8 @@
 //! * `tools/list`: the finalized toolset in toolset order; name = tool id, `inputSchema` = the
 //!   definition's schema, annotations from the risk (`readOnlyHint` for read-only tools,
 //!   `destructiveHint` for workspace mutation and process execution).
-//! * `tools/call`: runs through the session runtime (one after another, recorded in the store
+//! * `tools/call`: runs through the session runtime (in arrival order: a call that can
+//!   change anything alone, read-only tools' calls side by side; recorded in the store
 //!   like JSON Lines session calls). The model-visible text is the one text content; `isError`
 //!   is set for every status but `succeeded`. Status, artifacts, the error code and
 //!   `sandbox_denied` travel in the result's `_meta` under `toolhost/…` keys — never in the

@@ -1,6 +1,6 @@
 //! The MCP server: [`McpServer`] answers `tools/list` and `tools/call` over one
-//! [`SessionRuntime`], runs calls one after another, and tells its clients when the tool list
-//! changes.
+//! [`SessionRuntime`], runs calls in arrival order (any that can change something alone,
+//! read-only ones side by side), and tells its clients when the tool list changes.
 
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use toolhost_core::context::PROGRESS_CHANNEL_CAPACITY;
+use toolhost_core::tool::ToolRisk;
 use toolhost_session::SessionRuntime;
 
 use crate::convert::{mcp_result, mcp_tool};
@@ -22,12 +23,20 @@ use crate::elicit::{self, Asker};
 use crate::rounds::{ApprovalRounds, RoundError};
 use crate::{progress, stdio};
 
+/// A call's hold on its turn (only dropped: it ends the turn).
+#[allow(dead_code)]
+enum Turn<'a> {
+    Shared(tokio::sync::RwLockReadGuard<'a, ()>),
+    Alone(tokio::sync::RwLockWriteGuard<'a, ()>),
+}
+
 /// The MCP server: a session runtime, the queue that runs calls in order, and the clients to
 /// tell when the tool list changes.
 #[derive(Clone)]
 pub struct McpServer {
     runtime: Arc<SessionRuntime>,
-    turn: Arc<tokio::sync::Mutex<()>>,
+    /// Calls' turns: read-only calls share one, any other call has it alone.
+    turn: Arc<tokio::sync::RwLock<()>>,
     /// Every initialized client (one on stdio, one per MCP session over HTTP).
     peers: Arc<std::sync::Mutex<Vec<Peer<RoleServer>>>>,
     /// The tool ids last advertised, to tell when the list changed.
@@ -103,7 +112,7 @@ impl McpServer {
 
     /// Wait until no call is running.
     pub async fn idle(&self) {
-        drop(self.turn.lock().await);
+        drop(self.turn.write().await);
     }
 
     /// Serve MCP on this process's stdin/stdout until the client closes stdin (request lines
@@ -141,10 +150,24 @@ impl McpServer {
             progress::forward(peer, token, rx).await;
         };
         let call = async {
-            // One call at a time, in arrival order; a call cancelled while queued runs as
-            // cancelled (recorded) without waiting for its turn.
+            // In arrival order (the lock queues fairly): a call that can change anything runs
+            // alone; read-only calls, which change nothing another call could see but the
+            // observation table (its own lock), run side by side. A call cancelled while
+            // queued runs as cancelled (recorded) without waiting for its turn.
+            let read_only = self
+                .runtime
+                .toolset()
+                .definitions()
+                .iter()
+                .any(|d| d.id.as_str() == name && d.risk == ToolRisk::ReadOnly);
             let turn = tokio::select! {
-                g = self.turn.lock() => Some(g),
+                g = async {
+                    if read_only {
+                        Turn::Shared(self.turn.read().await)
+                    } else {
+                        Turn::Alone(self.turn.write().await)
+                    }
+                } => Some(g),
                 _ = cancel.cancelled() => None,
             };
             let call_id = self.runtime.next_call_id();
