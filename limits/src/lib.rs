@@ -337,3 +337,15 @@ pub const MCP_APPROVAL_ROUND_SECS: u64 = 600;
 /// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]; past it a further
 /// answer is refused (the call is denied) until the oldest expire: none is accepted twice.
 pub const MCP_MAX_REMEMBERED_APPROVALS: usize = 4096;
+
+/// `toolhost mcp`, tasks extension: how long a task's call may run and then how long its
+/// final state stays readable through `tasks/get`, each (the task's `ttlMs`). Longer than
+/// the longest call a tool may make (bash and the process tools stop at 10 minutes).
+pub const MCP_TASK_TTL_SECS: u64 = 3600;
+
+/// `toolhost mcp`, tasks extension: the polling interval suggested to clients (`pollIntervalMs`).
+pub const MCP_TASK_POLL_MS: u64 = 500;
+
+/// `toolhost mcp`, tasks extension: most tasks not yet finished at once; a call past it runs
+/// as an ordinary request (its client waits for the result), never refused.
+pub const MCP_MAX_RUNNING_TASKS: usize = 64;

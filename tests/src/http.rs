@@ -262,3 +262,44 @@ pub fn open_session(url: &str, bearer: &str) -> String {
     assert_eq!(r.status, 202, "{r:?}");
     id
 }
+
+/// The client capabilities of a stateless client that declared the tasks extension.
+pub fn tasks_capabilities() -> Value {
+    serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// One stateless 2026-07-28 request: `method` with `params`, whose `_meta` gets the protocol
+/// version, a client name and `capabilities`; `name` goes in `Mcp-Name` (a tool's, for
+/// `tools/call`). The JSON-RPC message that answers it (plain JSON or the SSE stream's last).
+pub fn stateless(
+    url: &str,
+    token: &str,
+    method: &str,
+    name: Option<&str>,
+    mut params: Value,
+    capabilities: &Value,
+) -> Value {
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        .to_string();
+    let bearer = format!("Bearer {token}");
+    let mut headers = vec![
+        ("authorization", bearer.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ];
+    if let Some(name) = name {
+        headers.push(("mcp-name", name));
+    }
+    let reply = request(url, "POST", &mcp_headers(&headers), &body);
+    reply
+        .messages()
+        .into_iter()
+        .rev()
+        .find(|m| m["id"] == 1)
+        .unwrap_or_else(|| panic!("no answer to {method}: {reply:?}"))
+}

@@ -43,6 +43,7 @@
 //! * [`rounds`] — [`rounds::ApprovalRounds`]: those input-required approvals, their sealed
 //!   request state and the answers redeemed once.
 //! * [`progress`] — a call's progress as `notifications/progress`.
+//! * [`tasks`] — which calls run as tasks (`io.modelcontextprotocol/tasks`) and their status line.
 //! * [`stdio`] — the stdio transport.
 //! * [`http`] — the Streamable HTTP transport (`--listen`).
 //! * [`auth`] — the bearer token of `--listen`.
@@ -63,6 +64,7 @@ pub mod rounds;
 pub mod server;
 mod sessions;
 pub mod stdio;
+pub mod tasks;
 mod unread;
 mod watch;
 

@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
+    GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData as McpError, Peer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -21,7 +23,8 @@ use toolhost_session::SessionRuntime;
 use crate::convert::{mcp_result, mcp_tool};
 use crate::elicit::{self, Asker};
 use crate::rounds::{ApprovalRounds, RoundError};
-use crate::{progress, stdio};
+use crate::{progress, stdio, tasks};
+use toolhost_limits::{MCP_MAX_RUNNING_TASKS, MCP_TASK_POLL_MS, MCP_TASK_TTL_SECS};
 
 /// A call's hold on its turn (only dropped: it ends the turn).
 #[allow(dead_code)]
@@ -44,6 +47,8 @@ pub struct McpServer {
     /// Approvals asked as input-required results (stateless revision); `None` when the OS
     /// gave no randomness for their key (such approvals are then denied).
     rounds: Option<Arc<ApprovalRounds>>,
+    /// Calls running (or finished) as tasks.
+    tasks: TaskManager,
 }
 
 impl McpServer {
@@ -58,6 +63,7 @@ impl McpServer {
                 .inspect_err(|e| tracing::warn!("approvals on the stateless revision are off: {e}"))
                 .ok()
                 .map(Arc::new),
+            tasks: TaskManager::new(),
         };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
         server
@@ -121,12 +127,14 @@ impl McpServer {
         stdio::serve(self).await
     }
 
+    /// One request's call: cancelled by the request's `notifications/cancelled`, its progress
+    /// sent as `notifications/progress` when the request carried a token.
     async fn run_call(
         &self,
         name: String,
         arguments: Value,
         context: RequestContext<RoleServer>,
-        asker: elicit::Asker,
+        asker: Asker,
     ) -> CallToolResult {
         let cancel = self.runtime.cancel_token().child_token();
         let done = CancellationToken::new();
@@ -150,6 +158,24 @@ impl McpServer {
             progress::forward(peer, token, rx).await;
         };
         let call = async {
+            let (result, call_id) = self.execute(&name, arguments, cancel.clone(), tx, asker).await;
+            done.cancel();
+            mcp_result(&result, &call_id)
+        };
+        let (result, (), ()) = tokio::join!(call, watch, forward);
+        result
+    }
+
+    /// Runs a call in its turn, with `asker` answering its approvals; its result and call id.
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<toolhost_core::context::ToolProgress>>,
+        asker: Asker,
+    ) -> (toolhost_core::ToolResult, String) {
+        let call = async {
             // In arrival order (the lock queues fairly): a call that can change anything runs
             // alone; read-only calls, which change nothing another call could see but the
             // observation table (its own lock), run side by side. A call cancelled while
@@ -171,23 +197,69 @@ impl McpServer {
                 _ = cancel.cancelled() => None,
             };
             let call_id = self.runtime.next_call_id();
-            let result = self.runtime.call(&call_id, &name, arguments, cancel.clone(), tx).await;
+            let result =
+                self.runtime.call(&call_id, name, arguments, cancel.clone(), progress).await;
             drop(turn);
-            done.cancel();
             // A tool the call disabled (it crashed too often) leaves the list.
             self.notify_if_tools_changed().await;
-            mcp_result(&result, &call_id)
+            (result, call_id)
         };
-        let call = elicit::asking(asker, call);
-        let (result, (), ()) = tokio::join!(call, watch, forward);
-        result
+        elicit::asking(asker, call).await
+    }
+
+    /// Starts the call as a task (`docs/mcp.md#tasks`): it runs on after this request is
+    /// answered; `tasks/get` reports its latest progress line and then its result, and
+    /// `tasks/cancel` cancels it.
+    fn start_task(&self, name: String, arguments: Value, asker: Asker) -> CreateTaskResult {
+        let server = self.clone();
+        let options = TaskOptions::new()
+            .with_ttl_ms(MCP_TASK_TTL_SECS * 1000)
+            .with_poll_interval_ms(MCP_TASK_POLL_MS)
+            .with_status_message(format!("{name}: waiting for its turn"));
+        let task = self.tasks.spawn(options, move |task: TaskContext| {
+            Box::pin(async move {
+                let cancel = server.runtime.cancel_token().child_token();
+                let done = CancellationToken::new();
+                let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
+                let stop = async {
+                    tokio::select! {
+                        _ = task.cancelled() => cancel.cancel(),
+                        _ = done.cancelled() => {}
+                    }
+                };
+                let status = async {
+                    task.set_status_message(format!("{name}: running"));
+                    while let Some(p) = rx.recv().await {
+                        task.set_status_message(tasks::status_line(&name, &p));
+                    }
+                };
+                let call = async {
+                    let ran =
+                        server.execute(&name, arguments, cancel.clone(), Some(tx), asker).await;
+                    done.cancel();
+                    ran
+                };
+                let ((result, call_id), (), ()) = tokio::join!(call, status, stop);
+                if task.is_cancel_requested()
+                    && result.status == toolhost_core::ToolResultStatus::Cancelled
+                {
+                    return Err(TaskExit::Cancelled);
+                }
+                Ok(mcp_result(&result, &call_id))
+            })
+        });
+        CreateTaskResult::new(task)
     }
 }
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_tasks()
+                .build(),
         )
         .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
         .with_instructions(
@@ -209,6 +281,32 @@ impl ServerHandler for McpServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.runtime.toolset().available_definition(name).map(mcp_tool)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.tasks.get_task(&request.task_id).map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // No task of toolhost's asks for input mid-run (approvals are asked before a task
+        // starts); answers are acknowledged and ignored, as the extension says.
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -264,6 +362,21 @@ impl ServerHandler for McpServer {
             Asker::Round(question) => Some(question.clone()),
             _ => None,
         };
+        // A call that may outlast the client's patience runs as a task when the client
+        // declared tasks — unless it first needs the answer to an approval round (asked
+        // before anything runs, so that request ends at once).
+        let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
+            && toolset.available_definition(&name).is_some_and(tasks::eligible)
+            && !(question.is_some()
+                && arguments.as_object().is_some_and(|o| {
+                    toolhost_core::registry::ESCALATION_PARAMETERS
+                        .iter()
+                        .any(|k| o.contains_key(*k))
+                }))
+            && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
+        if as_task {
+            return Ok(CallToolResponse::Task(self.start_task(name, arguments, asker)));
+        }
         let result = self.run_call(name.clone(), arguments.clone(), context, asker).await;
         let asked = question.and_then(|q| q.lock().unwrap_or_else(|e| e.into_inner()).take());
         match (asked, &self.rounds) {

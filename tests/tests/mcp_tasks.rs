@@ -1,0 +1,179 @@
+//! Long calls as tasks (`io.modelcontextprotocol/tasks`) over `toolhost mcp --listen`, driven
+//! by a raw stateless 2026-07-28 client: a bash call that runs longer than a client waits for
+//! one request (60 s for many clients; every request here must answer within the raw
+//! client's 90 s guard) is answered at once with a task, polled to its result, and
+//! cancelled; clients that did not declare tasks wait for the result as before.
+
+use serde_json::{Value, json};
+use toolhost_tests::attack::Attack;
+use toolhost_tests::http::{stateless, tasks_capabilities};
+use toolhost_tests::mcp::HttpServer;
+use toolhost_tests::*;
+
+/// Polls `tasks/get` until the task is no longer working; every status message seen.
+fn poll_until_done(server: &HttpServer, task_id: &str) -> (Value, Vec<String>) {
+    let mut messages = Vec::new();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    loop {
+        let r = stateless(
+            server.url(),
+            server.token(),
+            "tasks/get",
+            Some(task_id),
+            json!({"taskId": task_id}),
+            &tasks_capabilities(),
+        );
+        let task = r["result"].clone();
+        assert!(task.is_object(), "tasks/get failed: {r}\nserver: {}", server.stderr());
+        if let Some(m) = task["statusMessage"].as_str()
+            && messages.last() != Some(&m.to_string())
+        {
+            messages.push(m.to_string());
+        }
+        if task["status"] != "working" {
+            return (task, messages);
+        }
+        assert!(std::time::Instant::now() < until, "the task never finished: {task}");
+        std::thread::sleep(std::time::Duration::from_millis(
+            task["pollIntervalMs"].as_u64().unwrap_or(500),
+        ));
+    }
+}
+
+#[test]
+fn a_bash_call_longer_than_a_client_waits_runs_as_a_task_to_its_result() {
+    if !Attack::new().sandbox_or_skip("a_bash_call_longer_than_a_client_waits_runs_as_a_task") {
+        return;
+    }
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+    // 100 s: past the 60 s many clients wait for a response, and past the raw client's own
+    // 90 s guard, within bash's largest timeout (120 s).
+    let command = "for i in $(seq 1 20); do echo tick $i; sleep 5; done; echo finished > done.txt";
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tools/call",
+        Some("bash"),
+        json!({"name": "bash", "arguments": {"command": command, "timeoutMs": 120000}}),
+        &tasks_capabilities(),
+    );
+    let created = &r["result"];
+    assert_eq!(created["resultType"], "task", "{r}");
+    assert_eq!(created["status"], "working", "{r}");
+    let task_id = created["taskId"].as_str().expect("a task id").to_string();
+    assert!(created["ttlMs"].as_u64().unwrap() >= 600_000, "{r}");
+    assert!(!fx.root().join("done.txt").exists(), "the task was answered after the call ran");
+
+    let (task, messages) = poll_until_done(&server, &task_id);
+    assert_eq!(task["status"], "completed", "{task}");
+    let result = &task["result"];
+    assert_eq!(result["isError"], false, "{task}");
+    assert_eq!(result["_meta"]["toolhost/status"], "succeeded", "{task}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("tick 1\n") && text.contains("tick 20"), "{text}");
+    assert_eq!(std::fs::read_to_string(fx.root().join("done.txt")).unwrap(), "finished\n");
+    // While it ran, the task said how far it was.
+    assert!(messages.iter().any(|m| m.starts_with("bash: tick ")), "{messages:?}");
+}
+
+#[test]
+fn a_cancelled_task_stops_its_call_and_says_cancelled() {
+    if !Attack::new().sandbox_or_skip("a_cancelled_task_stops_its_call") {
+        return;
+    }
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tools/call",
+        Some("bash"),
+        json!({"name": "bash", "arguments": {"command": "echo started; sleep 60; echo late > late.txt", "timeoutMs": 120000}}),
+        &tasks_capabilities(),
+    );
+    let task_id = r["result"]["taskId"].as_str().expect("a task").to_string();
+    // Wait until it runs (its first line is the status), then cancel.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let t = stateless(
+            server.url(),
+            server.token(),
+            "tasks/get",
+            Some(&task_id),
+            json!({"taskId": task_id}),
+            &tasks_capabilities(),
+        );
+        if t["result"]["statusMessage"].as_str().is_some_and(|m| m.contains("started")) {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never started: {t}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let ack = stateless(
+        server.url(),
+        server.token(),
+        "tasks/cancel",
+        Some(&task_id),
+        json!({"taskId": task_id}),
+        &tasks_capabilities(),
+    );
+    assert!(ack.get("error").is_none(), "{ack}");
+    let (task, _) = poll_until_done(&server, &task_id);
+    assert_eq!(task["status"], "cancelled", "{task}");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(!fx.root().join("late.txt").exists(), "the cancelled call ran on");
+
+    // An unknown task is an error, not a hang.
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tasks/get",
+        Some("no-such-task"),
+        json!({"taskId": "no-such-task"}),
+        &tasks_capabilities(),
+    );
+    assert!(r.get("error").is_some(), "{r}");
+}
+
+#[test]
+fn a_client_that_did_not_declare_tasks_waits_for_the_result_and_cannot_poll() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "alpha\n");
+    let server = HttpServer::start(&fx, &[]);
+    // bash without tasks declared: the result itself (read-only tools never become tasks).
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tools/call",
+        Some("read"),
+        json!({"name": "read", "arguments": {"path": "a.txt"}}),
+        &tasks_capabilities(),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(r["result"].get("taskId").is_none(), "a read became a task: {r}");
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tools/call",
+        Some("bash"),
+        json!({"name": "bash", "arguments": {"command": "echo plain"}}),
+        &json!({}),
+    );
+    assert!(r["result"].get("taskId").is_none(), "{r}");
+    assert!(
+        r["result"]["content"][0]["text"].as_str().unwrap_or_default().contains("plain")
+            || r["result"]["_meta"]["toolhost/status"] == "failed",
+        "{r}"
+    );
+    // tasks/get needs the capability: -32021 (MissingRequiredClientCapability).
+    let r = stateless(
+        server.url(),
+        server.token(),
+        "tasks/get",
+        Some("x"),
+        json!({"taskId": "x"}),
+        &json!({}),
+    );
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+}
