@@ -1,6 +1,8 @@
 //! Plain HTTP/1.1 for the `--listen` suites: a raw client that sends exactly the headers a
-//! test names (attacks need that), and [`AuthProxy`], which adds a bearer token to every
-//! request for clients that cannot send headers of their own (the conformance suite).
+//! test names (attacks need that), [`EventStream`], which reads a response's messages while
+//! it is still open (a `subscriptions/listen` stream), and [`AuthProxy`], which adds a bearer
+//! token to every request for clients that cannot send headers of their own (the conformance
+//! suite).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -302,4 +304,151 @@ pub fn stateless(
         .rev()
         .find(|m| m["id"] == 1)
         .unwrap_or_else(|| panic!("no answer to {method}: {reply:?}"))
+}
+
+/// A response read message by message while it is still open (a `subscriptions/listen`
+/// stream): the head at once, then each SSE event's JSON-RPC message as it arrives.
+pub struct EventStream {
+    stream: TcpStream,
+    /// The status code.
+    pub status: u16,
+    /// The headers, names lowercased.
+    pub headers: Vec<(String, String)>,
+    chunked: bool,
+    /// Bytes read but not yet de-chunked.
+    raw: Vec<u8>,
+    /// The body de-chunked, not yet split into events.
+    body: String,
+    ended: bool,
+}
+
+impl EventStream {
+    /// Sends one POST (with `Connection: close`) and reads the response head.
+    pub fn open(url: &str, headers: &[(&str, &str)], body: &str) -> EventStream {
+        let (authority, path) = split_url(url);
+        let mut stream = TcpStream::connect(&authority).expect("connect to the server");
+        let mut head = format!(
+            "POST {path} HTTP/1.1\r\nconnection: close\r\nhost: {authority}\r\ncontent-length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let mut s = EventStream {
+            stream,
+            status: 0,
+            headers: Vec::new(),
+            chunked: false,
+            raw: Vec::new(),
+            body: String::new(),
+            ended: false,
+        };
+        let deadline = std::time::Instant::now() + HANG_GUARD;
+        let end = loop {
+            if let Some(i) = s.raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i;
+            }
+            assert!(s.read_more(deadline), "no response head within {HANG_GUARD:?}");
+        };
+        let head = String::from_utf8_lossy(&s.raw[..end]).to_string();
+        s.raw.drain(..end + 4);
+        let reply = parse_reply(format!("{head}\r\n\r\n").as_bytes());
+        s.status = reply.status;
+        s.chunked = reply.header("transfer-encoding").is_some_and(|v| v.contains("chunked"));
+        s.headers = reply.headers;
+        s
+    }
+
+    /// The first value of header `name`.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Reads what arrives before `deadline`; false when nothing more can come by then.
+    fn read_more(&mut self, deadline: std::time::Instant) -> bool {
+        let now = std::time::Instant::now();
+        if self.ended || now >= deadline {
+            return false;
+        }
+        self.stream.set_read_timeout(Some(deadline - now)).unwrap();
+        let mut buf = [0u8; 8192];
+        match self.stream.read(&mut buf) {
+            Ok(0) | Err(_) => {
+                self.ended = true;
+                false
+            }
+            Ok(n) => {
+                self.raw.extend_from_slice(&buf[..n]);
+                true
+            }
+        }
+    }
+
+    /// Moves the complete chunks (or, unchunked, every byte) of `raw` into `body`.
+    fn dechunk(&mut self) {
+        if !self.chunked {
+            self.body.push_str(&String::from_utf8_lossy(&std::mem::take(&mut self.raw)));
+            return;
+        }
+        while let Some(i) = self.raw.windows(2).position(|w| w == b"\r\n") {
+            let size = String::from_utf8_lossy(&self.raw[..i]).to_string();
+            let Ok(n) = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
+            else {
+                return;
+            };
+            if n == 0 {
+                self.raw.clear();
+                return;
+            }
+            if self.raw.len() < i + 2 + n + 2 {
+                return;
+            }
+            self.body.push_str(&String::from_utf8_lossy(&self.raw[i + 2..i + 2 + n]));
+            self.raw.drain(..i + 2 + n + 2);
+        }
+    }
+
+    /// The next JSON-RPC message of the stream (an SSE event's `data`, or a whole JSON body),
+    /// or None when the stream ended, or nothing came within `limit`.
+    pub fn next_message(&mut self, limit: Duration) -> Option<Value> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            self.dechunk();
+            while let Some(i) = self.body.find("\n\n") {
+                let event: String = self.body.drain(..i + 2).collect();
+                let data: Vec<&str> =
+                    event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).collect();
+                if let Ok(v) = serde_json::from_str::<Value>(&data.join("\n")) {
+                    return Some(v);
+                }
+            }
+            if self.ended && !self.body.trim().is_empty() {
+                // A plain JSON body (no SSE framing).
+                let body = std::mem::take(&mut self.body);
+                return serde_json::from_str(body.trim()).ok();
+            }
+            if !self.read_more(deadline) {
+                self.dechunk();
+                if self.body.contains("\n\n") || (self.ended && !self.body.trim().is_empty()) {
+                    continue;
+                }
+                return None;
+            }
+        }
+    }
+
+    /// Every message left until the stream ends (at most `limit` in all).
+    pub fn rest(&mut self, limit: Duration) -> Vec<Value> {
+        let deadline = std::time::Instant::now() + limit;
+        let mut out = Vec::new();
+        while let Some(v) =
+            self.next_message(deadline.saturating_duration_since(std::time::Instant::now()))
+        {
+            out.push(v);
+        }
+        out
+    }
 }

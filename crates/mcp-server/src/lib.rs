@@ -16,8 +16,12 @@
 //!   otherwise [`ElicitEscalations`] asks the user through MCP elicitation when the client
 //!   declared it — on a handshake session as a request of the server's, on the stateless
 //!   2026-07-28 revision (which forbids those) as an input-required result answered by the
-//!   retried call ([`rounds`]) — and denies when nobody can be asked. The message is the
-//!   terminal prompt's words (`toolhost_core::approval::approval_request`).
+//!   retried call ([`rounds`]) — and denies when nobody can be asked (a 2026-07-28 request
+//!   that did not declare elicitation gets MissingRequiredClientCapability, -32021, instead).
+//!   The message is the terminal prompt's words (`toolhost_core::approval::approval_request`).
+//! * `subscriptions/listen` (2026-07-28): `notifications/tools/list_changed` for clients
+//!   without a session, tagged with the subscription id, as the client's filter asks
+//!   ([`subscriptions`]).
 //!
 //! Both the 2025-11-25 revision (`initialize` handshake) and the stateless 2026-07-28
 //! revision (per-request `_meta`, `server/discover`) are served: rmcp selects the lifecycle
@@ -37,6 +41,8 @@
 //! The map:
 //!
 //! * [`server`] — [`McpServer`]: the rmcp handler, the call queue, `tools/list_changed`.
+//! * [`subscriptions`] — `subscriptions/listen` (2026-07-28): `tools/list_changed` for
+//!   clients without a session.
 //! * [`convert`] — toolset definitions to MCP tools, results to MCP results, the `_meta` keys.
 //! * [`elicit`] — [`ElicitEscalations`]: escalations approved through MCP elicitation, or
 //!   asked as an input-required result on the stateless revision.
@@ -64,6 +70,7 @@ pub mod rounds;
 pub mod server;
 mod sessions;
 pub mod stdio;
+pub mod subscriptions;
 pub mod tasks;
 mod unread;
 mod watch;

@@ -23,6 +23,7 @@ use toolhost_session::SessionRuntime;
 use crate::convert::{mcp_result, mcp_tool};
 use crate::elicit::{self, Asker};
 use crate::rounds::{ApprovalRounds, RoundError};
+use crate::subscriptions::Subscriptions;
 use crate::{progress, stdio, tasks};
 use toolhost_limits::{MCP_MAX_RUNNING_TASKS, MCP_TASK_POLL_MS, MCP_TASK_TTL_SECS};
 
@@ -49,6 +50,8 @@ pub struct McpServer {
     rounds: Option<Arc<ApprovalRounds>>,
     /// Calls running (or finished) as tasks.
     tasks: TaskManager,
+    /// The `subscriptions/listen` streams of 2026-07-28 clients, told the same.
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl McpServer {
@@ -64,6 +67,7 @@ impl McpServer {
                 .ok()
                 .map(Arc::new),
             tasks: TaskManager::new(),
+            subscriptions: Arc::default(),
         };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
         server
@@ -109,6 +113,7 @@ impl McpServer {
             }
         }
         self.peers.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| !p.is_transport_closed());
+        self.subscriptions.tools_changed().await;
     }
 
     /// Cancel every running and queued call (each ends as `cancelled` and is recorded).
@@ -309,6 +314,21 @@ impl ServerHandler for McpServer {
         self.tasks.cancel_task(&request.task_id)
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(Subscriptions::accepted(requested))
+    }
+
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), McpError> {
+        // Shutdown (`cancel_calls`) ends it gracefully: the client gets the final result.
+        self.subscriptions.listen(subscription, self.runtime.cancel_token()).await
+    }
+
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
         peers.retain(|p| !p.is_transport_closed());
@@ -350,14 +370,13 @@ impl ServerHandler for McpServer {
                     Err(e) => return Err(McpError::invalid_params(e.to_string(), None)),
                 }
             }
-            (Some(_), true, false)
-                if context.client_capabilities().is_some_and(|c| c.elicitation.is_some()) =>
-            {
-                Asker::Round(Arc::default())
-            }
+            // Asked whether or not the client declared elicitation: a question it cannot
+            // answer is MissingRequiredClientCapability (below).
+            (Some(_), true, false) => Asker::Round(Arc::default()),
             // Nobody to ask: denied.
             _ => Asker::Answered(false),
         };
+        let can_answer = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
         let question = match &asker {
             Asker::Round(question) => Some(question.clone()),
             _ => None,
@@ -381,10 +400,26 @@ impl ServerHandler for McpServer {
         let asked = question.and_then(|q| q.lock().unwrap_or_else(|e| e.into_inner()).take());
         match (asked, &self.rounds) {
             // The call was denied for want of an answer: ask for it.
-            (Some(message), Some(rounds)) => {
+            (Some(message), Some(rounds)) if can_answer => {
                 Ok(CallToolResponse::InputRequired(rounds.ask(&name, &arguments, message)))
             }
+            // It needs an approval and the client did not declare elicitation (-32021; HTTP 400).
+            (Some(_), Some(_)) => Err(elicitation_required()),
             _ => Ok(result.into()),
         }
     }
+}
+
+/// MissingRequiredClientCapability (-32021) naming form elicitation: the call needs an
+/// approval, and a 2026-07-28 client that did not declare elicitation cannot give one.
+fn elicitation_required() -> McpError {
+    let required: rmcp::model::ClientCapabilities =
+        serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}}))
+            .unwrap_or_default();
+    let mut error = McpError::missing_required_client_capability(required);
+    error.message =
+        "this call needs the user's approval, asked through form elicitation: declare the \
+         elicitation capability in the request's _meta to be asked"
+            .into();
+    error
 }
