@@ -86,7 +86,7 @@ impl SandboxPolicy {
 
     /// Every credential location (existing or not), for profiles that match by path.
     pub fn credential_paths(&self) -> &[PathBuf] {
-        &self.credential
+        self.credential.paths()
     }
 
     /// The sensitive name patterns (defaults plus configured).

@@ -118,7 +118,7 @@ impl SandboxPolicy {
 
     /// Why `path` is a credential, for the denial: a listed location, or the hidden-entry rule.
     fn credential_message(&self, path: &Path) -> String {
-        if self.is_hidden_home(path) && !self.credential.iter().any(|c| path.starts_with(c)) {
+        if self.is_hidden_home(path) && !self.credential.any_prefix_of(path) {
             messages::hidden_home(path)
         } else {
             messages::credential(path)
@@ -131,9 +131,8 @@ impl SandboxPolicy {
             let (target, rel) = self.home_links.iter().find(|(t, _)| path.starts_with(t))?;
             Some(h.join(rel).join(path.strip_prefix(target).ok()?))
         });
-        self.credential
-            .iter()
-            .any(|c| path.starts_with(c) || spelled.as_ref().is_some_and(|s| s.starts_with(c)))
+        self.credential.any_prefix_of(path)
+            || spelled.as_ref().is_some_and(|s| self.credential.any_prefix_of(s))
             || is_process_environment(path)
             || is_ssh_host_key(path)
             || self.is_hidden_home(path)
@@ -241,7 +240,7 @@ impl SandboxPolicy {
         home || self
             .private_data_paths()
             .into_iter()
-            .chain(self.credential.iter().cloned())
+            .chain(self.credential.paths().iter().cloned())
             .chain(system)
             .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
     }

@@ -170,7 +170,7 @@ impl PolicyBuilder {
                 .unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
             process_env_allow: self.config.process_env_allow.clone(),
             hard_protected: hard,
-            credential,
+            credential: super::prefixes::PathPrefixes::new(credential),
             sensitive,
             readable_home,
             exempt_roots,

@@ -31,7 +31,8 @@
 //! `policy.json` adds, the builder), `per_call.rs` (one call's policy: grants, network, box),
 //! `accessors.rs`, `check.rs` (the verdict on a path), `home.rs` (HOME's hidden entries),
 //! `os_sandbox.rs` (what the OS sandboxes are generated from); `tiers.rs` the default lists,
-//! `escalation.rs` the model's `sandboxPermissions`, [`messages`] the denials' texts.
+//! `escalation.rs` the model's `sandboxPermissions`, [`messages`] the denials' texts,
+//! `prefixes.rs` the credential paths parsed once for the per-path check.
 
 mod accessors;
 mod check;
@@ -42,6 +43,7 @@ pub mod messages;
 mod os_sandbox;
 mod paths;
 mod per_call;
+mod prefixes;
 #[cfg(test)]
 mod tests;
 mod tiers;
@@ -214,7 +216,7 @@ pub struct SandboxPolicy {
     /// `policy.json`'s `process_env_allow`.
     process_env_allow: Vec<String>,
     hard_protected: Vec<(PathBuf, Tier)>,
-    credential: Vec<PathBuf>,
+    credential: prefixes::PathPrefixes,
     sensitive: Vec<String>,
     /// HOME-relative patterns of HOME's hidden entries that stay readable.
     readable_home: Vec<String>,

@@ -24,6 +24,7 @@ impl SandboxPolicy {
     pub fn unreadable_paths(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
             .credential
+            .paths()
             .iter()
             .filter(|p| p.symlink_metadata().is_ok() && !self.granted(p, Access::Read))
             .cloned()
