@@ -177,3 +177,45 @@ fn a_client_that_did_not_declare_tasks_waits_for_the_result_and_cannot_poll() {
     );
     assert_eq!(r["error"]["code"], -32021, "{r}");
 }
+
+#[test]
+fn a_call_that_needs_approval_is_asked_first_and_becomes_a_task_only_once_approved() {
+    if !Attack::new().sandbox_or_skip("a_call_that_needs_approval_is_asked_first") {
+        return;
+    }
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    let server = HttpServer::start(&fx, &[]);
+    let mut caps = tasks_capabilities();
+    caps["elicitation"] = json!({"form": {}});
+    let marker = outside.join("approved.txt");
+    let arguments = json!({
+        "command": format!("echo approved > {}", marker.display()),
+        "sandboxPermissions": {"paths": [{"path": outside, "access": "write", "scope": "subtree"}]},
+        "justification": "the test writes one file outside the workspace",
+    });
+    let call = |extra: Value| {
+        let mut params = json!({"name": "bash", "arguments": arguments});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        stateless(server.url(), server.token(), "tools/call", Some("bash"), params, &caps)
+    };
+    // First: the question, not a task, and nothing ran.
+    let first = call(json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    assert!(!marker.exists());
+    // The retry with the approval: now a task, which runs.
+    let state = first["result"]["requestState"].clone();
+    let answered = call(json!({
+        "requestState": state,
+        "inputResponses": {"approval": {"action": "accept", "content": {"approve": true}}},
+    }));
+    assert_eq!(answered["result"]["resultType"], "task", "{answered}");
+    let task_id = answered["result"]["taskId"].as_str().unwrap().to_string();
+    let (task, _) = poll_until_done(&server, &task_id);
+    assert_eq!(task["result"]["isError"], false, "{task}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "approved\n");
+}
