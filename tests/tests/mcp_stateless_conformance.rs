@@ -1,6 +1,8 @@
 //! The stateless 2026-07-28 revision of `toolhost mcp --listen`: the official conformance
 //! suite's `server --requirements 2026-07-28` (0.2.0-alpha.12, through a proxy that adds the
-//! bearer token), and raw HTTP for what the suite can only probe with fixture tools of its own:
+//! bearer token) with the suite's fixture tools that components can be (tools/testing/fixtures:
+//! `greet`, `slow_compute` and `failing_job` run through the real host and task store), and
+//! raw HTTP for what the suite can only probe with diagnostic tools of its own:
 //! `subscriptions/listen` delivering `notifications/tools/list_changed` when the installed
 //! tools change, tagged with the subscription id and filtered by the client's filter; no
 //! server-to-client request and no log message on a call's stream; caching hints on
@@ -18,25 +20,43 @@ use toolhost_tests::*;
 /// The revision under test.
 const REVISION: &str = "2026-07-28";
 
-/// The message of a check that calls a fixture tool of the suite's reference server.
-const NO_SUCH_TOOL: &str =
-    "is not available; available tools: read, write, edit, grep, glob, list, bash";
+/// The suite's fixture tools that toolhost serves from test components (tools/testing/fixtures,
+/// one tool each, installed with `--tool`): their calls go through the real host, fence and
+/// task store.
+const FIXTURE_TOOLS: &[&str] = &[
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "test_simple_text",
+    "test_error_handling",
+    "test_tool_with_progress",
+];
 
 /// Scenarios (and checks of scenarios) that cannot pass against toolhost, each with why: every
 /// check of theirs that does not pass must fail with one of the given messages (substrings),
 /// which say exactly that reason. Every other scenario the suite runs must pass whole.
 const DOES_NOT_APPLY: &[(&str, &str, &[&str])] = &[
-    // The suite's fixture tools (`test_simple_text`, `json_schema_2020_12_tool`, …) are not
-    // toolhost's; what they check that toolhost does is proven with its own tools in
-    // mcp_client.rs and mcp_http.rs.
-    ("tools-call-simple-text", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-image", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-audio", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-embedded-resource", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-mixed-content", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-error", "fixture tool", &[NO_SUCH_TOOL]),
-    ("tools-call-with-progress", "fixture tool", &[NO_SUCH_TOOL]),
-    ("json-schema-2020-12", "fixture tool", &["Tool 'json_schema_2020_12_tool' not found"]),
+    // A tool answers text (and structured JSON): no image, audio or embedded-resource content,
+    // so no component can be these fixture tools.
+    ("tools-call-image", "no image content", &["tool `test_image_content` is not available"]),
+    ("tools-call-audio", "no audio content", &["tool `test_audio_content` is not available"]),
+    (
+        "tools-call-embedded-resource",
+        "no embedded resources",
+        &["tool `test_embedded_resource` is not available"],
+    ),
+    (
+        "tools-call-mixed-content",
+        "no image or resource content",
+        &["tool `test_multiple_content_types` is not available"],
+    ),
+    // The SDK derives a component's input schema from its Rust input type: a hand-written
+    // 2020-12 schema (`$defs`, `$ref`, …) cannot be declared verbatim.
+    (
+        "json-schema-2020-12",
+        "no verbatim input schema",
+        &["Tool 'json_schema_2020_12_tool' not found"],
+    ),
     // No completions, resources or prompts: the method is not there (-32601; this suite's
     // message is the method's name).
     ("completion-complete", "not offered", &["Failed: completion/complete"]),
@@ -64,34 +84,63 @@ const DOES_NOT_APPLY: &[(&str, &str, &[&str])] = &[
         "no resources: resources/read is -32601 (SHOULD warnings)",
         &["got -32601", "Error data.uri is undefined"],
     ),
-    // Input-required results (MRTR, SEP-2322): toolhost asks only its own escalation approvals
-    // that way (escalation.rs proves it with the official Python SDK); these scenarios need
-    // fixture tools of the suite's that ask, or a prompt.
-    ("input-required-result-basic-elicitation", "input-required fixture tool", &[NO_SUCH_TOOL]),
-    ("input-required-result-basic-sampling", "input-required fixture tool", &[NO_SUCH_TOOL]),
-    ("input-required-result-basic-list-roots", "input-required fixture tool", &[NO_SUCH_TOOL]),
-    ("input-required-result-request-state", "input-required fixture tool", &[NO_SUCH_TOOL]),
+    // Input-required results (MRTR, SEP-2322): a component cannot ask the client (elicitation,
+    // sampling, roots); toolhost asks only its own escalation approvals that way
+    // (escalation.rs proves it with the official Python SDK, and the approval-before-task
+    // path is in mcp_tasks.rs). These scenarios need fixture tools that ask, or a prompt.
+    (
+        "input-required-result-basic-elicitation",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_elicitation` is not available"],
+    ),
+    (
+        "input-required-result-basic-sampling",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_sampling` is not available"],
+    ),
+    (
+        "input-required-result-basic-list-roots",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_list_roots` is not available"],
+    ),
+    (
+        "input-required-result-request-state",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_request_state` is not available"],
+    ),
     (
         "input-required-result-multiple-input-requests",
-        "input-required fixture tool",
-        &[NO_SUCH_TOOL],
+        "a tool cannot ask",
+        &["tool `test_input_required_result_multiple_inputs` is not available"],
     ),
-    ("input-required-result-result-type", "input-required fixture tool", &[NO_SUCH_TOOL]),
-    ("input-required-result-capability-check", "input-required fixture tool", &[NO_SUCH_TOOL]),
-    ("input-required-result-ignore-extra-params", "input-required fixture tool", &[NO_SUCH_TOOL]),
+    (
+        "input-required-result-result-type",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_elicitation` is not available"],
+    ),
+    (
+        "input-required-result-capability-check",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_capabilities` is not available"],
+    ),
+    (
+        "input-required-result-ignore-extra-params",
+        "a tool cannot ask",
+        &["tool `test_input_required_result_elicitation` is not available"],
+    ),
     (
         "input-required-result-multi-round",
-        "input-required not offered",
+        "a tool cannot ask",
         &["Expected InputRequiredResult with inputRequests and requestState"],
     ),
     (
         "input-required-result-tampered-state",
-        "input-required not offered",
+        "a tool cannot ask",
         &["could not get initial InputRequiredResult with requestState"],
     ),
     (
         "input-required-result-missing-input-response",
-        "input-required not offered",
+        "a tool cannot ask",
         &["instead of re-requesting via InputRequiredResult"],
     ),
     ("input-required-result-non-tool-request", "no prompts", &["JSON-RPC error: prompts/get"]),
@@ -101,22 +150,37 @@ const DOES_NOT_APPLY: &[(&str, &str, &[&str])] = &[
         "no tool with x-mcp-header parameters",
         &["Not testable: server exposes no tool with x-mcp-header annotations"],
     ),
-    // The tasks extension (SEP-2663) is offered (advertised, tasks/get|update|cancel, -32602
-    // for an unknown task, -32021 for a client that did not declare it: those checks pass);
-    // the checks that need its fixture tools (`slow_compute`, `greet`, `failing_job`, …) do
-    // not apply. mcp_tasks.rs runs bash as a task instead.
-    ("tasks-lifecycle", "tasks extension", &[NO_SUCH_TOOL, "no task was created"]),
-    ("tasks-capability-negotiation", "tasks extension", &[NO_SUCH_TOOL]),
-    ("tasks-wire-fields", "tasks extension", &[NO_SUCH_TOOL, "no task was created"]),
-    ("tasks-request-state-removal", "tasks extension", &[NO_SUCH_TOOL]),
-    ("tasks-mrtr-input", "tasks extension", &[NO_SUCH_TOOL]),
-    ("tasks-request-headers", "tasks extension", &[NO_SUCH_TOOL, "routing-task fixture"]),
-    ("tasks-dispatch-and-envelope", "tasks extension", &[NO_SUCH_TOOL]),
-    ("tasks-mrtr-composition", "tasks extension", &[NO_SUCH_TOOL]),
+    // The tasks extension (SEP-2663) runs `slow_compute` and `failing_job` (process-execution
+    // components: tasks) and `greet` (sync) through the real host; what remains needs:
+    // a task that ends `failed` (a tool cannot: every outcome of a call, a trap included, is
+    // a result, so a task ends completed, with isError when the tool failed, or cancelled),
+    (
+        "tasks-lifecycle",
+        "a task never ends failed",
+        &["tool `protocol_error_job` is not available"],
+    ),
+    // a tool that asks the client for input while it runs (see input-required above),
+    (
+        "tasks-dispatch-and-envelope",
+        "a tool cannot ask",
+        &["tool `confirm_delete` is not available"],
+    ),
+    (
+        "tasks-mrtr-input",
+        "a tool cannot ask",
+        &["tool `confirm_delete` is not available", "tool `multi_input` is not available"],
+    ),
+    (
+        "tasks-mrtr-composition",
+        "a tool cannot ask",
+        &["tool `test_tool_with_task` is not available"],
+    ),
+    // and a tool that only runs as a task: toolhost runs a process-execution call
+    // synchronously for a client that did not declare the extension, never -32021.
     (
         "tasks-required-task-error",
-        "tasks extension (its fixture tool failing_job is unknown: -32602)",
-        &["tools/call for failing_job returned error code -32602"],
+        "no task-required tools",
+        &["returned a successful response from a client that did not declare"],
     ),
     (
         "tasks-status-notifications",
@@ -161,7 +225,12 @@ fn the_conformance_suite_for_2026_07_28_passes_every_check_that_applies() {
     let (node, entry) = conformance_runner_for(CONFORMANCE_2026_VERSION);
     let fx = Fixture::new();
     fx.write("a.txt", "alpha\n");
-    let server = HttpServer::start(&fx, &[]);
+    let fixtures: Vec<String> = FIXTURE_TOOLS
+        .iter()
+        .map(|id| test_components_dir().join(format!("{id}.wasm")).to_string_lossy().into_owned())
+        .collect();
+    let extra: Vec<&str> = fixtures.iter().flat_map(|f| ["--tool", f.as_str()]).collect();
+    let server = HttpServer::start(&fx, &extra);
     let proxy = AuthProxy::start(server.url(), server.token());
     let results = tempfile::tempdir().unwrap();
     let out = Command::new(&node)

@@ -56,6 +56,12 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-bulky", "bulky"),
     ("toolhost-tool-runtimewasi", "runtimewasi"),
     ("toolhost-tool-runtimefs", "runtimefs"),
+    ("toolhost-tool-fixture-greet", "greet"),
+    ("toolhost-tool-fixture-slow-compute", "slow_compute"),
+    ("toolhost-tool-fixture-failing-job", "failing_job"),
+    ("toolhost-tool-fixture-simple-text", "test_simple_text"),
+    ("toolhost-tool-fixture-error-handling", "test_error_handling"),
+    ("toolhost-tool-fixture-progress", "test_tool_with_progress"),
 ];
 
 /// Guest crates whose own unit tests run natively.
