@@ -62,6 +62,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-fixture-simple-text", "test_simple_text"),
     ("toolhost-tool-fixture-error-handling", "test_error_handling"),
     ("toolhost-tool-fixture-progress", "test_tool_with_progress"),
+    ("toolhost-tool-fixture-json-schema", "json_schema_2020_12_tool"),
 ];
 
 /// Guest crates whose own unit tests run natively.
