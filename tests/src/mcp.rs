@@ -101,6 +101,40 @@ pub fn python_with_sdk() -> PathBuf {
     python
 }
 
+/// Runs the conformance suite (`node` `entry`, from [`conformance_runner_for`]) as
+/// `server --url URL ARGS… --output-dir DIR`: the checks of each scenario it ran, by scenario
+/// name (read from `DIR/server-<scenario>-<ISO time with dashes>/checks.json`), and what it
+/// printed.
+pub fn run_conformance_server(
+    node: &Path,
+    entry: &Path,
+    url: &str,
+    args: &[&str],
+) -> (std::collections::BTreeMap<String, Vec<serde_json::Value>>, String) {
+    let results = tempfile::tempdir().unwrap();
+    let out = Command::new(node)
+        .arg(entry)
+        .args(["server", "--url", url])
+        .args(args)
+        .arg("--output-dir")
+        .arg(results.path())
+        .output()
+        .expect("run the conformance suite");
+    let log =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let mut by_scenario = std::collections::BTreeMap::new();
+    for dir in std::fs::read_dir(results.path()).unwrap().map(|e| e.unwrap().path()) {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let name = name.strip_prefix("server-").unwrap_or(&name);
+        let scenario = &name[..name.len().saturating_sub("-2026-12-02T13-46-59-608Z".len())];
+        let checks: Vec<serde_json::Value> =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("checks.json")).unwrap())
+                .unwrap();
+        by_scenario.insert(scenario.to_string(), checks);
+    }
+    (by_scenario, log)
+}
+
 /// The conformance suite [`CONFORMANCE_VERSION`]: (the Node.js binary, the suite's entry script).
 pub fn conformance_runner() -> (PathBuf, PathBuf) {
     conformance_runner_for(CONFORMANCE_VERSION)

@@ -4,7 +4,7 @@
 //! server scenarios (through a proxy that adds the token). The token itself, the timeouts and
 //! the session bound are attacked in `mcp_auth.rs`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -305,27 +305,12 @@ fn the_official_conformance_suite_passes_every_server_scenario_that_applies() {
     let server = HttpServer::start(&fx, &[]);
     // The suite sends no custom headers: a proxy on 127.0.0.1 adds the bearer token.
     let proxy = AuthProxy::start(server.url(), server.token());
-    let results = tempfile::tempdir().unwrap();
-    let out = Command::new(&node)
-        .arg(&entry)
-        .args(["server", "--suite", "all", "--url", proxy.url(), "--output-dir"])
-        .arg(results.path())
-        .output()
-        .expect("run the conformance suite");
-    let log =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-
-    // checks.json per scenario: <out>/server-<scenario>-<ISO time with dashes>/checks.json
-    let mut by_scenario: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for dir in std::fs::read_dir(results.path()).unwrap().map(|e| e.unwrap().path()) {
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let name = name.strip_prefix("server-").unwrap_or(&name);
-        let scenario = &name[..name.len().saturating_sub("-2026-12-02T13-46-59-608Z".len())];
-        let checks: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("checks.json")).unwrap())
-                .unwrap();
-        by_scenario.insert(scenario.to_string(), checks);
-    }
+    let (by_scenario, log) = toolhost_tests::mcp::run_conformance_server(
+        &node,
+        &entry,
+        proxy.url(),
+        &["--suite", "all"],
+    );
     let known: BTreeSet<&str> =
         APPLICABLE.iter().chain(&NOT_OFFERED).chain(&FIXTURE_TOOLS).copied().collect();
     let ran: BTreeSet<&str> = by_scenario.keys().map(String::as_str).collect();

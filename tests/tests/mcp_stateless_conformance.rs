@@ -8,8 +8,6 @@
 //! server-to-client request and no log message on a call's stream; caching hints on
 //! `tools/list`.
 
-use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -233,27 +231,12 @@ fn the_conformance_suite_for_2026_07_28_passes_every_check_that_applies() {
     let extra: Vec<&str> = fixtures.iter().flat_map(|f| ["--tool", f.as_str()]).collect();
     let server = HttpServer::start(&fx, &extra);
     let proxy = AuthProxy::start(server.url(), server.token());
-    let results = tempfile::tempdir().unwrap();
-    let out = Command::new(&node)
-        .arg(&entry)
-        .args(["server", "--url", proxy.url(), "--requirements", REVISION, "-o"])
-        .arg(results.path())
-        .output()
-        .expect("run the conformance suite");
-    let log =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-
-    // <out>/server-<scenario>-<ISO time with dashes>/checks.json
-    let mut by_scenario: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for dir in std::fs::read_dir(results.path()).unwrap().map(|e| e.unwrap().path()) {
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let name = name.strip_prefix("server-").unwrap_or(&name);
-        let scenario = &name[..name.len().saturating_sub("-2026-12-02T13-46-59-608Z".len())];
-        let checks: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("checks.json")).unwrap())
-                .unwrap();
-        by_scenario.insert(scenario.to_string(), checks);
-    }
+    let (by_scenario, log) = toolhost_tests::mcp::run_conformance_server(
+        &node,
+        &entry,
+        proxy.url(),
+        &["--requirements", REVISION],
+    );
     assert!(by_scenario.contains_key("server-stateless"), "server-stateless did not run\n{log}");
     let passes = |c: &Value| matches!(c["status"].as_str(), Some("SUCCESS" | "INFO"));
     let message = |c: &Value| c["errorMessage"].as_str().unwrap_or_default().to_string();

@@ -234,23 +234,13 @@ pub fn fallback_cut(text: &str, save: impl FnOnce(&str) -> Option<PathBuf>) -> O
     let note_max = omitted_note(text.len(), saved.as_deref()).len() + 1;
     let budget = MAX_RESULT_BYTES - note_max;
     let half = budget / 2;
-    let cut = match text[..floor_char_boundary(text, budget)].rfind('\n') {
+    let cut = match text[..text.floor_char_boundary(budget)].rfind('\n') {
         Some(nl) if nl >= half => nl + 1,
-        _ => floor_char_boundary(text, budget),
+        _ => text.floor_char_boundary(budget),
     };
     let kept = &text[..cut];
     let sep = if kept.ends_with('\n') { "" } else { "\n" };
     Some(format!("{kept}{sep}{}", omitted_note(text.len() - cut, saved.as_deref())))
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rmcp::Peer;
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema};
 use rmcp::service::RoleServer;
 use serde_json::Value;
 
@@ -59,25 +59,32 @@ async fn elicit(peer: &Peer<RoleServer>, message: String) -> bool {
     if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
         return false;
     }
-    let Ok(schema) = ElicitationSchema::builder().required_bool("approve").build() else {
-        return false;
-    };
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema: schema,
-    };
+    let Some(params) = approval_form(message) else { return false };
     match peer.create_elicitation(params).await {
-        Ok(r) => {
-            r.action == ElicitationAction::Accept
-                && r.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool)
-                    == Some(true)
-        }
+        Ok(answer) => approves(&answer),
         Err(e) => {
             tracing::warn!("elicitation for an escalation failed: {e}");
             false
         }
     }
+}
+
+/// The form every MCP approval asks with (elicitation or an input-required round): the
+/// question and one required boolean, `approve`.
+pub(crate) fn approval_form(message: String) -> Option<ElicitRequestParams> {
+    let schema = ElicitationSchema::builder().required_bool("approve").build().ok()?;
+    Some(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: schema,
+    })
+}
+
+/// Whether an answer to [`approval_form`] approves: accepted, with `approve: true`.
+pub(crate) fn approves(answer: &ElicitResult) -> bool {
+    answer.action == ElicitationAction::Accept
+        && answer.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool)
+            == Some(true)
 }
 
 /// Run `call` (one MCP request's tool call) with `asker` answering its approvals.

@@ -21,8 +21,9 @@
 //!   without such a request.
 //! * One server process is one toolhost session (one observation table, spill dir and store
 //!   record): every client of it shares them, and calls take turns in arrival order
-//!   (read-only tools' calls side by side), as on stdio. Both the 2025-11-25 revision (an MCP session per `initialize`, with
-//!   its `Mcp-Session-Id`) and the stateless 2026-07-28 revision are served.
+//!   (read-only tools' calls side by side), as on stdio. Both the 2025-11-25 revision (an MCP
+//!   session per `initialize`, with its `Mcp-Session-Id`) and the stateless 2026-07-28
+//!   revision are served.
 //! * Any path but `/mcp` is 404 (once the token has passed).
 //! * Shutdown: stop accepting, cancel the calls in flight (they end as `cancelled` and are
 //!   recorded), and give open connections [`SHUTDOWN_GRACE`] to deliver their last responses.

@@ -19,14 +19,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+    ElicitRequest, ElicitResult, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    RequestStateCodec, SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use toolhost_limits::{MCP_APPROVAL_ROUND_SECS, MCP_MAX_REMEMBERED_APPROVALS};
+
+use crate::elicit::{approval_form, approves};
 
 /// The key of the one input request an approval round asks.
 pub const APPROVAL_INPUT: &str = "approval";
@@ -84,8 +86,13 @@ impl ApprovalRounds {
     }
 
     /// The input-required result that asks `message` about the call of `tool` with
-    /// `arguments`.
-    pub fn ask(&self, tool: &str, arguments: &Value, message: String) -> InputRequiredResult {
+    /// `arguments` (none if the approval form cannot be built: the call stays denied).
+    pub fn ask(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        message: String,
+    ) -> Option<InputRequiredResult> {
         let mut nonce = [0u8; 16];
         // Without OS randomness the nonce is still unique per process by time.
         if getrandom::fill(&mut nonce).is_err() {
@@ -106,22 +113,12 @@ impl ApprovalRounds {
                     .ttl(Duration::from_secs(MCP_APPROVAL_ROUND_SECS)),
             )
             .expect("a nonce serializes");
-        let schema = ElicitationSchema::builder()
-            .required_bool("approve")
-            .build()
-            .expect("a one-boolean schema is valid");
         let mut requests = InputRequests::new();
         requests.insert(
             APPROVAL_INPUT.to_string(),
-            InputRequest::Elicitation(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message,
-                    requested_schema: schema,
-                },
-            )),
+            InputRequest::Elicitation(ElicitRequest::new(approval_form(message)?)),
         );
-        InputRequiredResult::new(Some(requests), Some(state))
+        Some(InputRequiredResult::new(Some(requests), Some(state)))
     }
 
     /// Whether the retried call of `tool` with `arguments` is approved: the state must be
@@ -151,7 +148,7 @@ impl ApprovalRounds {
             redeemed.insert(round.nonce, now + Duration::from_secs(MCP_APPROVAL_ROUND_SECS));
         }
         let Some(answer) = responses.get(APPROVAL_INPUT) else { return Ok(false) };
-        Ok(answer["action"] == "accept" && answer["content"]["approve"] == true)
+        Ok(serde_json::from_value::<ElicitResult>(answer.clone()).is_ok_and(|a| approves(&a)))
     }
 }
 
@@ -188,7 +185,7 @@ mod tests {
     fn an_accepted_answer_approves_its_call_once() {
         let rounds = ApprovalRounds::new().unwrap();
         let args = json!({"command": "touch /outside/x"});
-        let asked = rounds.ask("bash", &args, "Allow?".into());
+        let asked = rounds.ask("bash", &args, "Allow?".into()).unwrap();
         let state = state_of(&asked);
         assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Ok(true));
         assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Err(RoundError::Replayed));
@@ -198,13 +195,13 @@ mod tests {
     fn a_declined_or_missing_answer_denies() {
         let rounds = ApprovalRounds::new().unwrap();
         let args = json!({});
-        let a = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let a = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
         assert_eq!(rounds.answer("bash", &args, &a, &accept(false)), Ok(false));
-        let b = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let b = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
         let mut declined = InputResponses::new();
         declined.insert(APPROVAL_INPUT.into(), json!({"action": "decline"}));
         assert_eq!(rounds.answer("bash", &args, &b, &declined), Ok(false));
-        let c = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let c = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
         assert_eq!(rounds.answer("bash", &args, &c, &InputResponses::new()), Ok(false));
     }
 
@@ -212,7 +209,7 @@ mod tests {
     fn a_state_approves_no_other_call_and_no_other_server() {
         let rounds = ApprovalRounds::new().unwrap();
         let args = json!({"command": "true"});
-        let state = state_of(&rounds.ask("bash", &args, "Allow?".into()));
+        let state = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
         let other = json!({"command": "rm -rf ~"});
         assert_eq!(rounds.answer("bash", &other, &state, &accept(true)), Err(RoundError::Invalid));
         assert_eq!(rounds.answer("write", &args, &state, &accept(true)), Err(RoundError::Invalid));

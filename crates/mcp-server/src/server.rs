@@ -2,6 +2,7 @@
 //! [`SessionRuntime`], runs calls in arrival order (any that can change something alone,
 //! read-only ones side by side), and tells its clients when the tool list changes.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -138,18 +139,10 @@ impl McpServer {
         &self,
         name: String,
         arguments: Value,
+        read_only: bool,
         context: RequestContext<RoleServer>,
         asker: Asker,
     ) -> CallToolResult {
-        let cancel = self.runtime.cancel_token().child_token();
-        let done = CancellationToken::new();
-        // notifications/cancelled → the call's token.
-        let watch = async {
-            tokio::select! {
-                _ = context.ct.cancelled() => cancel.cancel(),
-                _ = done.cancelled() => {}
-            }
-        };
         let (tx, rx) = match context.meta.get_progress_token() {
             Some(token) => {
                 let (tx, rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
@@ -162,35 +155,35 @@ impl McpServer {
             let Some((token, rx)) = rx else { return };
             progress::forward(peer, token, rx).await;
         };
-        let call = async {
-            let (result, call_id) = self.execute(&name, arguments, cancel.clone(), tx, asker).await;
-            done.cancel();
-            mcp_result(&result, &call_id)
-        };
-        let (result, (), ()) = tokio::join!(call, watch, forward);
-        result
+        let call = self.execute(&name, arguments, read_only, context.ct.cancelled(), tx, asker);
+        let ((result, call_id), ()) = tokio::join!(call, forward);
+        mcp_result(&result, &call_id)
     }
 
-    /// Runs a call in its turn, with `asker` answering its approvals; its result and call id.
+    /// Runs a call in its turn, with `asker` answering its approvals, until it ends or `stop`
+    /// resolves (the call is then cancelled); its result and call id. In arrival order (the
+    /// lock queues fairly): a call that can change anything runs alone; read-only calls, which
+    /// change nothing another call could see but the observation table (its own lock), run
+    /// side by side. A call cancelled while queued runs as cancelled (recorded) without
+    /// waiting for its turn.
     async fn execute(
         &self,
         name: &str,
         arguments: Value,
-        cancel: CancellationToken,
+        read_only: bool,
+        stop: impl Future<Output = ()>,
         progress: Option<mpsc::Sender<toolhost_core::context::ToolProgress>>,
         asker: Asker,
     ) -> (toolhost_core::ToolResult, String) {
+        let cancel = self.runtime.cancel_token().child_token();
+        let done = CancellationToken::new();
+        let watch = async {
+            tokio::select! {
+                _ = stop => cancel.cancel(),
+                _ = done.cancelled() => {}
+            }
+        };
         let call = async {
-            // In arrival order (the lock queues fairly): a call that can change anything runs
-            // alone; read-only calls, which change nothing another call could see but the
-            // observation table (its own lock), run side by side. A call cancelled while
-            // queued runs as cancelled (recorded) without waiting for its turn.
-            let read_only = self
-                .runtime
-                .toolset()
-                .definitions()
-                .iter()
-                .any(|d| d.id.as_str() == name && d.risk == ToolRisk::ReadOnly);
             let turn = tokio::select! {
                 g = async {
                     if read_only {
@@ -205,17 +198,25 @@ impl McpServer {
             let result =
                 self.runtime.call(&call_id, name, arguments, cancel.clone(), progress).await;
             drop(turn);
+            done.cancel();
             // A tool the call disabled (it crashed too often) leaves the list.
             self.notify_if_tools_changed().await;
             (result, call_id)
         };
-        elicit::asking(asker, call).await
+        let (ran, ()) = tokio::join!(elicit::asking(asker, call), watch);
+        ran
     }
 
     /// Starts the call as a task (`docs/mcp.md#tasks`): it runs on after this request is
     /// answered; `tasks/get` reports its latest progress line and then its result, and
     /// `tasks/cancel` cancels it.
-    fn start_task(&self, name: String, arguments: Value, asker: Asker) -> CreateTaskResult {
+    fn start_task(
+        &self,
+        name: String,
+        arguments: Value,
+        read_only: bool,
+        asker: Asker,
+    ) -> CreateTaskResult {
         let server = self.clone();
         let options = TaskOptions::new()
             .with_ttl_ms(MCP_TASK_TTL_SECS * 1000)
@@ -223,28 +224,16 @@ impl McpServer {
             .with_status_message(format!("{name}: waiting for its turn"));
         let task = self.tasks.spawn(options, move |task: TaskContext| {
             Box::pin(async move {
-                let cancel = server.runtime.cancel_token().child_token();
-                let done = CancellationToken::new();
                 let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
-                let stop = async {
-                    tokio::select! {
-                        _ = task.cancelled() => cancel.cancel(),
-                        _ = done.cancelled() => {}
-                    }
-                };
                 let status = async {
                     task.set_status_message(format!("{name}: running"));
                     while let Some(p) = rx.recv().await {
                         task.set_status_message(tasks::status_line(&name, &p));
                     }
                 };
-                let call = async {
-                    let ran =
-                        server.execute(&name, arguments, cancel.clone(), Some(tx), asker).await;
-                    done.cancel();
-                    ran
-                };
-                let ((result, call_id), (), ()) = tokio::join!(call, status, stop);
+                let call =
+                    server.execute(&name, arguments, read_only, task.cancelled(), Some(tx), asker);
+                let ((result, call_id), ()) = tokio::join!(call, status);
                 if task.is_cancel_requested()
                     && result.status == toolhost_core::ToolResultStatus::Cancelled
                 {
@@ -343,14 +332,15 @@ impl ServerHandler for McpServer {
         let name = request.name.to_string();
         // A tool disabled for the session is still called: its result says why.
         let toolset = self.runtime.toolset();
-        if !toolset.definitions().iter().any(|d| d.id.as_str() == name) {
+        let Some(definition) = toolset.definitions().iter().find(|d| d.id.as_str() == name) else {
             let ids: Vec<String> =
                 toolset.available_definitions().iter().map(|d| d.id.to_string()).collect();
             return Err(McpError::invalid_params(
                 format!("tool `{name}` is not available; available tools: {}", ids.join(", ")),
                 None,
             ));
-        }
+        };
+        let read_only = definition.risk == ToolRisk::ReadOnly;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // Who answers an approval this call needs (docs/mcp.md#approvals).
         let stateless = context
@@ -394,14 +384,18 @@ impl ServerHandler for McpServer {
                 }))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
-            return Ok(CallToolResponse::Task(self.start_task(name, arguments, asker)));
+            return Ok(CallToolResponse::Task(self.start_task(name, arguments, read_only, asker)));
         }
-        let result = self.run_call(name.clone(), arguments.clone(), context, asker).await;
+        let result =
+            self.run_call(name.clone(), arguments.clone(), read_only, context, asker).await;
         let asked = question.and_then(|q| q.lock().unwrap_or_else(|e| e.into_inner()).take());
         match (asked, &self.rounds) {
             // The call was denied for want of an answer: ask for it.
             (Some(message), Some(rounds)) if can_answer => {
-                Ok(CallToolResponse::InputRequired(rounds.ask(&name, &arguments, message)))
+                match rounds.ask(&name, &arguments, message) {
+                    Some(round) => Ok(CallToolResponse::InputRequired(round)),
+                    None => Ok(result.into()),
+                }
             }
             // It needs an approval and the client did not declare elicitation (-32021; HTTP 400).
             (Some(_), Some(_)) => Err(elicitation_required()),

@@ -29,13 +29,7 @@ pub fn status_line(tool: &str, p: &ToolProgress) -> String {
         ToolProgress::Message { message, .. } => message.as_str(),
     };
     let mut line = format!("{tool}: {}", text.trim_end());
-    if line.len() > MAX_STATUS_BYTES {
-        let mut cut = MAX_STATUS_BYTES;
-        while !line.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        line.truncate(cut);
-    }
+    line.truncate(line.floor_char_boundary(MAX_STATUS_BYTES));
     line
 }
 

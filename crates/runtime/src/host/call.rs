@@ -51,13 +51,7 @@ pub enum CallLimit {
 
 /// `message` cut to at most [`MAX_PROGRESS_MESSAGE_BYTES`], at a character boundary.
 fn bounded_message(mut message: String) -> String {
-    if message.len() > MAX_PROGRESS_MESSAGE_BYTES {
-        let mut end = MAX_PROGRESS_MESSAGE_BYTES;
-        while !message.is_char_boundary(end) {
-            end -= 1;
-        }
-        message.truncate(end);
-    }
+    message.truncate(message.floor_char_boundary(MAX_PROGRESS_MESSAGE_BYTES));
     message
 }
 
