@@ -21,3 +21,7 @@ pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
     ("toolhost-tool-workspace-markdown", "workspace_markdown"),
     ("toolhost-tool-workspace-preview", "workspace_preview"),
 ];
+
+/// The workspace tools that ask a person before every program they run, and run only what was
+/// approved (docs/workspace-tools.md#approvals).
+pub const ASKS_BEFORE_EACH_RUN: &[&str] = &["workspace_shell", "workspace_tests"];
