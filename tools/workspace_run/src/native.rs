@@ -187,6 +187,17 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_kills_the_tree_a_program_forked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut runner = NativeRunner::new(tmp.path());
+        let script = "(sleep 30; echo late) & echo forked; wait";
+        let ran = runner.run(&spec("sh", &["-c", script], 300)).unwrap();
+        // Reaching here at all means the pipes closed: the forked sleep is gone too.
+        assert_eq!(ran.termination, Termination::TimedOut);
+        assert_eq!(ran.stdout, "forked\n");
+    }
+
+    #[test]
     fn long_streams_keep_head_and_tail() {
         let (text, cut) = capture(&vec![b'x'; 100_000]);
         assert!(cut && text.contains("[... 83616 bytes omitted ...]"));
