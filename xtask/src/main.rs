@@ -77,6 +77,8 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-workspace-git",
     "toolhost-tool-workspace-markdown",
     "toolhost-tool-workspace-preview",
+    "toolhost-workspace-run",
+    "toolhost-tool-workspace-shell",
 ];
 
 fn main() -> Result<()> {
