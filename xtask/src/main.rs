@@ -56,6 +56,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-bulky", "bulky"),
     ("toolhost-tool-runtimewasi", "runtimewasi"),
     ("toolhost-tool-runtimefs", "runtimefs"),
+    ("toolhost-tool-switcher", "switcher"),
     ("toolhost-tool-fixture-greet", "greet"),
     ("toolhost-tool-fixture-slow-compute", "slow_compute"),
     ("toolhost-tool-fixture-failing-job", "failing_job"),
