@@ -219,3 +219,68 @@ fn a_call_that_needs_approval_is_asked_first_and_becomes_a_task_only_once_approv
     assert_eq!(task["result"]["isError"], false, "{task}");
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "approved\n");
 }
+
+/// Three minutes (past every client's patience and bash's 120 s ceiling): a `workspace_shell`
+/// run is asked in an input-required round (nothing runs), approved in the retry, and then
+/// runs as a task, polled to its result with its output as status.
+#[test]
+fn an_approved_three_minute_workspace_shell_run_is_a_task_polled_to_its_result() {
+    if !Attack::new().sandbox_or_skip("an_approved_three_minute_workspace_shell_run_is_a_task") {
+        return;
+    }
+    let fx = Fixture::new();
+    fx.write(
+        "long.sh",
+        "for i in $(seq 1 36); do echo tick $i; sleep 5; done; echo finished > done.txt\n",
+    );
+    let server = HttpServer::start(&fx, &["--tools", "workspace_shell"]);
+    let mut caps = tasks_capabilities();
+    caps["elicitation"] = json!({"form": {}});
+    let arguments = json!({"command": "sh", "args": ["long.sh"], "timeout_ms": 240_000,
+        "purpose": "the three-minute job"});
+    let call = |extra: Value| {
+        let mut params = json!({"name": "workspace_shell", "arguments": arguments});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        stateless(
+            server.url(),
+            server.token(),
+            "tools/call",
+            Some("workspace_shell"),
+            params,
+            &caps,
+        )
+    };
+    let first = call(json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let question = first.to_string();
+    assert!(
+        question.contains("command: sh long.sh") && question.contains("time limit: 240 s"),
+        "{first}"
+    );
+    // Declined: nothing runs, and no task.
+    let state = first["result"]["requestState"].clone();
+    let declined = call(json!({"requestState": state,
+        "inputResponses": {"approval": {"action": "accept", "content": {"approve": false}}}}));
+    assert_eq!(declined["result"]["isError"], true, "{declined}");
+    assert!(declined["result"].get("taskId").is_none(), "{declined}");
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    assert!(!fx.root().join("done.txt").exists());
+    // Asked again and approved: a task at once, which runs to its end.
+    let second = call(json!({}));
+    let state = second["result"]["requestState"].clone();
+    let approved = call(json!({"requestState": state,
+        "inputResponses": {"approval": {"action": "accept", "content": {"approve": true}}}}));
+    assert_eq!(approved["result"]["resultType"], "task", "{approved}");
+    let task_id = approved["result"]["taskId"].as_str().unwrap().to_string();
+    let (task, messages) = poll_until_done(&server, &task_id);
+    assert_eq!(task["status"], "completed", "{task}");
+    let structured = &task["result"]["structuredContent"];
+    assert_eq!(structured["success"], true, "{task}");
+    assert_eq!(structured["termination"], "exited", "{task}");
+    assert!(structured["duration_ms"].as_u64().unwrap() >= 180_000, "{task}");
+    assert!(structured["stdout"].as_str().unwrap().contains("tick 36"), "{task}");
+    assert_eq!(std::fs::read_to_string(fx.root().join("done.txt")).unwrap(), "finished\n");
+    assert!(messages.iter().any(|m| m.starts_with("workspace_shell: tick ")), "{messages:?}");
+}

@@ -374,15 +374,14 @@ impl ServerHandler for McpServer {
         // A call that may outlast the client's patience runs as a task when the client
         // declared tasks — unless it first needs the answer to an approval round (asked
         // before anything runs, so that request ends at once).
+        // A call whose approval is still to be asked, or already declined, ends at once.
+        let needs_approval = toolset.asks_before_running(&name)
+            || arguments.as_object().is_some_and(|o| {
+                toolhost_core::registry::ESCALATION_PARAMETERS.iter().any(|k| o.contains_key(*k))
+            });
         let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
             && toolset.available_definition(&name).is_some_and(tasks::eligible)
-            && !(question.is_some()
-                && (toolset.asks_before_running(&name)
-                    || arguments.as_object().is_some_and(|o| {
-                        toolhost_core::registry::ESCALATION_PARAMETERS
-                            .iter()
-                            .any(|k| o.contains_key(*k))
-                    })))
+            && !(needs_approval && matches!(asker, Asker::Round(_) | Asker::Answered(false)))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
             return Ok(CallToolResponse::Task(self.start_task(name, arguments, read_only, asker)));
