@@ -1,0 +1,131 @@
+//! Jest output (it writes its report to stderr): the `Tests:       2 failed, 1 skipped,
+//! 2 passed, 5 total` line, the failures from the `● Suite › name` blocks — the lines before
+//! the code frame as the message, the first `at … (file:line:col)` frame outside
+//! `node_modules` as the place, the `FAIL path` line above as the file otherwise.
+
+use super::{FailureHint, Format, Hints, Parsed, location};
+
+/// Counts and failures of Jest output; none without its `Tests:` line.
+pub fn parse(text: &str) -> Option<Parsed> {
+    let counts = text.lines().rev().find_map(|l| l.trim_start().strip_prefix("Tests:"))?;
+    let (mut passed, mut failed) = (0, 0);
+    for part in counts.split(',') {
+        let (n, word) = part.trim().split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match word {
+            "passed" => passed += n,
+            "failed" => failed += n,
+            _ => {}
+        }
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut hints = Hints::default();
+    let mut suite_file: Option<&str> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(file) = line.strip_prefix("FAIL ").or_else(|| line.strip_prefix("PASS ")) {
+            suite_file = file.split_whitespace().next();
+        }
+        let Some(name) = line.trim_start().strip_prefix("● ") else {
+            i += 1;
+            continue;
+        };
+        let end = (i + 1..lines.len())
+            .find(|&j| {
+                let l = lines[j];
+                l.trim_start().starts_with("● ") || (!l.is_empty() && !l.starts_with(' '))
+            })
+            .unwrap_or(lines.len());
+        let block = &lines[i + 1..end];
+        let frame =
+            block.iter().position(|l| is_code_frame(l) || l.trim_start().starts_with("at "));
+        let message: Vec<&str> = block[..frame.unwrap_or(block.len())]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        let place = block.iter().find_map(|l| stack_frame(l));
+        let mut hint = FailureHint::named(name.trim()).with_message(message.join("\n"));
+        match place {
+            Some(place) => hint = hint.at(Some(place)),
+            None => hint.file = suite_file.map(str::to_owned),
+        }
+        hints.push(hint);
+        i = end;
+    }
+    Some(Parsed::new(Format::Jest, Some(passed), Some(failed)).with_failures(hints))
+}
+
+/// A line of the code excerpt Jest prints under a failure (`  >  9 |     expect(…)`, `     |  ^`).
+fn is_code_frame(line: &str) -> bool {
+    let l = line.trim_start().trim_start_matches('>').trim_start();
+    let digits = l.chars().take_while(char::is_ascii_digit).count();
+    l[digits..].trim_start().starts_with('|')
+}
+
+/// The place of a stack frame `at fn (file:line:col)` or `at file:line:col` outside
+/// `node_modules` and Node's internals.
+fn stack_frame(line: &str) -> Option<(String, u32)> {
+    let frame = line.trim_start().strip_prefix("at ")?;
+    let place = match frame.strip_suffix(')') {
+        Some(inner) => inner.rsplit_once('(')?.1,
+        None => frame,
+    };
+    if place.contains("node_modules") || place.starts_with("node:") {
+        return None;
+    }
+    location(place)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::fixtures::text;
+
+    #[test]
+    fn failing_run_names_each_failed_test_and_where() {
+        let parsed = parse(&text("jest_failing")).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(2), Some(2)));
+        assert_eq!(
+            parsed.failures,
+            [
+                FailureHint {
+                    name: "math › adds wrong".into(),
+                    file: Some("sum.test.js".into()),
+                    line: Some(9),
+                    message: Some(
+                        "expect(received).toBe(expected) // Object.is equality\nExpected: 4\nReceived: 3"
+                            .into()
+                    ),
+                },
+                FailureHint {
+                    name: "math › nested › throws".into(),
+                    file: Some("sum.test.js".into()),
+                    line: Some(14),
+                    message: Some("kaboom in nested".into()),
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn passing_run_and_a_suite_that_failed_to_run() {
+        let passing = parse(&text("jest_passing")).unwrap();
+        assert_eq!((passing.passed, passing.failed), (Some(4), Some(0)));
+        assert!(passing.failures.is_empty());
+        let out = "FAIL src/broken.test.js\n  ● Test suite failed to run\n\n    Cannot find module './nope' from 'src/broken.test.js'\n\n      at Resolver._throwModNotFoundError (node_modules/jest-resolve/build/resolver.js:427:11)\n\nTest Suites: 1 failed, 1 total\nTests:       0 total\n";
+        let parsed = parse(out).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(0), Some(0)));
+        assert_eq!(parsed.failures[0].name, "Test suite failed to run");
+        assert_eq!(parsed.failures[0].file.as_deref(), Some("src/broken.test.js"));
+        assert_eq!(parsed.failures[0].line, None);
+        assert!(parsed.failures[0].message.as_deref().unwrap().starts_with("Cannot find module"));
+    }
+
+    #[test]
+    fn lookalikes_are_not_jest() {
+        assert_eq!(parse("Tests:  we have some\n"), None);
+        assert_eq!(parse(&text("vitest_plain")), None);
+    }
+}
