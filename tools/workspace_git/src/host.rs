@@ -1,16 +1,19 @@
-//! The component's side of [`Git`] and [`Sink`]: git runs through the host's `process.run`
-//! (in its read-only sandbox for this read-only tool), and a stdout longer than the host
-//! returns in one piece is read back from the file the host saved it to.
+//! The component's side of [`Git`]: git runs through the host's `process.run` (in its
+//! read-only sandbox for this read-only tool), and a stdout longer than the host returns in
+//! one piece is read back from the file the host saved it to. The spill of a long text is
+//! [`HostSink`], shared with the approval-gated workspace tools.
 
 use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::process::{self, Captured, Command, Termination};
-use toolhost_sdk::{READ_CHUNK_BYTES, Spill, cancelled, open_file, scan::CANCELLED};
+use toolhost_sdk::{READ_CHUNK_BYTES, cancelled, open_file, scan::CANCELLED};
 
 use crate::bounded::{HeadTail, Kept};
 use crate::failure::Failure;
 use crate::hardening::{ENV, PROGRAM};
-use crate::report::Sink;
 use crate::runner::{Git, Keep, Ran, Source, source};
+
+/// The host's spill file for a long text (shared with the approval-gated workspace tools).
+pub use toolhost_workspace_run::host::HostSink;
 
 /// Milliseconds one git run may take (the host clamps it to its own bound and the call's
 /// deadline).
@@ -124,21 +127,4 @@ fn too_large(total: u64) -> Failure {
             "git printed {total} bytes, more than the host saves whole; narrow the call with pathspecs"
         ),
     )
-}
-
-/// The host's spill file, opened at the first line.
-#[derive(Default)]
-pub struct HostSink {
-    spill: Option<Spill>,
-}
-
-impl Sink for HostSink {
-    fn line(&mut self, line: &str) {
-        self.spill.get_or_insert_with(Spill::new).append(line);
-    }
-
-    fn finish(&mut self) -> Option<(String, bool)> {
-        let spilled = self.spill.take()?.finish()?;
-        Some((spilled.path, spilled.capped))
-    }
 }

@@ -4,7 +4,9 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolhost_sdk::limits::{FOOTER_RESERVE_BYTES, MAX_RESULT_BYTES, MAX_STRUCTURED_BYTES};
+use toolhost_sdk::limits::MAX_STRUCTURED_BYTES;
+/// The text's bound and its spill, shared with the approval-gated workspace tools.
+pub use toolhost_workspace_run::display::{Sink, bound_text};
 
 use crate::bounded::Kept;
 use crate::branch::Branch;
@@ -159,76 +161,12 @@ fn drop_entries(o: &mut GitOutput, size: usize, target: usize) -> Option<(usize,
     Some(cut_to(o.branches.as_mut()?, cut))
 }
 
-/// Where the whole text goes when it is too long to return (a host spill in the component).
-pub trait Sink {
-    /// Appends one line.
-    fn line(&mut self, line: &str);
-    /// Closes the file: its path and whether it was capped, or none when saving failed.
-    fn finish(&mut self) -> Option<(String, bool)>;
-}
-
-/// `text` within `MAX_RESULT_BYTES`: whole, or its head and tail around a line naming the
-/// file `sink` saved the whole text to (one line per append).
-pub fn bound_text(text: String, sink: &mut dyn Sink) -> String {
-    if text.len() <= MAX_RESULT_BYTES {
-        return text;
-    }
-    for line in text.split('\n') {
-        sink.line(line);
-    }
-    let saved = match sink.finish() {
-        Some((path, capped)) => format!(
-            "; the whole text is saved to {path}{}",
-            if capped { " (only the first 64 MB were saved)" } else { "" }
-        ),
-        None => String::new(),
-    };
-    let budget = MAX_RESULT_BYTES - FOOTER_RESERVE_BYTES;
-    let head_end = cut_back(&text, budget / 2);
-    let head_end = text[..head_end].rfind('\n').map_or(head_end, |i| i + 1);
-    let tail_start = cut_forward(&text, text.len() - budget / 2);
-    let tail_start = text[tail_start..].find('\n').map_or(tail_start, |i| tail_start + i + 1);
-    let omitted = tail_start - head_end;
-    format!(
-        "{}[... {omitted} bytes of this result omitted here{saved} ...]\n{}",
-        &text[..head_end],
-        &text[tail_start..]
-    )
-}
-
-fn cut_back(text: &str, mut at: usize) -> usize {
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-fn cut_forward(text: &str, mut at: usize) -> usize {
-    while !text.is_char_boundary(at) {
-        at += 1;
-    }
-    at
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::status::FileKind;
     use toolhost_sdk::error_kinds::ErrorKind;
     use toolhost_sdk::output_schema;
-
-    #[derive(Default)]
-    struct Lines(Vec<String>, bool);
-
-    impl Sink for Lines {
-        fn line(&mut self, line: &str) {
-            self.0.push(line.to_owned());
-        }
-        fn finish(&mut self) -> Option<(String, bool)> {
-            self.1 = true;
-            Some(("/spill/x.txt".into(), false))
-        }
-    }
 
     #[test]
     fn schema_names_exactly_the_fields() {
@@ -280,23 +218,6 @@ mod tests {
         assert!(serde_json::to_value(&o).unwrap().get("current_branch").is_none());
         o.current_branch = Some(None);
         assert_eq!(serde_json::to_value(&o).unwrap()["current_branch"], serde_json::Value::Null);
-    }
-
-    #[test]
-    fn long_text_keeps_head_and_tail_and_spills_every_line() {
-        let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
-        let mut sink = Lines::default();
-        let bounded = bound_text(text.clone(), &mut sink);
-        assert!(bounded.len() <= MAX_RESULT_BYTES, "{}", bounded.len());
-        assert!(bounded.starts_with("line 0\n") && bounded.ends_with("line 4999\n"));
-        assert!(bounded.contains(
-            "bytes of this result omitted here; the whole text is saved to /spill/x.txt"
-        ));
-        assert_eq!(sink.0.join("\n"), text);
-        assert!(sink.1);
-        let mut unused = Lines::default();
-        assert_eq!(bound_text("short".into(), &mut unused), "short");
-        assert!(unused.0.is_empty() && !unused.1);
     }
 
     #[test]
