@@ -1,20 +1,13 @@
-//! A failed call as this tool reports it: an [`ErrorKind`] from the shared
-//! `LOCAL_EXECUTOR_*` vocabulary and the message the text starts with.
+//! A failed call as this tool reports it: the [`Failure`] of `toolhost_workspace_run` (an
+//! `ErrorKind` from the shared `LOCAL_EXECUTOR_*` vocabulary and the message the text starts
+//! with), shared with `workspace_shell`; [`from_tool_error`] for a refused workspace read.
 
-use toolhost_sdk::error_kinds::ErrorKind;
+use toolhost_sdk::ToolError;
 
-/// Why a call failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The kind, whose name goes to `error_kind`.
-    pub kind: ErrorKind,
-    /// What went wrong, for the model.
-    pub message: String,
-}
+pub use toolhost_workspace_run::Failure;
 
-impl Failure {
-    /// A failure of `kind` saying `message`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into() }
-    }
+/// The failure of a workspace read the host refused or could not make (the SDK's kind for
+/// its error code: a fenced path is path denied, a missing one not found, …).
+pub fn from_tool_error(error: &ToolError) -> Failure {
+    Failure::new(error.error_kind(), error.message.clone())
 }

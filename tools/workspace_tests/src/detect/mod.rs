@@ -56,6 +56,17 @@ pub enum Confidence {
     High,
 }
 
+impl Confidence {
+    /// The word the value and the text use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
 /// One file that said something, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Evidence {

@@ -1,15 +1,30 @@
 //! `cargo test` (libtest) output: one `test result: ok. 3 passed; 1 failed; …` line per
-//! test binary (unit tests, each integration test file, doc-tests), summed; the failures
+//! test binary (unit tests, each integration test file, doc-tests), summed, plus the
+//! `test name ... ok` lines of a binary that never finished (a run killed at its timeout);
+//! the failures
 //! from the `---- name stdout ----` blocks (`thread 'name' panicked at file:line:col:` and
 //! the message lines after it, or the older `panicked at 'message', file:line:col`), and
 //! from the `test name ... FAILED` lines for a test whose block is missing.
 
 use super::{FailureHint, Format, Hints, Parsed, location};
 
-/// Counts and failures of `cargo test` output; none without a `test result:` line.
+/// Counts and failures of `cargo test` output; none without a `test result:` line or a
+/// `test name ... ok` line. The result lines are summed; the tests of a binary still running
+/// (a run stopped at its timeout) are counted from their own lines.
 pub fn parse(text: &str) -> Option<Parsed> {
     let (mut passed, mut failed, mut seen) = (0u64, 0u64, false);
+    // Per-test lines since the last result line: the binary that has not finished.
+    let (mut running_passed, mut running_failed) = (0u64, 0u64);
     for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("test ") {
+            if rest.ends_with(" ... ok") {
+                running_passed += 1;
+                seen = true;
+            } else if rest.ends_with(" ... FAILED") {
+                running_failed += 1;
+                seen = true;
+            }
+        }
         let Some(rest) = line.trim().strip_prefix("test result: ") else { continue };
         let Some((_, counts)) = rest.split_once(". ") else { continue };
         for part in counts.split(';') {
@@ -21,11 +36,13 @@ pub fn parse(text: &str) -> Option<Parsed> {
                 _ => {}
             }
         }
+        (running_passed, running_failed) = (0, 0);
         seen = true;
     }
     if !seen {
         return None;
     }
+    let (passed, failed) = (passed + running_passed, failed + running_failed);
     let mut hints = Hints::default();
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
@@ -126,6 +143,21 @@ mod tests {
         assert!(passing.failures.is_empty());
         // A build error runs no test: nothing to count.
         assert_eq!(parse(&text("cargo_compile_error")), None);
+    }
+
+    #[test]
+    fn a_run_stopped_midway_counts_what_finished() {
+        // The real output cut where a timeout would cut it: the unit tests done, the
+        // integration tests started.
+        let full = text("cargo_failing");
+        let cut = full.find("test integration_passes ... ok").unwrap();
+        let partial = format!("{}test integration_passes ... ok\n", &full[..cut]);
+        let parsed = parse(&partial).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(2), Some(2)));
+        let early = "\nrunning 3 tests\ntest a ... ok\ntest b ... FAILED\n";
+        let parsed = parse(early).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(1), Some(1)));
+        assert_eq!(parsed.failures, [FailureHint::named("b")]);
     }
 
     #[test]
