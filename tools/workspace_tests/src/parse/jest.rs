@@ -124,6 +124,27 @@ mod tests {
     }
 
     #[test]
+    fn several_files_and_a_suite_that_did_not_load() {
+        let parsed = parse(&text("jest_multi")).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(1), Some(2)));
+        let places: Vec<(&str, Option<&str>, Option<u32>)> =
+            parsed.failures.iter().map(|f| (f.name.as_str(), f.file.as_deref(), f.line)).collect();
+        assert_eq!(
+            places,
+            [
+                ("a fails", Some("src/a.test.js"), Some(2)),
+                ("c › c fails too", Some("src/c.test.js"), Some(1)),
+                ("Test suite failed to run", Some("src/b.test.js"), Some(1)),
+            ]
+        );
+        assert_eq!(
+            parsed.failures[2].message.as_deref(),
+            Some("Cannot find module './nope' from 'src/b.test.js'")
+        );
+        assert!(parsed.failures[0].message.as_deref().unwrap().contains("+   \"x\": 1,"));
+    }
+
+    #[test]
     fn lookalikes_are_not_jest() {
         assert_eq!(parse("Tests:  we have some\n"), None);
         assert_eq!(parse(&text("vitest_plain")), None);

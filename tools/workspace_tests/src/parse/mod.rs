@@ -291,6 +291,11 @@ mod tests {
             ("go_failing", Format::Go),
             ("go_verbose", Format::Go),
             ("go_json", Format::Go),
+            ("go_build_failed", Format::Go),
+            ("jest_multi", Format::Jest),
+            ("vitest_multi", Format::Vitest),
+            ("pytest_collect_error", Format::Pytest),
+            ("cargo_backtrace", Format::Cargo),
         ] {
             let (stdout, stderr) = fixtures::read(name);
             let parsed = parse(None, &stdout, &stderr).unwrap_or_else(|| panic!("{name}"));

@@ -128,6 +128,29 @@ mod tests {
     }
 
     #[test]
+    fn several_files_and_a_suite_that_did_not_load() {
+        let parsed = parse(&text("vitest_multi")).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(1), Some(2)));
+        let places: Vec<(&str, Option<&str>, Option<u32>)> =
+            parsed.failures.iter().map(|f| (f.name.as_str(), f.file.as_deref(), f.line)).collect();
+        assert_eq!(
+            places,
+            [
+                ("src/b.test.js", Some("src/b.test.js"), Some(1)),
+                ("a fails", Some("src/a.test.js"), Some(3)),
+                ("c > c fails too", Some("src/c.test.js"), Some(2)),
+            ]
+        );
+        assert!(
+            parsed.failures[0].message.as_deref().unwrap().starts_with("Error: Cannot find module")
+        );
+        assert_eq!(
+            parsed.failures[2].message.as_deref(),
+            Some("AssertionError: expected [ 1, 2 ] to include 3")
+        );
+    }
+
+    #[test]
     fn jest_output_is_not_vitest() {
         assert_eq!(parse(&text("jest_failing")), None);
     }
