@@ -1,23 +1,18 @@
 //! Jest output (it writes its report to stderr): the `Tests:       2 failed, 1 skipped,
 //! 2 passed, 5 total` line, the failures from the `● Suite › name` blocks — the lines before
 //! the code frame as the message, the first `at … (file:line:col)` frame outside
-//! `node_modules` as the place, the `FAIL path` line above as the file otherwise.
+//! `node_modules` as the place, the `FAIL path` line above as the file otherwise. Without
+//! the `Tests:` line (a run stopped at its timeout), the `✓`/`✕` lines so far are counted.
 
 use super::{FailureHint, Format, Hints, Parsed, location};
 
 /// Counts and failures of Jest output; none without its `Tests:` line.
 pub fn parse(text: &str) -> Option<Parsed> {
-    let counts = text.lines().rev().find_map(|l| l.trim_start().strip_prefix("Tests:"))?;
-    let (mut passed, mut failed) = (0, 0);
-    for part in counts.split(',') {
-        let (n, word) = part.trim().split_once(' ')?;
-        let n: u64 = n.parse().ok()?;
-        match word {
-            "passed" => passed += n,
-            "failed" => failed += n,
-            _ => {}
-        }
-    }
+    let (passed, failed) =
+        match text.lines().rev().find_map(|l| l.trim_start().strip_prefix("Tests:")) {
+            Some(counts) => counts_of(counts)?,
+            None => progress(text)?,
+        };
     let lines: Vec<&str> = text.lines().collect();
     let mut hints = Hints::default();
     let mut suite_file: Option<&str> = None;
@@ -55,6 +50,39 @@ pub fn parse(text: &str) -> Option<Parsed> {
         i = end;
     }
     Some(Parsed::new(Format::Jest, Some(passed), Some(failed)).with_failures(hints))
+}
+
+/// `(passed, failed)` of the `Tests:` line's `2 failed, 1 skipped, 2 passed, 5 total`.
+fn counts_of(counts: &str) -> Option<(u64, u64)> {
+    let (mut passed, mut failed) = (0, 0);
+    for part in counts.split(',') {
+        let (n, word) = part.trim().split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match word {
+            "passed" => passed += n,
+            "failed" => failed += n,
+            _ => {}
+        }
+    }
+    Some((passed, failed))
+}
+
+/// `(passed, failed)` so far of a run stopped before its `Tests:` line, from the `✓ name` and
+/// `✕ name` lines Jest prints under a `PASS`/`FAIL file` line (one file, or `--verbose`).
+fn progress(text: &str) -> Option<(u64, u64)> {
+    let (mut passed, mut failed, mut seen) = (0, 0, false);
+    for line in text.lines() {
+        seen |= line.starts_with("PASS ") || line.starts_with("FAIL ");
+        if !seen || !line.starts_with("  ") {
+            continue;
+        }
+        match line.trim_start().split_once(' ').map(|(mark, _)| mark) {
+            Some("✓") => passed += 1,
+            Some("✕") => failed += 1,
+            _ => {}
+        }
+    }
+    (seen && passed + failed > 0).then_some((passed, failed))
 }
 
 /// A line of the code excerpt Jest prints under a failure (`  >  9 |     expect(…)`, `     |  ^`).
@@ -142,6 +170,16 @@ mod tests {
             Some("Cannot find module './nope' from 'src/b.test.js'")
         );
         assert!(parsed.failures[0].message.as_deref().unwrap().contains("+   \"x\": 1,"));
+    }
+
+    #[test]
+    fn a_run_stopped_midway_counts_the_marks_so_far() {
+        let full = text("jest_failing");
+        let cut = full.find("Test Suites:").unwrap();
+        let parsed = parse(&full[..cut]).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(2), Some(2)));
+        assert_eq!(parsed.failures.len(), 2);
+        assert_eq!(progress("  ✓ looks like jest\n"), None, "no PASS/FAIL line above");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! (without the `=` under `-q`; errors count as failed), the failures from the
 //! `short test summary info` lines (`FAILED path::name - message`, `ERROR path::name`),
 //! each completed from its `___ name ___` section: the `E   ` lines as the message and the
-//! `path:line: Error` line as the place. Without a short summary, the sections alone.
+//! `path:line: Error` line as the place. Without a short summary, the sections alone; without
+//! the summary line (a run stopped at its timeout), the counts of the progress lines so far.
 
 use super::{FailureHint, Format, Hints, Parsed};
 
@@ -24,7 +25,10 @@ const OUTCOMES: [&str; 12] = [
 
 /// Counts and failures of pytest output; none without its summary line.
 pub fn parse(text: &str) -> Option<Parsed> {
-    let (passed, failed) = text.lines().rev().find_map(summary_line)?;
+    let (passed, failed) = match text.lines().rev().find_map(summary_line) {
+        Some(counts) => counts,
+        None => progress(text)?,
+    };
     let lines: Vec<&str> = text.lines().collect();
     let sections = sections(&lines);
     let mut hints = Hints::default();
@@ -84,6 +88,44 @@ fn summary_line(line: &str) -> Option<(u64, u64)> {
         }
     }
     Some((passed, failed))
+}
+
+/// `(passed, failed + errors)` so far of a run stopped before its summary line, from its
+/// progress: `tests/test_x.py .F.E [ 40%]` (`-q`: `.F.E [ 40%]`), or under `-v`
+/// `tests/test_x.py::test_a PASSED [ 20%]`; none when there is none.
+fn progress(text: &str) -> Option<(u64, u64)> {
+    let (mut passed, mut failed, mut seen) = (0, 0, false);
+    for line in text.lines() {
+        let line = line.trim_end();
+        let (body, percent) = match line.rsplit_once(" [") {
+            Some((body, pct)) if pct.trim_start().ends_with("%]") => (body.trim_end(), true),
+            _ => (line, false),
+        };
+        if let Some((node, outcome)) = body.split_once(' ')
+            && node.contains("::")
+        {
+            match outcome.split(' ').next().unwrap_or_default() {
+                "PASSED" => passed += 1,
+                "FAILED" | "ERROR" => failed += 1,
+                "SKIPPED" | "XFAIL" | "XPASS" => {}
+                _ => continue,
+            }
+            seen = true;
+            continue;
+        }
+        let marks = match body.split_once(' ') {
+            Some((file, marks)) if file.ends_with(".py") => marks,
+            None if percent => body,
+            _ => continue,
+        };
+        if marks.is_empty() || !marks.chars().all(|c| ".FEsxX".contains(c)) {
+            continue;
+        }
+        passed += marks.chars().filter(|c| *c == '.').count() as u64;
+        failed += marks.chars().filter(|c| matches!(c, 'F' | 'E')).count() as u64;
+        seen = true;
+    }
+    seen.then_some((passed, failed))
 }
 
 /// `FAILED node - message` / `ERROR node` of the short test summary.
@@ -201,6 +243,23 @@ mod tests {
         assert_eq!(summary_line("test result: ok. 1 passed; 0 failed; finished in 0.00s"), None);
         assert_eq!(summary_line("we passed in 2s"), None);
         assert_eq!(summary_line("2 apples in 3s"), None);
+    }
+
+    #[test]
+    fn a_run_stopped_midway_counts_its_progress() {
+        // The real output up to the end of its progress line, as a timeout would cut it.
+        let full = text("pytest_failing");
+        let cut = full.find("[100%]").unwrap() + "[100%]".len();
+        assert_eq!(progress(&full[..cut]), Some((3, 4)));
+        let parsed = parse(&full[..cut]).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(3), Some(4)));
+        let quiet = text("pytest_quiet");
+        let cut = quiet.find("[100%]").unwrap() + "[100%]".len();
+        assert_eq!(progress(&quiet[..cut]), Some((3, 4)));
+        let verbose = "tests/t.py::test_a PASSED                  [ 33%]\ntests/t.py::test_b FAILED [ 66%]\ntests/t.py::test_c SKIPPED (why) [100%]\n";
+        assert_eq!(progress(verbose), Some((1, 1)));
+        assert_eq!(progress("collected 3 items\nsome text here\n"), None);
+        assert_eq!(progress("a.py is fine\n"), None);
     }
 
     #[test]

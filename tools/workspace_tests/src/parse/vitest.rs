@@ -1,13 +1,17 @@
 //! Vitest output: the `      Tests  2 failed | 2 passed | 1 skipped (5)` line, the failures
 //! from the `FAIL  file > suite > name` lines of its "Failed Tests" report (consecutive ones
 //! share the error below them), the error line(s) after them as the message and the
-//! `❯ file:line:col` line as the place.
+//! `❯ file:line:col` line as the place. Without the `Tests` line (a run stopped at its
+//! timeout), the `(N tests | M failed)` of each file that finished are summed.
 
 use super::{FailureHint, Format, Hints, Parsed, location};
 
 /// Counts and failures of Vitest output; none without its `Tests` line.
 pub fn parse(text: &str) -> Option<Parsed> {
-    let (passed, failed) = text.lines().rev().find_map(counts)?;
+    let (passed, failed) = match text.lines().rev().find_map(counts) {
+        Some(counts) => counts,
+        None => progress(text)?,
+    };
     let mut hints = Hints::default();
     let mut pending: Vec<FailureHint> = Vec::new();
     let mut message: Vec<&str> = Vec::new();
@@ -59,6 +63,40 @@ pub fn parse(text: &str) -> Option<Parsed> {
     }
     flush(&mut pending, &mut message, &mut place);
     Some(Parsed::new(Format::Vitest, Some(passed), Some(failed)).with_failures(hints))
+}
+
+/// `(passed, failed)` so far of a run stopped before its `Tests` line, from the line of each
+/// file that finished: `✓ a.test.ts (5 tests | 1 skipped) 5ms`, `❯ b.test.ts (2 tests |
+/// 1 failed) 11ms` (what is neither failed nor skipped or todo passed).
+fn progress(text: &str) -> Option<(u64, u64)> {
+    let (mut passed, mut failed, mut seen) = (0, 0, false);
+    for line in text.lines() {
+        let Some((mark, rest)) = line.trim_start().split_once(' ') else { continue };
+        if !matches!(mark, "✓" | "❯" | "×") {
+            continue;
+        }
+        let Some(inner) =
+            rest.split_once(" (").and_then(|(_, r)| r.split_once(')')).map(|(i, _)| i)
+        else {
+            continue;
+        };
+        let (mut tests, mut not_passed, mut file_failed) = (None, 0, 0);
+        for part in inner.split(" | ") {
+            let Some((n, word)) = part.split_once(' ') else { continue };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            match word {
+                "test" | "tests" => tests = Some(n),
+                "failed" => (file_failed, not_passed) = (n, not_passed + n),
+                "skipped" | "todo" => not_passed += n,
+                _ => {}
+            }
+        }
+        let Some(tests) = tests else { continue };
+        passed += tests.saturating_sub(not_passed);
+        failed += file_failed;
+        seen = true;
+    }
+    seen.then_some((passed, failed))
 }
 
 /// `(passed, failed)` of the `Tests  2 failed | 2 passed | 1 skipped (5)` line.
@@ -148,6 +186,18 @@ mod tests {
             parsed.failures[2].message.as_deref(),
             Some("AssertionError: expected [ 1, 2 ] to include 3")
         );
+    }
+
+    #[test]
+    fn a_run_stopped_midway_counts_the_files_that_finished() {
+        let full = text("vitest_multi");
+        let cut = full.find(" Test Files").unwrap();
+        assert_eq!(progress(&full[..cut]), Some((1, 2)));
+        let full = text("vitest_plain");
+        let cut = full.find(" Test Files").unwrap();
+        let parsed = parse(&full[..cut]).unwrap();
+        assert_eq!((parsed.passed, parsed.failed), (Some(2), Some(2)));
+        assert_eq!(progress("✓ done (in 3 ms)\n"), None);
     }
 
     #[test]
