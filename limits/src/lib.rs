@@ -135,6 +135,21 @@ pub const BASH_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// bash's largest timeout in milliseconds (`docs/contract.md#bash`).
 pub const BASH_MAX_TIMEOUT_MS: u64 = 120_000;
 
+/// The largest `timeout_ms` of one approved run of a tool that asks before every run
+/// (`workspace_shell`, `workspace_tests`; docs/workspace-tools.md#approvals): the host's
+/// `process.run` takes up to this for them instead of [`BASH_MAX_TIMEOUT_MS`].
+pub const APPROVED_RUN_MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// `workspace_shell`'s default `timeout_ms`.
+pub const SHELL_DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// `workspace_tests run`'s default `timeout_ms`.
+pub const TESTS_DEFAULT_TIMEOUT_MS: u64 = 300_000;
+
+/// How long a call with an approved run may go on past the run's own timeout (to start it
+/// and to read and report its output) before the host stops the call.
+pub const APPROVED_RUN_GRACE_MS: u64 = 30_000;
+
 /// `workspace_preview`: the default and largest `max_bytes`, the bytes of one preview
 /// (`docs/workspace-tools.md#workspace_preview`). 512 KiB holds a long README rendered to HTML;
 /// a larger value is refused, not clamped. The text the model sees is still cut at

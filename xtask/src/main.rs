@@ -56,6 +56,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-bulky", "bulky"),
     ("toolhost-tool-runtimewasi", "runtimewasi"),
     ("toolhost-tool-runtimefs", "runtimefs"),
+    ("toolhost-tool-switcher", "switcher"),
     ("toolhost-tool-fixture-greet", "greet"),
     ("toolhost-tool-fixture-slow-compute", "slow_compute"),
     ("toolhost-tool-fixture-failing-job", "failing_job"),
@@ -77,6 +78,8 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-workspace-git",
     "toolhost-tool-workspace-markdown",
     "toolhost-tool-workspace-preview",
+    "toolhost-workspace-run",
+    "toolhost-tool-workspace-shell",
 ];
 
 fn main() -> Result<()> {

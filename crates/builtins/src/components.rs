@@ -20,4 +20,9 @@ pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
     ("toolhost-tool-workspace-git", "workspace_git"),
     ("toolhost-tool-workspace-markdown", "workspace_markdown"),
     ("toolhost-tool-workspace-preview", "workspace_preview"),
+    ("toolhost-tool-workspace-shell", "workspace_shell"),
 ];
+
+/// The workspace tools that ask a person before every program they run, and run only what was
+/// approved (docs/workspace-tools.md#approvals).
+pub const ASKS_BEFORE_EACH_RUN: &[&str] = &["workspace_shell", "workspace_tests"];

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use toolhost_core::registry::ToolRegistryBuilder;
 use toolhost_runtime::{ComponentRuntime, ComponentTool, RuntimeError};
 
-use crate::components::{BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES};
+use crate::components::{
+    ASKS_BEFORE_EACH_RUN, BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES,
+};
 
 /// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
 mod embedded {
@@ -102,7 +104,10 @@ impl Origin<'_> {
                 runtime.load_embedded(id, bytes, sha256).await?
             }
         };
-        Ok(Arc::new(tool.record_reads(id == READ_TOOL).checks_own_input()))
+        let tool = tool.record_reads(id == READ_TOOL).checks_own_input();
+        let tool =
+            if ASKS_BEFORE_EACH_RUN.contains(&id) { tool.asks_before_each_run() } else { tool };
+        Ok(Arc::new(tool))
     }
 
     /// The file tools, bash, then the workspace tools `workspace` names.

@@ -14,7 +14,8 @@ pub const DEFAULT_TOOLSET: &[&str] = &["read", "write", "edit", "grep", "glob", 
 pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
 
 /// The workspace agent's tools after the default seven (docs/workspace-tools.md): read-only
-/// inspection of the repository, Markdown and previews.
+/// inspection of the repository, Markdown and previews, then the shell and the tests, whose
+/// every run is approved.
 pub const WORKSPACE_TOOLSET: &[&str] = crate::registry::WORKSPACE_COMPONENTS;
 
 /// Which agent a toolset is for.
@@ -24,7 +25,7 @@ pub enum Agent {
     Default,
     /// The read-only explorer sub-agent.
     Explorer,
-    /// The default agent's tools, then the workspace tools (git, Markdown, preview).
+    /// The default agent's tools, then the workspace tools (git, Markdown, preview, shell, tests).
     Workspace,
 }
 

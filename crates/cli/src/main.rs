@@ -44,8 +44,10 @@ pub struct Cli {
     /// The session id (default: a new one).
     #[arg(long, global = true)]
     pub session: Option<String>,
-    /// Approve every escalation (`sandboxPermissions`) without asking: for scripted use.
-    /// Without it, calls that ask for extra paths are denied.
+    /// Approve every escalation (`sandboxPermissions`) and every run of the tools that ask
+    /// before each run (workspace_shell, workspace_tests run) without asking: for scripted
+    /// use. Without it, such calls are asked (a terminal for `call`, the client for `session
+    /// --client-approves` and `mcp`) or denied.
     #[arg(long, global = true)]
     pub allow_escalation: bool,
     /// Use the tool component FILE for this run only, granted its declared risk (repeatable).
@@ -84,7 +86,13 @@ enum Command {
         json: bool,
     },
     /// JSON Lines session on stdin/stdout (requests and events as in docs/sessions.md).
-    Session,
+    Session {
+        /// Ask the client for approvals (escalations, and every run of workspace_shell and
+        /// workspace_tests run): an `approval` event, answered by an `approve` request.
+        /// Without it (and without --allow-escalation) such calls are denied.
+        #[arg(long)]
+        client_approves: bool,
+    },
     /// Say whether bash's sandbox works here, and if not why and what to do.
     Doctor,
     /// Model Context Protocol server on stdio (or Streamable HTTP with `--listen`), serving
@@ -253,7 +261,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Call { tool, input, json } => {
             commands::call::run(&setup, &cli, tool, input, *json).await
         }
-        Command::Session => commands::session::run(&setup, &cli).await,
+        Command::Session { client_approves } => {
+            commands::session::run(&setup, &cli, *client_approves).await
+        }
         Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
             commands::mcp::run(
                 &setup,

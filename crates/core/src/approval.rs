@@ -1,35 +1,219 @@
-//! Approval of escalations (docs/contract.md#escalation-parameters): a call that carries
-//! `sandboxPermissions` runs only if an [`Approver`] allows it, and then with a policy widened for
-//! this call alone.
+//! Approvals: what a call may do only once a person said yes.
+//!
+//! * An escalation (docs/contract.md#escalation-parameters): a call that carries
+//!   `sandboxPermissions` runs only if an [`Approver`] allows it, and then with a policy
+//!   widened for this call alone.
+//! * A run (docs/workspace-tools.md#approvals): a call of a tool that asks before every run
+//!   (`workspace_shell`, `workspace_tests run`) describes the one program it will run
+//!   ([`RunApproval`]); it runs only if an [`Approver`] allows it, and then only that
+//!   program, exactly.
+//!
+//! [`Approval`] is either; [`Approval::question`] is the text every channel shows (the
+//! terminal prompt, the session's client, MCP elicitation and input-required rounds).
 
 use async_trait::async_trait;
 use toolhost_sandbox::policy::Escalation;
 
-/// Decides whether one call may have the extra paths it asks for.
-#[async_trait]
-pub trait Approver: Send + Sync {
-    /// True to run `tool` with `escalation`'s grants.
-    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool;
+use crate::display::{quoted, terminal_line};
+
+/// What one call asks a person to allow.
+#[derive(Debug, Clone, Copy)]
+pub enum Approval<'a> {
+    /// Extra paths (or the network) beyond the call's sandbox.
+    Escalation(&'a Escalation),
+    /// One program run, exactly as described.
+    Run(&'a RunApproval),
 }
 
-/// Refuses every escalation: the default when nobody can be asked.
+impl Approval<'_> {
+    /// The words every approval channel shows for this approval of a `tool` call.
+    pub fn question(&self, tool: &str) -> String {
+        match self {
+            Approval::Escalation(escalation) => approval_request(tool, escalation),
+            Approval::Run(run) => run_request(tool, run),
+        }
+    }
+
+    /// The model-visible text of the call when nobody approved it (status `denied`).
+    pub fn denied(&self, tool: &str) -> String {
+        match self {
+            Approval::Escalation(escalation) => denied_message(tool, escalation),
+            Approval::Run(run) => run_denied_message(tool, run),
+        }
+    }
+}
+
+/// Decides whether one call may do what it asks.
+#[async_trait]
+pub trait Approver: Send + Sync {
+    /// True to let the `tool` call do what `approval` says.
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool;
+}
+
+/// Refuses every approval: the default when nobody can be asked.
 pub struct DenyEscalations;
 
 #[async_trait]
 impl Approver for DenyEscalations {
-    async fn approve(&self, _: &str, _: &Escalation) -> bool {
+    async fn approve(&self, _: &str, _: Approval<'_>) -> bool {
         false
     }
 }
 
-/// Allows every escalation: chosen explicitly by the operator (`--allow-escalation`).
+/// Allows every approval, escalations and runs alike: chosen explicitly by the operator
+/// (`--allow-escalation`).
 pub struct AllowEscalations;
 
 #[async_trait]
 impl Approver for AllowEscalations {
-    async fn approve(&self, _: &str, _: &Escalation) -> bool {
+    async fn approve(&self, _: &str, _: Approval<'_>) -> bool {
         true
     }
+}
+
+/// The one program a call of a tool that asks before every run will run, as its `inspect`
+/// describes it (`runs(<this, as JSON>)`, docs/workspace-tools.md#approvals), and what the
+/// sandbox will allow it. The host runs nothing else for that call.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunApproval {
+    /// The program: a name looked up on PATH, or a path.
+    pub program: String,
+    /// Its arguments, literally.
+    pub args: Vec<String>,
+    /// The working directory relative to the workspace (none: the workspace root).
+    pub cwd: Option<String>,
+    /// Variables set for it.
+    pub env: Vec<(String, String)>,
+    /// Milliseconds before it is killed.
+    pub timeout_ms: u64,
+    /// The model's one sentence on why (its own words).
+    pub purpose: Option<String>,
+    /// What the sandbox allows the run: filled in by the host, never by the tool.
+    #[serde(skip)]
+    pub sandbox: RunSandbox,
+}
+
+/// What the sandbox allows a run, in the approval's words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunSandbox {
+    /// The workspace root.
+    pub workspace: std::path::PathBuf,
+    /// Whether the run may write the workspace (and the policy's other writable roots).
+    pub writable: bool,
+    /// Whether the run may use the network.
+    pub network: bool,
+}
+
+impl RunApproval {
+    /// The command line as the sandbox runs it: each word as is when it holds only
+    /// `[A-Za-z0-9_./=:,+@%-]`, else as a JSON string literal (no shell is involved).
+    pub fn command_line(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|w| word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// One word of a command line as [`RunApproval::command_line`] shows it.
+fn word(w: &str) -> String {
+    let plain =
+        !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "_./=:,+@%-".contains(c));
+    if plain { w.to_string() } else { quoted(w) }
+}
+
+/// The question for one run (see [`Approval::question`]): the program and its arguments as
+/// the sandbox runs them, where, for how long, with which variables, what the sandbox
+/// allows, and the model's purpose quoted on one escaped line.
+pub fn run_request(tool: &str, run: &RunApproval) -> String {
+    let mut out = format!("The {} call asks to run a program:\n", terminal_line(tool));
+    out.push_str(&format!("  - command: {}\n", run.command_line()));
+    let cwd = match &run.cwd {
+        Some(dir) => format!("{} in the workspace", quoted(dir)),
+        None => "the workspace root".to_string(),
+    };
+    out.push_str(&format!("  - in: {cwd}\n"));
+    out.push_str(&format!("  - time limit: {}\n", seconds(run.timeout_ms)));
+    if !run.env.is_empty() {
+        let vars: Vec<String> = run.env.iter().map(|(k, v)| quoted(&format!("{k}={v}"))).collect();
+        out.push_str(&format!("  - environment: {}\n", vars.join(" ")));
+    }
+    let workspace = quoted(&run.sandbox.workspace.to_string_lossy());
+    if run.sandbox.writable {
+        out.push_str(&format!(
+            "  - sandbox: write, subtree: {workspace} and everything below it (create, change or delete any file there); credentials hidden\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "  - sandbox: read, subtree: {workspace} and everything below it; nothing writable; credentials hidden\n"
+        ));
+    }
+    if run.sandbox.network {
+        out.push_str("  - network: the run may reach any host\n");
+    } else {
+        out.push_str("  - network: none\n");
+    }
+    let purpose = run.purpose.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    match purpose {
+        Some(p) => out.push_str(&format!(
+            "  The model's reason (its own words, not checked by toolhost): {}\n",
+            quoted(p)
+        )),
+        None => out.push_str("  The model gave no reason.\n"),
+    }
+    out.push_str("Allow this one run?");
+    out
+}
+
+/// The run a call of a tool that asks before every run may make: the one a person approved,
+/// taken by that run; every other run of the call is refused.
+#[derive(Debug, Default)]
+pub struct RunGate {
+    run: std::sync::Mutex<Option<RunApproval>>,
+    /// How long the call may last: the approved run's timeout and
+    /// [`toolhost_limits::APPROVED_RUN_GRACE_MS`] (zero: the runtime's own bound).
+    budget: std::time::Duration,
+}
+
+impl RunGate {
+    /// A call whose one run `run` was approved.
+    pub fn approved(run: RunApproval) -> Self {
+        let budget = std::time::Duration::from_millis(
+            run.timeout_ms.saturating_add(toolhost_limits::APPROVED_RUN_GRACE_MS),
+        );
+        RunGate { run: std::sync::Mutex::new(Some(run)), budget }
+    }
+
+    /// A call that may run nothing (its `inspect` said it runs nothing).
+    pub fn closed() -> Self {
+        RunGate::default()
+    }
+
+    /// The approved run, if it was not taken yet; later calls get none.
+    pub fn take(&self) -> Option<RunApproval> {
+        self.run.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// How long the call may last with its approved run (zero when none was approved).
+    pub fn budget(&self) -> std::time::Duration {
+        self.budget
+    }
+}
+
+/// A time limit as the approval shows it: seconds, with milliseconds when not whole.
+fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
+}
+
+/// The text of a refused run (status `denied`).
+pub fn run_denied_message(tool: &str, run: &RunApproval) -> String {
+    format!(
+        "The {tool} call asked to run `{}` and nobody approved it, so nothing ran. Ask the user \
+         to approve it, or do the task another way.",
+        run.command_line()
+    )
 }
 
 /// The text of a refused escalation (status `denied`).
@@ -56,7 +240,6 @@ pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
 /// toolhost's lines. Ends with the question, without the answer format (`[y/N]` on a
 /// terminal, a form in MCP).
 pub fn approval_request(tool: &str, escalation: &Escalation) -> String {
-    use crate::display::{quoted, terminal_line};
     use toolhost_sandbox::policy::{Access, Scope};
     let mut out =
         format!("The {} call asks for extra access beyond its sandbox:\n", terminal_line(tool));
@@ -95,9 +278,9 @@ pub struct TerminalApprover;
 
 #[async_trait]
 impl Approver for TerminalApprover {
-    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
         // Every field the model wrote is one escaped line: it cannot redraw the prompt.
-        let prompt = format!("toolhost: {} [y/N] ", approval_request(tool, escalation));
+        let prompt = format!("toolhost: {} [y/N] ", approval.question(tool));
         tokio::task::spawn_blocking(move || ask_on_terminal(&prompt)).await.unwrap_or(false)
     }
 }

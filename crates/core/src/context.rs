@@ -168,6 +168,9 @@ pub struct ToolCallContext {
     pub deadline: Option<Instant>,
     pub sandbox_policy: SandboxPolicy,
     progress: Option<mpsc::Sender<ToolProgress>>,
+    /// For a tool that asks before every run: the one run a person approved (taken by the
+    /// run), or none approved; `None` for every other tool (docs/workspace-tools.md#approvals).
+    pub run_gate: Option<Arc<crate::approval::RunGate>>,
 }
 
 impl ToolCallContext {
@@ -179,6 +182,7 @@ impl ToolCallContext {
             deadline: None,
             sandbox_policy,
             progress: None,
+            run_gate: None,
         }
     }
 

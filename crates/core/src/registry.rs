@@ -123,7 +123,7 @@ pub fn finalize(
         .iter()
         .map(|t| {
             let mut def = t.definition().clone();
-            if escalation && def.risk != ToolRisk::ReadOnly {
+            if escalation && def.risk != ToolRisk::ReadOnly && !t.asks_before_running() {
                 add_escalation_parameters(&mut def.input_schema);
             }
             def
@@ -234,6 +234,19 @@ impl FinalizedToolset {
         &self.session
     }
 
+    /// Whether `tool` takes the escalation parameters (docs/contract.md#escalation-parameters).
+    fn escalates(&self, tool: &Arc<dyn DynTool>) -> bool {
+        self.escalation
+            && tool.definition().risk != ToolRisk::ReadOnly
+            && !tool.asks_before_running()
+    }
+
+    /// Whether every program tool `id` runs needs a person's approval first
+    /// ([`DynTool::asks_before_running`]).
+    pub fn asks_before_running(&self, id: &str) -> bool {
+        self.find(id).is_some_and(|t| t.asks_before_running())
+    }
+
     fn find(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         self.tools.iter().find(|t| t.definition().id.as_str() == name)
     }
@@ -256,7 +269,7 @@ impl FinalizedToolset {
         call: ToolCallContext,
     ) -> Result<PreparedCall, ToolError> {
         let Some(tool) = self.find(name) else { return Err(self.not_found(name)) };
-        let escalation = if self.escalation && tool.definition().risk != ToolRisk::ReadOnly {
+        let escalation = if self.escalates(tool) {
             let request: EscalationRequest = serde_json::from_value(serde_json::json!({
                 "sandboxPermissions": input.get("sandboxPermissions"),
                 "justification": input.get("justification"),
@@ -338,7 +351,7 @@ impl FinalizedToolset {
         mut call: ToolCallContext,
     ) -> Result<(serde_json::Value, ToolCallContext), ToolResult> {
         let Some(obj) = input.as_object_mut() else { return Ok((input, call)) };
-        let offered = self.escalation && tool.definition().risk != ToolRisk::ReadOnly;
+        let offered = self.escalates(tool);
         if !offered || !ESCALATION_PARAMETERS.iter().any(|k| obj.contains_key(*k)) {
             // Not offered: the tool's own input parser rejects the unknown fields.
             return Ok((input, call));
@@ -359,10 +372,10 @@ impl FinalizedToolset {
             .validate(&self.session.working_directory)
             .map_err(|e| ToolResult::from_error(ToolError::invalid_arguments(e.to_string())))?;
         let Some(escalation) = escalation else { return Ok((input, call)) };
-        if !self.session.approver.approve(name, &escalation).await {
-            let mut denied = ToolResult::from_error(ToolError::permission_denied(
-                crate::approval::denied_message(name, &escalation),
-            ));
+        let approval = crate::approval::Approval::Escalation(&escalation);
+        if !self.session.approver.approve(name, approval).await {
+            let mut denied =
+                ToolResult::from_error(ToolError::permission_denied(approval.denied(name)));
             denied.status = crate::result::ToolResultStatus::Denied;
             return Err(denied);
         }

@@ -153,6 +153,12 @@ pub trait DynTool: Send + Sync + 'static {
     fn disabled(&self) -> Option<String> {
         None
     }
+    /// Whether every program this tool runs needs a person's approval first
+    /// (docs/workspace-tools.md#approvals): `workspace_shell`, `workspace_tests`. Such a tool
+    /// takes no escalation parameters; its run is the approval.
+    fn asks_before_running(&self) -> bool {
+        false
+    }
 }
 
 /// The prefix of every input deserialisation error (docs/contract.md#definitions-and-the-toolset).

@@ -1,4 +1,4 @@
-//! The escalation approver of `toolhost mcp` without `--allow-escalation`, in the words of
+//! The approver (escalations and runs) of `toolhost mcp` without `--allow-escalation`, in the words of
 //! the terminal prompt (`toolhost_core::approval::approval_request`): on a handshake session
 //! it asks the user through MCP elicitation; on the stateless 2026-07-28 revision, which
 //! forbids the server's own requests, the question leaves as an input-required result
@@ -13,8 +13,7 @@ use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, Elicitat
 use rmcp::service::RoleServer;
 use serde_json::Value;
 
-use toolhost_core::approval::Approver;
-use toolhost_sandbox::policy::Escalation;
+use toolhost_core::approval::{Approval, Approver};
 
 /// Who answers the approvals of the MCP request whose call is running.
 #[derive(Clone)]
@@ -40,10 +39,10 @@ pub struct ElicitEscalations;
 
 #[async_trait]
 impl Approver for ElicitEscalations {
-    async fn approve(&self, tool: &str, escalation: &Escalation) -> bool {
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
         let Ok(asker) = ASKER.try_with(Asker::clone) else { return false };
-        // The words of every approval channel (`approval_request`), the model's on one escaped line.
-        let message = toolhost_core::approval::approval_request(tool, escalation);
+        // The words of every approval channel, the model's on one escaped line.
+        let message = approval.question(tool);
         match asker {
             Asker::Client(peer) => elicit(&peer, message).await,
             Asker::Round(question) => {

@@ -377,11 +377,12 @@ impl ServerHandler for McpServer {
         let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
             && toolset.available_definition(&name).is_some_and(tasks::eligible)
             && !(question.is_some()
-                && arguments.as_object().is_some_and(|o| {
-                    toolhost_core::registry::ESCALATION_PARAMETERS
-                        .iter()
-                        .any(|k| o.contains_key(*k))
-                }))
+                && (toolset.asks_before_running(&name)
+                    || arguments.as_object().is_some_and(|o| {
+                        toolhost_core::registry::ESCALATION_PARAMETERS
+                            .iter()
+                            .any(|k| o.contains_key(*k))
+                    })))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
             return Ok(CallToolResponse::Task(self.start_task(name, arguments, read_only, asker)));

@@ -7,8 +7,10 @@
 //! call: prepare, run, check the structured result, turn the outcome into a [`ToolResult`]).
 //! One instance's store and how it ends is in `store`; a call split over the parts of a
 //! `parallel` component and their merge is in `parallel`; the check of a structured result
-//! against the output schema is in `structured`.
+//! against the output schema is in `structured`; the approval of a tool that asks before
+//! every run is in `gate`.
 
+mod gate;
 mod parallel;
 pub(crate) mod store;
 mod structured;
@@ -33,6 +35,7 @@ use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_sandbox::policy::SandboxPolicy;
 
+pub use gate::OPERATOR_MEMBER;
 use parallel::run_parallel;
 pub use parallel::{MAX_PARTS, default_parts};
 pub use store::{DEFAULT_CALL_TIMEOUT, STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
@@ -73,6 +76,8 @@ pub struct ComponentTool {
     /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
     /// disabled for the rest of the session.
     crashes: std::sync::atomic::AtomicU32,
+    /// Every program it runs needs a person's approval first (`gate`).
+    asks_before_running: bool,
 }
 
 impl ComponentTool {
@@ -94,6 +99,7 @@ impl ComponentTool {
             input_check: Some(Default::default()),
             parts: default_parts(),
             crashes: Default::default(),
+            asks_before_running: false,
         })
     }
 
@@ -115,6 +121,7 @@ impl ComponentTool {
             input_check: Some(Default::default()),
             parts: default_parts(),
             crashes: Default::default(),
+            asks_before_running: false,
         }
     }
 
@@ -148,6 +155,14 @@ impl ComponentTool {
     /// check ([`crate::input`]) before it is instantiated.
     pub fn checks_own_input(mut self) -> Self {
         self.input_check = None;
+        self
+    }
+
+    /// Ask a person before every program this tool runs, and run only what they approved
+    /// (docs/workspace-tools.md#approvals): the built-in `workspace_shell` and
+    /// `workspace_tests`.
+    pub fn asks_before_each_run(mut self) -> Self {
+        self.asks_before_running = true;
         self
     }
 
@@ -231,6 +246,10 @@ impl DynTool for ComponentTool {
         &self.definition
     }
 
+    fn asks_before_running(&self) -> bool {
+        self.asks_before_running
+    }
+
     fn disabled(&self) -> Option<String> {
         (self.crashes.load(std::sync::atomic::Ordering::SeqCst) >= COMPONENT_MAX_CONSECUTIVE_CRASHES).then(|| {
             format!(
@@ -269,7 +288,9 @@ impl DynTool for ComponentTool {
         call: ToolCallContext,
         input: serde_json::Value,
     ) -> ToolResult {
-        let text = input.to_string();
+        let gated = self.asks_before_running;
+        let (text, kept) =
+            if gated { (String::new(), Some(input.clone())) } else { (input.to_string(), None) };
         if let Some(check) = &self.input_check
             && let Err(e) =
                 check.check(&self.definition, input, call_deadline(&call), &call.cancel).await
@@ -283,6 +304,13 @@ impl DynTool for ComponentTool {
         if let Some(reason) = self.disabled() {
             return ToolResult::from_error(ToolError::execution_failed(reason));
         }
+        let (text, call) = match kept {
+            Some(input) => match self.gate(session, call, input, prepared).await {
+                Ok(gated) => gated,
+                Err(result) => return result,
+            },
+            None => (text, call),
+        };
         let started = Instant::now();
         let deadline = call_deadline(&call);
         let cancel = call.cancel.clone();

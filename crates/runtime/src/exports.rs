@@ -44,7 +44,7 @@ pub(crate) enum Prepared {
 
 type Answer<T> = wasmtime::Result<Result<T, ToolError>>;
 
-fn error(e: latest::toolhost::tool::types::ToolError) -> ToolError {
+pub(crate) fn error(e: latest::toolhost::tool::types::ToolError) -> ToolError {
     ToolError { code: code_from_wit(e.code), message: e.message, retryable: e.retryable }
 }
 

@@ -32,6 +32,9 @@ impl SessionRuntime {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let out = Arc::new(OutputQueue::default());
+        if let Some(approvals) = self.client_approvals() {
+            approvals.attach(out.clone());
+        }
         let writer = {
             let out = out.clone();
             tokio::spawn(async move { out.write_to(output).await })
@@ -113,13 +116,22 @@ enum Job {
 
 #[derive(Debug)]
 enum Request {
-    Call { tool: String, arguments: Value, timeout: Option<Duration> },
+    Call {
+        tool: String,
+        arguments: Value,
+        timeout: Option<Duration>,
+    },
     Cancel(Value),
     Undo(String),
     Reapply(String),
+    /// The client's answer to the approval a call asked for.
+    Approve {
+        call: Value,
+        allow: bool,
+    },
 }
 
-fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
+pub(crate) fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
     let body = serde_json::to_string(body)
         .unwrap_or_else(|e| serde_json::to_string(&e.to_string()).unwrap_or_default());
@@ -147,14 +159,14 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
     if !(id.is_string() || id.is_number()) {
         return Err((Value::Null, "a request needs an \"id\" (a string or a number)".into()));
     }
-    let kinds: Vec<&str> = ["tool", "cancel", "undo", "reapply"]
+    let kinds: Vec<&str> = ["tool", "cancel", "undo", "reapply", "approve"]
         .into_iter()
         .filter(|k| obj.contains_key(*k))
         .collect();
     if kinds.len() != 1 {
         return Err((
             id,
-            "a request has exactly one of \"tool\" (with \"arguments\"), \"cancel\", \"undo\" or \"reapply\"".into(),
+            "a request has exactly one of \"tool\" (with \"arguments\"), \"cancel\", \"undo\", \"reapply\" or \"approve\" (with \"allow\")".into(),
         ));
     }
     let string_field = |obj: &mut serde_json::Map<String, Value>, k: &str| match obj.remove(k) {
@@ -189,13 +201,23 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
             Some(v @ (Value::String(_) | Value::Number(_))) => Request::Cancel(v),
             _ => return Err((id, "\"cancel\" must be the id of a call".into())),
         },
+        "approve" => {
+            let call = match obj.remove("approve") {
+                Some(v @ (Value::String(_) | Value::Number(_))) => v,
+                _ => return Err((id, "\"approve\" must be the id of a call".into())),
+            };
+            let Some(Value::Bool(allow)) = obj.remove("allow") else {
+                return Err((id, "\"approve\" needs \"allow\": true or false".into()));
+            };
+            Request::Approve { call, allow }
+        }
         "undo" => Request::Undo(string_field(&mut obj, "undo").map_err(|e| (id.clone(), e))?),
         _ => Request::Reapply(string_field(&mut obj, "reapply").map_err(|e| (id.clone(), e))?),
     };
     Ok((id, req))
 }
 
-fn key(id: &Value) -> String {
+pub(crate) fn key(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -280,6 +302,18 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                     }
                 }
             }
+            Request::Approve { call, allow } => {
+                let answered = match runtime.client_approvals() {
+                    None => Err("this session does not ask its client for approvals (start it with `toolhost session --client-approves`)".to_string()),
+                    Some(approvals) if approvals.answer(&key(&call), allow) => Ok(()),
+                    Some(_) => Err(format!("no call with id {} is waiting for approval", key(&call))),
+                };
+                out.send(match answered {
+                    Ok(()) => event(&id, "ok", &true),
+                    Err(e) => event(&id, "error", &e),
+                })
+                .await;
+            }
             Request::Undo(change_id) | Request::Reapply(change_id) if busy(&pending) => {
                 let _ = change_id;
                 backlog.release(len);
@@ -340,9 +374,18 @@ async fn run_job(
                         forward_out.progress(&forward_key, event(&forward_id, "progress", &body));
                     }
                 });
-                let result = runtime
-                    .call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline)
-                    .await;
+                let calling =
+                    runtime.call_until(&call_id, &tool, arguments, cancel, Some(tx), deadline);
+                let result = match runtime.client_approvals() {
+                    Some(approvals) => {
+                        let result =
+                            crate::approvals::ClientApprovals::asking_for(id.clone(), calling)
+                                .await;
+                        approvals.forget(&key(&id));
+                        result
+                    }
+                    None => calling.await,
+                };
                 // The call's context (and its sender) is gone: the forwarder drains and ends.
                 let _ = forwarder.await;
                 pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&key(&id));

@@ -31,6 +31,8 @@
 //!   (one in a session, or a batch with [`apply_recorded`] for the CLI).
 //! * `jsonl` — [`SessionRuntime::serve_jsonl`]: reader, runner and writer, requests and events.
 //! * [`output`] — the output queue: progress bounded and counted, results always sent.
+//! * [`approvals`] — approvals asked of the client (`--client-approves`): the question as an
+//!   event, the answer as a request.
 //! * [`bounded_lines`] — request lines with a size cap (shared with MCP over stdio).
 //! * `request_id` — the id of a request line too long to parse.
 //!
@@ -41,6 +43,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod approvals;
 pub mod bounded_lines;
 mod jsonl;
 pub mod output;

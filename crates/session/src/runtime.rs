@@ -56,6 +56,8 @@ pub struct SessionRuntime {
     store: Option<Mutex<Store>>,
     cancel: CancellationToken,
     next_call: AtomicU64,
+    /// The approver that asks the client, when the session's approvals go to it.
+    client_approvals: Option<Arc<crate::approvals::ClientApprovals>>,
 }
 
 impl SessionRuntime {
@@ -79,7 +81,23 @@ impl SessionRuntime {
             store: store.map(Mutex::new),
             cancel: CancellationToken::new(),
             next_call: AtomicU64::new(first),
+            client_approvals: None,
         })
+    }
+
+    /// Ask the client for this session's approvals through `approvals` (the approver its
+    /// toolset was built with): questions go out as events, answers come in as requests.
+    pub fn with_client_approvals(
+        mut self,
+        approvals: Arc<crate::approvals::ClientApprovals>,
+    ) -> Self {
+        self.client_approvals = Some(approvals);
+        self
+    }
+
+    /// The approver that asks the client, if this session has one.
+    pub(crate) fn client_approvals(&self) -> Option<&Arc<crate::approvals::ClientApprovals>> {
+        self.client_approvals.as_ref()
     }
 
     /// The session context.

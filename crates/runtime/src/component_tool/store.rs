@@ -59,8 +59,10 @@ pub(crate) async fn off_the_runtime<T: Send + 'static>(
 }
 
 /// When `call` must end: its deadline, and never later than [`DEFAULT_CALL_TIMEOUT`] from now.
+/// A call with an approved run may last as long as that run's budget.
 pub(super) fn call_deadline(call: &ToolCallContext) -> Instant {
-    let longest = Instant::now() + DEFAULT_CALL_TIMEOUT;
+    let budget = call.run_gate.as_ref().map_or(DEFAULT_CALL_TIMEOUT, |gate| gate.budget());
+    let longest = Instant::now() + budget.max(DEFAULT_CALL_TIMEOUT);
     call.deadline.unwrap_or(longest).min(longest)
 }
 

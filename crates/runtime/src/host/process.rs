@@ -12,9 +12,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use toolhost_core::approval::RunApproval;
+use toolhost_core::context::ToolProgress;
 use toolhost_core::fence::Intent;
 use toolhost_core::spill::spill_path;
-use toolhost_limits::{BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
+use toolhost_limits::{APPROVED_RUN_MAX_TIMEOUT_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
 use toolhost_sandbox::capture::{Capture, Stream};
 use toolhost_sandbox::denial::detect_denial;
 use toolhost_sandbox::policy::Access;
@@ -305,10 +307,54 @@ fn captured(capture: &Capture) -> process::Captured {
     }
 }
 
+/// The approved run as the `process.run` command it must be.
+fn approved_command(run: &RunApproval) -> process::Command {
+    process::Command {
+        program: run.program.clone(),
+        args: run.args.clone(),
+        cwd: run.cwd.clone(),
+        env: run.env.clone(),
+        timeout_ms: Some(run.timeout_ms),
+    }
+}
+
+/// Whether `command` is exactly the approved `run`.
+fn is_run(run: &RunApproval, command: &process::Command) -> bool {
+    run.program == command.program
+        && run.args == command.args
+        && run.cwd == command.cwd
+        && run.env == command.env
+        && Some(run.timeout_ms) == command.timeout_ms
+}
+
+/// What `process.run` would refuse of `run` before it starts (program, arguments,
+/// environment under `policy`), checked before anyone is asked to approve it.
+pub(crate) fn check_approved_run(
+    run: &RunApproval,
+    policy: &toolhost_sandbox::policy::SandboxPolicy,
+    policy_file: &std::path::Path,
+) -> Result<(), types::ToolError> {
+    check_command(&approved_command(run), policy, policy_file)
+}
+
 impl process::Host for CallState {
     async fn run(&mut self, command: process::Command) -> WitResult<process::Finished> {
         let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
         let policy_file = self.session.data_dir.join(toolhost_sandbox::policy::POLICY_FILE);
+        // A tool that asks before every run runs the one run a person approved, exactly, once.
+        if let Some(gate) = &self.call.run_gate {
+            let approved = gate.take();
+            if !approved.as_ref().is_some_and(|run| is_run(run, &command)) {
+                return Err(err(
+                    types::ErrorCode::PermissionDenied,
+                    format!(
+                        "the run of `{shown}` was not approved: this tool runs only the one program \
+                         its call was approved for, exactly as approved, once; nothing ran"
+                    ),
+                )
+                .into());
+            }
+        }
         check_command(&command, &self.call.sandbox_policy, &policy_file)?;
         let workspace = self.session.working_directory.clone();
         let cwd = match &command.cwd {
@@ -353,7 +399,16 @@ impl process::Host for CallState {
             if reserve { (Some(spill("stdout")), Some(spill("stderr"))) } else { (None, None) };
         let streams = Arc::new(Mutex::new((Capture::new(out_spill), Capture::new(err_spill))));
         let sink = streams.clone();
+        // An approved run's output reaches the client as it comes, as bash's does.
+        let reporter = self.call.run_gate.is_some().then(|| self.call.clone());
         let progress: ProgressFn = Arc::new(move |stream, bytes: &[u8]| {
+            if let Some(call) = &reporter {
+                let chunk = String::from_utf8_lossy(bytes).into_owned();
+                call.report_progress(match stream {
+                    Stream::Stdout => ToolProgress::Stdout { chunk },
+                    Stream::Stderr => ToolProgress::Stderr { chunk },
+                });
+            }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
             match stream {
                 Stream::Stdout => s.0.push(Stream::Stdout, bytes),
@@ -361,9 +416,14 @@ impl process::Host for CallState {
             }
         });
         // bash's rule (the WIT's `timeout-ms`): default 30000, clamped to 1–120000 and to the
-        // call's deadline.
+        // call's deadline; an approved run up to 600000 (docs/workspace-tools.md#approvals).
+        let max = if self.call.run_gate.is_some() {
+            APPROVED_RUN_MAX_TIMEOUT_MS
+        } else {
+            BASH_MAX_TIMEOUT_MS
+        };
         let timeout_ms = within_deadline_ms(
-            command.timeout_ms.unwrap_or(BASH_DEFAULT_TIMEOUT_MS).clamp(1, BASH_MAX_TIMEOUT_MS),
+            command.timeout_ms.unwrap_or(BASH_DEFAULT_TIMEOUT_MS).clamp(1, max),
             self.call.deadline,
             Instant::now(),
         );

@@ -55,6 +55,11 @@ impl SandboxPolicy {
         self.limits
     }
 
+    /// `policy.json`'s rules for `workspace_shell`.
+    pub fn shell(&self) -> &super::config::ShellPolicy {
+        &self.shell
+    }
+
     /// Whether `policy.json`'s `process_env_allow` names the environment variable `name`
     /// (exactly, or by a prefix ending in `*`).
     pub fn process_env_allowed(&self, name: &str) -> bool {

@@ -46,6 +46,22 @@ pub struct PolicyConfig {
     /// besides the host's short allow-list: exact names, or a prefix ending in `*`
     /// (`["GOFLAGS", "MYAPP_*"]`). Never `PATH`, `HOME`, loader or start-up-hook variables.
     pub process_env_allow: Vec<String>,
+    /// What `workspace_shell` may run (docs/workspace-tools.md#workspace_shell):
+    /// `{"allow_shell_string": false, "command_whitelist": []}`.
+    pub shell: ShellPolicy,
+}
+
+/// The operator's rules for `workspace_shell` (`policy.json`'s `shell`), handed to the tool
+/// with each call and never shown to the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShellPolicy {
+    /// Raw shell syntax in `shell_string` (pipes, redirection, variables, …) runs through
+    /// `sh -c`; off by default, and ignored while `command_whitelist` is not empty.
+    pub allow_shell_string: bool,
+    /// When not empty, the only programs a run may start (as the model names them), and shell
+    /// strings with shell syntax are refused.
+    pub command_whitelist: Vec<String>,
 }
 
 /// Builds a [`SandboxPolicy`] with HOME, the data dir and a [`PolicyConfig`].
@@ -169,6 +185,7 @@ impl PolicyBuilder {
                 .scan_entries
                 .unwrap_or(toolhost_limits::PROTECTED_SCAN_ENTRIES),
             process_env_allow: self.config.process_env_allow.clone(),
+            shell: self.config.shell.clone(),
             hard_protected: hard,
             credential: super::prefixes::PathPrefixes::new(credential),
             sensitive,

@@ -50,7 +50,7 @@ mod tiers;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{POLICY_FILE, PolicyBuilder, PolicyConfig};
+pub use config::{POLICY_FILE, PolicyBuilder, PolicyConfig, ShellPolicy};
 pub use escalation::{
     Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput,
 };
@@ -215,6 +215,8 @@ pub struct SandboxPolicy {
     scan_entries: usize,
     /// `policy.json`'s `process_env_allow`.
     process_env_allow: Vec<String>,
+    /// `policy.json`'s `shell`.
+    shell: config::ShellPolicy,
     hard_protected: Vec<(PathBuf, Tier)>,
     credential: prefixes::PathPrefixes,
     sensitive: Vec<String>,

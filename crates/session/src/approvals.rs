@@ -1,0 +1,72 @@
+//! Approvals asked of the session's client (`toolhost session --client-approves`,
+//! docs/sessions.md#approvals): a call that needs one (an escalation, or a run of a tool that
+//! asks before every run) sends `{"id": <the call's id>, "approval": {"tool", "question"}}`
+//! and waits, without a deadline of its own, until the client answers
+//! `{"id", "approve": <the call's id>, "allow": true|false}` or cancels the call. Only that
+//! call waits; `cancel` and other answers are read meanwhile.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use toolhost_core::approval::{Approval, Approver};
+
+use crate::output::OutputQueue;
+
+tokio::task_local! {
+    /// The request id of the call running in this task (whose approvals the client answers).
+    static ASKING_FOR: Value;
+}
+
+/// The approver of a session whose client answers approvals; denies when no client is
+/// attached or no call is running in the asking task.
+#[derive(Default)]
+pub struct ClientApprovals {
+    out: OnceLock<Arc<OutputQueue>>,
+    /// Calls waiting for an answer, by request id (as JSON text, like the session's keys).
+    waiting: Mutex<HashMap<String, oneshot::Sender<bool>>>,
+}
+
+impl ClientApprovals {
+    /// An approver with no client yet (the session attaches its output when it serves).
+    pub fn new() -> Arc<Self> {
+        Arc::default()
+    }
+
+    /// Send questions to `out`.
+    pub(crate) fn attach(&self, out: Arc<OutputQueue>) {
+        let _ = self.out.set(out);
+    }
+
+    /// The client's answer for call `key`; false when that call is not waiting for one.
+    pub(crate) fn answer(&self, key: &str, allow: bool) -> bool {
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+        waiting.is_some_and(|tx| tx.send(allow).is_ok())
+    }
+
+    /// Call `key` ended: a question of it left unanswered is dropped (denied).
+    pub(crate) fn forget(&self, key: &str) {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+    }
+
+    /// Run `call` (the call with request id `id`) with its approvals asked of the client.
+    pub(crate) async fn asking_for<F: std::future::Future>(id: Value, call: F) -> F::Output {
+        ASKING_FOR.scope(id, call).await
+    }
+}
+
+#[async_trait]
+impl Approver for ClientApprovals {
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
+        let Ok(id) = ASKING_FOR.try_with(Value::clone) else { return false };
+        let Some(out) = self.out.get() else { return false };
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(crate::jsonl::key(&id), tx);
+        let body = serde_json::json!({"tool": tool, "question": approval.question(tool)});
+        out.send(crate::jsonl::event(&id, "approval", &body)).await;
+        rx.await.unwrap_or(false)
+    }
+}
