@@ -80,6 +80,7 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-workspace-preview",
     "toolhost-workspace-run",
     "toolhost-tool-workspace-shell",
+    "toolhost-tool-workspace-tests",
 ];
 
 fn main() -> Result<()> {

@@ -21,6 +21,7 @@ pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
     ("toolhost-tool-workspace-markdown", "workspace_markdown"),
     ("toolhost-tool-workspace-preview", "workspace_preview"),
     ("toolhost-tool-workspace-shell", "workspace_shell"),
+    ("toolhost-tool-workspace-tests", "workspace_tests"),
 ];
 
 /// The workspace tools that ask a person before every program they run, and run only what was

@@ -318,6 +318,26 @@ fn approved_command(run: &RunApproval) -> process::Command {
     }
 }
 
+/// The cache directory of this session's approved runs (`<temp>/toolhost-cache-<session>`,
+/// made private to the user), when the policy lets programs write the temp dir.
+fn approved_run_cache(
+    policy: &toolhost_sandbox::policy::SandboxPolicy,
+    session: &toolhost_core::context::ToolSessionContext,
+) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    if policy.mode() != toolhost_sandbox::policy::SandboxMode::WorkspaceWrite {
+        return None;
+    }
+    let safe: String = session
+        .session_id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    let dir = policy.temp_dir().join(format!("toolhost-cache-{safe}"));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).ok()?;
+    Some(dir)
+}
+
 /// Whether `command` is exactly the approved `run`.
 fn is_run(run: &RunApproval, command: &process::Command) -> bool {
     run.program == command.program
@@ -378,6 +398,14 @@ impl process::Host for CallState {
         let mut env: BTreeMap<String, String> =
             self.session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         env.extend(command.env.iter().cloned());
+        if self.call.run_gate.is_some() {
+            // HOME is not writable in the sandbox: an approved run's toolchains (go's build
+            // cache, pip's, …) cache under a directory of this session in the temp dir.
+            if let Some(cache) = approved_run_cache(&self.call.sandbox_policy, &self.session) {
+                env.entry("XDG_CACHE_HOME".into())
+                    .or_insert_with(|| cache.to_string_lossy().into_owned());
+            }
+        }
 
         let mut noted = vec![shown.clone()];
         noted.extend(

@@ -55,6 +55,11 @@ impl SandboxPolicy {
         self.limits
     }
 
+    /// The system temp dir (writable in workspace-write mode).
+    pub fn temp_dir(&self) -> &Path {
+        &self.temp_dir
+    }
+
     /// `policy.json`'s rules for `workspace_shell`.
     pub fn shell(&self) -> &super::config::ShellPolicy {
         &self.shell
