@@ -14,15 +14,13 @@ use toolhost_workspace_run::{Failure, Operator, RunSpec, check};
 use crate::split::split;
 
 /// Milliseconds a run may take when `timeout_ms` is absent.
-pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+pub const DEFAULT_TIMEOUT_MS: u64 = toolhost_sdk::limits::SHELL_DEFAULT_TIMEOUT_MS;
 /// The most milliseconds a run may take (the host allows up to this for this tool).
-pub const MAX_TIMEOUT_MS: u64 = 600_000;
+pub const MAX_TIMEOUT_MS: u64 = toolhost_sdk::limits::APPROVED_RUN_MAX_TIMEOUT_MS;
 /// The longest `purpose`, in characters: one line on the approval prompt.
 pub const MAX_PURPOSE_CHARS: usize = 1000;
 /// The program a raw shell string runs with (as `sh -c STRING`), when the operator allows it.
 pub const SHELL: &str = "sh";
-/// Shells whose `-c` runs a script: given one, `command` + `args` is a shell string.
-const SHELLS: [&str; 9] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"];
 
 /// Input of the `workspace_shell` tool.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -117,7 +115,7 @@ fn program_and_args(input: &ShellInput) -> Result<(String, Vec<String>), Failure
             "give the program to run in `command` (with `args`), or a simple command line in `shell_string`",
         )),
         (Some(command), None) => {
-            check_command(command)?;
+            check::command(command, "ls")?;
             no_script(command, &input.args, &input.operator)?;
             Ok((command.to_owned(), input.args.clone()))
         }
@@ -125,58 +123,15 @@ fn program_and_args(input: &ShellInput) -> Result<(String, Vec<String>), Failure
     }
 }
 
-/// A `command` is one program: no NUL, and no spaces unless it is a path.
-fn check_command(command: &str) -> Result<(), Failure> {
-    if command.contains('\0') {
-        return Err(invalid("`command` contains a NUL byte"));
-    }
-    if command.trim().is_empty() {
-        return Err(invalid("`command` is blank; give the program to run, like \"ls\""));
-    }
-    if command.contains(char::is_whitespace) && !command.contains('/') {
-        return Err(invalid(format!(
-            "`command` is one program, {command:?} has spaces: put its arguments in `args` (or use `shell_string`)"
-        )));
-    }
-    Ok(())
-}
-
 /// Refuses a shell given a script (`sh -c …`) unless the operator allows raw shell strings:
 /// it is a shell string by another route.
 fn no_script(program: &str, args: &[String], operator: &Operator) -> Result<(), Failure> {
-    if operator.allow_shell_string || !runs_a_script(program, args) {
+    if operator.allow_shell_string || !check::runs_a_script(program, args) {
         return Ok(());
     }
     Err(denied(format!(
         "`{program} -c` runs a shell script, and the operator has not allowed raw shell strings; run the program itself with `command` and `args`"
     )))
-}
-
-/// Whether `program` is a shell and its options (the arguments before the first operand)
-/// give it a script with `-c` (alone or in a cluster like `-ec`).
-fn runs_a_script(program: &str, args: &[String]) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if !SHELLS.contains(&name) {
-        return false;
-    }
-    let mut options = args.iter();
-    while let Some(arg) = options.next() {
-        match arg.as_str() {
-            "--" => return false,
-            // These take the next argument as their value.
-            "-o" | "+o" | "-O" | "+O" => {
-                options.next();
-            }
-            long if long.starts_with("--") => {}
-            short if short.starts_with('-') || short.starts_with('+') => {
-                if short.starts_with('-') && short[1..].contains('c') {
-                    return true;
-                }
-            }
-            _ => return false,
-        }
-    }
-    false
 }
 
 /// A `shell_string`: with a whitelist, refused; simple, split into words; with shell syntax,

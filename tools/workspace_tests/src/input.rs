@@ -12,11 +12,9 @@ use toolhost_workspace_run::{Operator, RunSpec, check};
 use crate::failure::Failure;
 
 /// Milliseconds a test run may take when `timeout_ms` is absent.
-pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+pub const DEFAULT_TIMEOUT_MS: u64 = toolhost_sdk::limits::TESTS_DEFAULT_TIMEOUT_MS;
 /// The most milliseconds a test run may take (the host allows up to this for this tool).
-pub const MAX_TIMEOUT_MS: u64 = 600_000;
-/// Shells whose `-c` runs a script: such a `command` is a shell string by another route.
-const SHELLS: [&str; 9] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"];
+pub const MAX_TIMEOUT_MS: u64 = toolhost_sdk::limits::APPROVED_RUN_MAX_TIMEOUT_MS;
 
 /// Input of the `workspace_tests` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -116,14 +114,14 @@ pub fn plan(input: &TestsInput) -> Result<Plan, Failure> {
         }
         Some(command) => command,
     };
-    check_command(command)?;
+    check::command(command, "cargo")?;
     if !input.operator.allows_program(command) {
         return Err(denied(format!(
             "the operator allows only these programs here: {}; {command:?} is not one of them (a program is matched by its exact name as given)",
             input.operator.command_whitelist.join(", ")
         )));
     }
-    if !input.operator.allow_shell_string && runs_a_script(command, &input.args) {
+    if !input.operator.allow_shell_string && check::runs_a_script(command, &input.args) {
         return Err(denied(format!(
             "`{command} -c` runs a shell script, and the operator has not allowed raw shell strings; run the test program itself with `command` and `args`"
         )));
@@ -139,50 +137,6 @@ pub fn plan(input: &TestsInput) -> Result<Plan, Failure> {
         timeout_ms: check::timeout(input.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)?,
         purpose: None,
     }))
-}
-
-/// A `command` is one program: no NUL, not blank, and no spaces unless it is a path.
-fn check_command(command: &str) -> Result<(), Failure> {
-    if command.contains('\0') {
-        return Err(invalid("`command` contains a NUL byte"));
-    }
-    if command.trim().is_empty() {
-        return Err(invalid("`command` is blank; give the test program, like \"cargo\""));
-    }
-    if command.contains(char::is_whitespace) && !command.contains('/') {
-        return Err(invalid(format!(
-            "`command` is one program, {command:?} has spaces: put its arguments in `args` (command \"cargo\", args [\"test\"])"
-        )));
-    }
-    Ok(())
-}
-
-/// Whether `program` is a shell whose options (the arguments before the first operand) give
-/// it a script with `-c` (alone or in a cluster like `-ec`).
-fn runs_a_script(program: &str, args: &[String]) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if !SHELLS.contains(&name) {
-        return false;
-    }
-    let mut options = args.iter();
-    while let Some(arg) = options.next() {
-        match arg.as_str() {
-            "--" => return false,
-            // These take the next argument as their value.
-            "-o" | "+o" | "-O" | "+O" => {
-                options.next();
-            }
-            long if long.starts_with("--") => {}
-            short if short.starts_with('-') => {
-                if short[1..].contains('c') {
-                    return true;
-                }
-            }
-            short if short.starts_with('+') => {}
-            _ => return false,
-        }
-    }
-    false
 }
 
 #[cfg(test)]
