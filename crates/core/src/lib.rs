@@ -20,7 +20,9 @@
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
 //! * [`context`] — session and call contexts, progress.
 //! * [`result`] — `ToolResult`, error codes, file-change artifacts.
-//! * [`approval`] — who may grant an escalation ([`approval::Approver`]).
+//! * [`approval`] — who may allow what a call asks ([`approval::Approver`]): an escalation,
+//!   or one program run ([`approval::RunApproval`], held for its call by a
+//!   [`approval::RunGate`]), in the words every channel shows ([`approval::Approval`]).
 //! * [`fence`] — path resolution into a [`CheckedPath`].
 //! * [`open`] — opening checked paths and walked files with no symlink followed.
 //! * [`walk`] — the recursive walk of grep and glob: ignore rules, no symlink followed.

@@ -21,8 +21,10 @@
 //!   the engine config.
 //! * [`source`] — [`Source`] and [`ComponentBytes`]: where a component's bytes come from.
 //! * [`component_tool`] — [`ComponentTool`]: one component as a tool; beside it, one
-//!   instance's store (`store`), a call split into `parallel` parts and merged, and the check
-//!   of a `structured` result.
+//!   instance's store (`store`), a call split into `parallel` parts and merged, the check
+//!   of a `structured` result, and the `gate` of a tool that asks before every run (its
+//!   `inspect`'s run checked, approved by the session's approver, then let through once by
+//!   `host/process.rs`).
 //! * [`grant`] — [`RiskGrant`]: what one component may do, and what it was refused or ran.
 //! * `epoch` — the epoch ticker, advancing while a store runs ([`EPOCH_TICK`]).
 //! * `limiter` — the memory bound of one call's store, and its peak for the usage.
