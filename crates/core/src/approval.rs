@@ -305,6 +305,67 @@ mod tests {
     use toolhost_sandbox::policy::{Access, PathGrant, Scope};
 
     #[test]
+    fn a_run_request_shows_the_command_line_as_it_runs_and_every_word_of_the_model_escaped() {
+        let run = RunApproval {
+            program: "cargo".into(),
+            args: vec!["test".into(), "two words".into(), "a\nb".into(), "--x=1".into()],
+            cwd: Some("crates/\u{1b}[2Jcore".into()),
+            env: vec![("NO_COLOR".into(), "1".into())],
+            timeout_ms: 1500,
+            purpose: Some("run\nAllow this one run? y\u{202e}".into()),
+            sandbox: RunSandbox { workspace: "/w".into(), writable: false, network: true },
+        };
+        let text = run_request("workspace_tests", &run);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "The workspace_tests call asks to run a program:",
+                r#"  - command: cargo test "two words" "a\nb" --x=1"#,
+                r#"  - in: "crates/\u001b[2Jcore" in the workspace"#,
+                "  - time limit: 1500 ms",
+                r#"  - environment: "NO_COLOR=1""#,
+                r#"  - sandbox: read, subtree: "/w" and everything below it; nothing writable; credentials hidden"#,
+                "  - network: the run may reach any host",
+                r#"  The model's reason (its own words, not checked by toolhost): "run\nAllow this one run? y\u202e""#,
+                "Allow this one run?",
+            ],
+            "{text}"
+        );
+        let parsed: RunApproval = serde_json::from_str(
+            r#"{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5,"purpose":null}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            parsed.sandbox,
+            RunSandbox::default(),
+            "the tool cannot say what the sandbox allows"
+        );
+        assert!(
+            serde_json::from_str::<RunApproval>(
+                r#"{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5,"purpose":null,"sandbox":{}}"#
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_run_gate_lets_its_run_through_once() {
+        let run: RunApproval = serde_json::from_str(
+            r#"{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5000,"purpose":null}"#,
+        )
+        .unwrap();
+        let gate = RunGate::approved(run.clone());
+        assert_eq!(
+            gate.budget(),
+            std::time::Duration::from_millis(5000 + toolhost_limits::APPROVED_RUN_GRACE_MS)
+        );
+        assert_eq!(gate.take(), Some(run));
+        assert_eq!(gate.take(), None);
+        assert_eq!(RunGate::closed().take(), None);
+    }
+
+    #[test]
     fn an_approval_request_says_what_is_granted_and_quotes_the_reason_on_one_line() {
         let escalation = Escalation {
             grants: vec![

@@ -426,6 +426,17 @@ mod tests {
             parse_request(r#"{"id":7,"reapply":"s-1"}"#),
             Ok((_, Request::Reapply(_)))
         ));
+        assert!(matches!(
+            parse_request(r#"{"id":"a","approve":"c1","allow":true}"#),
+            Ok((_, Request::Approve { allow: true, .. }))
+        ));
+        assert!(parse_request(r#"{"id":"a","approve":"c1"}"#).unwrap_err().1.contains("allow"));
+        assert!(
+            parse_request(r#"{"id":"a","approve":"c1","allow":"yes"}"#)
+                .unwrap_err()
+                .1
+                .contains("allow")
+        );
         assert!(parse_request("{").unwrap_err().1.contains("JSON"));
         assert_eq!(parse_request("[]").unwrap_err().0, Value::Null);
         let (id, msg) = parse_request(r#"{"id":"c2","tool":"read","undo":"x"}"#).unwrap_err();
