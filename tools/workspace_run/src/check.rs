@@ -26,7 +26,8 @@ fn is_absolute(path: &str) -> bool {
 }
 
 /// Shells whose `-c` runs a script: such a `command` is a shell string by another route.
-pub const SHELLS: [&str; 9] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"];
+pub const SHELLS: [&str; 9] =
+    ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"];
 
 /// A `command` is one program: no NUL, not blank, and no spaces unless it is a path;
 /// `example` names a program for the message (`"ls"`, `"cargo"`).
@@ -36,7 +37,9 @@ pub fn command(command: &str, example: &str) -> Result<(), Failure> {
         return Err(invalid("`command` contains a NUL byte".into()));
     }
     if command.trim().is_empty() {
-        return Err(invalid(format!("`command` is blank; give the program to run, like {example:?}")));
+        return Err(invalid(format!(
+            "`command` is blank; give the program to run, like {example:?}"
+        )));
     }
     if command.contains(char::is_whitespace) && !command.contains('/') {
         return Err(invalid(format!(
