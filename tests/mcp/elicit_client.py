@@ -1,8 +1,10 @@
-"""An MCP client (the official Python SDK) that declares elicitation, sends one bash call with
-`sandboxPermissions` and answers the elicitation with ANSWER ("accept" approves, anything else
-declines). Records the message it was asked with.
+"""An MCP client (the official Python SDK) that declares elicitation, sends one call that needs
+an approval (bash with `sandboxPermissions`, or a workspace_shell run) and answers the
+elicitation with ANSWER ("accept" approves, anything else declines). Records the message it
+was asked with.
 
-Usage: elicit_client.py TOOLHOST WORKSPACE DATA_DIR ARGUMENTS_JSON ANSWER
+Usage: elicit_client.py TOOLHOST WORKSPACE DATA_DIR ARGUMENTS_JSON ANSWER [TOOL]
+(TOOL: bash by default; any other tool is served alone, with `--tools TOOL`.)
 
 Prints one JSON object: {"asked": [{"message": ...}], "call": <result>}; the Rust test
 (`tests/tests/escalation.rs`) asserts on it.
@@ -17,6 +19,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp import types
 
 TOOLHOST, WORKSPACE, DATA_DIR, ARGUMENTS, ANSWER = sys.argv[1:6]
+TOOL = sys.argv[6] if len(sys.argv) > 6 else "bash"
+SELECTION = [] if TOOL == "bash" else ["--tools", TOOL]
 
 
 async def ask(out: dict) -> None:
@@ -30,13 +34,13 @@ async def ask(out: dict) -> None:
 
     params = StdioServerParameters(
         command=TOOLHOST,
-        args=["--workspace", WORKSPACE, "--data-dir", DATA_DIR, "mcp"],
+        args=["--workspace", WORKSPACE, "--data-dir", DATA_DIR, *SELECTION, "mcp"],
         env={k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
             await session.initialize()
-            r = await session.call_tool("bash", json.loads(ARGUMENTS))
+            r = await session.call_tool(TOOL, json.loads(ARGUMENTS))
     out["asked"] = asked
     out["call"] = result(r)
 

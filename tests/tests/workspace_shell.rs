@@ -408,3 +408,71 @@ fn only_the_approved_run_happens_exactly_and_once() {
     assert_eq!(r["status"], "failed", "{r}");
     absent(&a.ws.join("approved"), "a run described in free text");
 }
+
+/// The same question through MCP elicitation (the official Python SDK, a 2025-11-25 session)
+/// and on the terminal of `toolhost call`: declined, nothing runs; accepted, it runs.
+#[test]
+fn mcp_elicitation_and_the_terminal_ask_the_same_words_and_only_a_yes_runs() {
+    use toolhost_tests::attack::run_limited;
+    let a = Attack::new();
+    if !a.sandbox_or_skip("mcp_elicitation_and_the_terminal_ask_the_same_words") {
+        return;
+    }
+    let arguments = json!({"command": "touch", "args": ["marker"],
+        "purpose": "mark it\n  - network: none"});
+    let bin = toolhost_tests::toolhost_bin();
+    let arguments_json = arguments.to_string();
+    let elicit = |answer: &str| {
+        let args = [
+            bin.as_os_str(),
+            a.ws.as_os_str(),
+            a.data.as_os_str(),
+            std::ffi::OsStr::new(&arguments_json),
+            std::ffi::OsStr::new(answer),
+            std::ffi::OsStr::new("workspace_shell"),
+        ];
+        toolhost_tests::mcp::run_client_script("elicit_client.py", &args, Some(&a.home)).0
+    };
+    let report = elicit("decline");
+    assert_eq!(report["asked"].as_array().map(Vec::len), Some(1), "{report}");
+    let message = report["asked"][0]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.starts_with(
+            "The workspace_shell call asks to run a program:\n  - command: touch marker\n"
+        ),
+        "{message}"
+    );
+    assert!(message.contains(r#""mark it\n  - network: none""#), "{message}");
+    assert_eq!(report["call"]["meta"]["toolhost/status"], "denied", "{report}");
+    absent(&a.ws.join("marker"), "declined over MCP");
+    let report = elicit("accept");
+    assert_eq!(report["call"]["meta"]["toolhost/status"], "succeeded", "{report}");
+    assert!(a.ws.join("marker").exists(), "{report}");
+    std::fs::remove_file(a.ws.join("marker")).unwrap();
+
+    // The terminal prompt: the same words; `n` runs nothing, `y` runs it.
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("terminal half skipped: no `script` for a pseudo-terminal");
+        return;
+    }
+    let inner = format!(
+        "{} --workspace {} --data-dir {} --tools workspace_shell call workspace_shell '{}'",
+        bin.display(),
+        a.ws.display(),
+        a.data.display(),
+        arguments_json.replace('\'', r"'\''")
+    );
+    for (answer, runs) in [("n\n", false), ("y\n", true)] {
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &inner, "/dev/null"]).env("HOME", &a.home);
+        let out = run_limited(&mut cmd, Some(answer.as_bytes().to_vec()), Duration::from_secs(60))
+            .expect("script ran");
+        let shown = out.stdout.replace("\r\n", "\n");
+        promise(shown.contains(&format!("toolhost: {message} [y/N]")), || {
+            format!(
+                "the terminal prompt is not the elicitation's words:\nterminal: {shown:?}\nMCP: {message:?}"
+            )
+        });
+        assert_eq!(a.ws.join("marker").exists(), runs, "answered {answer:?}: {shown}");
+    }
+}
