@@ -9,6 +9,7 @@ pub mod http;
 pub mod http_load;
 pub mod jsonl;
 pub mod mcp;
+pub mod toolchains;
 pub mod watchdog;
 
 use std::path::PathBuf;

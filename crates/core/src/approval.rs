@@ -204,7 +204,7 @@ impl RunGate {
 
 /// A time limit as the approval shows it: seconds, with milliseconds when not whole.
 fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
+    if ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
 }
 
 /// The text of a refused run (status `denied`).
