@@ -24,6 +24,8 @@ pub const RESERVED_IDS: &[&str] = &[
     "workspace_git",
     "workspace_markdown",
     "workspace_preview",
+    "workspace_shell",
+    "workspace_tests",
 ];
 
 /// What a risk lets a component do, in words for the person who grants it.
