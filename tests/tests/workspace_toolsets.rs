@@ -1,5 +1,6 @@
 //! Which tools a run offers, through the built binary: the default agent's seven stay as they
-//! were; `--agent workspace` adds the three workspace tools after them; `--tools` serves
+//! were; `--agent workspace` adds the five workspace tools after them (three read-only, two
+//! that ask before every run and take no escalation parameters); `--tools` serves
 //! exactly the ids it lists, in order — built-in, workspace and `--tool` ones alike — and
 //! refuses an id that is no tool, a repeated one, and `--agent` beside it. No workspace tool
 //! shows the engine's `sandbox_root` to the model, and no third-party tool may take a
@@ -10,7 +11,13 @@ use toolhost_tests::attack::Attack;
 use toolhost_tests::test_components_dir;
 
 const DEFAULT: [&str; 7] = ["read", "write", "edit", "grep", "glob", "list", "bash"];
-const WORKSPACE: [&str; 3] = ["workspace_git", "workspace_markdown", "workspace_preview"];
+const WORKSPACE: [&str; 5] = [
+    "workspace_git",
+    "workspace_markdown",
+    "workspace_preview",
+    "workspace_shell",
+    "workspace_tests",
+];
 
 /// `toolhost <global> tools --json`: the definitions.
 fn tools(a: &Attack, global: &[&str]) -> Vec<Value> {
@@ -24,17 +31,25 @@ fn ids(defs: &[Value]) -> Vec<String> {
 }
 
 #[test]
-fn the_default_agent_is_unchanged_and_the_workspace_agent_adds_three_tools() {
+fn the_default_agent_is_unchanged_and_the_workspace_agent_adds_five_tools() {
     let a = Attack::new();
     assert_eq!(ids(&tools(&a, &[])), DEFAULT);
     let workspace = tools(&a, &["--agent", "workspace"]);
     let expected: Vec<&str> = DEFAULT.iter().chain(&WORKSPACE).copied().collect();
     assert_eq!(ids(&workspace), expected);
-    for def in &workspace[7..] {
-        assert_eq!(def["risk"], "read_only", "{def}");
+    for (i, def) in workspace[7..].iter().enumerate() {
+        let risk = if i < 3 { "read_only" } else { "process_execution" };
+        assert_eq!(def["risk"], risk, "{def}");
         let schema = def["input_schema"].to_string() + &def["inputSchema"].to_string();
         assert!(!schema.contains("sandbox_root"), "the engine's field reached the model: {def}");
-        assert!(def.to_string().contains("operation"), "{def}");
+        for operator in
+            ["$operator", "allow_shell_string", "command_whitelist", "sandboxPermissions"]
+        {
+            assert!(!schema.contains(operator), "{operator} reached the model: {def}");
+        }
+        if def["id"] != "workspace_shell" {
+            assert!(def.to_string().contains("operation"), "{def}");
+        }
     }
     // A workspace tool is not callable by an agent that was not given it.
     let out = a.call("workspace_git", serde_json::json!({"operation": "status"}));
