@@ -41,10 +41,10 @@ impl ClientApprovals {
         let _ = self.out.set(out);
     }
 
-    /// The client's answer for call `key`; false when that call is not waiting for one.
-    pub(crate) fn answer(&self, key: &str, allow: bool) -> bool {
-        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
-        waiting.is_some_and(|tx| tx.send(allow).is_ok())
+    /// The answer slot of call `key`, taken (answer it with [`Answer::give`]); none when that
+    /// call is not waiting for an answer.
+    pub(crate) fn take(&self, key: &str) -> Option<Answer> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(key).map(Answer)
     }
 
     /// Call `key` ended: a question of it left unanswered is dropped (denied).
@@ -55,6 +55,16 @@ impl ClientApprovals {
     /// Run `call` (the call with request id `id`) with its approvals asked of the client.
     pub(crate) async fn asking_for<F: std::future::Future>(id: Value, call: F) -> F::Output {
         ASKING_FOR.scope(id, call).await
+    }
+}
+
+/// Where the answer to one waiting call's question goes.
+pub(crate) struct Answer(oneshot::Sender<bool>);
+
+impl Answer {
+    /// Let the waiting call go on with `allow`.
+    pub(crate) fn give(self, allow: bool) {
+        let _ = self.0.send(allow);
     }
 }
 

@@ -303,16 +303,20 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 }
             }
             Request::Approve { call, allow } => {
-                let answered = match runtime.client_approvals() {
+                let waiting = match runtime.client_approvals() {
                     None => Err("this session does not ask its client for approvals (start it with `toolhost session --client-approves`)".to_string()),
-                    Some(approvals) if approvals.answer(&key(&call), allow) => Ok(()),
-                    Some(_) => Err(format!("no call with id {} is waiting for approval", key(&call))),
+                    Some(approvals) => approvals.take(&key(&call)).ok_or_else(|| {
+                        format!("no call with id {} is waiting for approval", key(&call))
+                    }),
                 };
-                out.send(match answered {
-                    Ok(()) => event(&id, "ok", &true),
-                    Err(e) => event(&id, "error", &e),
-                })
-                .await;
+                // The `ok` goes out before the call goes on, so it precedes the call's result.
+                match waiting {
+                    Ok(answer) => {
+                        out.send(event(&id, "ok", &true)).await;
+                        answer.give(allow);
+                    }
+                    Err(e) => out.send(event(&id, "error", &e)).await,
+                }
             }
             Request::Undo(change_id) | Request::Reapply(change_id) if busy(&pending) => {
                 let _ = change_id;
