@@ -6,7 +6,10 @@
 use toolhost_sdk::limits::{FOOTER_RESERVE_BYTES, MAX_RESULT_BYTES};
 use toolhost_sdk::process::Termination;
 
+use toolhost_sdk::error_kinds::ErrorKind;
+
 use crate::runner::Ran;
+use crate::spec::RunSpec;
 
 /// The `termination` word: exited, timed_out, cancelled, signalled or spawn_failed.
 pub fn termination(t: Termination) -> &'static str {
@@ -97,6 +100,42 @@ pub fn bound_text(text: String, sink: &mut dyn Sink) -> String {
         &text[..head_end],
         &text[tail_start..]
     )
+}
+
+/// How a run of `spec` ended, as the words after its command line in a summary, and the
+/// failure kind (none for exit 0): a non-zero exit or a signal is a failed command, a timeout
+/// a timeout (`kept` says what of its output is kept), a program that could not start a spawn
+/// failure.
+pub fn how_it_ended(spec: &RunSpec, ran: &Ran, kept: &str) -> (String, Option<ErrorKind>) {
+    let ms = ran.duration_ms;
+    match ran.termination {
+        Termination::Exited if ran.exit_code == Some(0) => {
+            (format!("exited with code 0 in {ms} ms"), None)
+        }
+        Termination::Exited => (
+            format!("exited with code {} in {ms} ms", ran.exit_code.unwrap_or(-1)),
+            Some(ErrorKind::CommandFailed),
+        ),
+        Termination::TimedOut => (
+            format!(
+                "did not finish within its timeout of {} ms and was killed with its process tree; {kept}",
+                spec.timeout_ms
+            ),
+            Some(ErrorKind::Timeout),
+        ),
+        Termination::Signalled => (
+            format!("was killed by signal {} after {ms} ms", ran.signal.unwrap_or(0)),
+            Some(ErrorKind::CommandFailed),
+        ),
+        Termination::SpawnFailed => (
+            format!(
+                "could not be started: {}",
+                ran.stderr.lines().next().unwrap_or("no reason given").trim()
+            ),
+            Some(ErrorKind::SpawnFailed),
+        ),
+        Termination::Cancelled => ("was cancelled".to_owned(), Some(ErrorKind::Cancelled)),
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,8 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::process::Termination;
-use toolhost_workspace_run::display::{command_display, streams, termination};
+use toolhost_workspace_run::display::{command_display, how_it_ended, streams, termination};
 use toolhost_workspace_run::{Failure, Ran, RunSpec};
 
 /// The structured result of `workspace_shell`.
@@ -84,35 +83,7 @@ pub fn failed(spec: Option<&RunSpec>, failure: &Failure) -> (ShellOutput, String
 /// output so far kept), a program that could not start a spawn failure.
 pub fn ran(spec: &RunSpec, ran: &Ran) -> (ShellOutput, String) {
     let shown = command_display(&spec.program, &spec.args);
-    let ms = ran.duration_ms;
-    let (how, kind) = match ran.termination {
-        Termination::Exited if ran.exit_code == Some(0) => {
-            (format!("exited with code 0 in {ms} ms"), None)
-        }
-        Termination::Exited => (
-            format!("exited with code {} in {ms} ms", ran.exit_code.unwrap_or(-1)),
-            Some(ErrorKind::CommandFailed),
-        ),
-        Termination::TimedOut => (
-            format!(
-                "did not finish within its timeout of {} ms and was killed with its process tree; the output so far is kept",
-                spec.timeout_ms
-            ),
-            Some(ErrorKind::Timeout),
-        ),
-        Termination::Signalled => (
-            format!("was killed by signal {} after {ms} ms", ran.signal.unwrap_or(0)),
-            Some(ErrorKind::CommandFailed),
-        ),
-        Termination::SpawnFailed => (
-            format!(
-                "could not be started: {}",
-                ran.stderr.lines().next().unwrap_or("no reason given").trim()
-            ),
-            Some(ErrorKind::SpawnFailed),
-        ),
-        Termination::Cancelled => ("was cancelled".to_owned(), Some(ErrorKind::Cancelled)),
-    };
+    let (how, kind) = how_it_ended(spec, ran, "the output so far is kept");
     let summary = format!("`{shown}` {how}");
     let output = ShellOutput {
         success: kind.is_none(),
@@ -121,7 +92,7 @@ pub fn ran(spec: &RunSpec, ran: &Ran) -> (ShellOutput, String) {
         cwd: Some(shown_cwd(spec)),
         exit_code: ran.exit_code.filter(|_| ran.termination == Termination::Exited),
         termination: Some(termination(ran.termination).into()),
-        duration_ms: Some(ms),
+        duration_ms: Some(ran.duration_ms),
         stdout: Some(ran.stdout.clone()),
         stdout_truncated: Some(ran.stdout_truncated),
         stderr: Some(ran.stderr.clone()),

@@ -5,9 +5,8 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::process::Termination;
-use toolhost_workspace_run::display::{command_display, streams, termination};
+use toolhost_workspace_run::display::{command_display, how_it_ended, streams, termination};
 use toolhost_workspace_run::{Ran, RunSpec};
 
 use crate::detect::{Detected, Found, Project};
@@ -204,35 +203,7 @@ fn counts(parsed: Option<&Parsed>) -> String {
 /// (its output and counts so far kept), a program that could not start a spawn failure.
 pub fn ran(spec: &RunSpec, ran: &Ran, parsed: Option<&Parsed>) -> (TestsOutput, String) {
     let shown = command_display(&spec.program, &spec.args);
-    let ms = ran.duration_ms;
-    let (how, kind) = match ran.termination {
-        Termination::Exited if ran.exit_code == Some(0) => {
-            (format!("exited with code 0 in {ms} ms"), None)
-        }
-        Termination::Exited => (
-            format!("exited with code {} in {ms} ms", ran.exit_code.unwrap_or(-1)),
-            Some(ErrorKind::CommandFailed),
-        ),
-        Termination::TimedOut => (
-            format!(
-                "did not finish within its timeout of {} ms and was killed with its process tree; the output and counts so far are kept",
-                spec.timeout_ms
-            ),
-            Some(ErrorKind::Timeout),
-        ),
-        Termination::Signalled => (
-            format!("was killed by signal {} after {ms} ms", ran.signal.unwrap_or(0)),
-            Some(ErrorKind::CommandFailed),
-        ),
-        Termination::SpawnFailed => (
-            format!(
-                "could not be started: {}",
-                ran.stderr.lines().next().unwrap_or("no reason given").trim()
-            ),
-            Some(ErrorKind::SpawnFailed),
-        ),
-        Termination::Cancelled => ("was cancelled".to_owned(), Some(ErrorKind::Cancelled)),
-    };
+    let (how, kind) = how_it_ended(spec, ran, "the output and counts so far are kept");
     let started = ran.termination != Termination::SpawnFailed;
     let mut summary = format!("`{shown}` {how}");
     if started {
@@ -243,7 +214,7 @@ pub fn ran(spec: &RunSpec, ran: &Ran, parsed: Option<&Parsed>) -> (TestsOutput, 
     output.command_display = Some(shown);
     output.passed = Some(parsed.and_then(|p| p.passed));
     output.failed = Some(parsed.and_then(|p| p.failed));
-    output.duration_ms = Some(ms);
+    output.duration_ms = Some(ran.duration_ms);
     output.failure_summary = Some(failures.clone());
     output.termination = Some(termination(ran.termination).into());
     output.stdout = Some(ran.stdout.clone());
@@ -287,6 +258,7 @@ pub fn ran(spec: &RunSpec, ran: &Ran, parsed: Option<&Parsed>) -> (TestsOutput, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolhost_sdk::error_kinds::ErrorKind;
     use toolhost_sdk::output_schema;
 
     #[test]
