@@ -81,6 +81,12 @@ fn nothing_runs_without_an_approval() {
     let r = s.next_final();
     assert_eq!(r["result"]["status"], "denied", "{r}");
     absent(&marker, "declined in the session");
+    // A client that never answers: the call ends at its deadline, and nothing runs.
+    s.send(&json!({"id": "c2", "tool": "workspace_shell", "arguments": input, "timeoutMs": 1000}));
+    assert!(s.next_final().get("approval").is_some());
+    let r = s.next_final();
+    assert_eq!(r["result"]["error"]["code"], "timeout", "{r}");
+    absent(&marker, "unanswered in the session");
 }
 
 #[test]

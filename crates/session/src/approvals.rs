@@ -1,7 +1,7 @@
 //! Approvals asked of the session's client (`toolhost session --client-approves`,
 //! docs/sessions.md#approvals): a call that needs one (an escalation, or a run of a tool that
 //! asks before every run) sends `{"id": <the call's id>, "approval": {"tool", "question"}}`
-//! and waits, without a deadline of its own, until the client answers
+//! and waits, until its call's deadline at most, for the client to answer
 //! `{"id", "approve": <the call's id>, "allow": true|false}` or cancels the call. Only that
 //! call waits; `cancel` and other answers are read meanwhile.
 

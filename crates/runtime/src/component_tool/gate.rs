@@ -68,6 +68,12 @@ impl ComponentTool {
         let asking = Approval::Run(&approval);
         let approved = tokio::select! {
             approved = session.approver.approve(&id, asking) => approved,
+            () = tokio::time::sleep_until(super::store::call_deadline(&call).into()) => {
+                return Err(ToolResult::from_error(ToolError::new(
+                    ErrorCode::Timeout,
+                    format!("the `{id}` call reached its deadline while it waited for approval; nothing ran"),
+                )));
+            }
             () = call.cancel.cancelled() => {
                 return Err(ToolResult::from_error(ToolError::new(
                     ErrorCode::Cancelled,
