@@ -207,7 +207,7 @@ pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
 /// Most bytes of the registry of data dirs (`~/.toolhost/data-dirs`, one path a line) that
 /// toolhost reads at start: the registry is read by every start, and at 4 KiB a path this holds
 /// a thousand data dirs; one that outgrew it is no longer rewritten (a new data dir is then
-/// found by its marker and the scan only).
+/// not known to other instances).
 pub const MAX_DATA_DIR_REGISTRY_BYTES: usize = 256 * 1024;
 
 /// Deepest directory level bash's protected-entry scan descends to; a deeper tree fails closed
@@ -364,3 +364,12 @@ pub const MCP_TASK_POLL_MS: u64 = 500;
 /// `toolhost mcp`, tasks extension: most tasks not yet finished at once; a call past it runs
 /// as an ordinary request (its client waits for the result), never refused.
 pub const MCP_MAX_RUNNING_TASKS: usize = 64;
+
+/// Largest git config file that toolhost judges with git's own parser (`git config --file F
+/// --list`) when bash created it in a git dir: a larger one is not judged inert and is removed
+/// after the call (failing closed). `git init` and `git clone` write a few hundred bytes.
+pub const MAX_GIT_CONFIG_JUDGE_BYTES: u64 = 1024 * 1024;
+
+/// Longest git may take to list a config file's keys for that judgement, in milliseconds;
+/// past it the config is not judged inert.
+pub const GIT_CONFIG_JUDGE_TIMEOUT_MS: u64 = 5_000;

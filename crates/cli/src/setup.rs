@@ -144,8 +144,9 @@ fn mark_data_dir(dir: &std::path::Path) -> Result<()> {
 }
 
 /// Add `data_dir` to the registry at `registry` (under an exclusive `flock`, dropping entries
-/// no longer marked) and return the other marked data dirs it lists. Best effort: a registry
-/// that cannot be read or written leaves the marker and the scan to find the others.
+/// no longer marked) and return the other marked data dirs it lists. Best effort: a data dir a
+/// registry that cannot be read or written does not name is not known to other instances (a
+/// marker alone never makes a directory a data dir: a repository could ship one).
 fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> Vec<PathBuf> {
     use std::io::{Read, Seek, Write};
     use std::os::unix::fs::OpenOptionsExt;

@@ -69,12 +69,10 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
 
     let mut pins: Vec<PathBuf> = protected.git_dirs.iter().filter(|g| inside(g)).cloned().collect();
     let data = policy.data_dir().filter(|d| d.is_dir());
-    // Every toolhost data dir is hidden like this one's: those the policy knows and the
-    // marked ones the scan found in the writable roots.
+    // Every toolhost data dir is hidden like this one's: those the host's own record (the
+    // registry of data dirs) names.
     let mut data_dirs: Vec<PathBuf> = data.iter().map(|d| d.to_path_buf()).collect();
-    data_dirs.extend(
-        policy.other_data_dirs().iter().chain(&protected.data_dirs).filter(|d| d.is_dir()).cloned(),
-    );
+    data_dirs.extend(policy.other_data_dirs().iter().filter(|d| d.is_dir()).cloned());
     sort_dedup(&mut data_dirs);
     for d in &data_dirs {
         pins.extend(d.ancestors().skip(1).filter(|a| inside(a)).map(Path::to_path_buf));
@@ -89,7 +87,7 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
         .entries
         .iter()
         .filter(|e| inside(e) && !(e.file_name() == Some(OsStr::new(".git")) && e.is_dir()))
-        .filter(|e| !policy.write_granted(e) || crate::git::is_git_metadata(e))
+        .filter(|e| !policy.write_granted(e) || protected.is_git_entry(e))
         .cloned()
         .collect();
     carve.extend(policy.hard_protected_paths().into_iter().filter(|p| p.exists() && inside(p)));

@@ -28,9 +28,15 @@ pub struct Protected {
     /// Git dirs (directories named `.git`, and those `.git` files and `commondir`s name):
     /// pinned in place.
     pub git_dirs: Vec<PathBuf>,
-    /// Toolhost data dirs (directories holding [`crate::policy::DATA_DIR_MARKER`]): hidden
-    /// and pinned like the call's own data dir.
-    pub data_dirs: Vec<PathBuf>,
+}
+
+impl Protected {
+    /// Whether `entry` is git metadata: by name below a `.git`, or an entry of a git dir the
+    /// scan found (by its shape, or a pointer naming it). No grant makes one writable.
+    pub fn is_git_entry(&self, entry: &Path) -> bool {
+        git::is_git_metadata(entry)
+            || entry.parent().is_some_and(|p| self.git_dirs.iter().any(|g| g == p))
+    }
 }
 
 /// Why the scan could not cover the writable roots; bash does not run.
@@ -53,7 +59,7 @@ pub enum ScanError {
 pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     let mut roots: Vec<PathBuf> =
         policy.writable_roots().into_iter().filter(|r| r.is_dir()).collect();
-    // The workspace in every mode: a marked data dir there is hidden from a read-only bash too.
+    // The workspace in every mode: its git dirs are found for a read-only bash too.
     if !roots.iter().any(|r| policy.workspace().starts_with(r)) && policy.workspace().is_dir() {
         roots.push(policy.workspace().to_path_buf());
     }
@@ -74,7 +80,6 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     }
     dedup(&mut walk.out.entries);
     dedup(&mut walk.out.git_dirs);
-    dedup(&mut walk.out.data_dirs);
     Ok(walk.out)
 }
 
@@ -93,7 +98,59 @@ pub fn sweep(
     let since_secs =
         since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
+    // A directory that got the shape of a git dir during the call with something in it that
+    // could run code: the entries the call added to give it that shape are removed, so it is
+    // no repository at all (the user's files in it, a `config/` say, stay untouched).
+    let known_git: HashSet<&PathBuf> = before.git_dirs.iter().collect();
+    let mut unmade: Vec<PathBuf> = Vec::new();
+    for g in after.git_dirs.iter().filter(|g| !known_git.contains(g) && !policy.only_in_temp_dir(g))
+    {
+        if g.file_name().is_some_and(|n| n == ".git") || !git::has_git_dir_shape(g, None) {
+            continue;
+        }
+        let runs_code = git::PROTECTED_GIT_ENTRIES.iter().any(|e| {
+            let p = g.join(e);
+            p.symlink_metadata().is_ok() && !git::is_inert_new_entry(&p)
+        });
+        if !runs_code {
+            continue;
+        }
+        for name in git::GIT_DIR_SHAPE_ENTRIES {
+            let p = g.join(name);
+            let Ok(meta) = p.symlink_metadata() else { continue };
+            if meta.ctime() < since_secs - 1 {
+                continue;
+            }
+            let gone =
+                if meta.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+            if gone.is_ok() {
+                removed.push(p);
+            }
+        }
+        if git::has_git_dir_shape(g, None) {
+            // Its shape is older than the call (the scan before missed it): what could run
+            // code goes instead, whenever it was made.
+            for e in git::PROTECTED_GIT_ENTRIES {
+                let p = g.join(e);
+                if p.symlink_metadata().is_ok() && !git::is_inert_new_entry(&p) {
+                    let gone = if p.is_dir() && !p.is_symlink() {
+                        std::fs::remove_dir_all(&p)
+                    } else {
+                        std::fs::remove_file(&p)
+                    };
+                    if gone.is_ok() {
+                        removed.push(p);
+                    }
+                }
+            }
+        } else {
+            unmade.push(g.clone());
+        }
+    }
     for p in after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_temp_dir(p)) {
+        if unmade.iter().any(|g| p.parent() == Some(g.as_path())) {
+            continue;
+        }
         let Ok(meta) = p.symlink_metadata() else { continue };
         // An entry the scan before the call missed but that is older than the call is not
         // bash's doing (the 1 s slack covers coarse timestamps).
@@ -103,7 +160,7 @@ pub fn sweep(
         // A new git dir is not removed, only what in it could run code (`git init` works).
         let new_git_dir = meta.is_dir() && p.file_name().is_some_and(|n| n == ".git");
         if new_git_dir
-            || (policy.write_granted(p) && !git::is_git_metadata(p))
+            || (policy.write_granted(p) && !after.is_git_entry(p))
             || git::is_inert_new_entry(p)
         {
             continue;
@@ -130,9 +187,14 @@ impl Walk<'_> {
             return Err(ScanError::TooDeep { path: dir.display().to_string() });
         }
         let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+        // Which of the entries that give a directory a git dir's shape it holds.
+        let mut shape = [false; 4];
         for e in entries.flatten() {
             self.spend(root)?;
             let path = e.path();
+            if let Some(i) = git::GIT_DIR_SHAPE_ENTRIES.iter().position(|n| e.file_name() == *n) {
+                shape[i] = true;
+            }
             let Ok(ft) = e.file_type() else { continue };
             if e.file_name() == ".git" {
                 self.out.entries.push(path.clone());
@@ -145,12 +207,6 @@ impl Walk<'_> {
                 }
                 continue;
             }
-            // A data dir is hidden and pinned whole; the scan still goes on into it, so a
-            // marker bash planted cannot hide git metadata from the sweep (and bash may not
-            // create one: it is a protected name).
-            if e.file_name() == crate::policy::DATA_DIR_MARKER && ft.is_file() {
-                self.out.data_dirs.push(dir.to_path_buf());
-            }
             if self.policy.is_protected_name(&path) {
                 self.out.entries.push(path.clone());
                 continue;
@@ -158,6 +214,12 @@ impl Walk<'_> {
             if ft.is_dir() {
                 self.dir(root, &path, depth + 1)?;
             }
+        }
+        // A directory git's discovery takes for a git dir whatever its name (a bare
+        // repository, one planted as plain files): its entries are git metadata too.
+        let [head, objects, refs, commondir] = shape;
+        if head && (commondir || (objects && refs)) && dir.file_name() != Some(".git".as_ref()) {
+            self.git_dir(root, dir)?;
         }
         Ok(())
     }

@@ -227,11 +227,7 @@ fn spawn_walk(
             let (workspace, policy, root, matcher) = (&workspace, &policy, &root, &matcher);
             move |entry: &Entry| {
                 let path = entry.path;
-                // A marked data dir can lie anywhere: an entry named like its private entries is
-                // always asked about (a name comparison; the check looks for the marker).
-                let ask = check_each
-                    || toolhost_sandbox::policy::SandboxPolicy::may_be_private_data(path);
-                if ask && policy.check(path, Access::Read, Actor::FileTool).is_err() {
+                if check_each && policy.check(path, Access::Read, Actor::FileTool).is_err() {
                     return Flow::Skip;
                 }
                 if entry.kind != Kind::File {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use super::home::home_rest;
 use super::tiers::{is_process_environment, name_matches};
 use super::{
-    Access, Actor, DATA_DIR_MARKER, DATA_DIR_PRIVATE, Denial, HOME_SENSITIVE_ENTRIES, Reach,
-    SandboxMode, SandboxPolicy, Tier, is_marked_data_dir, is_ssh_host_key, messages,
+    Access, Actor, DATA_DIR_PRIVATE, Denial, HOME_SENSITIVE_ENTRIES, Reach, SandboxMode,
+    SandboxPolicy, Tier, is_ssh_host_key, messages,
 };
 
 impl SandboxPolicy {
@@ -66,21 +66,20 @@ impl SandboxPolicy {
                 }
                 Ok(())
             }
-            Access::Write => {
-                let verdict = self.write_verdict(path);
-                // Another toolhost's data dir that no list named: found by its marker.
-                if verdict.is_ok() && self.in_marked_data_dir(path) {
-                    return Err(Denial {
-                        message: messages::hard_protected(path, Tier::DataDir),
-                        sandbox_denied: false,
-                    });
-                }
-                verdict
-            }
+            Access::Write => self.write_verdict(path),
         }
     }
 
     fn write_verdict(&self, path: &Path) -> Result<(), Denial> {
+        // A repository built one file per call: the write that would complete one is refused.
+        if let Some(crate::git::GitWriteRefusal::WouldMakeRepository { dir }) =
+            crate::git::write_refusal(path)
+        {
+            return Err(Denial {
+                message: messages::would_make_repository(path, &dir),
+                sandbox_denied: false,
+            });
+        }
         match self.tier(path) {
             tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => {
                 Err(Denial { message: messages::hard_protected(path, tier), sandbox_denied: false })
@@ -110,7 +109,13 @@ impl SandboxPolicy {
         }
         // Git metadata runs code outside the sandbox at the user's next git command: it is
         // protected in any repository (nested ones too) and in every mode, whatever a grant says.
-        if crate::git::is_git_metadata(path) {
+        // By name below a `.git`, and by shape anywhere (a bare repository's `config`).
+        if crate::git::is_git_metadata(path)
+            || matches!(
+                crate::git::write_refusal(path),
+                Some(crate::git::GitWriteRefusal::Metadata { .. })
+            )
+        {
             return Some(Tier::GitMetadata);
         }
         None
@@ -170,21 +175,17 @@ impl SandboxPolicy {
     }
 
     /// Whether bash may not create `path` without a grant: a sensitive name, a HOME entry of
-    /// [`HOME_SENSITIVE_ENTRIES`], git metadata, or a [`DATA_DIR_MARKER`] (one bash planted
-    /// would make the next call hide that directory). Used by [`crate::protected`].
+    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata by name. Used by [`crate::protected`].
     pub fn is_protected_name(&self, path: &Path) -> bool {
         self.is_sensitive_name(path)
             || self.is_home_sensitive(path)
             || crate::git::is_git_metadata(path)
-            || path.file_name().is_some_and(|n| n == DATA_DIR_MARKER)
     }
 
     /// Whether `path` is private data, neither readable nor writable by any tool or bash
     /// whatever a grant says: one of a data dir's [`DATA_DIR_PRIVATE`] entries (or below one)
-    /// — this one's, another known one's, or that of any directory holding
-    /// [`DATA_DIR_MARKER`] — or a private file (`--token-file`). The marker is looked for
-    /// only in a directory whose child on the path has a private entry's name (one `lstat`
-    /// each), never in every ancestor.
+    /// — this one's, or another one's the host's own record names (the registry of data dirs,
+    /// never a marker file a repository could ship) — or a private file (`--token-file`).
     pub fn is_private_data(&self, path: &Path) -> bool {
         let private_in = |d: &PathBuf| {
             path.strip_prefix(d)
@@ -195,27 +196,7 @@ impl SandboxPolicy {
         if self.data_dir.iter().chain(&self.other_data_dirs).any(private_in) {
             return true;
         }
-        if self.private_files.iter().any(|f| path.starts_with(f)) {
-            return true;
-        }
-        let mut dir = PathBuf::new();
-        for c in path.components() {
-            if let std::path::Component::Normal(name) = c
-                && DATA_DIR_PRIVATE.iter().any(|e| name == *e)
-                && dir.parent().is_some()
-                && is_marked_data_dir(&dir)
-            {
-                return true;
-            }
-            dir.push(c);
-        }
-        false
-    }
-
-    /// Whether `path` lies in a directory holding [`DATA_DIR_MARKER`] (it or an ancestor):
-    /// one `lstat` per ancestor, so asked only of a write the other tiers would allow.
-    fn in_marked_data_dir(&self, path: &Path) -> bool {
-        path.ancestors().any(|a| a.parent().is_some() && is_marked_data_dir(a))
+        self.private_files.iter().any(|f| path.starts_with(f))
     }
 
     /// Whether some path at or below the real path `root` may be refused for reading, i.e.
@@ -243,13 +224,6 @@ impl SandboxPolicy {
             .chain(self.credential.paths().iter().cloned())
             .chain(system)
             .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
-    }
-
-    /// Whether a walk must ask [`SandboxPolicy::check`] about `path` even where
-    /// [`SandboxPolicy::reads_refusable_below`] said no: its name is one of a data dir's
-    /// [`DATA_DIR_PRIVATE`] entries, and the directory holding it may be a marked data dir.
-    pub fn may_be_private_data(path: &Path) -> bool {
-        path.file_name().is_some_and(|n| DATA_DIR_PRIVATE.iter().any(|e| n == *e))
     }
 
     /// Every private location known without looking at the file system: each known data

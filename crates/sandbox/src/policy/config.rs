@@ -79,7 +79,8 @@ pub struct PolicyBuilder {
 impl PolicyBuilder {
     /// Other toolhost data dirs (another instance's `--data-dir`), treated exactly like this
     /// one's: their private entries unreadable, nothing in them writable, for every tool and
-    /// bash. A directory holding [`DATA_DIR_MARKER`] is one wherever it is, listed or not.
+    /// bash. Only these are (the host's registry lists them); a [`DATA_DIR_MARKER`] file alone
+    /// makes no directory a data dir.
     pub fn other_data_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
         self.other_data_dirs.extend(dirs);
         self

@@ -28,6 +28,16 @@ pub fn hard_protected(path: &Path, tier: Tier) -> String {
     )
 }
 
+/// A write that would give a directory the shape of a git repository (`HEAD` with `objects`
+/// and `refs`, or with `commondir`).
+pub fn would_make_repository(path: &Path, dir: &Path) -> String {
+    format!(
+        "{} would make {} a git repository (git takes a directory with HEAD, objects and refs for one, and runs what its config names outside the sandbox at the user's next git command): it is never written, not even with sandboxPermissions. Do not retry this write; to create a repository, ask the user.",
+        path.display(),
+        dir.display()
+    )
+}
+
 /// One of the data dir's private entries: neither readable nor writable.
 pub fn private_data(path: &Path) -> String {
     format!(

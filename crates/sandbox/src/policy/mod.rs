@@ -10,8 +10,9 @@
 //!   (spill files, component cache, session store), and the git metadata of every repository
 //!   ([`crate::git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
 //!   Of the data dir, the [`DATA_DIR_PRIVATE`] entries (the store, the policy, the cache) are
-//!   not readable either; the spill dir is. Every other toolhost data dir (listed, or marked
-//!   by [`DATA_DIR_MARKER`]) and a `--token-file` are held the same way.
+//!   not readable either; the spill dir is. Every other toolhost data dir the host's own
+//!   record names (the registry of data dirs; never a [`DATA_DIR_MARKER`] file alone) and a
+//!   `--token-file` are held the same way.
 //! * **credential** — neither readable nor writable without a grant: every hidden entry of
 //!   HOME but the readable ones ([`READABLE_HOME_ENTRIES`], `readable_home_entries`:
 //!   [`SandboxPolicy::is_hidden_home`], so a store nobody listed is closed too),

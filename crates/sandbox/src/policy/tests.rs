@@ -421,15 +421,17 @@ fn a_symlinked_hidden_entry_is_judged_by_its_home_name() {
 }
 
 #[test]
-fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
+fn another_data_dir_is_private_by_the_hosts_record_never_by_a_marker_and_a_token_file_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir_all(base.join("ws/state/other/spill")).unwrap();
-    std::fs::write(base.join("ws/state/other").join(DATA_DIR_MARKER), "").unwrap();
-    std::fs::create_dir_all(base.join("ws/plain/cache")).unwrap();
+    std::fs::create_dir_all(base.join("ws/shipped/cache")).unwrap();
+    // A repository may ship the marker file: it makes nothing a data dir (issue 39).
+    std::fs::write(base.join("ws/shipped").join(DATA_DIR_MARKER), "").unwrap();
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
         .home(base.join("home"))
         .data_dir(base.join("data"))
+        .other_data_dirs([base.join("ws/state/other")])
         .private_file(base.join("ws/token"))
         .build();
     let check = |rel: &str, access| policy.check(&base.join(rel), access, Actor::FileTool).is_ok();
@@ -449,18 +451,11 @@ fn another_data_dir_is_private_by_its_marker_and_a_token_file_by_name() {
         let w = policy.check(&base.join(rel), Access::Write, Actor::FileTool);
         assert!(w.as_ref().is_err_and(|d| !d.sandbox_denied), "write {rel}: {w:?}");
     }
-    // A directory without the marker is not a data dir.
-    assert!(check("ws/plain/cache/x", Access::Read));
-    assert!(check("ws/plain/cache/x", Access::Write));
-    assert!(SandboxPolicy::may_be_private_data(&base.join("ws/plain/cache")));
-    assert!(!SandboxPolicy::may_be_private_data(&base.join("ws/plain")));
-    // A listed one needs no marker.
-    let listed = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
-        .home(base.join("home"))
-        .other_data_dirs([base.join("ws/plain")])
-        .build();
-    assert!(listed.check(&base.join("ws/plain/cache/x"), Access::Read, Actor::FileTool).is_err());
-    assert!(listed.check(&base.join("ws/plain/x"), Access::Write, Actor::FileTool).is_err());
+    // A directory with only the marker is not a data dir.
+    for rel in ["ws/shipped/cache/x", "ws/shipped/x", "ws/shipped/toolhost.db"] {
+        assert!(check(rel, Access::Read), "read {rel}");
+        assert!(check(rel, Access::Write), "write {rel}");
+    }
 }
 
 #[test]

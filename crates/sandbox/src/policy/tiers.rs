@@ -171,9 +171,10 @@ pub(super) fn home_pattern_covers(pattern: &str, rest: &Path) -> bool {
     true
 }
 
-/// The file whose presence marks a directory as a toolhost data dir, created in every data dir
-/// a toolhost opens: every instance's fence and sandbox treat a marked directory like its own
-/// data dir (its private entries unreadable, nothing in it writable).
+/// The file toolhost creates in every data dir it opens. It makes nothing a data dir by itself
+/// (a repository could ship one): a data dir is one because the host's own record, the
+/// registry of data dirs, names it; the marker only tells that a listed directory is still
+/// one (a registry entry whose directory lost it is dropped).
 pub const DATA_DIR_MARKER: &str = ".toolhost-data-dir";
 
 /// System files that hold credentials: neither readable nor writable (a host running as root

@@ -28,8 +28,7 @@ use std::path::{Path, PathBuf};
 
 use crate::backend::SandboxError;
 use crate::policy::{
-    Access, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES, PathGrant, SandboxPolicy, Scope,
-    is_ssh_host_key,
+    Access, HOME_SENSITIVE_ENTRIES, PathGrant, SandboxPolicy, Scope, is_ssh_host_key,
 };
 use crate::protected::Protected;
 
@@ -149,14 +148,8 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     let subtree_granted = |c: &Path| {
         policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path))
     };
-    // Private data: every known data dir's private entries, the private files, and those of
-    // the marked data dirs the call's scan found.
-    let mut private_paths = policy.private_data_paths();
-    if let Some(p) = call {
-        private_paths.extend(
-            p.data_dirs.iter().flat_map(|d| DATA_DIR_PRIVATE.iter().map(move |e| d.join(e))),
-        );
-    }
+    // Private data: every known data dir's private entries and the private files.
+    let private_paths = policy.private_data_paths();
     let private: Vec<String> = private_paths.iter().map(|p| subpath(p)).collect();
     // HOME's hidden entries that are not readable (a credential tier of their own, matched
     // by a pattern: [`hidden_home_filters`]).
@@ -200,7 +193,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
 
     // Writing: the mode's roots, less everything the policy keeps from bash there.
     let pins = match call {
-        Some(p) => pins(policy, p),
+        Some(_) => pins(policy),
         None => Vec::new(),
     };
     if !roots.is_empty() {
@@ -243,7 +236,6 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
             deny.extend(aliased(&creds).iter().map(|a| subpath(a)));
             deny.push(SSH_HOST_KEYS_PRIVATE.into());
             deny.extend(scan_entries(p));
-            deny.extend(p.data_dirs.iter().map(|d| subpath(d)));
             deny.extend(pins.iter().map(|d| literal(d)));
             add_any_case(&mut deny);
         }
@@ -266,7 +258,14 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         hard.push(DOT_GIT.into());
         hard.extend(pins.iter().map(|d| literal(d)));
         if let Some(p) = call {
-            hard.extend(p.data_dirs.iter().map(|d| subpath(d)));
+            // Git metadata the scan found by shape (a bare repository's config, say); the
+            // entries below a `.git` are the regexes above.
+            hard.extend(
+                p.entries
+                    .iter()
+                    .filter(|e| p.is_git_entry(e) && !crate::git::is_git_metadata(e))
+                    .map(|e| subpath(e)),
+            );
         }
         if call.is_some() {
             add_any_case(&mut hard);
@@ -394,10 +393,9 @@ fn scan_entries(protected: &Protected) -> Vec<String> {
 /// Existing directories strictly inside a writable root above a protected location: the
 /// data dir, configured hard-protected paths and each root's `.git/hooks`, credentials and
 /// HOME's persistence files.
-fn pins(policy: &SandboxPolicy, protected: &Protected) -> Vec<PathBuf> {
+fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
     let roots = policy.mode_roots();
     let mut guarded: Vec<PathBuf> = policy.hard_protected_paths();
-    guarded.extend(protected.data_dirs.iter().cloned());
     guarded.extend(policy.credential_paths().iter().cloned());
     if let Some(h) = policy.home() {
         guarded.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)));
