@@ -73,6 +73,8 @@ fn fixture(mode: SandboxMode) -> Fixture {
     let policy = SandboxPolicy::builder(mode, &ws)
         .home(&home)
         .data_dir(base.join("data"))
+        // Another instance's data dir, as the registry of data dirs names it.
+        .other_data_dirs([base.join("ws/other-data")])
         .config(PolicyConfig {
             extra_writable_roots: vec![base.join("extra")],
             temp_dir: Some(base.join("tmp")),

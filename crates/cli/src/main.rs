@@ -58,6 +58,12 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Whether this command runs tools over the workspace (and so must not take a directory
+    /// shared by everything for one without `--workspace`: `setup::refuse_shared_workspace`).
+    pub fn runs_tools(&self) -> bool {
+        matches!(self.command, Command::Call { .. } | Command::Session { .. } | Command::Mcp { .. })
+    }
+
     /// The tools this run offers: `--tools`' list, else `--agent`'s toolset.
     pub fn selection(&self) -> toolhost::Selection {
         match &self.tools {

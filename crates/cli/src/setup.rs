@@ -86,6 +86,9 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     let workspace = workspace
         .canonicalize()
         .with_context(|| format!("workspace {} is not accessible", workspace.display()))?;
+    if cli.workspace.is_none() && cli.runs_tools() {
+        refuse_shared_workspace(&workspace)?;
+    }
     let data_dir = data_dir(cli)?;
     // The data dir must exist before the policy is built: bash's sandbox pins and hides it.
     create_private_dir(&data_dir)?;
@@ -108,6 +111,35 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         builder = builder.private_file(file);
     }
     Ok(Setup { workspace, data_dir, policy: builder.build() })
+}
+
+/// Directories shared by every program and user on the machine. A command that runs tools
+/// does not take one for its workspace just because it was started there (many MCP clients
+/// start their servers from `/` or HOME): the model could then write anywhere in it. An
+/// explicit `--workspace` still may name one.
+const SHARED_DIRS: &[&str] = &[
+    "/", "/home", "/Users", "/root", "/tmp", "/var/tmp", "/private/tmp", "/usr", "/etc", "/var",
+    "/opt", "/srv",
+];
+
+/// Refuse the current directory as an implicit workspace when it is `/`, HOME, the temp dir
+/// or another of the [`SHARED_DIRS`].
+fn refuse_shared_workspace(cwd: &std::path::Path) -> Result<()> {
+    let real = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| real(h.as_ref()));
+    let shared = SHARED_DIRS
+        .iter()
+        .map(|d| real(std::path::Path::new(d)))
+        .chain(home)
+        .chain(std::iter::once(real(&std::env::temp_dir())))
+        .any(|d| d == cwd);
+    if shared {
+        anyhow::bail!(
+            "no --workspace was given and the current directory, {}, is a directory shared by the whole machine (/, HOME, the temp dir, …); toolhost would let the model write anywhere in it. Pass --workspace DIR (the project the agent works on), or start toolhost from that project's directory",
+            cwd.display()
+        );
+    }
+    Ok(())
 }
 
 /// Every data dir this user's toolhosts opened, one absolute path a line: `~/.toolhost/data-dirs`

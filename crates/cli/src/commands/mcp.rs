@@ -20,6 +20,15 @@ pub async fn run(
     token_file: Option<PathBuf>,
     no_auth: bool,
 ) -> Result<ExitCode> {
+    // Say what is served: an MCP client's user rarely sees the command line it was started with.
+    eprintln!(
+        "toolhost: serving the workspace {} ({} mode)",
+        toolhost::display::terminal_text(&setup.workspace.display().to_string()),
+        match cli.mode {
+            toolhost::SandboxMode::ReadOnly => "read-only",
+            toolhost::SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    );
     // Ask the MCP client's user (elicitation) when it can; deny otherwise.
     let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)));
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
