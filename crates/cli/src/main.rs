@@ -6,8 +6,39 @@
 //! once (workspace, data dir, policy, bash's sandbox, the finalized toolset), and each
 //! command is a module of its own under [`commands`].
 
+/// `print!` for a command's output: a closed stdout (`toolhost tools --json | head -1`) ends
+/// the process quietly, as `cat` and `rg` do, instead of a panic ([`stdout_closed`]).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_closed(e);
+        }
+    }};
+}
+
+/// `println!` for a command's output, ending quietly on a closed stdout like [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_closed(e);
+        }
+    }};
+}
+
 mod commands;
 mod setup;
+
+/// What a failed write of a command's output does: a reader that went away (`EPIPE`) ends the
+/// process with success and no word; any other failure is said on stderr and exits 1.
+pub(crate) fn stdout_closed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("toolhost: cannot write the output: {e}");
+    std::process::exit(1);
+}
 
 use std::path::PathBuf;
 use std::process::ExitCode;

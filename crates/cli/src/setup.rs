@@ -118,8 +118,18 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
 /// start their servers from `/` or HOME): the model could then write anywhere in it. An
 /// explicit `--workspace` still may name one.
 const SHARED_DIRS: &[&str] = &[
-    "/", "/home", "/Users", "/root", "/tmp", "/var/tmp", "/private/tmp", "/usr", "/etc", "/var",
-    "/opt", "/srv",
+    "/",
+    "/home",
+    "/Users",
+    "/root",
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/usr",
+    "/etc",
+    "/var",
+    "/opt",
+    "/srv",
 ];
 
 /// Refuse the current directory as an implicit workspace when it is `/`, HOME, the temp dir

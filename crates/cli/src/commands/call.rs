@@ -74,12 +74,12 @@ pub async fn run(
     });
     let result = session.call(&session.next_call_id(), tool, input, cancel, None).await;
     if json {
-        println!("{}", toolhost::display::json_text(&serde_json::to_string(&result)?));
+        outln!("{}", toolhost::display::json_text(&serde_json::to_string(&result)?));
     } else if std::io::stdout().is_terminal() {
         // What a file or a command printed is shown, not run, on a terminal.
-        println!("{}", toolhost::display::terminal_text(&result.text()));
+        outln!("{}", toolhost::display::terminal_text(&result.text()));
     } else {
-        println!("{}", result.text());
+        outln!("{}", result.text());
     }
     Ok(if result.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

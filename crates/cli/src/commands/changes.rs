@@ -25,9 +25,9 @@ pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
             .into_iter()
             .map(|r| toolhost::result::ToolResultArtifact::FileChange(r.change))
             .collect();
-        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&list)?));
+        outln!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&list)?));
     } else {
-        print!("{}", render_changes(&changes, stdout_wants_color()));
+        out!("{}", render_changes(&changes, stdout_wants_color()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -50,7 +50,7 @@ pub async fn apply(
     match apply_recorded(&store, &session, &setup.policy, ids, direction).await {
         Ok(()) => {
             let verb = if direction == Direction::Undo { "Undid" } else { "Reapplied" };
-            println!("{verb} {}", ids.join(", "));
+            outln!("{verb} {}", ids.join(", "));
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

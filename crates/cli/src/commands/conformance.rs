@@ -58,9 +58,9 @@ pub async fn run(
         }
     };
     if json {
-        println!("{}", toolhost::display::json_text(&report.json()));
+        outln!("{}", toolhost::display::json_text(&report.json()));
     } else {
-        print!("{}", toolhost::display::terminal_text(&report.text()));
+        out!("{}", toolhost::display::terminal_text(&report.text()));
     }
     if let Some(path) = junit {
         std::fs::write(path, report.junit())

@@ -11,16 +11,16 @@ pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolic
     use toolhost_sandbox::Availability;
     let available = sandbox.available();
     for line in sandbox.report(policy) {
-        println!("{}", terminal_line(&line));
+        outln!("{}", terminal_line(&line));
     }
     match available {
         Availability::Available => {
-            println!("sandbox: available ({}); bash runs sandboxed.", sandbox.describe());
+            outln!("sandbox: available ({}); bash runs sandboxed.", sandbox.describe());
             ExitCode::SUCCESS
         }
         Availability::Unavailable { reason } => {
-            println!("sandbox: UNAVAILABLE — {}.", toolhost::display::terminal_text(&reason));
-            println!(
+            outln!("sandbox: UNAVAILABLE — {}.", toolhost::display::terminal_text(&reason));
+            outln!(
                 "Until this is fixed, bash returns sandbox_unavailable and never runs; the file tools still work."
             );
             ExitCode::FAILURE

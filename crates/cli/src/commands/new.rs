@@ -285,14 +285,14 @@ pub fn run(name: &str, lang: Lang, dir: Option<&Path>) -> Result<ExitCode> {
     write(&dir, &render(lang, name))?;
     let shown = dir.display().to_string();
     let shown = terminal_line(&shown);
-    println!("Created {shown}: the {} tool `{name}`. Next:", lang.title());
-    println!("  cd {shown}");
-    println!("  {}", lang.build_command());
+    outln!("Created {shown}: the {} tool `{name}`. Next:", lang.title());
+    outln!("  cd {shown}");
+    outln!("  {}", lang.build_command());
     let wasm = component_path(lang, name);
-    println!("  toolhost conformance {wasm}");
-    println!("  toolhost tool add {wasm}");
-    println!("  toolhost call {name} '{{\"path\": \"README.md\"}}'");
-    println!("README.md says more; the contract is in toolhost's docs/authoring.md.");
+    outln!("  toolhost conformance {wasm}");
+    outln!("  toolhost tool add {wasm}");
+    outln!("  toolhost call {name} '{{\"path\": \"README.md\"}}'");
+    outln!("README.md says more; the contract is in toolhost's docs/authoring.md.");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -119,7 +119,7 @@ async fn add(
     let def = candidate.definition();
     let id = def.id.to_string();
     let previous = store.get(&id)?;
-    print!("{}", summary(&candidate, previous.as_ref()));
+    out!("{}", summary(&candidate, previous.as_ref()));
     if !yes {
         if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
             return Ok(refuse(
@@ -150,7 +150,7 @@ async fn add(
     };
     let lock = store.lock()?;
     store.install(&lock, record, &candidate.bytes)?;
-    println!(
+    outln!(
         "{} `{id}` ({})",
         if previous.is_some() { "upgraded" } else { "installed" },
         def.risk.name()
@@ -198,7 +198,7 @@ fn list(store: &InstalledSet, json: bool) -> Result<ExitCode> {
     let tools = store.list()?;
     if json {
         let rows: Vec<serde_json::Value> = tools.iter().map(|t| record_json(store, t)).collect();
-        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&rows)?));
+        outln!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&rows)?));
         return Ok(ExitCode::SUCCESS);
     }
     for t in &tools {
@@ -206,7 +206,7 @@ fn list(store: &InstalledSet, json: bool) -> Result<ExitCode> {
             Ok(_) => String::new(),
             Err(why) => format!("\tNOT LOADED: {why}"),
         };
-        println!(
+        outln!(
             "{}\t{}\t{}\t{}\t{}{}",
             t.id,
             t.risk.name(),
@@ -256,25 +256,25 @@ async fn show(setup: &Setup, store: &InstalledSet, id: &str, json: bool) -> Resu
         if let (Some(obj), Ok(def)) = (v.as_object_mut(), &definition) {
             obj.insert("definition".into(), serde_json::to_value(def)?);
         }
-        println!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&v)?));
+        outln!("{}", toolhost::display::json_text(&serde_json::to_string_pretty(&v)?));
     } else {
-        println!("id:          {}", t.id);
-        println!("risk:        {} (granted) — {}", t.risk.name(), risk_meaning(t.risk));
-        println!("sha256:      {}", t.sha256);
-        println!("size:        {} bytes", t.size);
-        println!("source:      {}", terminal_line(&t.source));
-        println!("added:       {}", t.added);
-        println!("contract:    toolhost:tool@{}", t.wit);
+        outln!("id:          {}", t.id);
+        outln!("risk:        {} (granted) — {}", t.risk.name(), risk_meaning(t.risk));
+        outln!("sha256:      {}", t.sha256);
+        outln!("size:        {} bytes", t.size);
+        outln!("source:      {}", terminal_line(&t.source));
+        outln!("added:       {}", t.added);
+        outln!("contract:    toolhost:tool@{}", t.wit);
         match &definition {
             Ok(def) => {
                 // One escaped line: a description cannot print a field of its own under these.
-                println!("description: {}", terminal_line(def.description.trim()));
-                println!(
+                outln!("description: {}", terminal_line(def.description.trim()));
+                outln!(
                     "input schema:\n{}",
                     toolhost::display::json_text(&serde_json::to_string_pretty(&def.input_schema)?)
                 );
             }
-            Err(why) => println!("NOT LOADED:  {}", terminal_line(why)),
+            Err(why) => outln!("NOT LOADED:  {}", terminal_line(why)),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -285,6 +285,6 @@ fn remove(store: &InstalledSet, id: &str) -> Result<ExitCode> {
     if !store.remove(&lock, id)? {
         return Ok(refuse(&format!("no installed tool `{id}` (see `toolhost tool list`)")));
     }
-    println!("removed `{id}`");
+    outln!("removed `{id}`");
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@ use crate::setup::Setup;
 pub async fn run(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
     let toolset = setup.toolset(cli, None, toolhost::runtime::Allocation::OnDemand).await?;
     if json {
-        println!(
+        outln!(
             "{}",
             toolhost::display::json_text(&serde_json::to_string_pretty(toolset.definitions())?)
         );
@@ -21,7 +21,7 @@ pub async fn run(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
             // A component wrote both: shown, not run, on one line each (no escape sequence
             // reaches the terminal, no second line of the listing is forged).
             let summary = def.description.trim().lines().next().unwrap_or("");
-            println!(
+            outln!(
                 "{}\t{}",
                 toolhost::display::terminal_line(def.id.as_str()),
                 toolhost::display::terminal_line(summary)

@@ -33,7 +33,7 @@ pub fn run(version: Option<&str>) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    print!("{}{}", header(package.0), package.1);
+    out!("{}{}", header(package.0), package.1);
     ExitCode::SUCCESS
 }
 
