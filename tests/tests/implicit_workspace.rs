@@ -2,7 +2,8 @@
 //! workspace just because it was started there (issue 40): without `--workspace`, `call`,
 //! `session` and `mcp` started from `/`, HOME or the temp dir refuse, write nothing and say
 //! how to name a workspace; an explicit `--workspace` still works, and `mcp` says on stderr
-//! which workspace it serves.
+//! which workspace it serves. Also: `--workspace` errors exit 2, `call TOOL -` reads stdin,
+//! and `changes --workspace` lists that workspace's changes only.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -78,4 +79,84 @@ fn mcp_started_in_home_refuses_and_with_a_workspace_says_which_it_serves() {
         stderr.contains(&format!("serving the workspace {}", real.display())),
         "mcp does not say which workspace it serves: {stderr}"
     );
+}
+
+/// `--workspace` naming nothing or a file is a usage error (exit 2), as docs/cli.md says.
+#[test]
+fn a_workspace_that_is_missing_or_not_a_directory_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let file = home.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    for ws in [home.path().join("missing"), file] {
+        let out = Command::new(toolhost_bin())
+            .env("HOME", home.path())
+            .arg("--workspace")
+            .arg(&ws)
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(["call", "list", "{}"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {stderr}", ws.display());
+        assert!(stderr.contains("--workspace"), "{stderr}");
+    }
+}
+
+/// `call TOOL -` reads the input from stdin, so a `write` can carry a whole file.
+#[test]
+fn call_reads_its_input_from_stdin_with_a_dash() {
+    use std::io::Write;
+    let ws = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let content = "line one\n\"quoted\" and 'single'\n".repeat(100);
+    let mut child = Command::new(toolhost_bin())
+        .arg("--workspace")
+        .arg(ws.path())
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["call", "write", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = json!({"path": "big.txt", "content": content}).to_string();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(ws.path().join("big.txt")).unwrap(), content);
+}
+
+/// `changes --workspace W` lists W's changes only.
+#[test]
+fn changes_with_a_workspace_lists_that_workspaces_changes_only() {
+    let data = tempfile::tempdir().unwrap();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let run = |ws: &Path, args: &[&str]| {
+        Command::new(toolhost_bin())
+            .arg("--workspace")
+            .arg(ws)
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    assert!(
+        run(a.path(), &["call", "write", r#"{"path":"in-a.txt","content":"a\n"}"#])
+            .status
+            .success()
+    );
+    assert!(
+        run(b.path(), &["call", "write", r#"{"path":"in-b.txt","content":"b\n"}"#])
+            .status
+            .success()
+    );
+    let listed = String::from_utf8_lossy(&run(a.path(), &["changes"]).stdout).into_owned();
+    assert!(listed.contains("in-a.txt"), "{listed}");
+    assert!(!listed.contains("in-b.txt"), "another workspace's change listed: {listed}");
 }

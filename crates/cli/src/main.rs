@@ -116,7 +116,8 @@ enum Command {
     Call {
         /// The tool id.
         tool: String,
-        /// The tool's input as a JSON object.
+        /// The tool's input as a JSON object, or `-` to read it from stdin (e.g. a `write`
+        /// whose content is a whole file).
         input: String,
         /// Print the whole ToolResult as JSON.
         #[arg(long)]
@@ -281,7 +282,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("toolhost: {}", toolhost::display::terminal_text(&error_text(&e)));
-            ExitCode::FAILURE
+            if e.downcast_ref::<setup::UsageError>().is_some() {
+                ExitCode::from(commands::EXIT_USAGE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

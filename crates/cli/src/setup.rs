@@ -78,14 +78,35 @@ pub struct Setup {
     pub policy: SandboxPolicy,
 }
 
+/// A mistake in how toolhost was started (exit code 2, `commands::EXIT_USAGE`), as opposed to
+/// a failure while running.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// `--workspace` names nothing, or something that is not a directory.
+    #[error("--workspace {path}: {why}")]
+    Workspace { path: String, why: String },
+    /// No `--workspace` and the current directory is shared by the whole machine.
+    #[error(
+        "no --workspace was given and the current directory, {cwd}, is a directory shared by the whole machine (/, HOME, the temp dir, …); toolhost would let the model write anywhere in it. Pass --workspace DIR (the project the agent works on), or start toolhost from that project's directory"
+    )]
+    SharedWorkspace { cwd: String },
+}
+
 pub fn setup(cli: &Cli) -> Result<Setup> {
     let workspace = match &cli.workspace {
-        Some(w) => w.clone(),
-        None => std::env::current_dir().context("cannot read the current directory")?,
+        Some(w) => {
+            let bad = |why: String| UsageError::Workspace { path: w.display().to_string(), why };
+            let real = w.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
+            if !real.is_dir() {
+                return Err(bad("not a directory".into()).into());
+            }
+            real
+        }
+        None => std::env::current_dir()
+            .context("cannot read the current directory")?
+            .canonicalize()
+            .context("cannot resolve the current directory")?,
     };
-    let workspace = workspace
-        .canonicalize()
-        .with_context(|| format!("workspace {} is not accessible", workspace.display()))?;
     if cli.workspace.is_none() && cli.runs_tools() {
         refuse_shared_workspace(&workspace)?;
     }
@@ -144,10 +165,7 @@ fn refuse_shared_workspace(cwd: &std::path::Path) -> Result<()> {
         .chain(std::iter::once(real(&std::env::temp_dir())))
         .any(|d| d == cwd);
     if shared {
-        anyhow::bail!(
-            "no --workspace was given and the current directory, {}, is a directory shared by the whole machine (/, HOME, the temp dir, …); toolhost would let the model write anywhere in it. Pass --workspace DIR (the project the agent works on), or start toolhost from that project's directory",
-            cwd.display()
-        );
+        return Err(UsageError::SharedWorkspace { cwd: cwd.display().to_string() }.into());
     }
     Ok(())
 }

@@ -28,6 +28,26 @@ pub async fn run(
         } else {
             None
         };
+    // `-`: the input is stdin's (bounded like one session request).
+    let stdin_input;
+    let input = if input == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let limit = toolhost_limits::MAX_REQUEST_BYTES;
+        std::io::stdin().lock().take(limit as u64 + 1).read_to_end(&mut bytes)?;
+        if bytes.len() > limit {
+            eprintln!("toolhost: the tool input on stdin is longer than {limit} bytes");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            eprintln!("toolhost: the tool input on stdin is not UTF-8");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        };
+        stdin_input = text;
+        stdin_input.as_str()
+    } else {
+        input
+    };
     let input: serde_json::Value = match serde_json::from_str(input) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {

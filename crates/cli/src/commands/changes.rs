@@ -19,7 +19,11 @@ use crate::setup::{Setup, new_session_id};
 /// `changes`: list the recorded file changes with their diffs (only `--session`'s when given).
 pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
     let store = toolhost::store::Store::open(&setup.data_dir)?;
-    let changes = store.recorded_changes(cli.session.as_deref())?;
+    let mut changes = store.recorded_changes(cli.session.as_deref())?;
+    // With --workspace, that workspace's changes only.
+    if cli.workspace.is_some() {
+        changes.retain(|c| c.workspace == setup.workspace);
+    }
     if json {
         let list: Vec<_> = changes
             .into_iter()
