@@ -160,3 +160,26 @@ fn changes_with_a_workspace_lists_that_workspaces_changes_only() {
     assert!(listed.contains("in-a.txt"), "{listed}");
     assert!(!listed.contains("in-b.txt"), "another workspace's change listed: {listed}");
 }
+
+/// `call edit` on an existing file is refused (each `call` is one process, and nothing was
+/// read in it): stderr tells the person the way that works, `toolhost session`.
+#[test]
+fn call_edit_of_an_existing_file_names_the_way_that_works() {
+    let ws = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "old\n").unwrap();
+    let out = Command::new(toolhost_bin())
+        .arg("--workspace")
+        .arg(ws.path())
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["call", "edit", r#"{"filePath":"a.txt","oldString":"old","newString":"new"}"#])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Read a.txt before editing it.");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("toolhost session"), "no way named: {stderr}");
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "old\n");
+}

@@ -44,6 +44,11 @@ pub fn not_read_message(path: &str) -> String {
     format!("Read {path} before editing it.")
 }
 
+/// Whether `text` is a [`not_read_message`] (of any path).
+pub fn is_not_read_message(text: &str) -> bool {
+    text.starts_with("Read ") && text.ends_with(" before editing it.")
+}
+
 /// Refusal when the file changed since the model read it (docs/contract.md#read-before-edit,
 /// verbatim).
 pub fn changed_message(path: &str) -> String {

@@ -101,5 +101,12 @@ pub async fn run(
     } else {
         outln!("{}", result.text());
     }
+    if !result.succeeded() && toolhost::observations::is_not_read_message(result.text().trim()) {
+        // The model-facing text is the contract's; the person at the command line is told
+        // why a one-shot call can never have read the file, and the way that works.
+        eprintln!(
+            "toolhost: each `toolhost call` is a process of its own, and what was read is remembered only within one process (after a restart the model reads again), so `call {tool}` cannot change an existing file. Read and then edit in one process: `toolhost session` (JSON Lines on stdin, docs/sessions.md), e.g. printf '%s\\n' '{{\"id\":\"1\",\"tool\":\"read\",\"arguments\":{{\"path\":\"F\"}}}}' '{{\"id\":\"2\",\"tool\":\"{tool}\",\"arguments\":{{…}}}}' | toolhost session"
+        );
+    }
     Ok(if result.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
