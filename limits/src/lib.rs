@@ -194,6 +194,15 @@ pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;
 /// is stopped at it, or at the runtime's own 120 s bound, whichever is first).
 pub const MAX_CALL_TIMEOUT_MS: u64 = 3_600_000;
 
+/// The longest a call waits for a person's answer to its approval (an escalation, or a run
+/// of a tool that asks before every run), from when it asks; a call whose own deadline comes
+/// first stops waiting then (`toolhost_core::approval::wait_for_approval`, the one wait rule).
+/// Past it the call ends with `timeout` and nothing of it runs. This keeps a client or a
+/// terminal that never answers from holding a call, and everything queued behind it, for
+/// ever; two minutes is the runtime's own bound on a call without a deadline, and ample time
+/// to read the question and answer.
+pub const APPROVAL_MAX_WAIT_MS: u64 = 120_000;
+
 /// `sandboxPermissions.paths` has 1 to this many entries (`docs/contract.md#escalation-parameters`).
 pub const MAX_ESCALATION_PATHS: usize = 16;
 
