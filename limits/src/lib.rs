@@ -358,8 +358,11 @@ pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 pub const MCP_APPROVAL_ROUND_SECS: u64 = 600;
 
 /// `toolhost mcp`, stateless 2026-07-28 revision: most answered approvals remembered (so
-/// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]; past it a further
-/// answer is refused (the call is denied) until the oldest expire: none is accepted twice.
+/// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]. This bounds the
+/// server's memory (a few hundred KiB) whatever a client answers. One more answer forgets
+/// the oldest-asked round and refuses from then on every round asked no later than it, so
+/// none is accepted twice and no flood of answers locks a later approval out: only a
+/// question asked before the last 4,096 answers must be asked again.
 pub const MCP_MAX_REMEMBERED_APPROVALS: usize = 4096;
 
 /// `toolhost mcp`, tasks extension: how long a task's call may run and then how long its
