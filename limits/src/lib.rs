@@ -370,6 +370,27 @@ pub const MCP_MAX_REMEMBERED_APPROVALS: usize = 4096;
 /// the longest call a tool may make (bash and the process tools stop at 10 minutes).
 pub const MCP_TASK_TTL_SECS: u64 = 3600;
 
+/// `toolhost mcp`, tasks extension: most finished tasks whose final state is kept for
+/// `tasks/get` (running tasks are never dropped: see [`MCP_MAX_RUNNING_TASKS`]). Past it the
+/// task that finished first is dropped, and a `tasks/get` of it says so. Without a bound the
+/// server grew with every task for an hour (a bash task's final state is up to ~50 KB:
+/// 394 of them held 18 MB). A client polls its task within seconds of its end; 128 is two
+/// full rounds of [`MCP_MAX_RUNNING_TASKS`].
+pub const MCP_MAX_FINISHED_TASKS: usize = 128;
+
+/// `toolhost mcp`, tasks extension: most bytes of the finished tasks' final states kept (the
+/// JSON `tasks/get` answers with), over all of them; past it the tasks that finished first
+/// are dropped, as past [`MCP_MAX_FINISHED_TASKS`]. The task that finished last is always
+/// kept, whatever its size. 4 MiB holds 80 of the largest bash results, and bounds the
+/// memory of finished tasks more tightly than their count when results are large.
+pub const MCP_MAX_FINISHED_TASK_BYTES: usize = 4 * 1024 * 1024;
+
+/// `toolhost mcp`, tasks extension: how many ids of dropped tasks (past
+/// [`MCP_MAX_FINISHED_TASKS`], [`MCP_MAX_FINISHED_TASK_BYTES`] or [`MCP_TASK_TTL_SECS`]) are
+/// remembered, so that a late `tasks/get` of one is told why its task is gone rather than
+/// that it never existed. A few dozen KiB.
+pub const MCP_MAX_DROPPED_TASK_IDS: usize = 1024;
+
 /// `toolhost mcp`, tasks extension: the polling interval suggested to clients (`pollIntervalMs`).
 pub const MCP_TASK_POLL_MS: u64 = 500;
 
