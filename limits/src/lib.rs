@@ -373,16 +373,17 @@ pub const MCP_TASK_TTL_SECS: u64 = 3600;
 /// `toolhost mcp`, tasks extension: most finished tasks whose final state is kept for
 /// `tasks/get` (running tasks are never dropped: see [`MCP_MAX_RUNNING_TASKS`]). Past it the
 /// task that finished first is dropped, and a `tasks/get` of it says so. Without a bound the
-/// server grew with every task for an hour (a bash task's final state is up to ~50 KB:
-/// 394 of them held 18 MB). A client polls its task within seconds of its end; 128 is two
-/// full rounds of [`MCP_MAX_RUNNING_TASKS`].
+/// server grew with every task for an hour (394 bash tasks held 18 MB). A client polls its
+/// task within seconds of its end; 128 is two full rounds of [`MCP_MAX_RUNNING_TASKS`].
 pub const MCP_MAX_FINISHED_TASKS: usize = 128;
 
 /// `toolhost mcp`, tasks extension: most bytes of the finished tasks' final states kept (the
 /// JSON `tasks/get` answers with), over all of them; past it the tasks that finished first
 /// are dropped, as past [`MCP_MAX_FINISHED_TASKS`]. The task that finished last is always
-/// kept, whatever its size. 4 MiB holds 80 of the largest bash results, and bounds the
-/// memory of finished tasks more tightly than their count when results are large.
+/// kept, whatever its size. A bash result is ~17 KB as JSON with its full 16 KiB of plain
+/// output, ~100 KB when that output is control characters (each escaped in six bytes), and a
+/// component's structured result may reach 2 MiB: 4 MiB keeps 128 of the common ones and
+/// bounds the rest by their bytes.
 pub const MCP_MAX_FINISHED_TASK_BYTES: usize = 4 * 1024 * 1024;
 
 /// `toolhost mcp`, tasks extension: how many ids of dropped tasks (past
