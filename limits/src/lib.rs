@@ -194,6 +194,15 @@ pub const COMPONENT_MAX_CONSECUTIVE_CRASHES: u32 = 3;
 /// is stopped at it, or at the runtime's own 120 s bound, whichever is first).
 pub const MAX_CALL_TIMEOUT_MS: u64 = 3_600_000;
 
+/// The longest a call waits for a person's answer to its approval (an escalation, or a run
+/// of a tool that asks before every run), from when it asks; a call whose own deadline comes
+/// first stops waiting then (`toolhost_core::approval::wait_for_approval`, the one wait rule).
+/// Past it the call ends with `timeout` and nothing of it runs. This keeps a client or a
+/// terminal that never answers from holding a call, and everything queued behind it, for
+/// ever; two minutes is the runtime's own bound on a call without a deadline, and ample time
+/// to read the question and answer.
+pub const APPROVAL_MAX_WAIT_MS: u64 = 120_000;
+
 /// `sandboxPermissions.paths` has 1 to this many entries (`docs/contract.md#escalation-parameters`).
 pub const MAX_ESCALATION_PATHS: usize = 16;
 
@@ -349,14 +358,39 @@ pub const MARKDOWN_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 pub const MCP_APPROVAL_ROUND_SECS: u64 = 600;
 
 /// `toolhost mcp`, stateless 2026-07-28 revision: most answered approvals remembered (so
-/// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]; past it a further
-/// answer is refused (the call is denied) until the oldest expire: none is accepted twice.
+/// that no answer can be replayed) within [`MCP_APPROVAL_ROUND_SECS`]. This bounds the
+/// server's memory (a few hundred KiB) whatever a client answers. One more answer forgets
+/// the oldest-asked round and refuses from then on every round asked no later than it, so
+/// none is accepted twice and no flood of answers locks a later approval out: only a
+/// question asked before the last 4,096 answers must be asked again.
 pub const MCP_MAX_REMEMBERED_APPROVALS: usize = 4096;
 
 /// `toolhost mcp`, tasks extension: how long a task's call may run and then how long its
 /// final state stays readable through `tasks/get`, each (the task's `ttlMs`). Longer than
 /// the longest call a tool may make (bash and the process tools stop at 10 minutes).
 pub const MCP_TASK_TTL_SECS: u64 = 3600;
+
+/// `toolhost mcp`, tasks extension: most finished tasks whose final state is kept for
+/// `tasks/get` (running tasks are never dropped: see [`MCP_MAX_RUNNING_TASKS`]). Past it the
+/// task that finished first is dropped, and a `tasks/get` of it says so. Without a bound the
+/// server grew with every task for an hour (394 bash tasks held 18 MB). A client polls its
+/// task within seconds of its end; 128 is two full rounds of [`MCP_MAX_RUNNING_TASKS`].
+pub const MCP_MAX_FINISHED_TASKS: usize = 128;
+
+/// `toolhost mcp`, tasks extension: most bytes of the finished tasks' final states kept (the
+/// JSON `tasks/get` answers with), over all of them; past it the tasks that finished first
+/// are dropped, as past [`MCP_MAX_FINISHED_TASKS`]. The task that finished last is always
+/// kept, whatever its size. A bash result is ~17 KB as JSON with its full 16 KiB of plain
+/// output, ~100 KB when that output is control characters (each escaped in six bytes), and a
+/// component's structured result may reach 2 MiB: 4 MiB keeps 128 of the common ones and
+/// bounds the rest by their bytes.
+pub const MCP_MAX_FINISHED_TASK_BYTES: usize = 4 * 1024 * 1024;
+
+/// `toolhost mcp`, tasks extension: how many ids of dropped tasks (past
+/// [`MCP_MAX_FINISHED_TASKS`], [`MCP_MAX_FINISHED_TASK_BYTES`] or [`MCP_TASK_TTL_SECS`]) are
+/// remembered, so that a late `tasks/get` of one is told why its task is gone rather than
+/// that it never existed. A few dozen KiB.
+pub const MCP_MAX_DROPPED_TASK_IDS: usize = 1024;
 
 /// `toolhost mcp`, tasks extension: the polling interval suggested to clients (`pollIntervalMs`).
 pub const MCP_TASK_POLL_MS: u64 = 500;

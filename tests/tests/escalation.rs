@@ -228,3 +228,186 @@ fn a_stateless_client_approves_an_escalation_in_a_round_whose_state_cannot_be_fo
     assert_eq!(auto["call"]["meta"]["toolhost/status"], "denied", "{report:#}");
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "approved\n", "declined, yet it ran");
 }
+
+/// The next event of `s` that is not progress, within `limit`; None when none came (the
+/// session hangs) or it ended.
+fn next_event_within(
+    s: &mut toolhost_tests::attack::Session,
+    limit: std::time::Duration,
+) -> Option<serde_json::Value> {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        let left = until.checked_duration_since(std::time::Instant::now())?;
+        let line = s.proc.next_line(left)?;
+        let ev: serde_json::Value = serde_json::from_str(&line).ok()?;
+        if ev.get("progress").is_none() {
+            return Some(ev);
+        }
+    }
+}
+
+/// Attack (issue 39): an escalation's approval was awaited without a deadline, so a
+/// `session --client-approves` client that never answered held the bash call — and every
+/// call queued behind it — for ever (a run's approval already ended at the call's deadline).
+/// One wait rule for both now: unanswered, the call ends at its deadline (`timeout`), or at
+/// its cancel (`cancelled`), and nothing runs; the session goes on.
+#[test]
+fn an_unanswered_escalation_ends_at_the_calls_deadline_or_cancel_and_nothing_runs() {
+    use std::time::Duration;
+    use toolhost_tests::attack::{Attack, Session, promise};
+    let a = Attack::new();
+    if !a.sandbox_or_skip("an_unanswered_escalation_ends_at_the_calls_deadline") {
+        return;
+    }
+    let outside = a.outside_dir("granted");
+    let marker = outside.join("ran.txt");
+    let arguments = json!({
+        "command": format!("echo ran >> {}", marker.display()),
+        "sandboxPermissions": {"paths": [{"path": outside, "access": "write", "scope": "subtree"}]},
+        "justification": "the test writes one file outside the workspace",
+    });
+    let mut cmd = a.command(&[]);
+    cmd.args(["session", "--client-approves"]);
+    let mut s = Session::spawn(cmd);
+    let absent = |what: &str| {
+        promise(!marker.exists(), || format!("{what}: {} exists, so bash ran", marker.display()))
+    };
+
+    // Never answered: the call ends at its deadline.
+    s.send(&json!({"id": "c1", "tool": "bash", "arguments": arguments, "timeoutMs": 1500}));
+    let asked = s.next_final();
+    assert_eq!(asked["approval"]["tool"], "bash", "{asked}");
+    let ended = next_event_within(&mut s, Duration::from_secs(60));
+    let Some(r) = ended else {
+        promise(false, || {
+            "an unanswered escalation held its call 60 s past its 1.5 s deadline".to_string()
+        });
+        return;
+    };
+    assert_eq!(r["id"], "c1", "{r}");
+    assert_eq!(r["result"]["error"]["code"], "timeout", "{r}");
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("nothing ran"), "{r}");
+    absent("unanswered until the deadline");
+
+    // Cancelled while it waits: cancelled, nothing runs.
+    s.send(&json!({"id": "c2", "tool": "bash", "arguments": arguments}));
+    let asked = s.next_final();
+    assert_eq!(asked["id"], "c2", "{asked}");
+    assert!(asked.get("approval").is_some(), "{asked}");
+    s.send(&json!({"id": "x1", "cancel": "c2"}));
+    let mut events = Vec::new();
+    for _ in 0..2 {
+        match next_event_within(&mut s, Duration::from_secs(60)) {
+            Some(ev) => events.push(ev),
+            None => break,
+        }
+    }
+    let result = events.iter().find(|e| e["id"] == "c2").cloned();
+    promise(result.as_ref().is_some_and(|r| r["result"]["status"] == "cancelled"), || {
+        format!("a cancel did not end the escalation's wait: {events:?}")
+    });
+    absent("cancelled while it waited");
+
+    // The session goes on: an answered one runs.
+    s.send(&json!({"id": "c3", "tool": "bash", "arguments": arguments, "timeoutMs": 60000}));
+    let asked = s.next_final();
+    assert!(asked.get("approval").is_some(), "{asked}");
+    s.send(&json!({"id": "a3", "approve": "c3", "allow": true}));
+    let (first, second) = (s.next_final(), s.next_final());
+    let r = if first["id"] == "c3" { first } else { second };
+    assert_eq!(r["result"]["status"], "succeeded", "{r}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "ran\n");
+}
+
+/// Attack (issue 39): a bearer-token holder who answered 4,096 approval rounds in ~10 s
+/// filled the remembered answers, and every approval was refused for the next 600 s. Over
+/// `mcp --listen`, 4,200 rounds asked and declined as fast as the server answers: an approval
+/// asked after them is still answered and runs, once; no answer of the flood is accepted
+/// twice (a replay approves nothing).
+#[test]
+fn a_flood_of_answered_approval_rounds_locks_no_later_approval_out() {
+    use toolhost_tests::attack::{Attack, promise};
+    use toolhost_tests::http::stateless;
+    use toolhost_tests::mcp::HttpServer;
+    if !Attack::new().sandbox_or_skip("a_flood_of_answered_approval_rounds") {
+        return;
+    }
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    let server = HttpServer::start(&fx, &[]);
+    let caps = json!({"elicitation": {"form": {}}});
+    let grant = json!({"paths": [{"path": outside, "access": "write", "scope": "subtree"}]});
+    let call = |arguments: &serde_json::Value, answer: Option<(&serde_json::Value, bool)>| {
+        let mut params = json!({"name": "bash", "arguments": arguments});
+        if let Some((state, approve)) = answer {
+            params["requestState"] = state.clone();
+            params["inputResponses"] =
+                json!({"approval": {"action": "accept", "content": {"approve": approve}}});
+        }
+        stateless(server.url(), server.token(), "tools/call", Some("bash"), params, &caps)
+    };
+    let flood_marker = outside.join("flood.txt");
+    let flood = json!({
+        "command": format!("echo flood >> {}", flood_marker.display()),
+        "sandboxPermissions": grant,
+        "justification": "one of many",
+    });
+
+    // 4 clients × 1,050 rounds, each asked and declined.
+    let (call, flood) = (&call, &flood);
+    let (refused, first_states) = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(move || {
+                    let (mut refused, mut first) = (0usize, None);
+                    for _ in 0..1050 {
+                        let asked = call(flood, None);
+                        let state = asked["result"]["requestState"].clone();
+                        assert!(state.is_string(), "not asked: {asked}");
+                        let answered = call(flood, Some((&state, false)));
+                        if answered.get("error").is_some() {
+                            refused += 1;
+                        }
+                        first.get_or_insert(state);
+                    }
+                    (refused, first.unwrap())
+                })
+            })
+            .collect::<Vec<_>>();
+        let workers: Vec<(usize, serde_json::Value)> =
+            workers.into_iter().map(|w| w.join().unwrap()).collect();
+        let refused: usize = workers.iter().map(|(r, _)| r).sum();
+        (refused, workers.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
+    });
+    eprintln!("{refused} of 4,200 declined answers were refused during the flood");
+
+    // Asked after the flood: answered, run once.
+    let marker = outside.join("after.txt");
+    let arguments = json!({
+        "command": format!("echo approved >> {}", marker.display()),
+        "sandboxPermissions": grant,
+        "justification": "the approval after the flood",
+    });
+    let asked = call(&arguments, None);
+    let state = asked["result"]["requestState"].clone();
+    assert!(state.is_string(), "not asked: {asked}");
+    let answered = call(&arguments, Some((&state, true)));
+    promise(answered["result"]["isError"] == false, || {
+        format!("an approval answered after 4,200 rounds was refused: {answered}")
+    });
+    promise(std::fs::read_to_string(&marker).ok().as_deref() == Some("approved\n"), || {
+        format!("the approved call did not run once: {answered}")
+    });
+    let again = call(&arguments, Some((&state, true)));
+    assert!(again.get("error").is_some(), "an answer was accepted twice: {again}");
+    // The flood's first answers, forgotten or not, approve nothing when sent again.
+    for state in &first_states {
+        let replayed = call(flood, Some((state, true)));
+        assert!(replayed.get("error").is_some(), "a replayed answer was accepted: {replayed}");
+    }
+    assert!(!flood_marker.exists(), "a declined or replayed round ran");
+    promise(std::fs::read_to_string(&marker).ok().as_deref() == Some("approved\n"), || {
+        "the approved call ran other than once".into()
+    });
+}

@@ -284,3 +284,116 @@ fn an_approved_three_minute_workspace_shell_run_is_a_task_polled_to_its_result()
     assert_eq!(std::fs::read_to_string(fx.root().join("done.txt")).unwrap(), "finished\n");
     assert!(messages.iter().any(|m| m.starts_with("workspace_shell: tick ")), "{messages:?}");
 }
+
+/// Runs each of `commands` as a bash task, at most `batch` unfinished at once, each polled
+/// to its end (completed); the task ids, in the order they were made.
+fn run_tasks(server: &HttpServer, commands: &[String], batch: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for part in commands.chunks(batch) {
+        let made: Vec<String> = part
+            .iter()
+            .map(|command| {
+                let r = stateless(
+                    server.url(),
+                    server.token(),
+                    "tools/call",
+                    Some("bash"),
+                    json!({"name": "bash", "arguments": {"command": command}}),
+                    &tasks_capabilities(),
+                );
+                r["result"]["taskId"].as_str().unwrap_or_else(|| panic!("not a task: {r}")).into()
+            })
+            .collect();
+        for id in &made {
+            let (task, _) = poll_until_done(server, id);
+            assert_eq!(task["status"], "completed", "{task}");
+        }
+        ids.extend(made);
+    }
+    ids
+}
+
+/// `tasks/get` of every id: the task (as answered) for those still kept, the error message
+/// for the others.
+fn look_up(server: &HttpServer, ids: &[String]) -> Vec<Result<Value, String>> {
+    ids.iter()
+        .map(|id| {
+            let r = stateless(
+                server.url(),
+                server.token(),
+                "tasks/get",
+                Some(id),
+                json!({"taskId": id}),
+                &tasks_capabilities(),
+            );
+            match r.get("result") {
+                Some(task) => Ok(task.clone()),
+                None => Err(r["error"]["message"].as_str().unwrap_or_default().to_string()),
+            }
+        })
+        .collect()
+}
+
+/// Attack (issue 39): a finished task was kept for an hour with no bound on their number
+/// (394 bash tasks grew the server by 18 MB). Now at most `MCP_MAX_FINISHED_TASKS` finished
+/// tasks and `MCP_MAX_FINISHED_TASK_BYTES` of their final states are kept: 160 small bash
+/// tasks keep the last 128, and 60 whose output is 16 KiB of control characters (96 KiB as
+/// JSON) keep no more than 4 MiB; those that finished first are dropped, and a `tasks/get` of
+/// one says why; the last is read to its result.
+#[test]
+fn finished_tasks_are_kept_within_a_count_and_a_byte_bound() {
+    use toolhost_limits::{MCP_MAX_FINISHED_TASK_BYTES, MCP_MAX_FINISHED_TASKS};
+    use toolhost_tests::attack::promise;
+    if !Attack::new().sandbox_or_skip("finished_tasks_are_kept_within_a_count_and_a_byte_bound") {
+        return;
+    }
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &[]);
+
+    // The count: small results.
+    let extra = 32;
+    let small: Vec<String> =
+        (0..MCP_MAX_FINISHED_TASKS + extra).map(|i| format!("echo small {i}")).collect();
+    let ids = run_tasks(&server, &small, 40);
+    let seen = look_up(&server, &ids);
+    let kept = seen.iter().filter(|t| t.is_ok()).count();
+    promise(kept <= MCP_MAX_FINISHED_TASKS, || {
+        format!("{kept} finished tasks kept, more than {MCP_MAX_FINISHED_TASKS}")
+    });
+    // The first to finish were dropped (the first batch: it ran in order), each saying why.
+    for (i, t) in seen.iter().enumerate() {
+        if let Err(message) = t {
+            assert!(i < 40, "task {i} of {} dropped before older ones", ids.len());
+            assert!(message.contains("dropped to keep the server's memory bounded"), "{message}");
+        }
+    }
+    let last = seen.last().unwrap().as_ref().expect("the last task is kept");
+    assert_eq!(last["status"], "completed", "{last}");
+    let text = last["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("small {}", small.len() - 1)), "{last}");
+
+    // The bytes: large results.
+    let big: Vec<String> = (0..60)
+        .map(|i| format!("echo big {i}; head -c 20000 /dev/zero | tr '\\0' '\\1'"))
+        .collect();
+    let ids = run_tasks(&server, &big, 16);
+    let seen = look_up(&server, &ids);
+    let sizes: Vec<usize> =
+        seen.iter().filter_map(|t| t.as_ref().ok()).map(|t| t.to_string().len()).collect();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    assert!(
+        largest * big.len() > MCP_MAX_FINISHED_TASK_BYTES,
+        "the large results ({largest} bytes each) do not reach the byte bound"
+    );
+    // Each answer as the client got it: a few bytes more than the state kept (`resultType`).
+    let bytes: usize = sizes.iter().sum();
+    promise(bytes <= MCP_MAX_FINISHED_TASK_BYTES + 64 * sizes.len(), || {
+        format!(
+            "{} finished tasks kept with {bytes} bytes of results, more than {MCP_MAX_FINISHED_TASK_BYTES}",
+            sizes.len()
+        )
+    });
+    assert!(seen.last().unwrap().is_ok(), "the last task is kept");
+    let dropped = seen.iter().filter(|t| t.is_err()).count();
+    promise(dropped > 0, || "no large result was dropped".into());
+}

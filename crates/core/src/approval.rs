@@ -71,6 +71,80 @@ impl Approver for AllowEscalations {
     }
 }
 
+/// How the wait for a person's answer to one approval ended ([`wait_for_approval`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalOutcome {
+    /// The approver allowed it: the call goes on.
+    Allowed,
+    /// The approver refused it (or nobody could be asked).
+    Denied,
+    /// The call was cancelled while it waited.
+    Cancelled,
+    /// The call reached its deadline while it waited.
+    TimedOut,
+}
+
+impl ApprovalOutcome {
+    /// The `tool` call's result when it may not go on, and nothing of it ran: `denied` with
+    /// [`Approval::denied`]'s words, `cancelled`, or `timeout`; none when it was allowed.
+    pub fn refusal(self, tool: &str, approval: Approval<'_>) -> Option<crate::result::ToolResult> {
+        use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
+        let error = match self {
+            ApprovalOutcome::Allowed => return None,
+            ApprovalOutcome::Denied => {
+                let mut denied =
+                    ToolResult::from_error(ToolError::permission_denied(approval.denied(tool)));
+                denied.status = ToolResultStatus::Denied;
+                return Some(denied);
+            }
+            ApprovalOutcome::Cancelled => ToolError::new(
+                ErrorCode::Cancelled,
+                format!(
+                    "the `{tool}` call was cancelled while it waited for approval; nothing ran"
+                ),
+            ),
+            ApprovalOutcome::TimedOut => ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the `{tool}` call reached its deadline while it waited for approval; nothing ran"
+                ),
+            ),
+        };
+        Some(ToolResult::from_error(error))
+    }
+}
+
+/// The one rule for how long a call waits for a person (docs/security.md#approvals): asks
+/// `approver` about the `tool` call `call` and waits for its answer until the call is
+/// cancelled or reaches its deadline — the call's own, and never later than
+/// [`toolhost_limits::APPROVAL_MAX_WAIT_MS`] from now — whichever comes first. Escalations
+/// (the registry) and runs (the runtime's gate) both wait through this function, so an
+/// unanswered question never holds a call past its bounds.
+pub async fn wait_for_approval(
+    approver: &dyn Approver,
+    tool: &str,
+    approval: Approval<'_>,
+    call: &crate::context::ToolCallContext,
+) -> ApprovalOutcome {
+    use tokio::time::Instant;
+    let longest =
+        Instant::now() + std::time::Duration::from_millis(toolhost_limits::APPROVAL_MAX_WAIT_MS);
+    let deadline = call.deadline.map_or(longest, |d| Instant::from_std(d).min(longest));
+    tokio::select! {
+        // A cancel or a deadline already past wins over an answer given at once.
+        biased;
+        () = call.cancel.cancelled() => ApprovalOutcome::Cancelled,
+        () = tokio::time::sleep_until(deadline) => ApprovalOutcome::TimedOut,
+        allowed = approver.approve(tool, approval) => {
+            if allowed { ApprovalOutcome::Allowed } else { ApprovalOutcome::Denied }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "approval_wait_tests.rs"]
+mod wait_tests;
+
 /// The one program a call of a tool that asks before every run will run, as its `inspect`
 /// describes it (`runs(<this, as JSON>)`, docs/workspace-tools.md#approvals), and what the
 /// sandbox will allow it. The host runs nothing else for that call.

@@ -373,11 +373,11 @@ impl FinalizedToolset {
             .map_err(|e| ToolResult::from_error(ToolError::invalid_arguments(e.to_string())))?;
         let Some(escalation) = escalation else { return Ok((input, call)) };
         let approval = crate::approval::Approval::Escalation(&escalation);
-        if !self.session.approver.approve(name, approval).await {
-            let mut denied =
-                ToolResult::from_error(ToolError::permission_denied(approval.denied(name)));
-            denied.status = crate::result::ToolResultStatus::Denied;
-            return Err(denied);
+        let outcome =
+            crate::approval::wait_for_approval(&*self.session.approver, name, approval, &call)
+                .await;
+        if let Some(refused) = outcome.refusal(name, approval) {
+            return Err(refused);
         }
         call.sandbox_policy = call.sandbox_policy.with_grants(escalation.grants);
         if escalation.network {

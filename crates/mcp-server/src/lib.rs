@@ -50,6 +50,7 @@
 //!   request state and the answers redeemed once.
 //! * [`progress`] — a call's progress as `notifications/progress`.
 //! * [`tasks`] — which calls run as tasks (`io.modelcontextprotocol/tasks`) and their status line.
+//! * [`task_store`] — the tasks themselves, running and finished, kept within bounds.
 //! * [`stdio`] — the stdio transport.
 //! * [`http`] — the Streamable HTTP transport (`--listen`).
 //! * [`auth`] — the bearer token of `--listen`.
@@ -71,6 +72,7 @@ pub mod server;
 mod sessions;
 pub mod stdio;
 pub mod subscriptions;
+pub mod task_store;
 pub mod tasks;
 mod unread;
 mod watch;

@@ -11,11 +11,18 @@
 //! (rmcp's `RequestStateCodec`) under a key drawn at start and never written anywhere, bound
 //! to the tool and a digest of the arguments (a state cannot approve a different call or
 //! other arguments), stamped to expire after [`MCP_APPROVAL_ROUND_SECS`] and carrying a
-//! nonce that is redeemed once (a replayed answer is refused). A restarted server cannot
-//! open its predecessor's states.
+//! sequence number that is redeemed once (a replayed answer is refused). A restarted server
+//! cannot open its predecessor's states.
+//!
+//! Remembering the answers is bounded without locking anyone out: at most
+//! [`MCP_MAX_REMEMBERED_APPROVALS`] are kept; one more forgets the oldest-asked and from then
+//! on refuses every round asked no later than it (a floor that only rises). A flood of
+//! answered rounds can so make a question asked before it unanswerable (asking again works),
+//! but never a question asked after it, and never accept an answer twice.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -50,12 +57,14 @@ pub enum RoundError {
          call again to be asked again"
     )]
     Replayed,
-    /// Too many answers within the round time to remember them all.
+    /// The round was asked before the oldest answer still remembered: its own answer could
+    /// not be told from a replay, so it is refused.
     #[error(
-        "too many approvals were answered in the last {MCP_APPROVAL_ROUND_SECS} s (at most \
-         {MCP_MAX_REMEMBERED_APPROVALS}); try again later"
+        "this approval was asked before the last {MCP_MAX_REMEMBERED_APPROVALS} approvals \
+         answered and can no longer be answered (so that no answer is ever accepted twice); \
+         make the call again to be asked again"
     )]
-    TooMany,
+    Superseded,
     /// `inputResponses` came without `requestState`, or the other way round.
     #[error("a retried call must carry both `inputResponses` and the `requestState` it was given")]
     Incomplete,
@@ -64,15 +73,54 @@ pub enum RoundError {
 /// What the sealed request state holds (signed, not encrypted: nothing secret).
 #[derive(Serialize, Deserialize)]
 struct Round {
-    /// Redeemed once.
-    nonce: String,
+    /// Which round of this process it is (numbered from 0 as asked); redeemed once.
+    seq: u64,
 }
 
 /// The approval rounds of one server process: the sealing key and the answers redeemed.
 pub struct ApprovalRounds {
     codec: RequestStateCodec,
-    /// Nonces answered, with when they stop mattering (their state has expired by then).
-    redeemed: Mutex<HashMap<String, Instant>>,
+    /// The number of the next round asked.
+    next: AtomicU64,
+    /// The rounds answered.
+    redeemed: Mutex<Redeemed>,
+}
+
+/// The rounds answered that are remembered, and the floor below which none is accepted.
+#[derive(Default)]
+struct Redeemed {
+    /// Round numbers answered, with when they stop mattering (their state has expired by
+    /// then); at most [`MCP_MAX_REMEMBERED_APPROVALS`].
+    answered: BTreeMap<u64, Instant>,
+    /// Every round numbered below this is refused ([`RoundError::Superseded`]): it may have
+    /// been answered and forgotten. Only rises.
+    floor: u64,
+}
+
+impl Redeemed {
+    /// Redeem round `seq` at `now`: refused when it was answered before or is below the
+    /// floor; when the memory is full, the oldest-asked round is forgotten and the floor
+    /// rises past it.
+    fn redeem(&mut self, seq: u64, now: Instant) -> Result<(), RoundError> {
+        self.answered.retain(|_, until| *until > now);
+        if seq < self.floor {
+            return Err(RoundError::Superseded);
+        }
+        if self.answered.contains_key(&seq) {
+            return Err(RoundError::Replayed);
+        }
+        if self.answered.len() >= MCP_MAX_REMEMBERED_APPROVALS {
+            let oldest = self.answered.keys().next().copied().unwrap_or(seq);
+            if seq < oldest {
+                self.floor = seq + 1;
+                return Err(RoundError::Superseded);
+            }
+            self.answered.remove(&oldest);
+            self.floor = oldest + 1;
+        }
+        self.answered.insert(seq, now + Duration::from_secs(MCP_APPROVAL_ROUND_SECS));
+        Ok(())
+    }
 }
 
 impl ApprovalRounds {
@@ -82,7 +130,7 @@ impl ApprovalRounds {
         getrandom::fill(&mut key)?;
         let codec = RequestStateCodec::try_new(key.to_vec())
             .expect("a 32-byte key is long enough for the codec");
-        Ok(ApprovalRounds { codec, redeemed: Mutex::default() })
+        Ok(ApprovalRounds { codec, next: AtomicU64::new(0), redeemed: Mutex::default() })
     }
 
     /// The input-required result that asks `message` about the call of `tool` with
@@ -93,16 +141,8 @@ impl ApprovalRounds {
         arguments: &Value,
         message: String,
     ) -> Option<InputRequiredResult> {
-        let mut nonce = [0u8; 16];
-        // Without OS randomness the nonce is still unique per process by time.
-        if getrandom::fill(&mut nonce).is_err() {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos();
-            nonce.copy_from_slice(&t.to_le_bytes());
-        }
-        let round = Round { nonce: hex::encode(nonce) };
+        // Unique under this process's key (sealed: a client cannot change it).
+        let round = Round { seq: self.next.fetch_add(1, Ordering::Relaxed) };
         let context = bound_to(tool, arguments);
         let state = self
             .codec
@@ -112,7 +152,7 @@ impl ApprovalRounds {
                     .associated_data(&context)
                     .ttl(Duration::from_secs(MCP_APPROVAL_ROUND_SECS)),
             )
-            .expect("a nonce serializes");
+            .expect("a round number serializes");
         let mut requests = InputRequests::new();
         requests.insert(
             APPROVAL_INPUT.to_string(),
@@ -122,8 +162,9 @@ impl ApprovalRounds {
     }
 
     /// Whether the retried call of `tool` with `arguments` is approved: the state must be
-    /// one this process sealed for exactly this call, unexpired and not answered before;
-    /// approved when the answer to [`APPROVAL_INPUT`] accepts with `approve: true`.
+    /// one this process sealed for exactly this call, unexpired, not answered before and not
+    /// superseded; approved when the answer to [`APPROVAL_INPUT`] accepts with
+    /// `approve: true`.
     pub fn answer(
         &self,
         tool: &str,
@@ -135,18 +176,10 @@ impl ApprovalRounds {
             .codec
             .open_json_with(state, &bound_to(tool, arguments))
             .map_err(|_| RoundError::Invalid)?;
-        {
-            let now = Instant::now();
-            let mut redeemed = self.redeemed.lock().unwrap_or_else(|e| e.into_inner());
-            redeemed.retain(|_, until| *until > now);
-            if redeemed.contains_key(&round.nonce) {
-                return Err(RoundError::Replayed);
-            }
-            if redeemed.len() >= MCP_MAX_REMEMBERED_APPROVALS {
-                return Err(RoundError::TooMany);
-            }
-            redeemed.insert(round.nonce, now + Duration::from_secs(MCP_APPROVAL_ROUND_SECS));
-        }
+        self.redeemed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .redeem(round.seq, Instant::now())?;
         let Some(answer) = responses.get(APPROVAL_INPUT) else { return Ok(false) };
         Ok(serde_json::from_value::<ElicitResult>(answer.clone()).is_ok_and(|a| approves(&a)))
     }
@@ -223,5 +256,62 @@ mod tests {
         assert_eq!(rounds.answer("bash", &args, &forged, &accept(true)), Err(RoundError::Invalid));
         // The untouched state still works for its own call.
         assert_eq!(rounds.answer("bash", &args, &state, &accept(true)), Ok(true));
+    }
+
+    #[test]
+    fn a_flood_of_answers_locks_no_later_approval_out_and_opens_no_replay() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "true"});
+        let before = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
+        let flood: Vec<String> = (0..MCP_MAX_REMEMBERED_APPROVALS + 10)
+            .map(|_| {
+                let state = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
+                assert_eq!(rounds.answer("bash", &args, &state, &accept(false)), Ok(false));
+                state
+            })
+            .collect();
+        // Asked after the flood: answered, once.
+        let later = state_of(&rounds.ask("bash", &args, "Allow?".into()).unwrap());
+        assert_eq!(rounds.answer("bash", &args, &later, &accept(true)), Ok(true));
+        assert_eq!(rounds.answer("bash", &args, &later, &accept(true)), Err(RoundError::Replayed));
+        // Forgotten answers (the 11 asked first: 4,107 answered, 4,096 remembered) are not
+        // accepted again, nor is a question older than them; remembered ones are replays.
+        for (i, state) in flood[..20].iter().enumerate() {
+            let again = rounds.answer("bash", &args, state, &accept(true));
+            let expected = if i < 11 { RoundError::Superseded } else { RoundError::Replayed };
+            assert_eq!(again, Err(expected), "round {i}");
+        }
+        assert_eq!(
+            rounds.answer("bash", &args, &before, &accept(true)),
+            Err(RoundError::Superseded)
+        );
+        // Remembered ones are still replays; the memory stays bounded.
+        let last = flood.last().unwrap();
+        assert_eq!(rounds.answer("bash", &args, last, &accept(true)), Err(RoundError::Replayed));
+        let redeemed = rounds.redeemed.lock().unwrap();
+        assert!(redeemed.answered.len() <= MCP_MAX_REMEMBERED_APPROVALS);
+    }
+
+    #[test]
+    fn the_floor_refuses_exactly_the_forgotten_rounds() {
+        let mut r = Redeemed::default();
+        let now = Instant::now();
+        for seq in 0..MCP_MAX_REMEMBERED_APPROVALS as u64 {
+            r.redeem(seq, now).unwrap();
+        }
+        // Full: a newer round forgets round 0, and round 0 is refused from then on.
+        let newer = MCP_MAX_REMEMBERED_APPROVALS as u64 + 5;
+        assert_eq!(r.redeem(newer, now), Ok(()));
+        assert_eq!(r.floor, 1);
+        assert_eq!(r.redeem(0, now), Err(RoundError::Superseded));
+        assert_eq!(r.redeem(1, now), Err(RoundError::Replayed));
+        // A round asked in between, never answered, still is.
+        assert_eq!(r.redeem(newer - 1, now), Ok(()));
+        assert_eq!(r.answered.len(), MCP_MAX_REMEMBERED_APPROVALS);
+        // Answers whose state expired are forgotten without raising the floor.
+        let later = now + Duration::from_secs(MCP_APPROVAL_ROUND_SECS + 1);
+        assert_eq!(r.redeem(newer + 1, later), Ok(()));
+        assert_eq!(r.answered.len(), 1);
+        assert_eq!(r.floor, 2);
     }
 }

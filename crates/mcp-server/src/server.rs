@@ -11,7 +11,6 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData as McpError, Peer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -25,8 +24,9 @@ use crate::convert::{mcp_result, mcp_tool};
 use crate::elicit::{self, Asker};
 use crate::rounds::{ApprovalRounds, RoundError};
 use crate::subscriptions::Subscriptions;
+use crate::task_store::{Cancelled, TaskContext, TaskStore};
 use crate::{progress, stdio, tasks};
-use toolhost_limits::{MCP_MAX_RUNNING_TASKS, MCP_TASK_POLL_MS, MCP_TASK_TTL_SECS};
+use toolhost_limits::MCP_MAX_RUNNING_TASKS;
 
 /// A call's hold on its turn (only dropped: it ends the turn).
 #[allow(dead_code)]
@@ -49,8 +49,8 @@ pub struct McpServer {
     /// Approvals asked as input-required results (stateless revision); `None` when the OS
     /// gave no randomness for their key (such approvals are then denied).
     rounds: Option<Arc<ApprovalRounds>>,
-    /// Calls running (or finished) as tasks.
-    tasks: TaskManager,
+    /// Calls running (or finished) as tasks, in bounded memory.
+    tasks: TaskStore,
     /// The `subscriptions/listen` streams of 2026-07-28 clients, told the same.
     subscriptions: Arc<Subscriptions>,
 }
@@ -67,7 +67,7 @@ impl McpServer {
                 .inspect_err(|e| tracing::warn!("approvals on the stateless revision are off: {e}"))
                 .ok()
                 .map(Arc::new),
-            tasks: TaskManager::new(),
+            tasks: TaskStore::new(),
             subscriptions: Arc::default(),
         };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
@@ -218,11 +218,8 @@ impl McpServer {
         asker: Asker,
     ) -> CreateTaskResult {
         let server = self.clone();
-        let options = TaskOptions::new()
-            .with_ttl_ms(MCP_TASK_TTL_SECS * 1000)
-            .with_poll_interval_ms(MCP_TASK_POLL_MS)
-            .with_status_message(format!("{name}: waiting for its turn"));
-        let task = self.tasks.spawn(options, move |task: TaskContext| {
+        let status = format!("{name}: waiting for its turn");
+        let task = self.tasks.spawn(status, move |task: TaskContext| {
             Box::pin(async move {
                 let (tx, mut rx) = mpsc::channel(PROGRESS_CHANNEL_CAPACITY);
                 let status = async {
@@ -237,7 +234,7 @@ impl McpServer {
                 if task.is_cancel_requested()
                     && result.status == toolhost_core::ToolResultStatus::Cancelled
                 {
-                    return Err(TaskExit::Cancelled);
+                    return Err(Cancelled);
                 }
                 Ok(mcp_result(&result, &call_id))
             })
@@ -282,7 +279,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        self.tasks.get_task(&request.task_id).map(GetTaskResult::new)
+        Ok(self.tasks.get_task(&request.task_id).map(GetTaskResult::new)?)
     }
 
     async fn update_task(
@@ -292,7 +289,7 @@ impl ServerHandler for McpServer {
     ) -> Result<(), McpError> {
         // No task of toolhost's asks for input mid-run (approvals are asked before a task
         // starts); answers are acknowledged and ignored, as the extension says.
-        self.tasks.update_task(&request.task_id, request.input_responses)
+        Ok(self.tasks.update_task(&request.task_id)?)
     }
 
     async fn cancel_task(
@@ -300,7 +297,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel_task(&request.task_id)
+        Ok(self.tasks.cancel_task(&request.task_id)?)
     }
 
     fn accepted_subscription_filter(

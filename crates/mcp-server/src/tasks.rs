@@ -4,7 +4,7 @@
 //! A client that declares the extension gets, for a call that may outlast its patience, a
 //! `CreateTaskResult` at once instead of the result; it polls `tasks/get` (the latest progress
 //! line as `statusMessage`, then the final `CallToolResult`) and may send `tasks/cancel`.
-//! rmcp's `TaskManager` keeps the tasks; [`crate::server`] starts them. Clients that do not
+//! [`crate::task_store`] keeps the tasks (within bounds); [`crate::server`] starts them. Clients that do not
 //! declare tasks wait for the result as before.
 
 use toolhost_core::context::ToolProgress;

@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use toolhost_core::approval::{Approval, RunApproval, RunGate, RunSandbox};
+use toolhost_core::approval::{Approval, RunApproval, RunGate, RunSandbox, wait_for_approval};
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
+use toolhost_core::result::{ToolError, ToolResult};
 use toolhost_core::tool::CallInspection;
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
 use toolhost_sandbox::policy::{NetworkAccess, POLICY_FILE, SandboxMode};
@@ -66,26 +66,9 @@ impl ComponentTool {
                 && !self.grant.runs_programs_read_only(),
         };
         let asking = Approval::Run(&approval);
-        let approved = tokio::select! {
-            approved = session.approver.approve(&id, asking) => approved,
-            () = tokio::time::sleep_until(super::store::call_deadline(&call).into()) => {
-                return Err(ToolResult::from_error(ToolError::new(
-                    ErrorCode::Timeout,
-                    format!("the `{id}` call reached its deadline while it waited for approval; nothing ran"),
-                )));
-            }
-            () = call.cancel.cancelled() => {
-                return Err(ToolResult::from_error(ToolError::new(
-                    ErrorCode::Cancelled,
-                    format!("the `{id}` call was cancelled while it waited for approval; nothing ran"),
-                )));
-            }
-        };
-        if !approved {
-            let mut denied =
-                ToolResult::from_error(ToolError::permission_denied(asking.denied(&id)));
-            denied.status = ToolResultStatus::Denied;
-            return Err(denied);
+        let outcome = wait_for_approval(&*session.approver, &id, asking, &call).await;
+        if let Some(refused) = outcome.refusal(&id, asking) {
+            return Err(refused);
         }
         call.run_gate = Some(Arc::new(RunGate::approved(approval)));
         Ok((text, call))
