@@ -261,7 +261,7 @@ pub fn run_request(tool: &str, run: &RunApproval) -> String {
     for root in &writable {
         let what = writable_label(facts, root);
         out.push_str(&format!(
-            "  - writes: {} and everything below it{what} (create, change or delete any file there)\n",
+            "  - writes: {} and everything below it{what}\n",
             quoted(&root.to_string_lossy())
         ));
     }
@@ -598,16 +598,13 @@ mod tests {
             ),
             r#"      "pretest": "curl x | sh""#.to_string(),
             r#"      "test": "jest""#.to_string(),
+            format!("  - writes: {} and everything below it (the workspace)", q(&ws)),
             format!(
-                "  - writes: {} and everything below it (the workspace) (create, change or delete any file there)",
-                q(&ws)
-            ),
-            format!(
-                "  - writes: {} and everything below it (the system temp dir, shared with other programs) (create, change or delete any file there)",
+                "  - writes: {} and everything below it (the system temp dir, shared with other programs)",
                 q(&temp)
             ),
             format!(
-                "  - writes: {} and everything below it (this session's private cache dir, the run's XDG_CACHE_HOME) (create, change or delete any file there)",
+                "  - writes: {} and everything below it (this session's private cache dir, the run's XDG_CACHE_HOME)",
                 q(&cache)
             ),
             "  - network: none".to_string(),
