@@ -150,6 +150,31 @@ pub const TESTS_DEFAULT_TIMEOUT_MS: u64 = 300_000;
 /// and to read and report its output) before the host stops the call.
 pub const APPROVED_RUN_GRACE_MS: u64 = 30_000;
 
+/// The longest command line (program and arguments, as the approval shows them: escaped,
+/// one line) of a run a person is asked about (docs/workspace-tools.md#approvals). A longer
+/// run is refused before anyone is asked, so the whole command is always on the screen the
+/// user answers from: 400 arguments of 30 KB would otherwise scroll every other line of the
+/// question away. A long script belongs in a file the run executes.
+pub const APPROVAL_MAX_COMMAND_CHARS: usize = 1_500;
+
+/// The longest of each other field the model writes into a run's approval question, as
+/// shown (escaped): the working directory, the environment line and the model's `purpose`.
+/// Longer: refused before anyone is asked, like [`APPROVAL_MAX_COMMAND_CHARS`].
+pub const APPROVAL_MAX_FIELD_CHARS: usize = 1_000;
+
+/// The most characters of package scripts (`package.json`'s `scripts` that `npm test` and the
+/// like run) an approval question shows, all scripts together. Past it the question names
+/// each script it does not show whole, with its length and the file to read it in.
+pub const APPROVAL_MAX_SCRIPT_CHARS: usize = 1_500;
+
+/// The largest `package.json` the host reads to show a run's package scripts. A larger one is
+/// not read, and the question says so (its scripts are not shown, and the user is told).
+pub const APPROVAL_MAX_PACKAGE_JSON_BYTES: u64 = 1024 * 1024;
+
+/// How much of a program file the host reads to show a script's `#!` line on an approval
+/// (the kernel reads no more of it either: `BINPRM_BUF_SIZE`).
+pub const APPROVAL_SCRIPT_HEADER_BYTES: usize = 256;
+
 /// `workspace_preview`: the default and largest `max_bytes`, the bytes of one preview
 /// (`docs/workspace-tools.md#workspace_preview`). 512 KiB holds a long README rendered to HTML;
 /// a larger value is refused, not clamped. The text the model sees is still cut at

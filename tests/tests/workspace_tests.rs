@@ -431,11 +431,6 @@ fn invalid_inputs_are_refused_before_anyone_is_asked() {
             "LOCAL_EXECUTOR_PATH_DENIED",
             "",
         ),
-        (
-            json!({"operation": "run", "command": "sh", "args": ["-c", "touch marker"]}),
-            "LOCAL_EXECUTOR_POLICY_DENIED",
-            "shell",
-        ),
         (json!({"operation": "detect", "cwd": "sub/x.txt"}), "LOCAL_EXECUTOR_INVALID_INPUT", ""),
     ];
     // Refused the same with nobody to ask and with every run approved: the input is

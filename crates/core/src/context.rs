@@ -46,6 +46,9 @@ pub struct ToolSessionContext {
     pub approver: Arc<dyn crate::approval::Approver>,
     /// One async write lock per real path, shared by write and edit (`docs/contract.md#edit`).
     pub(crate) write_locks: WriteLocks,
+    /// The private cache dir of this session's approved runs, removed when the session (its
+    /// last clone) ends.
+    pub run_cache: crate::approval::RunCache,
 }
 
 /// The per-real-path async write locks of a session.
@@ -99,6 +102,7 @@ impl ToolSessionContext {
             process_backend: Arc::new(toolhost_sandbox::process::TokioProcessBackend::new()),
             approver: Arc::new(crate::approval::DenyEscalations),
             write_locks: WriteLocks::default(),
+            run_cache: crate::approval::RunCache::default(),
         }
     }
 

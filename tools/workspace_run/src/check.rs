@@ -1,5 +1,5 @@
 //! The checks both approval-gated tools make on their input before anything is asked:
-//! `command` ([`command`], and a shell given a script: [`runs_a_script`]), `cwd` ([`cwd`]),
+//! `command` ([`command`]), `cwd` ([`cwd`]),
 //! `env` ([`env`]) and `timeout_ms` ([`timeout`]). The host checks the
 //! run again (it fences `cwd` and allows only its environment allow-list); these checks
 //! refuse early, with a clear message, what can never run, so the user is not asked about it.
@@ -25,10 +25,6 @@ fn is_absolute(path: &str) -> bool {
         || (b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic())
 }
 
-/// Shells whose `-c` runs a script: such a `command` is a shell string by another route.
-pub const SHELLS: [&str; 9] =
-    ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"];
-
 /// A `command` is one program: no NUL, not blank, and no spaces unless it is a path;
 /// `example` names a program for the message (`"ls"`, `"cargo"`).
 pub fn command(command: &str, example: &str) -> Result<(), Failure> {
@@ -47,34 +43,6 @@ pub fn command(command: &str, example: &str) -> Result<(), Failure> {
         )));
     }
     Ok(())
-}
-
-/// Whether `program` is a shell whose options (the arguments before the first operand) give
-/// it a script with `-c` (alone or in a cluster like `-ec`).
-pub fn runs_a_script(program: &str, args: &[String]) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if !SHELLS.contains(&name) {
-        return false;
-    }
-    let mut options = args.iter();
-    while let Some(arg) = options.next() {
-        match arg.as_str() {
-            "--" => return false,
-            // These take the next argument as their value.
-            "-o" | "+o" | "-O" | "+O" => {
-                options.next();
-            }
-            long if long.starts_with("--") => {}
-            short if short.starts_with('-') => {
-                if short[1..].contains('c') {
-                    return true;
-                }
-            }
-            short if short.starts_with('+') => {}
-            _ => return false,
-        }
-    }
-    false
 }
 
 /// The working directory: relative to the workspace root, without `..`; `""` and `.` are the

@@ -8,10 +8,13 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 pub struct Operator {
-    /// Whether a shell string with shell syntax may run (as `sh -c`).
+    /// Whether a `shell_string` with shell syntax runs (as `sh -c STRING`) rather than being
+    /// refused. It decides only how the tool reads a shell string: a program given in
+    /// `command` may itself be a shell or start one, and the approval shows it whole.
     pub allow_shell_string: bool,
-    /// When non-empty, the only programs that may run (each compared exactly), and no shell
-    /// string runs as a shell.
+    /// When non-empty, the only programs a run may start (each compared exactly with the
+    /// name given; the host also refuses one found where the model can write), and no shell
+    /// string runs. What such a program starts in turn is not limited by it.
     pub command_whitelist: Vec<String>,
 }
 

@@ -1,22 +1,29 @@
 //! The approval of a tool that asks before every run (docs/workspace-tools.md#approvals):
 //! before `execute`, the host hands the tool the operator's `shell` rules as `$operator`, asks
 //! its `inspect` which program the call will run (`runs(<RunApproval as JSON>)`), checks what
-//! `process.run` would refuse of it, asks the session's approver, and gives the call a
-//! [`RunGate`] that lets exactly that run through, once. A call whose `inspect` says it runs
-//! nothing gets a closed gate.
+//! `process.run` would refuse of it, finds out what the run will actually be
+//! ([`RunFacts`]: the program file on PATH, the policy with every writable place, the
+//! session's private cache dir, a package manager's scripts), asks the session's approver in
+//! words built from those, and gives the call a [`RunGate`] that lets exactly that run
+//! through, once. A call whose `inspect` says it runs nothing gets a closed gate; a run that
+//! cannot start (no such program) is not asked about and starts nothing.
 
 use std::sync::Arc;
 
-use toolhost_core::approval::{Approval, RunApproval, RunGate, RunSandbox, wait_for_approval};
+use toolhost_core::approval::package::{package_manager, package_scripts};
+use toolhost_core::approval::program::{NotFound, find_program};
+use toolhost_core::approval::{Approval, RunApproval, RunFacts, RunGate, wait_for_approval};
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::result::{ToolError, ToolResult};
+use toolhost_core::fence::{Intent, resolve_path};
+use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
 use toolhost_core::tool::CallInspection;
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
-use toolhost_sandbox::policy::{NetworkAccess, POLICY_FILE, SandboxMode};
+use toolhost_sandbox::policy::{Access, POLICY_FILE, PathGrant, SandboxMode, Scope};
 
 use super::ComponentTool;
 use super::store::run;
 use crate::exports::Prepared;
+use crate::host::{run_cache_parent, run_policy};
 
 /// The input member the operator's rules reach the tool in; never in its schema.
 pub const OPERATOR_MEMBER: &str = "$operator";
@@ -57,14 +64,14 @@ impl ComponentTool {
             )))
         })?;
         self.check_run(session, &call, &approval).map_err(ToolResult::from_error)?;
-        let policy = &call.sandbox_policy;
-        approval.sandbox = RunSandbox {
-            workspace: session.working_directory.clone(),
-            writable: policy.mode() == SandboxMode::WorkspaceWrite
-                && !self.grant.runs_programs_read_only(),
-            network: policy.network() == NetworkAccess::Allow
-                && !self.grant.runs_programs_read_only(),
-        };
+        approval.facts = self.run_facts(session, &call, &approval);
+        self.check_program(&call, &approval).map_err(ToolResult::from_error)?;
+        if approval.facts.program.is_none() {
+            // Nothing of that name can start (or its directory is not there): nobody is
+            // asked, and `process.run` reports it without running anything.
+            call.run_gate = Some(Arc::new(RunGate::approved(approval)));
+            return Ok((text, call));
+        }
         let asking = Approval::Run(&approval);
         let outcome = wait_for_approval(&*session.approver, &id, asking, &call).await;
         if let Some(refused) = outcome.refusal(&id, asking) {
@@ -74,8 +81,87 @@ impl ComponentTool {
         Ok((text, call))
     }
 
+    /// What `run` will actually be (docs/workspace-tools.md#approvals): its working
+    /// directory, the program file it executes (found on the session's PATH from there), the
+    /// policy it gets with the session's private cache dir writable in it, and the package
+    /// scripts it runs when the program is a package manager.
+    fn run_facts(
+        &self,
+        session: &ToolSessionContext,
+        call: &ToolCallContext,
+        run: &RunApproval,
+    ) -> RunFacts {
+        let mut policy = run_policy(&call.sandbox_policy, &self.grant);
+        let mut cache = None;
+        if policy.mode() == SandboxMode::WorkspaceWrite
+            && let Ok(dir) = session.run_cache.dir(&session.session_id, &run_cache_parent(&policy))
+        {
+            if !policy.writable_roots().iter().any(|root| dir.starts_with(root)) {
+                policy = policy.with_grants([PathGrant {
+                    path: dir.clone(),
+                    access: Access::Write,
+                    scope: Scope::Subtree,
+                }]);
+            }
+            cache = Some(dir);
+        }
+        let mut facts = RunFacts { policy: Some(policy.clone()), cache, ..RunFacts::default() };
+        let cwd = match &run.cwd {
+            None => Ok(session.working_directory.clone()),
+            Some(dir) => {
+                resolve_path(session, dir, Access::Read, Intent::MustExist, &call.sandbox_policy)
+                    .map_err(|e| e.error.message)
+                    .and_then(|checked| {
+                        let path = checked.as_path();
+                        if path.starts_with(&session.working_directory) && path.is_dir() {
+                            Ok(path.to_path_buf())
+                        } else {
+                            Err(format!("{dir} is not a directory inside the workspace"))
+                        }
+                    })
+            }
+        };
+        let cwd = match cwd {
+            Ok(cwd) => cwd,
+            Err(why) => {
+                facts.not_found = Some(why);
+                return facts;
+            }
+        };
+        let path_var = session.environment.get("PATH").map(String::as_str);
+        match find_program(&run.program, &cwd, path_var, &policy) {
+            Ok(file) => facts.program = Some(file),
+            Err(NotFound(why)) => facts.not_found = Some(why),
+        }
+        let found = facts.program.as_ref().map(|f| f.path.as_path());
+        if let Some(manager) = package_manager(&run.program, found) {
+            facts.package = Some(package_scripts(manager, &run.args, &cwd, &policy));
+        }
+        facts.cwd = cwd;
+        facts
+    }
+
+    /// Under the operator's `command_whitelist`, the program file found must not lie where
+    /// the run or the model can write: a listed name (`git`) found as a file the model
+    /// planted (a relative PATH entry, `node_modules/.bin/git`) is not the listed program.
+    fn check_program(&self, call: &ToolCallContext, run: &RunApproval) -> Result<(), ToolError> {
+        let whitelist = &call.sandbox_policy.shell().command_whitelist;
+        let Some(file) = &run.facts.program else { return Ok(()) };
+        if whitelist.is_empty()
+            || !(run.facts.in_writable(&file.path) || run.facts.in_writable(&file.real))
+        {
+            return Ok(());
+        }
+        Err(ToolError::permission_denied(format!(
+            "{} is found on PATH as {}, a file in a place the run can write (so the model may have written it); the operator's command_whitelist allows only programs found outside those places; nothing ran",
+            toolhost_core::display::quoted(&run.program),
+            toolhost_core::display::quoted(&file.path.to_string_lossy())
+        )))
+    }
+
     /// What would stop `run` anyway, refused before anyone is asked: a timeout out of range,
-    /// a program the operator's `command_whitelist` does not list, what `process.run` refuses.
+    /// a program the operator's `command_whitelist` does not list, what `process.run` refuses,
+    /// a question that would not fit a screen ([`RunApproval::check_size`]).
     fn check_run(
         &self,
         session: &ToolSessionContext,
@@ -100,6 +186,7 @@ impl ComponentTool {
             )));
         }
         crate::host::check_approved_run(run, &call.sandbox_policy, &policy_file)
-            .map_err(crate::exports::error)
+            .map_err(crate::exports::error)?;
+        run.check_size().map_err(|e| ToolError::invalid_arguments(e.to_string()))
     }
 }

@@ -29,7 +29,7 @@ mod workspace;
 
 pub use call::{CallLimit, SpillHandle};
 pub use draft::DraftHandle;
-pub(crate) use process::check_approved_run;
+pub(crate) use process::{check_approved_run, run_cache_parent, run_policy};
 pub use state::{CallShare, CallState};
 pub use types::TrappableError;
 pub(crate) use types::code_from_wit;

@@ -19,7 +19,7 @@ use toolhost_core::spill::spill_path;
 use toolhost_limits::{APPROVED_RUN_MAX_TIMEOUT_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
 use toolhost_sandbox::capture::{Capture, Stream};
 use toolhost_sandbox::denial::detect_denial;
-use toolhost_sandbox::policy::Access;
+use toolhost_sandbox::policy::{Access, SandboxPolicy};
 use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 use toolhost_sandbox::run::{NotRun, SandboxedRun, run_sandboxed, within_deadline_ms};
 
@@ -318,24 +318,31 @@ fn approved_command(run: &RunApproval) -> process::Command {
     }
 }
 
-/// The cache directory of this session's approved runs (`<temp>/toolhost-cache-<session>`,
-/// made private to the user), when the policy lets programs write the temp dir.
-fn approved_run_cache(
-    policy: &toolhost_sandbox::policy::SandboxPolicy,
-    session: &toolhost_core::context::ToolSessionContext,
-) -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    if policy.mode() != toolhost_sandbox::policy::SandboxMode::WorkspaceWrite {
-        return None;
+/// Where a session's approved runs keep their private cache dir
+/// (`toolhost_core::approval::RunCache`): the one place that decides it. Today the policy's
+/// temp dir (a writable root in workspace-write mode).
+pub(crate) fn run_cache_parent(policy: &SandboxPolicy) -> std::path::PathBuf {
+    policy.temp_dir().to_path_buf()
+}
+
+/// The policy a program this call runs gets: the call's, or narrowed to reading
+/// ([`SandboxPolicy::read_only`]) for a component not granted process-execution.
+pub(crate) fn run_policy(call: &SandboxPolicy, grant: &crate::grant::RiskGrant) -> SandboxPolicy {
+    if grant.runs_programs_read_only() { call.read_only() } else { call.clone() }
+}
+
+/// What a run that was approved without a question, because it cannot start (no program
+/// file of its name, no working directory), returns: nothing ran.
+fn not_started(shown: &str, why: &str) -> process::Finished {
+    let text = format!("cannot run {shown}: {why}");
+    process::Finished {
+        termination: process::Termination::SpawnFailed,
+        exit_code: None,
+        signal: None,
+        stdout: process::Captured { text: String::new(), total_bytes: 0, spill_path: None },
+        stderr: process::Captured { total_bytes: text.len() as u64, text, spill_path: None },
+        duration_ms: 0,
     }
-    let safe: String = session
-        .session_id
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
-        .collect();
-    let dir = policy.temp_dir().join(format!("toolhost-cache-{safe}"));
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).ok()?;
-    Some(dir)
 }
 
 /// Whether `command` is exactly the approved `run`.
@@ -362,9 +369,10 @@ impl process::Host for CallState {
         let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
         let policy_file = self.session.data_dir.join(toolhost_sandbox::policy::POLICY_FILE);
         // A tool that asks before every run runs the one run a person approved, exactly, once.
+        let mut approved = None;
         if let Some(gate) = &self.call.run_gate {
-            let approved = gate.take();
-            if !approved.as_ref().is_some_and(|run| is_run(run, &command)) {
+            approved = gate.take().filter(|run| is_run(run, &command));
+            if approved.is_none() {
                 return Err(err(
                     types::ErrorCode::PermissionDenied,
                     format!(
@@ -398,10 +406,41 @@ impl process::Host for CallState {
         let mut env: BTreeMap<String, String> =
             self.session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         env.extend(command.env.iter().cloned());
-        if self.call.run_gate.is_some() {
+        // An approved run executes what its question named: the program file found before
+        // asking (never a name looked up again), in that directory, under that policy.
+        let mut program = std::ffi::OsString::from(&command.program);
+        let mut policy = run_policy(&self.call.sandbox_policy, &self.share.grant);
+        if let Some(run) = &approved {
+            let facts = &run.facts;
+            if facts.cwd != cwd {
+                return Err(err(
+                    types::ErrorCode::PermissionDenied,
+                    format!(
+                        "the working directory of `{shown}` is no longer the one its approval named ({}); nothing ran",
+                        facts.cwd.display()
+                    ),
+                )
+                .into());
+            }
+            let Some(file) = &facts.program else {
+                let why = facts.not_found.as_deref().unwrap_or("no program file was found");
+                return Ok(not_started(&shown, why));
+            };
+            if !file.unchanged() {
+                return Err(err(
+                    types::ErrorCode::PermissionDenied,
+                    format!(
+                        "the program file {} changed after the run was approved; nothing ran",
+                        file.path.display()
+                    ),
+                )
+                .into());
+            }
+            program = file.path.clone().into_os_string();
+            policy = facts.policy.clone().unwrap_or_else(|| policy.read_only());
             // HOME is not writable in the sandbox: an approved run's toolchains (go's build
-            // cache, pip's, …) cache under a directory of this session in the temp dir.
-            if let Some(cache) = approved_run_cache(&self.call.sandbox_policy, &self.session) {
+            // cache, pip's, …) cache in the session's private cache dir.
+            if let Some(cache) = &facts.cache {
                 env.entry("XDG_CACHE_HOME".into())
                     .or_insert_with(|| cache.to_string_lossy().into_owned());
             }
@@ -455,13 +494,8 @@ impl process::Host for CallState {
             self.call.deadline,
             Instant::now(),
         );
-        let mut argv: Vec<std::ffi::OsString> = vec![command.program.clone().into()];
+        let mut argv: Vec<std::ffi::OsString> = vec![program];
         argv.extend(command.args.iter().map(Into::into));
-        let policy = if self.share.grant.runs_programs_read_only() {
-            self.call.sandbox_policy.read_only()
-        } else {
-            self.call.sandbox_policy.clone()
-        };
         let run = run_sandboxed(
             self.session.sandbox.as_ref(),
             self.session.process_backend.as_ref(),

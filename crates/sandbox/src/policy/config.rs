@@ -57,10 +57,14 @@ pub struct PolicyConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct ShellPolicy {
     /// Raw shell syntax in `shell_string` (pipes, redirection, variables, …) runs through
-    /// `sh -c`; off by default, and ignored while `command_whitelist` is not empty.
+    /// `sh -c`; off by default, and ignored while `command_whitelist` is not empty. It decides
+    /// only how a shell string is read: a program the model names may itself start a shell
+    /// (`env sh -c …`), which the approval question shows whole.
     pub allow_shell_string: bool,
-    /// When not empty, the only programs a run may start (as the model names them), and shell
-    /// strings with shell syntax are refused.
+    /// When not empty, the only programs a run may start (as the model names them, and found
+    /// on PATH outside every place the run can write), and shell strings with shell syntax
+    /// are refused. It does not limit what that program starts in turn (git's aliases, `env`,
+    /// `xargs`).
     pub command_whitelist: Vec<String>,
 }
 
