@@ -162,7 +162,10 @@ impl Bubblewrap {
         cwd: &Path,
         protected: &Protected,
     ) -> Vec<OsString> {
-        let mut a = crate::mounts::mount_args(policy, protected);
+        // The helper must stay runnable where another user's home is masked (a toolhost
+        // built under `/root` and run with another HOME).
+        let shown: Vec<PathBuf> = self.helper.iter().cloned().collect();
+        let mut a = crate::mounts::mount_args_showing(policy, protected, &shown);
         // A boxed call may have emptied the directory the helper lives in (HOME): bind it back.
         if let Some(h) = self
             .helper

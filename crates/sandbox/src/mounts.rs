@@ -16,7 +16,9 @@
 //! 5. **hidden**: every toolhost data dir (this one's, the other ones the policy knows, the
 //!    marked ones the scan found: an empty tmpfs, with its `spill/` bound back read-only),
 //!    HOME's hidden entries that are not readable (masked, with the readable entries inside
-//!    bound back: [`SandboxPolicy::hidden_home_masks`]), credential locations (`--perms 0000
+//!    bound back: [`SandboxPolicy::hidden_home_masks`]), other users' homes (masked whole,
+//!    their readable entries bound back: [`SandboxPolicy::other_home_masks`]), credential
+//!    locations (those inside a readable entry too) (`--perms 0000
 //!    --tmpfs` for directories, `/dev/null` for files), and the sockets of the user's session
 //!    ([`session_sockets`]).
 
@@ -48,6 +50,17 @@ pub const SOCKET_SCAN_DIRS: &[&str] = &["/tmp", "/var/tmp", "/run", "/var/run", 
 
 /// The mount options for `policy` (after `bwrap`, before `--unshare-*`).
 pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString> {
+    mount_args_showing(policy, protected, &[])
+}
+
+/// [`mount_args`], with `shown` (existing files, e.g. the Landlock helper the sandbox runs
+/// first) left visible read-only where a home's mask would hide them: the mask lets a
+/// process pass through (`0111`) and the file alone is bound back.
+pub fn mount_args_showing(
+    policy: &SandboxPolicy,
+    protected: &Protected,
+    shown: &[PathBuf],
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
@@ -122,7 +135,23 @@ pub fn mount_args(policy: &SandboxPolicy, protected: &Protected) -> Vec<OsString
     // where a writable root holds it, and then with the pins, carve-outs and data dirs below
     // it bound again, since a bind shows the host's tree, not the mounts made over it).
     // A boxed call has no HOME at all (emptied above): nothing of it is bound back.
-    let masks = if boxed { Vec::new() } else { policy.hidden_home_masks() };
+    // Other users' homes likewise, masked whole (or, when a root holds one, its hidden
+    // entries), with their toolchains bound back.
+    let masks = if boxed {
+        Vec::new()
+    } else {
+        let mut masks = policy.hidden_home_masks();
+        masks.extend(policy.other_home_masks());
+        for m in &mut masks {
+            for f in shown {
+                let kept = m.keep.iter().any(|(k, _)| f.starts_with(k));
+                if f.starts_with(&m.path) && f != &m.path && !kept && f.is_file() {
+                    m.keep.push((f.clone(), crate::policy::Access::Read));
+                }
+            }
+        }
+        masks
+    };
     let root_of = |p: &Path| roots.iter().any(|r| p.starts_with(r));
     for m in &masks {
         let Ok(meta) = m.path.symlink_metadata() else { continue };

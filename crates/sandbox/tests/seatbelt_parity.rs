@@ -68,6 +68,20 @@ const FILES: &[&str] = &[
     "outside/granted/f",
     "outside/other/f",
     "outside/exactdir/f",
+    // Stores inside readable entries of HOME, and other users' homes (issue 39).
+    "home/.config/git/credentials",
+    "home/.nvm/versions/node/v20.1.0/etc/npmrc",
+    "home/.nvm/versions/node/v20.1.0/bin/node",
+    "users/bob/secret",
+    "users/bob/.cargo/bin/cargo",
+    "users/bob/.config/git/credentials",
+    "users/bob/proj/f",
+    "users/carol/notes",
+    "users/carol/.aws/credentials",
+    "users/carol/.rustup/settings.toml",
+    "rootdir/notes",
+    "rootdir/.rustup/settings.toml",
+    "rootdir/.pyenv/versions/3.12.1/pip.conf",
 ];
 
 /// The matrix: paths under the fixture base (`~` there is `home/`), and absolute paths.
@@ -170,6 +184,56 @@ const MATRIX: &[&str] = &[
     "ws/other-data/cache/components/x",
     "ws/other-data/spill/s/x",
     "ws/other-data/new",
+    // Credential entries inside readable entries of HOME (issue 39): the entry wins.
+    "home/.config/git/config",
+    "home/.config/git/credentials",
+    "home/.config/fish/fish_variables",
+    "home/.config/fish/fishd.abc",
+    "home/.local/share/uv/credentials/credentials.toml",
+    "home/.local/share/uv/tools/ruff/bin/ruff",
+    "home/.nvm/versions/node/v20.1.0/etc/npmrc",
+    "home/.nvm/versions/node/v20.1.0/etc/other",
+    "home/.nvm/versions/node/v20.1.0/bin/node",
+    "home/.pyenv/versions/3.12.1/pip.conf",
+    "home/.pyenv/versions/3.12.1/envs/v/pip.conf",
+    "home/.volta/tools/image/node/20.1.0/etc/npmrc",
+    // Other users' homes (the fixture's `users/` and `rootdir`, the real `/home`, `/root`):
+    // closed but their toolchains, a root chosen inside, a home a root holds as HOME is.
+    "users",
+    "users/bob",
+    "users/bob/secret",
+    "users/bob/.ssh/id_rsa",
+    "users/bob/.cargo",
+    "users/bob/.cargo/bin/cargo",
+    "users/bob/.cargo/credentials.toml",
+    "users/bob/.config/git/config",
+    "users/bob/.config/git/credentials",
+    "users/bob/.nvm/versions/node/v20.1.0/etc/npmrc",
+    "users/bob/proj",
+    "users/bob/proj/f",
+    "users/bob/proj/.ssh/id",
+    "users/carol",
+    "users/carol/notes",
+    "users/carol/.aws/credentials",
+    "users/carol/.rustup/settings.toml",
+    "users/carol/.unlisted/token",
+    "users/dave/granted/x",
+    "rootdir",
+    "rootdir/notes",
+    "rootdir/.rustup/settings.toml",
+    "rootdir/.pyenv/libexec/pyenv",
+    "rootdir/.pyenv/versions/3.12.1/pip.conf",
+    "rootdir/.newagent/token",
+    "/root/.ssh/id_rsa",
+    "/root/.cargo/bin/cargo",
+    "/root/.config/git/credentials",
+    "/root/x",
+    "/home/someone/secret",
+    "/home/someone/.rustup/x",
+    "/home/someone/.nvm/versions/node/v1/etc/npmrc",
+    "/etc/ssl/private/ssl-cert-snakeoil.key",
+    "/etc/ssl/certs/ca.pem",
+    "/etc/gshadow",
     // Grants (see `grants`).
     "outside/granted/new/deep",
     "outside/exactdir",
@@ -214,8 +278,16 @@ impl Fixture {
             .home(self.base.join("home"))
             .data_dir(self.base.join("data"))
             .other_data_dirs([self.base.join("ws/other-data")])
+            .other_homes(
+                [self.base.join("users"), "/home".into()],
+                [self.base.join("rootdir"), "/root".into()],
+            )
             .config(PolicyConfig {
-                extra_writable_roots: vec![self.base.join("extra")],
+                extra_writable_roots: vec![
+                    self.base.join("extra"),
+                    self.base.join("users/bob/proj"),
+                    self.base.join("users/carol"),
+                ],
                 temp_dir: Some(self.base.join("tmp")),
                 ..Default::default()
             })
@@ -237,6 +309,9 @@ impl Fixture {
             g("data", Access::Write, Scope::Subtree),
             g("ws/.git/hooks", Access::Write, Scope::Subtree),
             g("home/.newagent/token", Access::Read, Scope::Exact),
+            g("users/bob/secret", Access::Read, Scope::Exact),
+            g("users/dave", Access::Read, Scope::Subtree),
+            g("home/.config/git/credentials", Access::Read, Scope::Exact),
         ]
     }
 }
@@ -503,5 +578,47 @@ fn a_marker_file_alone_makes_no_data_dir() {
                 assert!(policy.check(&f.path(rel), Access::Write, Actor::Bash).is_ok(), "{rel}");
             }
         }
+    }
+}
+
+#[test]
+fn other_homes_and_stores_in_readable_entries_are_closed_in_the_profile_too() {
+    // The matrix proves agreement; this proves what they agree on (issue 39), in any case
+    // of the letters too (APFS).
+    let f = Fixture::new();
+    let policy = f.policy(SandboxMode::WorkspaceWrite, "ws");
+    let inv = invocation(&policy);
+    let reads = |rel: &str| {
+        inv.profile.allows(&Query::file("file-read-data", f.path(rel).to_str().unwrap()))
+    };
+    for rel in [
+        "home/.config/git/credentials",
+        "home/.nvm/versions/node/v20.1.0/etc/npmrc",
+        "home/.NVM/versions/node/v20.1.0/etc/npmrc",
+        "home/.Config/Git/Credentials",
+        "users/bob/secret",
+        "USERS/bob/secret",
+        "users/bob/.config/git/credentials",
+        "users/carol/.aws/credentials",
+        "rootdir/notes",
+        "rootdir/.pyenv/versions/3.12.1/pip.conf",
+        "/root/x",
+        "/ROOT/.ssh/id_rsa",
+        "/home/someone/secret",
+        "/etc/ssl/private/ssl-cert-snakeoil.key",
+    ] {
+        assert!(!reads(rel), "{rel} is readable");
+    }
+    for rel in [
+        "home/.config/git/config",
+        "home/.nvm/versions/node/v20.1.0/bin/node",
+        "users/bob/.cargo/bin/cargo",
+        "users/bob/proj/f",
+        "users/carol/notes",
+        "rootdir/.rustup/settings.toml",
+        "/root/.cargo/bin/cargo",
+        "/etc/ssl/certs/ca.pem",
+    ] {
+        assert!(reads(rel), "{rel} is not readable");
     }
 }

@@ -89,6 +89,12 @@ impl SandboxPolicy {
         &self.readable_home
     }
 
+    /// The configured writable roots (whatever the mode) and the data dir: what another
+    /// user's home keeps open where they lie inside it ([`SandboxPolicy::is_other_home_closed`]).
+    pub fn home_openings(&self) -> Vec<PathBuf> {
+        self.writable_roots.iter().chain(&self.data_dir).cloned().collect()
+    }
+
     /// Writable roots that lie inside one of HOME's hidden entries: readable as a whole.
     pub fn exempt_roots(&self) -> &[PathBuf] {
         &self.exempt_roots

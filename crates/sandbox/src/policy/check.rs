@@ -123,8 +123,13 @@ impl SandboxPolicy {
 
     /// Why `path` is a credential, for the denial: a listed location, or the hidden-entry rule.
     fn credential_message(&self, path: &Path) -> String {
-        if self.is_hidden_home(path) && !self.credential.any_prefix_of(path) {
+        let listed = self.credential.any_prefix_of(path) || self.is_home_credential(path);
+        if listed {
+            messages::credential(path)
+        } else if self.is_hidden_home(path) {
             messages::hidden_home(path)
+        } else if self.is_other_home_closed(path) {
+            messages::other_home(path)
         } else {
             messages::credential(path)
         }
@@ -141,6 +146,8 @@ impl SandboxPolicy {
             || is_process_environment(path)
             || is_ssh_host_key(path)
             || self.is_hidden_home(path)
+            || self.is_home_credential(path)
+            || self.is_other_home_closed(path)
     }
 
     /// Whether `path` is under one of HOME's [`HOME_SENSITIVE_ENTRIES`].
@@ -204,7 +211,8 @@ impl SandboxPolicy {
     /// refuses reads (a data dir private entry, a credential location, `/proc`'s `environ`
     /// files, `/etc/ssh`'s host keys) lies at or below `root`, or `root` lies inside one. When
     /// it is `false`, every path below `root` is readable, and a walk of `root` need not ask
-    /// for each entry (the read rules are all by location, none by name alone).
+    /// for each entry (the read rules are all by location, none by name alone). Other users'
+    /// homes and the credential entries of every home count ([`SandboxPolicy::home_of`]).
     pub fn reads_refusable_below(&self, root: &Path) -> bool {
         match self.reach {
             Reach::Everywhere => {}
@@ -218,12 +226,13 @@ impl SandboxPolicy {
                 || home_rest(h, &self.home_links, root).is_some()
                 || self.home_links.iter().any(|(t, _)| t.starts_with(root))
         });
-        home || self
-            .private_data_paths()
-            .into_iter()
-            .chain(self.credential.paths().iter().cloned())
-            .chain(system)
-            .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
+        home || self.homes_refusable_below(root)
+            || self
+                .private_data_paths()
+                .into_iter()
+                .chain(self.credential.paths().iter().cloned())
+                .chain(system)
+                .any(|refusing| refusing.starts_with(root) || root.starts_with(&refusing))
     }
 
     /// Every private location known without looking at the file system: each known data

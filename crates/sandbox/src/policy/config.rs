@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use super::home::{home_links, home_rest};
 use super::paths::{dedup, real_path};
 use super::{
-    CREDENTIAL_HOME_ENTRIES, NetworkAccess, READABLE_HOME_ENTRIES, Reach, SENSITIVE_NAMES,
-    SYSTEM_CREDENTIAL_PATHS, SandboxMode, SandboxPolicy, Tier,
+    CREDENTIAL_HOME_ENTRIES, NetworkAccess, OTHER_HOME_DIRS, OTHER_HOME_PARENTS,
+    READABLE_HOME_ENTRIES, Reach, SENSITIVE_NAMES, SYSTEM_CREDENTIAL_PATHS, SandboxMode,
+    SandboxPolicy, Tier,
 };
 
 /// The policy config file's name inside the data dir ([`PolicyConfig`]).
@@ -21,7 +22,9 @@ pub const POLICY_FILE: &str = "policy.json";
 pub struct PolicyConfig {
     /// Writable besides the workspace (workspace-write mode only).
     pub extra_writable_roots: Vec<PathBuf>,
-    /// More credential locations; relative entries are taken under HOME.
+    /// More credential locations; relative entries are taken under HOME and under every
+    /// other user's home, in the syntax of [`CREDENTIAL_HOME_ENTRIES`] (a `*` component
+    /// matches one component).
     pub extra_credential: Vec<PathBuf>,
     /// More of HOME's hidden entries that stay readable (HOME-relative, in the syntax of
     /// [`READABLE_HOME_ENTRIES`], e.g. `".config/mytool"`); every other hidden entry of HOME
@@ -77,6 +80,8 @@ pub struct PolicyBuilder {
     data_dir: Option<PathBuf>,
     other_data_dirs: Vec<PathBuf>,
     private_files: Vec<PathBuf>,
+    /// `None`: [`OTHER_HOME_PARENTS`] and [`OTHER_HOME_DIRS`].
+    other_homes: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
     config: PolicyConfig,
 }
 
@@ -94,6 +99,17 @@ impl PolicyBuilder {
     /// --token-file`: the bearer token that guards the tools): never readable nor writable.
     pub fn private_file(mut self, file: impl Into<PathBuf>) -> Self {
         self.private_files.push(file.into());
+        self
+    }
+
+    /// Where other users' homes are (default [`OTHER_HOME_PARENTS`], whose entries are
+    /// homes, and [`OTHER_HOME_DIRS`], homes themselves): a test points them at a fixture.
+    pub fn other_homes(
+        mut self,
+        parents: impl IntoIterator<Item = PathBuf>,
+        dirs: impl IntoIterator<Item = PathBuf>,
+    ) -> Self {
+        self.other_homes = Some((parents.into_iter().collect(), dirs.into_iter().collect()));
         self
     }
 
@@ -146,16 +162,31 @@ impl PolicyBuilder {
         );
         let mut credential: Vec<PathBuf> =
             SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
-        if let Some(h) = &home {
-            credential.extend(CREDENTIAL_HOME_ENTRIES.iter().map(|e| h.join(e)));
-        }
+        // HOME-relative entries: all are matched as patterns (under HOME and every other
+        // home); those without a `*` are listed under HOME by path as well.
+        let mut home_credentials: Vec<String> =
+            CREDENTIAL_HOME_ENTRIES.iter().map(|e| e.to_string()).collect();
         for e in &self.config.extra_credential {
-            if e.is_absolute() {
-                credential.push(real_path(e));
-            } else if let Some(h) = &home {
-                credential.push(h.join(e));
+            match e.to_str().map(|t| t.trim_matches('/')) {
+                _ if e.is_absolute() => credential.push(real_path(e)),
+                Some("") => {}
+                Some(text) => home_credentials.push(text.to_string()),
+                // Not UTF-8: no pattern, but still closed under HOME by its path.
+                None => credential.extend(home.iter().map(|h| h.join(e))),
             }
         }
+        if let Some(h) = &home {
+            credential
+                .extend(home_credentials.iter().filter(|e| !e.contains('*')).map(|e| h.join(e)));
+        }
+        let (parents, dirs) = self.other_homes.clone().unwrap_or_else(|| {
+            let list = |l: &[&str]| l.iter().map(PathBuf::from).collect::<Vec<_>>();
+            (list(OTHER_HOME_PARENTS), list(OTHER_HOME_DIRS))
+        });
+        let mut home_parents: Vec<PathBuf> = parents.iter().map(|p| real_path(p)).collect();
+        dedup(&mut home_parents);
+        let mut home_dirs: Vec<PathBuf> = dirs.iter().map(|p| real_path(p)).collect();
+        dedup(&mut home_dirs);
         let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
         sensitive.extend(self.config.extra_sensitive.iter().cloned());
         let mut readable_home: Vec<String> =
@@ -195,6 +226,9 @@ impl PolicyBuilder {
             credential: super::prefixes::PathPrefixes::new(credential),
             sensitive,
             readable_home,
+            home_credentials,
+            home_parents,
+            home_dirs,
             exempt_roots,
             home_links,
             other_data_dirs,
@@ -227,6 +261,7 @@ impl SandboxPolicy {
             data_dir: None,
             other_data_dirs: Vec::new(),
             private_files: Vec::new(),
+            other_homes: None,
             config: PolicyConfig::default(),
         }
     }

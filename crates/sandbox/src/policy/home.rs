@@ -59,8 +59,9 @@ pub struct HomeMask {
     pub keep: Vec<(PathBuf, Access)>,
 }
 
-/// The existing paths below `dir` that `parts` (pattern components) name.
-fn expand_pattern(dir: &Path, parts: &[&str], out: &mut Vec<(PathBuf, Access)>) {
+/// The existing paths below `dir` that `parts` (pattern components) name: one `readdir` of
+/// each directory a `*` component stands in (at most 1,000 entries each), never a walk.
+pub(super) fn expand_pattern(dir: &Path, parts: &[&str], out: &mut Vec<(PathBuf, Access)>) {
     let Some((first, rest)) = parts.split_first() else {
         if dir.symlink_metadata().is_ok() {
             out.push((dir.to_path_buf(), Access::Read));
@@ -122,26 +123,7 @@ impl SandboxPolicy {
             if !self.is_hidden_home(&path) || self.granted(&path, Access::Read) {
                 continue;
             }
-            let mut keep: Vec<(PathBuf, Access)> = Vec::new();
-            for pattern in &self.readable_home {
-                let mut parts = pattern.split('/').filter(|p| !p.is_empty());
-                if parts.next().is_some_and(|first| name_matches(first, &name)) {
-                    expand_pattern(&path, &parts.collect::<Vec<_>>(), &mut keep);
-                }
-            }
-
-            for r in self.exempt_roots.iter().chain(&self.data_dir) {
-                if r.starts_with(&path) && r.exists() {
-                    keep.push((r.clone(), Access::Read));
-                }
-            }
-            for g in &self.grants {
-                if g.path.starts_with(&path) && g.path != path && g.path.exists() {
-                    keep.push((g.path.clone(), g.access));
-                }
-            }
-            keep.sort_by_key(|(p, _)| p.components().count());
-            keep.dedup_by(|a, b| a.0 == b.0);
+            let keep = self.kept_inside(&path, &self.readable_below(Some(&name)));
             out.push(HomeMask { path, keep });
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));

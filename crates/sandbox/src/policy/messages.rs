@@ -64,6 +64,16 @@ pub fn hidden_home(path: &Path) -> String {
     )
 }
 
+/// A path in another user's home (`/home/<user>`, `/root` when it is not HOME): closed like a
+/// credential, but for the toolchains and caches a build runs from there.
+pub fn other_home(path: &Path) -> String {
+    format!(
+        "{} lies in another user's home (not this session's HOME), where their keys and tokens live: it is neither readable nor writable in this sandbox (only the toolchains and package caches in it are readable). {}",
+        path.display(),
+        grant_hint(path, "read")
+    )
+}
+
 /// A sensitive file: writable only with a grant.
 pub fn sensitive(path: &Path) -> String {
     format!(

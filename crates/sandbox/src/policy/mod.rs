@@ -16,9 +16,12 @@
 //! * **credential** — neither readable nor writable without a grant: every hidden entry of
 //!   HOME but the readable ones ([`READABLE_HOME_ENTRIES`], `readable_home_entries`:
 //!   [`SandboxPolicy::is_hidden_home`], so a store nobody listed is closed too),
-//!   [`CREDENTIAL_HOME_ENTRIES`] under HOME (closed even inside a readable entry),
-//!   [`SYSTEM_CREDENTIAL_PATHS`] and `/etc/ssh/*_key`, plus configured entries, plus every
-//!   process's environment (`/proc/<pid>/environ`: the host's own holds the agent's API keys).
+//!   [`CREDENTIAL_HOME_ENTRIES`] under HOME and every other home (closed even inside a
+//!   readable entry: [`SandboxPolicy::is_home_credential`]), other users' homes but their
+//!   readable entries ([`OTHER_HOME_PARENTS`], [`OTHER_HOME_DIRS`]:
+//!   [`SandboxPolicy::is_other_home_closed`]), [`SYSTEM_CREDENTIAL_PATHS`] and
+//!   `/etc/ssh/*_key`, plus configured entries, plus every process's environment
+//!   (`/proc/<pid>/environ`: the host's own holds the agent's API keys).
 //! * **sensitive** — readable; writable only with a grant: [`SENSITIVE_NAMES`] anywhere in a
 //!   writable root or under HOME, [`HOME_SENSITIVE_ENTRIES`] under HOME (files that run code
 //!   at the user's next login, shell, editor or git command), plus configured names.
@@ -31,6 +34,7 @@
 //! The files: this one the types; [`SandboxPolicy`]'s methods by job — `config.rs` (what
 //! `policy.json` adds, the builder), `per_call.rs` (one call's policy: grants, network, box),
 //! `accessors.rs`, `check.rs` (the verdict on a path), `home.rs` (HOME's hidden entries),
+//! `homes.rs` (credential entries in every home, other users' homes),
 //! `os_sandbox.rs` (what the OS sandboxes are generated from); `tiers.rs` the default lists,
 //! `escalation.rs` the model's `sandboxPermissions`, [`messages`] the denials' texts,
 //! `prefixes.rs` the credential paths parsed once for the per-path check.
@@ -40,6 +44,7 @@ mod check;
 mod config;
 mod escalation;
 mod home;
+mod homes;
 pub mod messages;
 mod os_sandbox;
 mod paths;
@@ -59,7 +64,8 @@ pub use home::HomeMask;
 pub use paths::{normalize_lexically, real_path};
 pub use tiers::{
     CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES,
-    READABLE_HOME_ENTRIES, SENSITIVE_NAMES, SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
+    OTHER_HOME_DIRS, OTHER_HOME_PARENTS, READABLE_HOME_ENTRIES, SENSITIVE_NAMES,
+    SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
 };
 
 /// The session's sandbox mode.
@@ -223,6 +229,12 @@ pub struct SandboxPolicy {
     sensitive: Vec<String>,
     /// HOME-relative patterns of HOME's hidden entries that stay readable.
     readable_home: Vec<String>,
+    /// HOME-relative credential entries, closed under HOME and every other home (`homes.rs`).
+    home_credentials: Vec<String>,
+    /// Directories whose entries are users' homes (real paths).
+    home_parents: Vec<PathBuf>,
+    /// Homes of their own, `/root` (real paths).
+    home_dirs: Vec<PathBuf>,
     /// Writable roots inside one of HOME's hidden entries (not closed by the rule).
     exempt_roots: Vec<PathBuf>,
     /// HOME's hidden entries that are symlinks out of HOME: (real target, name).

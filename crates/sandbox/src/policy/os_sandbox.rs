@@ -20,7 +20,10 @@ impl SandboxPolicy {
         roots
     }
 
-    /// Existing credential locations the OS sandbox must hide (not covered by a grant).
+    /// Existing credential locations the OS sandbox must hide (not covered by a grant): the
+    /// listed ones, `/etc/ssh`'s host keys, and what the credential entries name in HOME and
+    /// in every home that exists (the `*` ones found by a `readdir` of each directory a `*`
+    /// stands in).
     pub fn unreadable_paths(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
             .credential
@@ -32,6 +35,7 @@ impl SandboxPolicy {
         if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
             out.extend(entries.flatten().map(|e| e.path()).filter(|p| is_ssh_host_key(p)));
         }
+        out.extend(self.home_credential_paths());
         dedup(&mut out);
         out
     }

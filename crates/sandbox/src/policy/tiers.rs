@@ -9,7 +9,12 @@ pub(super) fn is_process_environment(path: &Path) -> bool {
     path.starts_with("/proc") && path.file_name().is_some_and(|n| n == "environ")
 }
 
-/// Credential locations under HOME: neither readable nor writable without a grant.
+/// Credential locations under HOME, and under every other user's home ([`OTHER_HOME_PARENTS`],
+/// [`OTHER_HOME_DIRS`]): neither readable nor writable without a grant, even inside a readable
+/// entry ([`READABLE_HOME_ENTRIES`], `readable_home_entries`): a store's name or place wins
+/// over the readable list. HOME-relative; a component `*` (or `name*`) matches one whole
+/// component (a name that begins with `name`), and bash's sandbox finds what such an entry
+/// names with one `readdir` of each directory a `*` stands in, never a walk of a tree.
 pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
     ".ssh",
     ".gnupg",
@@ -73,6 +78,27 @@ pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
     ".sqlite_history",
     ".lesshst",
     ".viminfo",
+    // Stores inside the readable entries below (issue 39): git's XDG credential store, uv's
+    // index logins, fish's universal variables (`set -Ux TOKEN …`), the global `npmrc` of a
+    // node that nvm or volta installed (`npm config set --global //registry/:_authToken`),
+    // npm's own built-in `npmrc`, the site `pip.conf` of a pyenv, pipenv, pipx or uv prefix
+    // (an index URL with a password), and the system `gemrc` of an rbenv ruby.
+    ".config/git/credentials",
+    ".local/share/uv/credentials",
+    ".config/fish/fish_variables",
+    ".config/fish/fishd.*",
+    ".nvm/versions/*/*/etc/npmrc",
+    ".nvm/versions/*/*/lib/node_modules/npm/npmrc",
+    ".volta/tools/image/node/*/etc/npmrc",
+    ".volta/tools/image/node/*/lib/node_modules/npm/npmrc",
+    ".pyenv/versions/*/pip.conf",
+    ".pyenv/versions/*/envs/*/pip.conf",
+    ".local/share/virtualenvs/*/pip.conf",
+    ".local/share/pipx/venvs/*/pip.conf",
+    ".local/share/pipx/shared/pip.conf",
+    ".local/share/uv/tools/*/pip.conf",
+    ".local/share/uv/python/*/pip.conf",
+    ".rbenv/versions/*/etc/gemrc",
 ];
 
 /// What stays readable of HOME's hidden entries (HOME-relative, a trailing `*` in a component
@@ -127,6 +153,13 @@ pub const READABLE_HOME_ENTRIES: &[&str] = &[
     // Python.
     ".pyenv/versions",
     ".pyenv/shims",
+    // What a pyenv shim runs (`libexec/pyenv exec`, its plugins and hooks, the global
+    // `version` file): a `python3` on PATH is often one.
+    ".pyenv/bin",
+    ".pyenv/libexec",
+    ".pyenv/plugins",
+    ".pyenv/pyenv.d",
+    ".pyenv/version",
     ".local/lib/python*",
     ".local/bin",
     ".local/share/uv",
@@ -171,14 +204,30 @@ pub(super) fn home_pattern_covers(pattern: &str, rest: &Path) -> bool {
     true
 }
 
+/// Whether the HOME-relative pattern `pattern` may name a path at or below the HOME-relative
+/// path `rest`: it covers `rest`, or `rest` is a directory on the way to what it names.
+pub(super) fn pattern_may_reach(pattern: &str, rest: &Path) -> bool {
+    let mut comps = rest.iter();
+    for part in pattern.split('/').filter(|p| !p.is_empty()) {
+        match comps.next() {
+            None => return true,
+            Some(c) if name_matches(part, c) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The file toolhost creates in every data dir it opens. It makes nothing a data dir by itself
 /// (a repository could ship one): a data dir is one because the host's own record, the
 /// registry of data dirs, names it; the marker only tells that a listed directory is still
 /// one (a registry entry whose directory lost it is dropped).
 pub const DATA_DIR_MARKER: &str = ".toolhost-data-dir";
 
-/// System files that hold credentials: neither readable nor writable (a host running as root
-/// could otherwise read them; bash's sandbox masks them). `/etc/ssh/*_key` is matched too.
+/// System files that hold credentials, listed by name: neither readable nor writable (a host
+/// running as root, as CI and most containers do, could otherwise read them; bash's sandbox
+/// masks them). `/etc/ssh/*_key` is matched too, and other users' homes are closed by
+/// [`OTHER_HOME_PARENTS`] and [`OTHER_HOME_DIRS`].
 pub const SYSTEM_CREDENTIAL_PATHS: &[&str] = &[
     "/etc/shadow",
     "/etc/shadow-",
@@ -187,11 +236,37 @@ pub const SYSTEM_CREDENTIAL_PATHS: &[&str] = &[
     "/etc/sudoers",
     "/etc/sudoers.d",
     "/etc/security/opasswd",
+    // TLS private keys (Debian's snakeoil key, Red Hat's, certbot's), Kerberos' host keytab,
+    // VPN, PPP and Wi-Fi secrets, the Debian MySQL maintenance login.
+    "/etc/ssl/private",
+    "/etc/pki/tls/private",
+    "/etc/letsencrypt/live",
+    "/etc/letsencrypt/archive",
+    "/etc/krb5.keytab",
+    "/etc/ipsec.secrets",
+    "/etc/ppp/chap-secrets",
+    "/etc/ppp/pap-secrets",
+    "/etc/NetworkManager/system-connections",
+    "/etc/wpa_supplicant",
+    "/etc/mysql/debian.cnf",
     // Secrets mounted into containers and pods (a Kubernetes service-account token, Docker
     // and Compose secrets); `/var/run` is usually a symlink to `/run`.
     "/run/secrets",
     "/var/run/secrets",
 ];
+
+/// Directories whose every entry is a user's home (`/home/alice`; macOS's `/Users/alice`).
+/// Each one but the home that holds HOME (or lies in it) is another user's: closed like
+/// one of HOME's hidden entries, whole — only the readable entries inside it
+/// ([`READABLE_HOME_ENTRIES`], less [`CREDENTIAL_HOME_ENTRIES`]: the toolchains a build
+/// runs from there), writable roots and the data dir inside it, and grants stay open.
+pub const OTHER_HOME_PARENTS: &[&str] = &["/home", "/Users"];
+
+/// Homes of their own (root's; macOS's `/var/root`), closed like an entry of
+/// [`OTHER_HOME_PARENTS`] when they are not HOME: a test or a service run with another HOME
+/// as root keeps its toolchains readable in `/root/.cargo/bin`, `/root/.rustup`, … and
+/// nothing else there.
+pub const OTHER_HOME_DIRS: &[&str] = &["/root", "/var/root"];
 
 /// Entries of toolhost's data dir that no tool and no bash may read or write, not even with a
 /// grant: the session store (every call's arguments and text), the policy config, the

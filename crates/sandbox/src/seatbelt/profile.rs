@@ -75,6 +75,9 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
         .chain(policy.credential_paths().iter().cloned())
         .chain(policy.grants().iter().map(|g| g.path.clone()))
         .chain(policy.home().map(Path::to_path_buf))
+        .chain(policy.other_home_parents().iter().cloned())
+        .chain(policy.other_home_dirs().iter().cloned())
+        .chain(policy.home_openings())
         .chain(policy.data_dir().map(Path::to_path_buf))
         .chain(protected.entries.iter().chain(&protected.git_dirs).cloned());
     for p in paths {
@@ -91,9 +94,26 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
     if let Some(h) = policy.home().and_then(Path::to_str).filter(|h| h.contains(['"', '\\'])) {
         return Err(SandboxError::UnsupportedPath(format!("HOME {h:?} holds a '\"' or a '\\'")));
     }
-    if let Some(e) = policy.readable_home_entries().iter().find(|e| e.contains(['"', '\\'])) {
+    if let Some(e) = policy
+        .readable_home_entries()
+        .iter()
+        .chain(policy.home_credential_entries())
+        .find(|e| e.contains(['"', '\\']))
+    {
         return Err(SandboxError::UnsupportedPath(format!(
-            "the readable HOME entry {e:?} holds a '\"' or a '\\'"
+            "the HOME entry {e:?} (readable or credential) holds a '\"' or a '\\'"
+        )));
+    }
+    // So are the places of other users' homes.
+    if let Some(p) = policy
+        .other_home_parents()
+        .iter()
+        .chain(policy.other_home_dirs())
+        .find(|p| p.to_str().is_none_or(|t| t.contains(['"', '\\'])))
+    {
+        return Err(SandboxError::UnsupportedPath(format!(
+            "the home place {} holds a '\"' or a '\\'",
+            p.display()
         )));
     }
     Ok(())
@@ -169,6 +189,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     unreadable.extend(policy.boxed_away_dirs());
     let mut read_deny: Vec<String> = unreadable.iter().map(|c| subpath(c)).collect();
     read_deny.extend(hidden.iter().cloned());
+    // Credential entries in every home, other users' homes (regions: where they lie).
+    let homes = home_filters(policy, call.is_some());
+    read_deny.extend(homes.iter().map(|(_, f)| f.clone()));
     read_deny.push(SSH_HOST_KEYS.into());
     read_deny.extend(private.iter().cloned());
     let aliases = aliased(&unreadable);
@@ -231,6 +254,9 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
                 deny.extend(hidden.iter().cloned());
             }
         }
+        deny.extend(
+            homes.iter().filter(|(region, _)| touches_root(region)).map(|(_, f)| f.clone()),
+        );
         if let Some(p) = call {
             let creds: Vec<PathBuf> = creds.into_iter().cloned().collect();
             deny.extend(aliased(&creds).iter().map(|a| subpath(a)));
@@ -347,7 +373,136 @@ fn regex_escape(text: &str) -> String {
 /// own): it lies in one, or it is a subtree grant over HOME.
 fn hidden_home_granted(policy: &SandboxPolicy, g: &PathGrant) -> bool {
     policy.is_hidden_home(&g.path)
-        || (g.scope == Scope::Subtree && policy.home().is_some_and(|h| h.starts_with(&g.path)))
+        || policy.is_home_credential(&g.path)
+        || policy.is_other_home_closed(&g.path)
+        || (g.scope == Scope::Subtree
+            && (policy.home().is_some_and(|h| h.starts_with(&g.path))
+                || policy.homes_refusable_below(&g.path)))
+}
+
+/// The filters for the credential entries of every home and for other users' homes
+/// ([`SandboxPolicy::is_home_credential`], [`SandboxPolicy::is_other_home_closed`]), each
+/// with the region it lies in (the profile denies writes there only where a root touches
+/// it). The entries of one place are one regex of alternatives. In a call's profile a home's
+/// base path is matched in any case (its exceptions only as spelled) and, under `/tmp`,
+/// `/var` or `/etc`, with its `/private` spelling too.
+fn home_filters(policy: &SandboxPolicy, call: bool) -> Vec<(PathBuf, String)> {
+    let alternatives = |entries: &[String]| -> Option<String> {
+        let alts: Vec<String> = entries.iter().map(|e| pattern_regex(e)).collect();
+        (!alts.is_empty()).then(|| format!("({})", alts.join("|")))
+    };
+    let creds = alternatives(policy.home_credential_entries());
+    let starred: Vec<String> =
+        policy.home_credential_entries().iter().filter(|e| e.contains('*')).cloned().collect();
+    let readable = alternatives(policy.readable_home_entries());
+    let opened = policy.home_openings();
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
+    // `place` spelled `s`: its base matched in any case in a call's profile.
+    let base = |s: &Path| -> Option<String> {
+        let text = s.to_str()?;
+        if call { fold_literal(text) } else { Some(regex_escape(text)) }
+    };
+    let spellings = |p: &Path| -> Vec<PathBuf> {
+        let mut v = vec![p.to_path_buf()];
+        if call {
+            v.extend(private_alias(p));
+        }
+        v
+    };
+    // HOME's own listed entries are denied by path ([`SandboxPolicy::credential_paths`]);
+    // those with a `*` here.
+    if let (Some(home), Some(alts)) = (policy.home(), alternatives(&starred)) {
+        for s in spellings(home) {
+            if let Some(b) = base(&s) {
+                out.push((home.to_path_buf(), format!("(regex #\"^{b}/{alts}(/|$)\")")));
+            }
+        }
+    }
+    let respell = |p: &Path, from: &Path, to: &Path| -> Option<PathBuf> {
+        Some(to.join(p.strip_prefix(from).ok()?))
+    };
+    // A closed place: `shape` (a regex tail after the base) less the readable entries at
+    // `readable_at` (a regex tail), and `except` (paths, excepted as subpaths).
+    let closed = |region: &Path, s: &Path, shape: &str, readable_at: &str, except: &[PathBuf]| {
+        let b = base(s)?;
+        let plain = regex_escape(s.to_str()?);
+        let mut excepts: Vec<String> = Vec::new();
+        if let Some(r) = &readable {
+            excepts.push(format!("(regex #\"^{plain}{readable_at}{r}(/|$)\")"));
+        }
+        excepts.extend(except.iter().filter_map(|e| respell(e, region, s)).map(|e| subpath(&e)));
+        let filter = format!("(regex #\"^{b}{shape}\")");
+        Some(if excepts.is_empty() {
+            filter
+        } else {
+            format!(
+                "(require-all {filter} (require-not (require-any\n      {})))",
+                excepts.join("\n      ")
+            )
+        })
+    };
+    for parent in policy.other_home_parents() {
+        for s in spellings(parent) {
+            if let (Some(b), Some(alts)) = (base(&s), &creds) {
+                out.push((parent.clone(), format!("(regex #\"^{b}/[^/]+/{alts}(/|$)\")")));
+            }
+        }
+        // Homes inside HOME are HOME's.
+        if policy.home().is_some_and(|h| parent.starts_with(h)) {
+            continue;
+        }
+        let depth = parent.components().count();
+        let whole = !opened.iter().any(|r| parent.starts_with(r));
+        let mut except: Vec<PathBuf> = Vec::new();
+        // The home that holds HOME is not another user's.
+        if let Some(h) = policy.home()
+            && let Ok(rest) = h.strip_prefix(parent)
+            && let Some(first) = rest.iter().next()
+        {
+            except.push(parent.join(first));
+        }
+        // Roots and the data dir inside a home; a home that is a root itself is closed as
+        // HOME is (its hidden entries), by a filter of its own.
+        let mut own_homes: Vec<PathBuf> = Vec::new();
+        for r in opened.iter().filter(|r| r.starts_with(parent)) {
+            let n = r.components().count();
+            if n > depth + 1 {
+                except.push(r.clone());
+            } else if n == depth + 1 && whole {
+                except.push(r.clone());
+                own_homes.push(r.clone());
+            }
+        }
+        let shape = if whole { "/[^/]+(/|$)" } else { "/[^/]+/\\." };
+        for s in spellings(parent) {
+            out.extend(closed(parent, &s, shape, "/[^/]+/", &except).map(|f| (parent.clone(), f)));
+        }
+        for home in own_homes {
+            let inside: Vec<PathBuf> =
+                opened.iter().filter(|r| r.starts_with(&home) && **r != home).cloned().collect();
+            for s in spellings(&home) {
+                out.extend(closed(&home, &s, "/\\.", "/", &inside).map(|f| (home.clone(), f)));
+            }
+        }
+    }
+    for dir in policy.other_home_dirs() {
+        for s in spellings(dir) {
+            if let (Some(b), Some(alts)) = (base(&s), &creds) {
+                out.push((dir.clone(), format!("(regex #\"^{b}/{alts}(/|$)\")")));
+            }
+        }
+        if !policy.is_other_home(dir) {
+            continue;
+        }
+        let whole = !opened.iter().any(|r| dir.starts_with(r));
+        let inside: Vec<PathBuf> =
+            opened.iter().filter(|r| r.starts_with(dir) && *r != dir).cloned().collect();
+        let shape = if whole { "(/|$)" } else { "/\\." };
+        for s in spellings(dir) {
+            out.extend(closed(dir, &s, shape, "/", &inside).map(|f| (dir.clone(), f)));
+        }
+    }
+    out
 }
 
 /// Whether the read rule leaves part of what `g` covers unreadable (`unreadable`: the
@@ -397,6 +552,8 @@ fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
     let roots = policy.mode_roots();
     let mut guarded: Vec<PathBuf> = policy.hard_protected_paths();
     guarded.extend(policy.credential_paths().iter().cloned());
+    // What the credential entries with a `*` name in HOME and the homes (found on disk).
+    guarded.extend(policy.unreadable_paths());
     if let Some(h) = policy.home() {
         guarded.extend(HOME_SENSITIVE_ENTRIES.iter().map(|e| h.join(e)));
     }

@@ -10,6 +10,7 @@ fn wrap_builds_the_golden_argv() {
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")
         .home("/golden/home")
         .data_dir("/golden/ws/.toolhost")
+        .other_homes(["/golden/users".into()], ["/golden/root".into()])
         .config(PolicyConfig { temp_dir: Some("/golden/tmp".into()), ..Default::default() })
         .build()
         .with_grants([

@@ -7,8 +7,9 @@ fn golden_policy() -> SandboxPolicy {
     SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")
         .home("/golden/home")
         .data_dir("/golden/home/.toolhost")
+        .other_homes(["/golden/users".into()], ["/golden/root".into()])
         .config(PolicyConfig {
-            extra_writable_roots: vec!["/golden/extra".into()],
+            extra_writable_roots: vec!["/golden/extra".into(), "/golden/users/bob/proj".into()],
             temp_dir: Some("/golden/tmp".into()),
             extra_credential: vec![".config/secret".into()],
             ..Default::default()
