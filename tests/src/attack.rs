@@ -341,6 +341,21 @@ pub struct Attack {
 }
 
 impl Attack {
+    /// `git init` in `dir` as the user would run it (HOME = the fake one, no system config).
+    pub fn git_init(&self, dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = Command::new("git")
+            .env_clear()
+            .env("PATH", &self.path_var)
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(["init", "-q"])
+            .arg(dir)
+            .output()
+            .expect("git is installed (.ci/run installs it)");
+        assert!(out.status.success(), "git init: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
     /// A fresh fake HOME with every secret, an empty workspace and a data dir.
     pub fn new() -> Self {
         let base =

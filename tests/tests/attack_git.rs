@@ -6,25 +6,9 @@
 //! files that did not exist yet. Every check is on disk, not on messages.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 use toolhost_tests::attack::*;
-
-/// `git init` in `dir` (HOME = the fake one, no system config).
-fn git_init(a: &Attack, dir: &Path) {
-    std::fs::create_dir_all(dir).unwrap();
-    let out = Command::new("git")
-        .env_clear()
-        .env("PATH", &a.path_var)
-        .env("HOME", &a.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(["init", "-q"])
-        .arg(dir)
-        .output()
-        .expect("git is installed (.ci/run installs it)");
-    assert!(out.status.success(), "git init: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 /// What a file holds now (None: absent).
 fn snapshot(p: &Path) -> Option<Vec<u8>> {
@@ -34,7 +18,7 @@ fn snapshot(p: &Path) -> Option<Vec<u8>> {
 /// A workspace that is a git repository.
 fn repo() -> Attack {
     let a = Attack::new();
-    git_init(&a, &a.ws);
+    a.git_init(&a.ws);
     a
 }
 
@@ -200,7 +184,7 @@ fn bash_cannot_write_git_config_after_filling_the_workspace_with_files() {
 /// bash must not be able to plant a hook in the repository at `repo_rel`.
 fn bash_cannot_plant_a_hook_in(repo_rel: &str) {
     let a = repo();
-    git_init(&a, &a.ws.join(repo_rel));
+    a.git_init(&a.ws.join(repo_rel));
     if !a.sandbox_or_skip(&format!("bash_cannot_plant_a_hook_in {repo_rel}")) {
         return;
     }

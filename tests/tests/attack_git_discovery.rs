@@ -53,21 +53,6 @@ fn assert_git_ran_nothing(a: &Attack, dir: &Path, pwned: &Path, what: &str, cont
     });
 }
 
-/// `git init` in `dir` (HOME = the fake one, no system config).
-fn git_init(a: &Attack, dir: &Path) {
-    std::fs::create_dir_all(dir).unwrap();
-    let out = Command::new("git")
-        .env_clear()
-        .env("PATH", &a.path_var)
-        .env("HOME", &a.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(["init", "-q"])
-        .arg(dir)
-        .output()
-        .expect("git is installed");
-    assert!(out.status.success(), "git init: {}", String::from_utf8_lossy(&out.stderr));
-}
-
 /// A shell script that fills an empty `.git` (HEAD, objects/, refs/) and writes `config_src`
 /// (a file in the workspace) as its config.
 fn fill_dot_git(config_src: &str) -> String {
@@ -202,7 +187,7 @@ fn the_write_tool_cannot_lay_out_a_repository_at_the_workspace_root() {
 #[test]
 fn the_write_tool_cannot_lay_out_a_repository_in_a_subdirectory_of_a_real_one() {
     let a = Attack::new();
-    git_init(&a, &a.ws);
+    a.git_init(&a.ws);
     let pwned = pwned_path(&a);
     let mut log = Vec::new();
     for (rel, content) in plain_repo_files(&pwned) {
@@ -224,7 +209,7 @@ fn bash_cannot_lay_out_a_repository_as_plain_files() {
     if !a.sandbox_or_skip("bash_cannot_lay_out_a_repository_as_plain_files") {
         return;
     }
-    git_init(&a, &a.ws.join("real"));
+    a.git_init(&a.ws.join("real"));
     let pwned = pwned_path(&a);
     a.put("evil.cfg", plain_repo_files(&pwned)[3].1.as_bytes());
     let plant = |dir: &str| {
