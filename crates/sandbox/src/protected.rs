@@ -80,8 +80,9 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
 
 /// After a bash call that started at `since`: remove every protected entry that `before` did
 /// not have, that changed since the call started, and that no write grant of `policy` covers.
-/// Returns the entries removed (empty when bash created none). The shared system temp dir is
-/// not swept (other programs create files there while bash runs; see docs/security.md).
+/// Returns the entries removed (empty when bash created none). The session's private temp dir
+/// is swept like the workspace; a temp dir other programs share (`policy.json`'s `temp_dir`)
+/// is not (they create files there while bash runs; see docs/security.md).
 pub fn sweep(
     policy: &SandboxPolicy,
     before: &Protected,
@@ -93,7 +94,9 @@ pub fn sweep(
     let since_secs =
         since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
-    for p in after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_temp_dir(p)) {
+    for p in
+        after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_shared_temp_dir(p))
+    {
         let Ok(meta) = p.symlink_metadata() else { continue };
         // An entry the scan before the call missed but that is older than the call is not
         // bash's doing (the 1 s slack covers coarse timestamps).
