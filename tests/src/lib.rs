@@ -65,16 +65,22 @@ pub fn shared_cache_dir() -> PathBuf {
     profile_dir().join("test-component-cache")
 }
 
-/// A temporary workspace and data dir.
+/// A temporary workspace and data dir, and a private temp dir as the CLI makes one.
 pub struct Fixture {
     pub workspace: tempfile::TempDir,
     pub data: tempfile::TempDir,
+    /// The policy's temp dir (writable, bash's `TMPDIR`), as `toolhost` makes one per process.
+    pub temp: toolhost_sandbox::temp_dir::PrivateTempDir,
 }
 
 impl Fixture {
     /// An empty workspace.
     pub fn new() -> Self {
-        Fixture { workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() }
+        Fixture {
+            workspace: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+            temp: toolhost_sandbox::temp_dir::PrivateTempDir::create().unwrap(),
+        }
     }
 
     /// The workspace root (canonical).
@@ -100,10 +106,12 @@ impl Fixture {
         ToolSessionContext::local(self.root(), self.data.path(), "test-session", sandbox)
     }
 
-    /// This fixture's policy: workspace-write, the data dir hard-protected.
+    /// This fixture's policy: workspace-write, the data dir hard-protected, its private temp
+    /// dir the temp dir (as the CLI's).
     pub fn policy(&self) -> SandboxPolicy {
         SandboxPolicy::builder(toolhost::SandboxMode::WorkspaceWrite, self.root())
             .data_dir(self.data.path())
+            .private_temp_dir(self.temp.path())
             .build()
     }
 

@@ -2,7 +2,9 @@
 //! network (a TCP listener on loopback, in both modes), unix sockets (abstract, and a
 //! tmux-like pathname socket under /tmp), a `bwrap` planted on PATH inside the workspace,
 //! a fork bomb and a 4 GiB allocation. Plus two smaller items of issue 14: a command's own
-//! `bwrap: ` text on stderr, and a bubblewrap that hangs in the self-check.
+//! `bwrap: ` text on stderr, and a bubblewrap that hangs in the self-check. And the system
+//! temp dir (issue 39): bash cannot change its mode or owner, and each process has a private
+//! temp dir that bash, approved runs and the file tools share and that goes with it.
 //!
 //! Every listener is the test's own: the attack sends a marker, and the listener must never
 //! receive it. A listener stops at a final `END` connection the test makes after the call
@@ -460,4 +462,203 @@ fn doctor_reports_every_isolation() {
     for line in ["network: off", "sockets: ", "landlock: ", "limits: "] {
         assert!(text.contains(line), "doctor does not report {line:?}: {text}");
     }
+}
+
+/// The system temp dir's mode and owner as a test found them; [`TmpAsFound::intact`] puts
+/// them back at once when an attack changed them (a build without the private temp dir lets
+/// bash, as root, change them), and so does the drop.
+struct TmpAsFound {
+    mode: u32,
+    uid: u32,
+    gid: u32,
+}
+
+impl TmpAsFound {
+    fn record() -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata("/tmp").unwrap();
+        TmpAsFound { mode: m.mode() & 0o7777, uid: m.uid(), gid: m.gid() }
+    }
+
+    /// Whether /tmp is as found; if not, it is restored before this returns.
+    fn intact(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata("/tmp").unwrap();
+        let same = m.mode() & 0o7777 == self.mode && m.uid() == self.uid && m.gid() == self.gid;
+        if !same {
+            let _ = std::os::unix::fs::chown("/tmp", Some(self.uid), Some(self.gid));
+            let _ = std::fs::set_permissions("/tmp", std::fs::Permissions::from_mode(self.mode));
+        }
+        same
+    }
+}
+
+impl Drop for TmpAsFound {
+    fn drop(&mut self) {
+        self.intact();
+    }
+}
+
+/// bash cannot change the mode or owner of the system temp dir, which every user and program
+/// of the machine shares (as its owner, root in a container, it could with every capability
+/// dropped: an owner's chmod needs none, and Landlock does not govern modes). Each attack's
+/// change, if it got through, is undone at once.
+#[test]
+fn bash_cannot_change_the_mode_or_owner_of_the_system_temp_dir() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("bash_cannot_change_the_mode_or_owner_of_the_system_temp_dir") {
+        return;
+    }
+    let found = TmpAsFound::record();
+    for attack in [
+        "chmod 755 /tmp",
+        "chmod 777 /tmp",
+        "chmod -t /tmp",
+        "chmod 1700 /tmp",
+        "chown 65534:65534 /tmp",
+        "chgrp \"$(id -g)\" /tmp; chown \"$(id -u)\" /tmp",
+        "cd /tmp && chmod 755 .",
+    ] {
+        let out = a.bash(&format!("{attack}; stat -c 'mode %a owner %u:%g' /tmp"));
+        promise(found.intact(), || {
+            format!("`{attack}` in bash changed /tmp (restored):\n{}", out.all())
+        });
+    }
+}
+
+/// The first line bash printed (before its status line).
+fn first_line(out: &str) -> String {
+    out.lines().next().unwrap_or_default().to_string()
+}
+
+/// `dir` is a private temp dir: a directory of this user's, mode 0700, in the system temp dir,
+/// inside a directory of the same kind.
+fn is_private_temp_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let private = |d: &Path| {
+        d.symlink_metadata()
+            .is_ok_and(|m| m.is_dir() && m.mode() & 0o7777 == 0o700 && m.uid() == me)
+    };
+    // The system temp dir of a toolhost run by `Attack` (its environment has no TMPDIR).
+    let system = Path::new("/tmp").canonicalize().unwrap();
+    dir.is_absolute()
+        && dir.starts_with(&system)
+        && dir != system
+        && private(dir)
+        && dir.parent().is_some_and(|p| p != system && private(p))
+}
+
+/// A private temp dir and its parent are gone (within a few seconds of the process's end).
+fn gone(dir: &Path) -> bool {
+    let outer = dir.parent().unwrap_or(dir).to_path_buf();
+    for _ in 0..100 {
+        if dir.symlink_metadata().is_err() && outer.symlink_metadata().is_err() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// The session has a temp dir of its own (`TMPDIR` for bash and an approved run, a writable
+/// root for the file tools at the same real path), private to the user, and it goes with the
+/// session: at the end of input, on SIGTERM, and after `call` and `mcp`.
+#[test]
+fn the_session_has_a_private_temp_dir_that_write_and_bash_share_and_that_goes_with_it() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip(
+        "the_session_has_a_private_temp_dir_that_write_and_bash_share_and_that_goes_with_it",
+    ) {
+        return;
+    }
+    let tools = ["--tools", "bash,read,write,workspace_shell", "--allow-escalation"];
+    let mut s = a.session(&tools);
+    let r = s.call("1", "bash", json!({"command": "echo \"$TMPDIR\""}));
+    let tmp = PathBuf::from(first_line(&result_text(&r)));
+    if !is_private_temp_dir(&tmp) {
+        leak(&format!("bash's TMPDIR is not a private temp dir (0700, the user's): {r}"));
+        return;
+    }
+    // A file the write tool puts there is the file bash reads, and the other way round.
+    let note = marker("TMPDIR-NOTE");
+    let w = s.call("2", "write", json!({"path": tmp.join("note.txt"), "content": note}));
+    promise(w["status"] == "succeeded", || format!("write in TMPDIR failed: {w}"));
+    let r = s.call("3", "bash", json!({"command": "cat \"$TMPDIR/note.txt\""}));
+    promise(result_text(&r).contains(&note), || format!("bash did not read the note: {r}"));
+    let r = s.call("4", "bash", json!({"command": "echo from-bash > \"$TMPDIR/b.txt\""}));
+    promise(r["status"] == "succeeded", || format!("bash could not write TMPDIR: {r}"));
+    let r = s.call("5", "read", json!({"path": tmp.join("b.txt")}));
+    promise(result_text(&r).contains("from-bash"), || format!("read did not see bash's file: {r}"));
+    // An approved run gets the same TMPDIR.
+    let r = s.call("6", "workspace_shell", json!({"command": "printenv", "args": ["TMPDIR"]}));
+    promise(r["structuredContent"]["stdout"] == json!(format!("{}\n", tmp.display())), || {
+        format!("an approved run's TMPDIR is not bash's {}: {r}", tmp.display())
+    });
+    // The end of input ends the session, and its temp dir goes with it.
+    drop(s.proc.take_stdin());
+    let ending = s.proc.ending(Duration::from_secs(60));
+    promise(gone(&tmp), || format!("{} is left after the session ended: {ending}", tmp.display()));
+
+    // SIGTERM while bash runs: the session ends and its temp dir goes.
+    let mut s = a.session(&[]);
+    s.send(&json!({"id": "1", "tool": "bash", "arguments": {"command": "echo \"$TMPDIR\"; touch \"$TMPDIR/running\"; sleep 60"}}));
+    let mut tmp = None;
+    for _ in 0..600 {
+        let Some(line) = s.proc.next_line(Duration::from_millis(100)) else { continue };
+        let ev: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        if let Some(chunk) = ev["progress"]["stdout"].as_str() {
+            tmp = Some(PathBuf::from(first_line(chunk)));
+            break;
+        }
+    }
+    let tmp = tmp.expect("bash printed its TMPDIR as progress");
+    for _ in 0..200 {
+        if tmp.join("running").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(s.proc.pid() as i32, libc::SIGTERM) };
+    let ending = s.proc.ending(Duration::from_secs(30));
+    promise(gone(&tmp), || format!("{} is left after SIGTERM: {ending}", tmp.display()));
+
+    // `call` and `mcp`.
+    let out = a.bash("echo \"$TMPDIR\"");
+    let tmp = PathBuf::from(first_line(&out.text()));
+    promise(!tmp.as_os_str().is_empty() && gone(&tmp), || {
+        format!("{} is left after `call`: {}", tmp.display(), out.all())
+    });
+    let mut m = a.mcp(&[]);
+    let r = m.call_tool("bash", json!({"command": "echo \"$TMPDIR\""}));
+    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+    let tmp = PathBuf::from(first_line(&text));
+    promise(is_private_temp_dir(&tmp), || format!("mcp's bash has no private TMPDIR: {r}"));
+    drop(m.proc.take_stdin());
+    let ending = m.proc.ending(Duration::from_secs(60));
+    promise(gone(&tmp), || format!("{} is left after mcp ended: {ending}", tmp.display()));
+}
+
+/// A process killed outright cannot remove its temp dir: the next start of toolhost does.
+#[test]
+fn a_temp_dir_left_by_a_killed_process_is_removed_at_the_next_start() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_temp_dir_left_by_a_killed_process_is_removed_at_the_next_start") {
+        return;
+    }
+    let mut s = a.session(&[]);
+    let r = s.call("1", "bash", json!({"command": "echo \"$TMPDIR\"; mkdir -p \"$TMPDIR/d\"; echo x > \"$TMPDIR/d/f\"; chmod 0 \"$TMPDIR/d\""}));
+    let tmp = PathBuf::from(first_line(&result_text(&r)));
+    if !is_private_temp_dir(&tmp) {
+        leak(&format!("bash's TMPDIR is not a private temp dir (0700, the user's): {r}"));
+        return;
+    }
+    drop(s); // SIGKILL
+    assert!(tmp.exists(), "a killed process removed {}", tmp.display());
+    let out = a.run(&[], &["tools"]);
+    promise(gone(&tmp), || {
+        format!("{} is left after the next start: {}", tmp.display(), out.all())
+    });
 }

@@ -271,6 +271,18 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    let failed = |e: &anyhow::Error| {
+        eprintln!("toolhost: {}", toolhost::display::terminal_text(&error_text(e)));
+        if e.downcast_ref::<setup::UsageError>().is_some() {
+            ExitCode::from(commands::EXIT_USAGE)
+        } else {
+            ExitCode::FAILURE
+        }
+    };
+    // `new` writes a project and nothing else: no data dir, no toolset.
+    if let Command::New { name, lang, dir } = &cli.command {
+        return commands::new::run(name, *lang, dir.as_deref()).unwrap_or_else(|e| failed(&e));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -278,26 +290,72 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("toolhost: {}", toolhost::display::terminal_text(&error_text(&e)));
-            if e.downcast_ref::<setup::UsageError>().is_some() {
-                ExitCode::from(commands::EXIT_USAGE)
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+    let setup = match setup::setup(&cli) {
+        Ok(setup) => setup,
+        Err(e) => return failed(&e),
+    };
+    let outcome = runtime.block_on(run(&cli, &setup));
+    // Every task ends before the session's temp dir goes with the setup: their sandboxed
+    // programs are killed as they are dropped. After a signal a blocking read of stdin is not
+    // waited for.
+    if matches!(outcome, Ok(Ended::BySignal(_))) {
+        runtime.shutdown_timeout(SIGNAL_SHUTDOWN_GRACE);
+    } else {
+        drop(runtime);
+    }
+    drop(setup);
+    match outcome {
+        Ok(Ended::Finished(code)) => code,
+        Ok(Ended::BySignal(signal)) => ExitCode::from(128 + signal),
+        Err(e) => failed(&e),
     }
 }
 
-/// Build the setup once, then run the command over it.
-async fn run(cli: Cli) -> Result<ExitCode> {
-    // `new` writes a project and nothing else: no data dir, no toolset.
-    if let Command::New { name, lang, dir } = &cli.command {
-        return commands::new::run(name, *lang, dir.as_deref());
+/// How long the async runtime's threads get to drop their tasks after SIGINT or SIGTERM
+/// ended a command, before the session's temp dir is removed anyway: dropping a task kills
+/// its sandboxed program at once, so this is ample; a thread blocked reading stdin is not
+/// waited for past it.
+const SIGNAL_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How a command ended.
+enum Ended {
+    /// By itself, with this exit code.
+    Finished(ExitCode),
+    /// On SIGINT or SIGTERM (the signal's number), before it finished.
+    BySignal(u8),
+}
+
+/// The first SIGINT or SIGTERM this process gets from now on: its number.
+async fn termination_signal() -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) =
+        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+    else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => libc::SIGINT as u8,
+        _ = term.recv() => libc::SIGTERM as u8,
     }
-    let setup = setup::setup(&cli)?;
+}
+
+/// Run the command over the setup. SIGINT or SIGTERM ends it (its calls dropped, their
+/// sandboxed programs killed), so `main` still removes the session's temp dir; `call` and
+/// `mcp --listen` handle both themselves (they cancel what runs, then end as usual).
+async fn run(cli: &Cli, setup: &setup::Setup) -> Result<Ended> {
+    let handles_signals =
+        matches!(cli.command, Command::Call { .. } | Command::Mcp { listen: Some(_), .. });
+    if handles_signals {
+        return command(cli, setup).await.map(Ended::Finished);
+    }
+    tokio::select! {
+        finished = command(cli, setup) => finished.map(Ended::Finished),
+        signal = termination_signal() => Ok(Ended::BySignal(signal)),
+    }
+}
+
+/// The command of `cli` over `setup`.
+async fn command(cli: &Cli, setup: &setup::Setup) -> Result<ExitCode> {
     match &cli.command {
         Command::Tools { json } => commands::tools::run(&setup, &cli, *json).await,
         Command::Call { tool, input, json } => {

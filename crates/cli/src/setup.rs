@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use toolhost::approval::Approver;
 use toolhost::runtime::{Allocation, ComponentRuntime};
 use toolhost::{FinalizedToolset, SandboxPolicy, ToolSessionContext, finalize};
+use toolhost_sandbox::temp_dir::{PrivateTempDir, remove_stale};
 
 use crate::Cli;
 
@@ -69,13 +70,18 @@ pub fn new_session_id() -> String {
 }
 
 /// What every entry point works with, built once from the options: the workspace, the data
-/// dir, and the one policy (mode, HOME, the data dir, `policy.json`) that `call`, `session`,
-/// `mcp`, `undo`, `reapply`, `changes` and `doctor` all use.
+/// dir, the session's private temp dir, and the one policy (mode, HOME, the data dir, the temp
+/// dir, `policy.json`) that `call`, `session`, `mcp`, `undo`, `reapply`, `changes` and `doctor`
+/// all use.
 #[derive(Clone)]
 pub struct Setup {
     pub workspace: PathBuf,
     pub data_dir: PathBuf,
     pub policy: SandboxPolicy,
+    /// The private temp dir the policy's temp dir is (none when `policy.json` names one),
+    /// removed with everything in it when the last clone of the setup is dropped: `main`
+    /// drops it after the async runtime, once no task and no sandboxed program is left.
+    pub _temp_dir: Option<Arc<PrivateTempDir>>,
 }
 
 /// A mistake in how toolhost was started (exit code 2, `commands::EXIT_USAGE`), as opposed to
@@ -120,10 +126,23 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         Some(h) => register_data_dir(&h.join(".toolhost").join(DATA_DIR_REGISTRY), &data_dir),
         None => Vec::new(),
     };
+    let config = policy_config(&data_dir)?;
+    // The session's own temp dir, unless policy.json names one (docs/security.md#the-temp-dir);
+    // those that ended processes left behind go first.
+    let temp_dir = match &config.temp_dir {
+        Some(_) => None,
+        None => {
+            remove_stale(&std::env::temp_dir());
+            Some(Arc::new(PrivateTempDir::create()?))
+        }
+    };
     let mut builder = SandboxPolicy::builder(cli.mode, &workspace)
         .data_dir(&data_dir)
         .other_data_dirs(others)
-        .config(policy_config(&data_dir)?);
+        .config(config);
+    if let Some(temp) = &temp_dir {
+        builder = builder.private_temp_dir(temp.path());
+    }
     if let Some(home) = home {
         builder = builder.home(home);
     }
@@ -131,7 +150,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     if let crate::Command::Mcp { token_file: Some(file), .. } = &cli.command {
         builder = builder.private_file(file);
     }
-    Ok(Setup { workspace, data_dir, policy: builder.build() })
+    Ok(Setup { workspace, data_dir, policy: builder.build(), _temp_dir: temp_dir })
 }
 
 /// Directories shared by every program and user on the machine. A command that runs tools

@@ -2,7 +2,7 @@
 //! toolset is finalized and shared by every call of a session, and [`ToolCallContext`],
 //! made fresh for each call.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +15,9 @@ use toolhost_sandbox::policy::SandboxPolicy;
 use crate::observations::FileObservations;
 
 /// The environment variables a session takes from the host process (`docs/contract.md#layers`).
-pub const INHERITED_ENVIRONMENT: [&str; 6] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL", "TMPDIR"];
+/// `TMPDIR` is not one of them: a program gets the call's temp dir
+/// ([`ToolSessionContext::process_environment`]).
+pub const INHERITED_ENVIRONMENT: [&str; 5] = ["PATH", "HOME", "SHELL", "LANG", "LC_ALL"];
 
 /// Capacity of a call's progress channel (`docs/contract.md#progress`); defined with the other limits.
 pub use toolhost_limits::PROGRESS_CHANNEL_CAPACITY;
@@ -27,7 +29,9 @@ pub use toolhost_limits::PROGRESS_CHANNEL_CAPACITY;
 pub struct ToolSessionContext {
     /// The workspace root, canonical; relative paths are resolved against it.
     pub working_directory: PathBuf,
-    /// The environment handed to processes (only [`INHERITED_ENVIRONMENT`] plus additions).
+    /// The environment taken from the host process for the programs a call starts (only
+    /// [`INHERITED_ENVIRONMENT`] plus additions); they get it through
+    /// [`ToolSessionContext::process_environment`].
     pub environment: Arc<HashMap<String, String>>,
     /// The toolhost data dir (spill files, component cache, session store).
     pub data_dir: PathBuf,
@@ -75,7 +79,7 @@ impl ToolSessionContext {
         &self.write_locks
     }
 
-    /// A session over `working_directory` (made canonical here, once), with the six
+    /// A session over `working_directory` (made canonical here, once), with the five
     /// variables of `docs/contract.md#layers` taken from this process's environment, running
     /// bash in `sandbox`: the caller's choice (`toolhost_sandbox::platform_backend` wherever
     /// tools run for a user; `toolhost_sandbox::NoSandbox` where no command ever runs).
@@ -126,6 +130,17 @@ impl ToolSessionContext {
     /// The workspace root.
     pub fn workspace(&self) -> &Path {
         &self.working_directory
+    }
+
+    /// The whole environment of a program a call under `policy` starts (bash, a component's
+    /// `process.run`): the session's [`environment`](Self::environment), and `TMPDIR` = the
+    /// policy's temp dir — the session's private one, which the file tools see at the same
+    /// real path (docs/security.md#the-temp-dir) — whatever the host process had.
+    pub fn process_environment(&self, policy: &SandboxPolicy) -> BTreeMap<String, String> {
+        let mut env: BTreeMap<String, String> =
+            self.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        env.insert("TMPDIR".into(), policy.temp_dir().to_string_lossy().into_owned());
+        env
     }
 }
 
@@ -237,10 +252,18 @@ mod tests {
     }
 
     #[test]
-    fn local_takes_only_the_six_variables() {
+    fn local_takes_only_the_five_variables_and_programs_get_the_policys_temp_dir() {
         let s = ToolSessionContext::local("/w", "/d", "s", Arc::new(toolhost_sandbox::NoSandbox));
         for k in s.environment.keys() {
             assert!(INHERITED_ENVIRONMENT.contains(&k.as_str()), "{k}");
         }
+        let tmp = tempfile::tempdir().unwrap();
+        let policy =
+            SandboxPolicy::builder(toolhost_sandbox::policy::SandboxMode::WorkspaceWrite, "/w")
+                .private_temp_dir(tmp.path())
+                .build();
+        let env = s.process_environment(&policy);
+        assert_eq!(env.get("TMPDIR").map(String::as_str), policy.temp_dir().to_str());
+        assert_eq!(policy.temp_dir(), tmp.path().canonicalize().unwrap());
     }
 }

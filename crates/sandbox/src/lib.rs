@@ -25,8 +25,10 @@
 //!    refusals on paths the policy forbids, worded by [`texts`].
 //!
 //! Beside the flow: [`trust`] says which sandbox binaries may run, [`git`] what git metadata
-//! is, [`danger::detect_danger`] names dangerous commands for the approval step, and
-//! [`privileges`] keeps a root host's file tools to what bash could reach.
+//! is, [`danger::detect_danger`] names dangerous commands for the approval step,
+//! [`privileges`] keeps a root host's file tools to what bash could reach, and
+//! [`temp_dir::PrivateTempDir`] is the session's own temp dir the policy makes writable
+//! instead of the shared system one.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -48,6 +50,7 @@ pub mod process;
 pub mod protected;
 pub mod run;
 pub mod seatbelt;
+pub mod temp_dir;
 pub mod texts;
 pub mod trust;
 

@@ -85,8 +85,9 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
 
 /// After a bash call that started at `since`: remove every protected entry that `before` did
 /// not have, that changed since the call started, and that no write grant of `policy` covers.
-/// Returns the entries removed (empty when bash created none). The shared system temp dir is
-/// not swept (other programs create files there while bash runs; see docs/security.md).
+/// Returns the entries removed (empty when bash created none). The session's private temp dir
+/// is swept like the workspace; a temp dir other programs share (`policy.json`'s `temp_dir`)
+/// is not (they create files there while bash runs; see docs/security.md).
 pub fn sweep(
     policy: &SandboxPolicy,
     before: &Protected,
@@ -103,7 +104,10 @@ pub fn sweep(
     // no repository at all (the user's files in it, a `config/` say, stay untouched).
     let known_git: HashSet<&PathBuf> = before.git_dirs.iter().collect();
     let mut unmade: Vec<PathBuf> = Vec::new();
-    for g in after.git_dirs.iter().filter(|g| !known_git.contains(g) && !policy.only_in_temp_dir(g))
+    for g in after
+        .git_dirs
+        .iter()
+        .filter(|g| !known_git.contains(g) && !policy.only_in_shared_temp_dir(g))
     {
         if g.file_name().is_some_and(|n| n == ".git") || !git::has_git_dir_shape(g, None) {
             continue;
@@ -147,7 +151,9 @@ pub fn sweep(
             unmade.push(g.clone());
         }
     }
-    for p in after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_temp_dir(p)) {
+    for p in
+        after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_shared_temp_dir(p))
+    {
         if unmade.iter().any(|g| p.parent() == Some(g.as_path())) {
             continue;
         }

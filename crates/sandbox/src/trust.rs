@@ -98,9 +98,12 @@ mod tests {
     #[test]
     fn a_binary_in_a_writable_place_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let bin = dir.path().join("bwrap");
+        // A directory everyone may write, made here (the machine's /tmp need not be one).
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let bin = open.join("bwrap");
         std::fs::write(&bin, "#!/bin/sh\n").unwrap();
-        // The temp dir's parent (/tmp) is world-writable.
         assert!(
             matches!(check_binary(&bin), Err(TrustError::Writable { .. })),
             "{:?}",

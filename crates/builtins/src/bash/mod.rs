@@ -12,7 +12,6 @@ mod request;
 mod run;
 mod texts;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -71,8 +70,7 @@ impl Tool for Bash {
         call: ToolCallContext,
         input: BashInput,
     ) -> Result<ToolOutput, ToolError> {
-        let env: BTreeMap<String, String> =
-            session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let env = session.process_environment(&call.sandbox_policy);
         let progress_call = call.clone();
         let progress: toolhost_sandbox::process::ProgressFn =
             Arc::new(move |stream, bytes: &[u8]| {

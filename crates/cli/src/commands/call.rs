@@ -86,11 +86,27 @@ pub async fn run(
     let cancel = session.cancel_token().child_token();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            // Ctrl-C cancels the call (bash's process group is killed) instead of
-            // abandoning it.
-            on_interrupt.cancel();
+        // Ctrl-C or SIGTERM cancels the call (bash's process group is killed) instead of
+        // abandoning it; the command then ends as usual and the session's temp dir goes.
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let sigterm = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => {
+                if interrupted.is_err() {
+                    return;
+                }
+            }
+            _ = sigterm => {}
         }
+        on_interrupt.cancel();
     });
     let result = session.call(&session.next_call_id(), tool, input, cancel, None).await;
     if json {

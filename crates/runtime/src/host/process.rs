@@ -8,7 +8,6 @@
 //! the workspace) and the environment ([`env_refusal`]). stdout and stderr are captured apart,
 //! each bounded like bash's output (head + tail, the rest in a spill file).
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -403,8 +402,7 @@ impl process::Host for CallState {
                 checked.as_path().to_path_buf()
             }
         };
-        let mut env: BTreeMap<String, String> =
-            self.session.environment.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut env = self.session.process_environment(&self.call.sandbox_policy);
         env.extend(command.env.iter().cloned());
         // An approved run executes what its question named: the program file found before
         // asking (never a name looked up again), in that directory, under that policy.

@@ -55,7 +55,10 @@ impl SandboxPolicy {
         self.limits
     }
 
-    /// The system temp dir (writable in workspace-write mode).
+    /// The temp dir (real path): writable in workspace-write mode, and `TMPDIR` for bash and
+    /// every program a component runs. The session's private one
+    /// ([`super::PolicyBuilder::private_temp_dir`]), else `policy.json`'s `temp_dir`, else the
+    /// system temp dir.
     pub fn temp_dir(&self) -> &Path {
         &self.temp_dir
     }
@@ -74,10 +77,12 @@ impl SandboxPolicy {
         })
     }
 
-    /// Whether `path` lies only in the shared system temp dir: under it, and under no other
-    /// writable root and not under HOME.
-    pub fn only_in_temp_dir(&self, path: &Path) -> bool {
-        path.starts_with(&self.temp_dir)
+    /// Whether `path` lies only in a temp dir other programs share (`policy.json`'s
+    /// `temp_dir`, or the system one; never the session's private one): under it, and under
+    /// no other writable root and not under HOME.
+    pub fn only_in_shared_temp_dir(&self, path: &Path) -> bool {
+        self.temp_dir_shared
+            && path.starts_with(&self.temp_dir)
             && !path.starts_with(&self.workspace)
             && !self.writable_roots.iter().any(|r| r != &self.temp_dir && path.starts_with(r))
             && !self.home.as_ref().is_some_and(|h| path.starts_with(h))

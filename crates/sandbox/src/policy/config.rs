@@ -34,8 +34,10 @@ pub struct PolicyConfig {
     pub extra_sensitive: Vec<String>,
     /// More hard-protected paths (absolute).
     pub extra_hard_protected: Vec<PathBuf>,
-    /// The system temp dir made writable in workspace-write mode; `None` is
-    /// [`std::env::temp_dir`].
+    /// A temp dir of the operator's choosing, writable in workspace-write mode and `TMPDIR`
+    /// for every program, instead of the session's private one
+    /// ([`PolicyBuilder::private_temp_dir`]). It is taken to be shared with other programs:
+    /// the post-call sweep leaves what appears in it alone. `None`: the private one.
     pub temp_dir: Option<PathBuf>,
     /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
     pub network: NetworkAccess,
@@ -82,6 +84,7 @@ pub struct PolicyBuilder {
     private_files: Vec<PathBuf>,
     /// `None`: [`OTHER_HOME_PARENTS`] and [`OTHER_HOME_DIRS`].
     other_homes: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
+    private_temp_dir: Option<PathBuf>,
     config: PolicyConfig,
 }
 
@@ -125,6 +128,16 @@ impl PolicyBuilder {
         self
     }
 
+    /// The session's private temp dir ([`crate::temp_dir::PrivateTempDir::path`], made by the
+    /// host, mode 0700): the policy's temp dir — a writable root in workspace-write mode and
+    /// `TMPDIR` for every program — unless `policy.json` names one (`temp_dir`). A policy
+    /// built without either has the system temp dir ([`std::env::temp_dir`]), shared with
+    /// every program of the machine.
+    pub fn private_temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.private_temp_dir = Some(dir.into());
+        self
+    }
+
     /// Extra roots and tier entries.
     pub fn config(mut self, config: PolicyConfig) -> Self {
         self.config = config;
@@ -135,7 +148,15 @@ impl PolicyBuilder {
     pub fn build(self) -> SandboxPolicy {
         let workspace = real_path(&self.workspace);
         let home = self.home.as_deref().map(real_path);
-        let temp_dir = real_path(&self.config.temp_dir.clone().unwrap_or_else(std::env::temp_dir));
+        let temp_dir_shared = self.config.temp_dir.is_some() || self.private_temp_dir.is_none();
+        let temp_dir = real_path(
+            &self
+                .config
+                .temp_dir
+                .clone()
+                .or_else(|| self.private_temp_dir.clone())
+                .unwrap_or_else(std::env::temp_dir),
+        );
         let mut roots = vec![workspace.clone()];
         roots.extend(self.config.extra_writable_roots.iter().map(|p| real_path(p)));
         roots.push(temp_dir.clone());
@@ -214,6 +235,7 @@ impl PolicyBuilder {
             home,
             data_dir: self.data_dir.as_deref().map(real_path),
             temp_dir,
+            temp_dir_shared,
             network: self.config.network,
             limits: self.config.limits,
             scan_entries: self
@@ -262,6 +284,7 @@ impl SandboxPolicy {
             other_data_dirs: Vec::new(),
             private_files: Vec::new(),
             other_homes: None,
+            private_temp_dir: None,
             config: PolicyConfig::default(),
         }
     }

@@ -76,7 +76,7 @@ pub use tiers::{
 pub enum SandboxMode {
     /// Nothing is writable.
     ReadOnly,
-    /// The workspace (and configured extra roots, and the system temp dir) are writable.
+    /// The workspace (and configured extra roots, and the session's temp dir) are writable.
     WorkspaceWrite,
 }
 
@@ -215,8 +215,11 @@ pub struct SandboxPolicy {
     writable_roots: Vec<PathBuf>,
     home: Option<PathBuf>,
     data_dir: Option<PathBuf>,
-    /// The system temp dir (a writable root in workspace-write mode, shared with everything).
+    /// The temp dir (a writable root in workspace-write mode, `TMPDIR` for every program):
+    /// the session's private one, `policy.json`'s, or the system one.
     temp_dir: PathBuf,
+    /// Whether other programs may write in `temp_dir` too (not the session's private one).
+    temp_dir_shared: bool,
     network: NetworkAccess,
     limits: crate::cgroup::CallLimits,
     scan_entries: usize,
