@@ -367,7 +367,7 @@ fn program_line(facts: &RunFacts) -> String {
     };
     let mut line = quoted(&program.path.to_string_lossy());
     if program.real != program.path {
-        line.push_str(&format!(", a link to {}", quoted(&program.real.to_string_lossy())));
+        line.push_str(&format!(", which is the file {}", quoted(&program.real.to_string_lossy())));
     }
     if let Some(header) = &program.header {
         line.push_str(&format!(", a script that starts {}", quoted(header)));

@@ -7,6 +7,13 @@
 //! here first: the program and its arguments, the working directory (fenced, inside
 //! the workspace) and the environment ([`env_refusal`]). stdout and stderr are captured apart,
 //! each bounded like bash's output (head + tail, the rest in a spill file).
+//!
+//! The run of a tool that asks before every run is the one its call's gate holds, exactly,
+//! once, and it runs as its question said (`toolhost_core::approval::RunFacts`): the program
+//! file found before asking, by its absolute path and only if unchanged since; in the
+//! directory named; under the policy whose writable places were named ([`run_policy`] plus
+//! the session's private cache dir, [`run_cache_parent`]); with that cache dir as its
+//! `XDG_CACHE_HOME`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
