@@ -577,3 +577,341 @@ fn a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private() {
         format!("bash wrote into the data dir: {}", out.all())
     });
 }
+
+// ---- Issue 39: stores inside readable entries, system secrets, other users' homes. ----
+
+/// Credential stores that live inside HOME entries the readable list opens (issue 39, item
+/// 4): (path under HOME, marker stem). Each must be read by no tool, no bash and no approved
+/// run, while the entry around it stays readable.
+const STORES_IN_READABLE_ENTRIES: &[(&str, &str)] = &[
+    (".config/git/credentials", "GIT-XDG-CREDENTIALS"),
+    (".local/share/uv/credentials/credentials.toml", "UV-CREDENTIALS"),
+    (".nvm/versions/node/v20.11.0/etc/npmrc", "NVM-NODE-NPMRC"),
+    (".nvm/versions/node/v20.11.0/lib/node_modules/npm/npmrc", "NPM-BUILTIN-NPMRC"),
+    (".volta/tools/image/node/20.11.0/etc/npmrc", "VOLTA-NODE-NPMRC"),
+    (".pyenv/versions/3.12.1/pip.conf", "PYENV-PIP-CONF"),
+    (".pyenv/versions/3.12.1/envs/tools/pip.conf", "PYENV-VIRTUALENV-PIP-CONF"),
+    (".local/share/virtualenvs/proj-Ab12Cd34/pip.conf", "PIPENV-PIP-CONF"),
+    (".local/share/pipx/venvs/black/pip.conf", "PIPX-PIP-CONF"),
+    (".config/fish/fish_variables", "FISH-UNIVERSAL-VARIABLES"),
+];
+
+/// Their neighbours, which stay readable (the toolchains and configuration the entries are
+/// opened for).
+const NEIGHBOURS_IN_READABLE_ENTRIES: &[(&str, &str)] = &[
+    (".config/git/config", "GIT-XDG-CONFIG"),
+    (".nvm/versions/node/v20.11.0/bin/node", "NVM-NODE-BINARY"),
+    (".nvm/versions/node/v20.11.0/etc/other.conf", "NVM-NODE-ETC-OTHER"),
+    (".local/share/uv/tools/ruff/bin/ruff", "UV-TOOL"),
+    (".pyenv/versions/3.12.1/bin/python3", "PYENV-PYTHON"),
+    (".config/fish/config.fish", "FISH-CONFIG"),
+];
+
+/// Writes `stem`-marked files at `files` under `base` (creating parents); returns (path,
+/// marker) pairs.
+fn plant(base: &std::path::Path, files: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .map(|(rel, stem)| {
+            let path = base.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let m = marker(stem);
+            std::fs::write(&path, format!("token = {m}\n")).unwrap();
+            (path, m)
+        })
+        .collect()
+}
+
+/// Every way a tool can be asked for the files `targets` and the directories `dirs` whose
+/// entry names must not show: read and grep of each file (absolute, and through a symlink
+/// in the workspace), grep over each dir, list and glob of each dir; then bash (cat, ls,
+/// grep -r) and an approved `workspace_shell` run (cat, ls). What they printed, labelled.
+fn every_tool_on(a: &Attack, targets: &[PathBuf], dirs: &[PathBuf]) -> Vec<(String, Out)> {
+    let mut outs = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        let t_text = t.display().to_string();
+        outs.push((format!("read {t_text}"), a.call("read", json!({ "path": t_text }))));
+        let link = format!("store-link-{i}");
+        let _ = symlink(t, a.ws.join(&link));
+        outs.push((format!("read {link} -> {t_text}"), a.call("read", json!({ "path": link }))));
+        outs.push((
+            format!("grep {t_text}"),
+            a.call("grep", json!({ "pattern": "MARKER-", "path": t_text })),
+        ));
+    }
+    for d in dirs {
+        let d_text = d.display().to_string();
+        for mode in ["content", "files_with_matches"] {
+            outs.push((
+                format!("grep ({mode}) over {d_text}"),
+                a.call("grep", json!({ "pattern": "MARKER-", "path": d_text, "outputMode": mode })),
+            ));
+        }
+        outs.push((format!("list {d_text}"), a.call("list", json!({ "path": d_text }))));
+        for pattern in ["*", "**/*"] {
+            outs.push((
+                format!("glob {pattern} in {d_text}"),
+                a.call("glob", json!({ "pattern": pattern, "path": d_text })),
+            ));
+        }
+    }
+    if !a.sandbox_or_skip("every_tool_on (bash and an approved run)") {
+        return outs;
+    }
+    let quoted = |ps: &[PathBuf]| -> String {
+        ps.iter().map(|p| format!("'{}'", p.display())).collect::<Vec<_>>().join(" ")
+    };
+    outs.push((
+        "bash cat".into(),
+        a.bash(&format!(
+            "cat {} 2>&1; ls -laR {} 2>&1 | head -c 20000",
+            quoted(targets),
+            quoted(dirs)
+        )),
+    ));
+    outs.push((
+        "bash grep -r".into(),
+        a.bash(&format!("grep -ra MARKER- {} 2>&1 | head -c 20000", quoted(dirs))),
+    ));
+    let approving = ["--tools", "workspace_shell", "--allow-escalation"];
+    let args: Vec<String> = targets.iter().map(|t| t.display().to_string()).collect();
+    outs.push((
+        "approved workspace_shell cat".into(),
+        a.call_with(&approving, "workspace_shell", json!({ "command": "cat", "args": args })),
+    ));
+    let args: Vec<String> = std::iter::once("-laR".to_string())
+        .chain(dirs.iter().map(|d| d.display().to_string()))
+        .collect();
+    outs.push((
+        "approved workspace_shell ls".into(),
+        a.call_with(&approving, "workspace_shell", json!({ "command": "ls", "args": args })),
+    ));
+    outs
+}
+
+/// Issue 39, item 4: a readable HOME entry never opens a credential file inside it.
+#[test]
+fn stores_inside_readable_home_entries_are_read_by_no_tool_bash_or_approved_run() {
+    let a = Attack::new();
+    let stores = plant(&a.home, STORES_IN_READABLE_ENTRIES);
+    let neighbours = plant(&a.home, NEIGHBOURS_IN_READABLE_ENTRIES);
+    // A name inside uv's credentials dir is the store's too.
+    let name_marker = marker("UV-CREDENTIALS-NAME");
+    std::fs::write(a.home.join(".local/share/uv/credentials").join(&name_marker), "x\n").unwrap();
+    let targets: Vec<PathBuf> = stores.iter().map(|(p, _)| p.clone()).collect();
+    let dirs: Vec<PathBuf> =
+        [".config", ".config/git", ".nvm", ".local/share/uv", ".pyenv", ".volta"]
+            .iter()
+            .map(|d| a.home.join(d))
+            .chain([a.home.join(".local/share/uv/credentials"), a.home.clone()])
+            .collect();
+    for (what, out) in every_tool_on(&a, &targets, &dirs) {
+        for (path, m) in &stores {
+            out.assert_hidden(m, &format!("{what} ({})", path.display()));
+        }
+        out.assert_hidden(&name_marker, &format!("{what} (a name in uv's credentials dir)"));
+    }
+    // Failing closed, not shut: the entries around the stores stay readable.
+    for (path, m) in &neighbours {
+        let out = a.call("read", json!({ "path": path.display().to_string() }));
+        assert!(out.text().contains(m), "read {} is refused: {}", path.display(), out.all());
+    }
+    if a.sandbox_or_skip("stores_inside_readable_home_entries (neighbours in bash)") {
+        let files: Vec<String> =
+            neighbours.iter().map(|(p, _)| format!("'{}'", p.display())).collect();
+        let out = a.bash(&format!("cat {} 2>&1", files.join(" ")));
+        for (path, m) in &neighbours {
+            assert!(out.text().contains(m), "bash cannot read {}: {}", path.display(), out.all());
+        }
+    }
+}
+
+/// Files and directories a test made outside its own temp dirs (as root), removed on drop:
+/// the topmost directory it created, or the file alone.
+struct Made(Vec<PathBuf>);
+
+impl Made {
+    /// Creates `file` with `text` (and its missing parents, the topmost of which is removed
+    /// again on drop), or None when that is not possible here.
+    fn file(&mut self, file: &std::path::Path, text: &str) -> Option<()> {
+        let top = file.ancestors().skip(1).filter(|d| !d.exists()).last().map(PathBuf::from);
+        std::fs::create_dir_all(file.parent()?).ok()?;
+        std::fs::write(file, text).ok()?;
+        self.0.push(top.unwrap_or_else(|| file.to_path_buf()));
+        Some(())
+    }
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        for p in self.0.iter().rev() {
+            if p.is_dir() {
+                let _ = std::fs::remove_dir_all(p);
+            } else {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Issue 39, item 5: running as root (as CI does), the system's TLS private keys are read by
+/// no tool, no bash and no approved run. A key file is made in `/etc/ssl/private` for the
+/// test, and one whose name is a marker (for listings), and removed again.
+#[test]
+fn tls_private_keys_in_etc_ssl_private_are_unreadable_as_root() {
+    if !is_root() {
+        eprintln!(
+            "SKIPPED tls_private_keys_in_etc_ssl_private_are_unreadable_as_root: needs root to make a key in /etc/ssl/private (and only root reads it anyway)"
+        );
+        return;
+    }
+    let a = Attack::new();
+    let mut made = Made(Vec::new());
+    let m = marker("TLS-PRIVATE-KEY");
+    let name_marker = marker("TLS-KEY-NAME");
+    let key = PathBuf::from("/etc/ssl/private").join(format!("toolhost-attack-{}.key", rand_hex()));
+    let named =
+        PathBuf::from("/etc/ssl/private").join(format!("toolhost-attack-{name_marker}.key"));
+    if made.file(&key, &format!("-----BEGIN PRIVATE KEY-----\n{m}\n")).is_none()
+        || made.file(&named, "x\n").is_none()
+    {
+        eprintln!(
+            "SKIPPED tls_private_keys_in_etc_ssl_private_are_unreadable_as_root: cannot create {}",
+            key.display()
+        );
+        return;
+    }
+    let dirs = [PathBuf::from("/etc/ssl/private"), PathBuf::from("/etc/ssl")];
+    for (what, out) in every_tool_on(&a, std::slice::from_ref(&key), &dirs) {
+        out.assert_hidden(&m, &format!("{what} (a key in /etc/ssl/private)"));
+        out.assert_hidden(&name_marker, &format!("{what} (a name in /etc/ssl/private)"));
+    }
+    // The public half of TLS stays readable.
+    if std::path::Path::new("/etc/ssl/certs").is_dir() {
+        let out = a.call("list", json!({ "path": "/etc/ssl/certs" }));
+        assert_eq!(out.status(), "succeeded", "list /etc/ssl/certs: {}", out.all());
+    }
+}
+
+/// Issue 39, item 5: another user's home (`/home/<user>`) is closed whole, its own names
+/// included, but for the toolchains in it; made here as root and removed again.
+#[test]
+fn another_users_home_is_closed_but_its_toolchains() {
+    if !is_root() {
+        eprintln!(
+            "SKIPPED another_users_home_is_closed_but_its_toolchains: needs root to make a home in /home"
+        );
+        return;
+    }
+    let a = Attack::new();
+    let mut made = Made(Vec::new());
+    let other = PathBuf::from("/home").join(format!("toolhost-attack-{}", rand_hex()));
+    let name_marker = marker("OTHER-HOME-NAME");
+    let mut secrets: Vec<(PathBuf, String)> = Vec::new();
+    for (rel, stem) in [
+        ("secret", "OTHER-HOME-SECRET"),
+        ("projects/app/.env", "OTHER-HOME-PROJECT-ENV"),
+        (".ssh/id_rsa", "OTHER-HOME-SSH-KEY"),
+        (".newagent/token", "OTHER-HOME-UNLISTED"),
+        (".config/git/credentials", "OTHER-HOME-GIT-CREDENTIALS"),
+        (".nvm/versions/node/v20.11.0/etc/npmrc", "OTHER-HOME-NPMRC"),
+    ] {
+        let m = marker(stem);
+        if made.file(&other.join(rel), &format!("{m}\n")).is_none() {
+            eprintln!(
+                "SKIPPED another_users_home_is_closed_but_its_toolchains: cannot create {}",
+                other.display()
+            );
+            return;
+        }
+        secrets.push((other.join(rel), m));
+    }
+    std::fs::write(other.join(&name_marker), "x\n").unwrap();
+    let tool = other.join(".cargo/bin/tool");
+    let tool_marker = format!("READABLE-OTHER-HOME-TOOL-{}", rand_hex());
+    std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+    std::fs::write(&tool, format!("{tool_marker}\n")).unwrap();
+    let targets: Vec<PathBuf> = secrets.iter().map(|(p, _)| p.clone()).collect();
+    let dirs = [other.clone(), other.join(".config"), other.join(".nvm"), PathBuf::from("/home")];
+    for (what, out) in every_tool_on(&a, &targets, &dirs) {
+        for (path, m) in &secrets {
+            out.assert_hidden(m, &format!("{what} ({})", path.display()));
+        }
+        out.assert_hidden(&name_marker, &format!("{what} (a name in another user's home)"));
+    }
+    let out = a.call("read", json!({ "path": tool.display().to_string() }));
+    assert!(
+        out.text().contains(&tool_marker),
+        "read of a toolchain in another home: {}",
+        out.all()
+    );
+    if a.sandbox_or_skip("another_users_home_is_closed_but_its_toolchains (bash)") {
+        let out = a.bash(&format!("cat '{}'", tool.display()));
+        assert!(
+            out.text().contains(&tool_marker),
+            "bash on a toolchain in another home: {}",
+            out.all()
+        );
+    }
+}
+
+/// Issue 39, item 5: `/root`, when it is not HOME (the suites run as root with a fake HOME),
+/// is closed like another user's home — while the toolchains there keep working in bash.
+#[test]
+fn roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run() {
+    let root_home = PathBuf::from("/root");
+    if !is_root() || !root_home.is_dir() {
+        eprintln!(
+            "SKIPPED roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run: needs root and /root"
+        );
+        return;
+    }
+    let a = Attack::new();
+    let mut made = Made(Vec::new());
+    let dir = root_home.join(format!("toolhost-attack-{}", rand_hex()));
+    let secret_m = marker("ROOT-HOME-SECRET");
+    let npmrc_m = marker("ROOT-HOME-NPMRC");
+    let npmrc = root_home
+        .join(".nvm/versions/node")
+        .join(format!("v0.0.0-toolhost-attack-{}", rand_hex()))
+        .join("etc/npmrc");
+    if made.file(&dir.join("secret"), &format!("{secret_m}\n")).is_none()
+        || made.file(&npmrc, &format!("//registry.npmjs.org/:_authToken={npmrc_m}\n")).is_none()
+    {
+        eprintln!(
+            "SKIPPED roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run: cannot write /root"
+        );
+        return;
+    }
+    let targets = [dir.join("secret"), npmrc.clone()];
+    let dirs = [dir.clone(), npmrc.parent().unwrap().to_path_buf()];
+    for (what, out) in every_tool_on(&a, &targets, &dirs) {
+        out.assert_hidden(&secret_m, &format!("{what} (/root/…/secret)"));
+        out.assert_hidden(&npmrc_m, &format!("{what} (an npmrc of /root's nvm)"));
+    }
+    if !a.sandbox_or_skip("roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run (bash)")
+    {
+        return;
+    }
+    // The toolchains of /root run in bash under another HOME: the Rust toolchain (found as
+    // the suites find it) and whatever `python3` is on PATH (a pyenv shim, say).
+    let rustc = std::process::Command::new("rustup")
+        .args(["which", "rustc"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Some(rustc) = rustc {
+        let out = a.bash(&format!("'{rustc}' --version"));
+        assert!(out.text().contains("rustc "), "bash cannot run {rustc}: {}", out.all());
+    }
+    if python3().is_some() {
+        let out = a.bash("python3 -c 'print(6 * 7)'");
+        assert!(out.text().contains("42"), "bash cannot run python3 from PATH: {}", out.all());
+    }
+}
