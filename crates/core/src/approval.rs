@@ -385,8 +385,10 @@ fn writable_label(facts: &RunFacts, root: &Path) -> &'static str {
         " (this session's private cache dir, the run's XDG_CACHE_HOME)"
     } else if policy.is_some_and(|p| p.workspace() == root) {
         " (the workspace)"
+    } else if policy.is_some_and(|p| p.temp_dir() == root && p.temp_dir_is_shared()) {
+        " (the temp dir, shared with other programs)"
     } else if policy.is_some_and(|p| p.temp_dir() == root) {
-        " (the system temp dir, shared with other programs)"
+        " (this toolhost process's private temp dir, the run's TMPDIR)"
     } else {
         ""
     }
@@ -674,7 +676,7 @@ mod tests {
             r#"      "test": "jest""#.to_string(),
             format!("  - writes: {} and everything below it (the workspace)", q(&ws)),
             format!(
-                "  - writes: {} and everything below it (the system temp dir, shared with other programs)",
+                "  - writes: {} and everything below it (the temp dir, shared with other programs)",
                 q(&temp)
             ),
             format!(

@@ -77,9 +77,14 @@ impl SandboxPolicy {
         })
     }
 
-    /// Whether `path` lies only in a temp dir other programs share (`policy.json`'s
-    /// `temp_dir`, or the system one; never the session's private one): under it, and under
-    /// no other writable root and not under HOME.
+    /// Whether the temp dir is shared with other programs (one `policy.json` names, or the
+    /// system's when no private one was made), rather than this process's private one.
+    pub fn temp_dir_is_shared(&self) -> bool {
+        self.temp_dir_shared
+    }
+
+    /// Whether `path` lies in the temp dir only (no other root, HOME or the workspace holds
+    /// it) and that temp dir is shared with other programs ([`Self::temp_dir_is_shared`]).
     pub fn only_in_shared_temp_dir(&self, path: &Path) -> bool {
         self.temp_dir_shared
             && path.starts_with(&self.temp_dir)
