@@ -517,7 +517,8 @@ fn mcp_elicitation_and_the_terminal_ask_the_same_words_and_only_a_yes_runs() {
 /// and of every process's private temp dir (`toolhost-<pid>-<hex>`) replaced by `…`.
 fn same_cache(text: &str) -> String {
     let private_temp = regex::Regex::new(r"toolhost-[0-9]+-[0-9a-f]+/").unwrap();
-    let text = &private_temp.replace_all(text, "toolhost-…/").into_owned();
+    let masked = private_temp.replace_all(text, "toolhost-…/").into_owned();
+    let text: &str = &masked;
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find("toolhost-cache-") {
