@@ -37,6 +37,7 @@ const INNER: &str = "tmp";
 const ATTEMPTS: usize = 16;
 
 /// How deep the removal reopens directories a command made unreadable.
+#[cfg(target_os = "linux")]
 const OPEN_UP_DEPTH: usize = 256;
 
 /// Why the private temp dir could not be made; the host does not start without one.
