@@ -96,9 +96,9 @@ fn policy_json_is_not_readable_by_bash_or_the_file_tools() {
 }
 
 /// bash (and the write tool) must not change the data dir at `data` (made by the caller).
-fn data_dir_is_not_writable(a: &Attack) {
+fn data_dir_is_not_writable(a: &Attack, initial_policy: &str) {
     let policy = a.data.join("policy.json");
-    std::fs::write(&policy, "{}").unwrap();
+    std::fs::write(&policy, initial_policy).unwrap();
     let outside = a.outside_dir("outside");
     let payload = json!({ "extra_writable_roots": [outside] }).to_string();
     let cache = a.data.join("cache");
@@ -108,7 +108,7 @@ fn data_dir_is_not_writable(a: &Attack) {
         c = cache.display()
     ));
     let now = std::fs::read_to_string(&policy).unwrap();
-    promise(now == "{}", || format!("bash rewrote policy.json: {now}\n{}", out.all()));
+    promise(now == initial_policy, || format!("bash rewrote policy.json: {now}\n{}", out.all()));
     for planted in ["planted", "components/planted.cwasm"] {
         promise(!cache.join(planted).exists(), || {
             format!("bash created cache/{planted}: {}", out.all())
@@ -124,7 +124,7 @@ fn data_dir_is_not_writable(a: &Attack) {
     );
     drop(s);
     let now = std::fs::read_to_string(&policy).unwrap();
-    promise(now == "{}", || format!("the write tool rewrote policy.json: {now}"));
+    promise(now == initial_policy, || format!("the write tool rewrote policy.json: {now}"));
     promise(!cache.join("planted2").exists(), || "the write tool created a file in cache/".into());
 }
 
@@ -136,12 +136,13 @@ fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_outside_the_roots() 
     ) {
         return;
     }
-    data_dir_is_not_writable(&a);
+    data_dir_is_not_writable(&a, "{}");
 }
 
 #[test]
 fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir() {
-    // `TOOLHOST_HOME=/tmp/…`: the system temp dir is a writable root of bash's sandbox.
+    // `TOOLHOST_HOME=/tmp/…` with `policy.json` naming that temp dir: the data dir lies in a
+    // writable root of bash's sandbox. (The system temp dir itself is no longer one.)
     let mut a = Attack::new();
     let tmp = tempfile::Builder::new().prefix("toolhost-attack-data-").tempdir_in("/tmp").unwrap();
     if !a
@@ -149,8 +150,9 @@ fn bash_cannot_write_policy_json_or_the_cache_of_a_data_dir_in_the_temp_dir() {
     {
         return;
     }
-    a.move_data_dir(&tmp.path().canonicalize().unwrap().join("data"));
-    data_dir_is_not_writable(&a);
+    let tmp = tmp.path().canonicalize().unwrap();
+    a.move_data_dir(&tmp.join("data"));
+    data_dir_is_not_writable(&a, &json!({ "temp_dir": tmp }).to_string());
 }
 
 /// With the data dir at `ws/<rel>`, bash's `attack` (run in the workspace) must not make a

@@ -154,13 +154,16 @@ fn another_data_dir_in_the_workspace_cannot_be_planted_in() {
 
 #[test]
 fn another_data_dir_in_the_temp_dir_cannot_be_planted_in() {
-    // `TOOLHOST_HOME=/tmp/…` (CI): the system temp dir is a writable root of every instance.
+    // `TOOLHOST_HOME=/tmp/…` (CI), with instance B's `policy.json` naming that temp dir: A's
+    // data dir lies in a writable root of B's. (The system temp dir itself is no longer one.)
     let mut a = Attack::new();
     if !a.sandbox_or_skip("another_data_dir_in_the_temp_dir_cannot_be_planted_in") {
         return;
     }
     let tmp = tempfile::Builder::new().prefix("toolhost-attack-other-").tempdir_in("/tmp").unwrap();
     let b = data_dir_b(&a, &a.outside_dir("data-b"));
+    let temp_dir = json!({ "temp_dir": tmp.path().canonicalize().unwrap() }).to_string();
+    std::fs::write(b.join("policy.json"), temp_dir).unwrap();
     let in_tmp = tmp.path().canonicalize().unwrap().join("data-a");
     a.move_data_dir(&in_tmp);
     seed_instance_a(&a);

@@ -350,17 +350,22 @@ fn tool_add_grants_process_execution_and_says_what_it_means() {
 }
 
 /// When bash's sandbox is unavailable, a component's program does not run either: here the
-/// binary and its Landlock helper are copied under the world-writable /tmp, where toolhost
-/// refuses to trust the helper (`toolhost doctor` says so), and `touch` must not happen.
+/// binary and its Landlock helper are copied into a world-writable directory made for it,
+/// where toolhost refuses to trust the helper (`toolhost doctor` says so), and `touch` must
+/// not happen.
 #[test]
 fn nothing_runs_when_the_sandbox_is_unavailable() {
+    use std::os::unix::fs::PermissionsExt;
     let a = Attack::new();
-    let copies = tempfile::tempdir_in("/tmp").unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let copies = base.path().join("open");
+    std::fs::create_dir(&copies).unwrap();
+    std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o777)).unwrap();
     for bin in ["toolhost", "toolhost-sandbox-exec"] {
-        std::fs::copy(toolhost_tests::bin_dir().join(bin), copies.path().join(bin)).unwrap();
+        std::fs::copy(toolhost_tests::bin_dir().join(bin), copies.join(bin)).unwrap();
     }
     let run = |args: &[&str]| {
-        let mut cmd = std::process::Command::new(copies.path().join("toolhost"));
+        let mut cmd = std::process::Command::new(copies.join("toolhost"));
         cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(args);
         toolhost_tests::attack::run_limited(&mut cmd, None, Duration::from_secs(120))

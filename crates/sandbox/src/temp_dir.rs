@@ -37,6 +37,7 @@ const INNER: &str = "tmp";
 const ATTEMPTS: usize = 16;
 
 /// How deep the removal reopens directories a command made unreadable.
+#[cfg(target_os = "linux")]
 const OPEN_UP_DEPTH: usize = 256;
 
 /// Why the private temp dir could not be made; the host does not start without one.
@@ -74,7 +75,8 @@ impl PrivateTempDir {
         let real = parent.canonicalize().map_err(fail)?;
         let mut taken = None;
         for _ in 0..ATTEMPTS {
-            let name = format!("{PRIVATE_TEMP_PREFIX}{}-{}", std::process::id(), random_hex()?);
+            let hex = random_hex().map_err(fail)?;
+            let name = format!("{PRIVATE_TEMP_PREFIX}{}-{hex}", std::process::id());
             let outer = real.join(name);
             match std::fs::DirBuilder::new().mode(0o700).create(&outer) {
                 Ok(()) => {}
@@ -177,12 +179,10 @@ fn open_dir(dir: &Path) -> std::io::Result<File> {
         .open(dir)
 }
 
-/// Eight random bytes as 16 hex digits.
-fn random_hex() -> Result<String, PrivateTempError> {
+/// Eight random bytes (`/dev/urandom`) as 16 hex digits.
+fn random_hex() -> std::io::Result<String> {
     let mut bytes = [0u8; 8];
-    File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|source| PrivateTempError { parent: "/dev/urandom".into(), source })?;
+    File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
