@@ -15,7 +15,7 @@ use toolhost_core::approval::program::{NotFound, find_program};
 use toolhost_core::approval::{Approval, RunApproval, RunFacts, RunGate, wait_for_approval};
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::fence::{Intent, resolve_path};
-use toolhost_core::result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
+use toolhost_core::result::{ToolError, ToolResult};
 use toolhost_core::tool::CallInspection;
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
 use toolhost_sandbox::policy::{Access, POLICY_FILE, PathGrant, SandboxMode, Scope};
