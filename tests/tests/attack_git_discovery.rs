@@ -160,13 +160,13 @@ fn the_write_tool_alone_cannot_lay_out_a_repository_in_any_order() {
         }
     }
     drop(s);
-    for n in 0..all.len() {
+    for (n, order) in all.iter().enumerate() {
         let dir = a.ws.join(format!("o{n}"));
         assert_git_ran_nothing(
             &a,
             &dir,
             &pwned,
-            &format!("the write tool, order {:?}", all[n]),
+            &format!("the write tool, order {order:?}"),
             &log.join("\n"),
         );
     }
