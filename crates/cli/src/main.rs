@@ -315,17 +315,17 @@ async fn run(cli: &Cli, setup: &setup::Setup) -> Result<Ended> {
 /// The command of `cli` over `setup`.
 async fn command(cli: &Cli, setup: &setup::Setup) -> Result<ExitCode> {
     match &cli.command {
-        Command::Tools { json } => commands::tools::run(&setup, &cli, *json).await,
+        Command::Tools { json } => commands::tools::run(setup, cli, *json).await,
         Command::Call { tool, input, json } => {
-            commands::call::run(&setup, &cli, tool, input, *json).await
+            commands::call::run(setup, cli, tool, input, *json).await
         }
         Command::Session { client_approves } => {
-            commands::session::run(&setup, &cli, *client_approves).await
+            commands::session::run(setup, cli, *client_approves).await
         }
         Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
             commands::mcp::run(
-                &setup,
-                &cli,
+                setup,
+                cli,
                 listen.clone(),
                 allow_hosts.clone(),
                 token_file.clone(),
@@ -334,17 +334,17 @@ async fn command(cli: &Cli, setup: &setup::Setup) -> Result<ExitCode> {
             .await
         }
         Command::Conformance { file, json, junit, cases, seed } => {
-            commands::conformance::run(&setup, file, *json, junit.as_ref(), *cases, *seed).await
+            commands::conformance::run(setup, file, *json, junit.as_ref(), *cases, *seed).await
         }
         Command::Wit { version } => Ok(commands::wit::run(version.as_deref())),
         Command::New { .. } => unreachable!("handled before the setup"),
-        Command::Tool { action } => commands::tool::run(&setup, action).await,
-        Command::Changes { json } => commands::changes::list(&setup, &cli, *json),
+        Command::Tool { action } => commands::tool::run(setup, action).await,
+        Command::Changes { json } => commands::changes::list(setup, cli, *json),
         Command::Undo { change_ids } => {
-            commands::changes::apply(&setup, &cli, change_ids, Direction::Undo).await
+            commands::changes::apply(setup, cli, change_ids, Direction::Undo).await
         }
         Command::Reapply { change_ids } => {
-            commands::changes::apply(&setup, &cli, change_ids, Direction::Reapply).await
+            commands::changes::apply(setup, cli, change_ids, Direction::Reapply).await
         }
         Command::Doctor => {
             toolhost::spill::remove_expired(&setup.data_dir);
