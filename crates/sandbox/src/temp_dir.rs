@@ -254,7 +254,8 @@ mod tests {
         // What a command left in it, a directory it made unreadable too, goes with it.
         std::fs::create_dir_all(t.path().join("a/b")).unwrap();
         std::fs::write(t.path().join("a/b/f"), "x").unwrap();
-        std::fs::set_permissions(t.path().join("a"), std::fs::Permissions::from_mode(0)).unwrap();
+        std::fs::set_permissions(t.path().join("a"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
         // Removed as the host removes it: without CAP_DAC_OVERRIDE (on this thread alone).
         std::thread::spawn(move || {
             let dropped = crate::privileges::drop_file_access_overrides();
