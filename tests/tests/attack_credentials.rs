@@ -915,3 +915,55 @@ fn roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run() {
         assert!(out.text().contains("42"), "bash cannot run python3 from PATH: {}", out.all());
     }
 }
+
+/// A toolhost built or installed under `/root` and run with another HOME (CI runs the suites
+/// so when its checkout lies there): `/root` is closed, yet bash's sandbox still runs its
+/// helper from there. A regression guard for the mask over another home.
+#[test]
+fn a_toolhost_inside_roots_home_still_runs_bash_under_another_home() {
+    let root_home = PathBuf::from("/root");
+    if !is_root() || !root_home.is_dir() {
+        eprintln!(
+            "SKIPPED a_toolhost_inside_roots_home_still_runs_bash_under_another_home: needs root and /root"
+        );
+        return;
+    }
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_toolhost_inside_roots_home_still_runs_bash_under_another_home") {
+        return;
+    }
+    let mut made = Made(Vec::new());
+    let bin = root_home.join(format!("toolhost-attack-{}", rand_hex())).join("bin");
+    let built = toolhost_tests::toolhost_bin();
+    let mut copied = Vec::new();
+    for name in ["toolhost", "toolhost-sandbox-exec"] {
+        let from = built.with_file_name(name);
+        if !from.exists() {
+            continue;
+        }
+        if made.file(&bin.join(name), "").is_none() || std::fs::copy(&from, bin.join(name)).is_err()
+        {
+            eprintln!(
+                "SKIPPED a_toolhost_inside_roots_home_still_runs_bash_under_another_home: cannot write /root"
+            );
+            return;
+        }
+        std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+        copied.push(name);
+    }
+    let secret_m = marker("ROOT-HOME-BESIDE-THE-BINARY");
+    made.file(&bin.parent().unwrap().join("secret"), &format!("{secret_m}\n")).unwrap();
+    let mut cmd = std::process::Command::new(bin.join("toolhost"));
+    cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
+    cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data);
+    let command =
+        format!("echo sandboxed-and-running; cat '{}/secret'", bin.parent().unwrap().display());
+    cmd.args(["call", "bash", &json!({ "command": command }).to_string(), "--json"]);
+    let out = run_limited(&mut cmd, None, HANG_GUARD).expect("toolhost hung");
+    assert!(
+        out.text().contains("sandboxed-and-running"),
+        "bash does not run from a toolhost in /root ({copied:?}): {}",
+        out.all()
+    );
+    out.assert_hidden(&secret_m, "bash beside a toolhost in /root");
+}

@@ -3,8 +3,10 @@
 //! matrix, judged by an evaluator of the SBPL subset the generator emits ([`sbpl`]), since no
 //! macOS machine is here to run `sandbox-exec`. The matrix holds the bubblewrap parity test's
 //! paths (`sandboxed_bash.rs`) plus git metadata at depth, the data dir's private entries,
-//! credentials, `/etc/ssh/*_key`, sensitive names and grants of every kind, under three
-//! policies (workspace-write with grants, read-only with grants, HOME as the workspace).
+//! credentials, `/etc/ssh/*_key`, sensitive names, the stores inside readable HOME entries,
+//! other users' homes (a fixture's, and the real `/home` and `/root` by path) and grants of
+//! every kind, under five policies (workspace-write with and without grants, read-only with
+//! grants, HOME as the workspace, with `~/.ssh` granted).
 
 mod sbpl;
 
