@@ -326,7 +326,7 @@ enum Ended {
 }
 
 /// The first SIGINT or SIGTERM this process gets from now on: its number.
-async fn termination_signal() -> u8 {
+pub(crate) async fn termination_signal() -> u8 {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut int), Ok(mut term)) =
         (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))

@@ -88,24 +88,7 @@ pub async fn run(
     tokio::spawn(async move {
         // Ctrl-C or SIGTERM cancels the call (bash's process group is killed) instead of
         // abandoning it; the command then ends as usual and the session's temp dir goes.
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let sigterm = async {
-            match term.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            interrupted = tokio::signal::ctrl_c() => {
-                if interrupted.is_err() {
-                    return;
-                }
-            }
-            _ = sigterm => {}
-        }
+        crate::termination_signal().await;
         on_interrupt.cancel();
     });
     let result = session.call(&session.next_call_id(), tool, input, cancel, None).await;

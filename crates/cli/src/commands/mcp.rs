@@ -200,20 +200,7 @@ async fn serve_http(
     let on_signal = shutdown.clone();
     tokio::spawn(async move {
         // SIGINT or SIGTERM: stop accepting, cancel calls in flight, let connections close, exit 0.
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let sigterm = async {
-            match term.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = sigterm => {}
-        }
+        crate::termination_signal().await;
         on_signal.cancel();
     });
     endpoint.serve(server, shutdown).await?;
