@@ -86,10 +86,12 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("build") => build(),
+        Some("build") => build(Fixtures::Too),
         Some("test") => test(&args[1..]),
         Some("run") => {
-            build()?;
+            // The main job builds what ships: the host and the components it embeds, not the
+            // test suites' fixture components.
+            build(Fixtures::Skip)?;
             let bin = target_dir().join("release/toolhost");
             // `cargo xtask run -- call …`: the `--` separates cargo's arguments from ours.
             let rest = match args.get(1).map(String::as_str) {
@@ -100,7 +102,7 @@ fn main() -> Result<()> {
             std::process::exit(status.code().unwrap_or(1));
         }
         Some("bench") => {
-            build()?;
+            build(Fixtures::Too)?;
             bench::run(&args[1..])
         }
         _ => bail!(
@@ -161,19 +163,29 @@ fn ensure_wasm_target() -> Result<()> {
     }
 }
 
-/// Build every component for wasm32-wasip2 and the host, and put the components where the
-/// host finds them.
-fn build() -> Result<()> {
+/// Whether a build includes the test suites' fixture components.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fixtures {
+    /// Build them too (`build`, `test`, `bench`).
+    Too,
+    /// Only what ships (`run`).
+    Skip,
+}
+
+/// Build the components for wasm32-wasip2 (the fixtures too when asked) and the host, and put
+/// the components where the host and the suites find them.
+fn build(fixtures: Fixtures) -> Result<()> {
     ensure_wasm_target()?;
     let mut cmd = cargo();
     cmd.args(["build", "--release", "--target", WASM_TARGET]);
     let embedded = embedded_components();
-    for (krate, _) in embedded.iter().chain(TEST_COMPONENTS) {
+    let test_components = if fixtures == Fixtures::Too { TEST_COMPONENTS } else { &[] };
+    for (krate, _) in embedded.iter().chain(test_components) {
         cmd.args(["-p", krate]);
     }
     run(&mut cmd)?;
     let wasm_dir = target_dir().join(WASM_TARGET).join("release");
-    for (dir, set) in [("components", &embedded[..]), ("test-components", TEST_COMPONENTS)] {
+    for (dir, set) in [("components", &embedded[..]), ("test-components", test_components)] {
         let dest = target_dir().join("release").join(dir);
         std::fs::create_dir_all(&dest)?;
         for (krate, id) in set {
@@ -214,7 +226,7 @@ fn host_cargo() -> Command {
 /// Build, then run every test: the native workspace, the guest crates' unit tests, and the
 /// cross-crate suites in `tests/`.
 fn test(filter: &[String]) -> Result<()> {
-    build()?;
+    build(Fixtures::Too)?;
     let mut cmd = host_cargo();
     cmd.args(["test", "--release", "--workspace"]);
     for (krate, _) in embedded_components().iter().chain(TEST_COMPONENTS) {
