@@ -103,6 +103,22 @@ fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "bubblewrap is installed by .ci/run: {text}");
     assert!(text.contains("sandbox: available"), "{text}");
+    // The network, in plain words, and how an operator turns it on.
+    let policy_json = fx.data.path().join("policy.json");
+    let network = text.lines().find(|l| l.starts_with("network: ")).unwrap_or_default();
+    assert!(
+        network.starts_with("network: off — bash and every program it runs have no network"),
+        "{text}"
+    );
+    assert!(
+        network.contains(&format!("put \"network\": \"allow\" in {}", policy_json.display())),
+        "{text}"
+    );
+    std::fs::write(&policy_json, r#"{"network": "allow"}"#).unwrap();
+    let out = toolhost(&fx).arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("network: ON for every bash call"), "{text}");
+    std::fs::remove_file(&policy_json).unwrap();
     // Without bwrap it says so, in plain words, with what to do.
     let out =
         toolhost(&fx).arg("doctor").env("TOOLHOST_BWRAP", "/nonexistent/bwrap").output().unwrap();

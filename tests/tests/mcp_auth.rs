@@ -1,6 +1,6 @@
 //! `toolhost mcp --listen` attacked over raw HTTP: without the bearer token (or with a wrong
-//! one) nothing answers but 401 and no tool runs; the token is random per start, written 0600
-//! into the data dir and unreadable to the tools and bash of any workspace, and
+//! one) nothing answers but 401 and no tool runs; the token is random, written 0600 into the
+//! data dir, kept across restarts and shared by every listener on that data dir, unreadable to the tools and bash of any workspace, and
 //! `--token-file`/`TOOLHOST_MCP_TOKEN` fix it; `--no-auth` is refused off loopback; an
 //! `Origin` with a non-numeric port is refused; a half-sent header is cut off while a long
 //! call is not; and the live MCP sessions are bounded.
@@ -111,7 +111,7 @@ fn without_the_right_token_every_request_gets_401_and_no_tool_runs() {
 }
 
 #[test]
-fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_it() {
+fn the_token_is_kept_per_data_dir_across_restarts_and_listeners_and_token_file_or_env_fix_it() {
     let fx = Fixture::new();
     let token_file = fx.data.path().join("mcp-token");
     let first = HttpServer::start(&fx, &[]);
@@ -132,14 +132,35 @@ fn the_token_is_random_per_start_0600_in_the_data_dir_and_token_file_or_env_fix_
         "{stderr}"
     );
     assert!(!stderr.contains(&a), "the token is printed on stderr: {stderr}");
+    // A second listener on the same data dir shares the token instead of replacing it, so
+    // the first one's clients and its 401 text stay right.
+    let second = HttpServer::start(&fx, &[]);
+    assert_eq!(second.token(), a, "a second listener replaced the token");
+    assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), a);
+    assert_eq!(initialize(first.url(), Some(&first.bearer())).status, 200);
+    assert_eq!(initialize(second.url(), Some(&format!("Bearer {a}"))).status, 200);
+    drop(second);
+    // A restart keeps it: a client's pasted `Bearer` still works.
     drop(first);
+    let restarted = HttpServer::start(&fx, &[]);
+    assert_eq!(restarted.token(), a, "a restart changed the token");
+    assert_eq!(initialize(restarted.url(), Some(&format!("Bearer {a}"))).status, 200);
+    drop(restarted);
+    // Deleting the file is how a user gets a new one; a file others can read is not kept.
+    std::fs::remove_file(&token_file).unwrap();
     let second = HttpServer::start(&fx, &[]);
     let b = second.token().to_string();
-    assert_ne!(a, b, "a new token per start");
+    assert_ne!(a, b, "a new token after the file was deleted");
     assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), b);
     assert_refused(&initialize(second.url(), Some(&format!("Bearer {a}"))), "the old token");
     assert_eq!(initialize(second.url(), Some(&second.bearer())).status, 200);
     drop(second);
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let relaxed = HttpServer::start(&fx, &[]);
+    assert_ne!(relaxed.token(), b, "a token file others can read was kept");
+    assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
+    let b = relaxed.token().to_string();
+    drop(relaxed);
 
     // --token-file: its trimmed content is the token.
     let dir = tempfile::tempdir().unwrap();
@@ -342,6 +363,8 @@ fn the_65th_live_session_is_refused_until_one_ends() {
         &[("authorization", &bearer), ("mcp-session-id", &sessions[1])],
         "",
     );
-    assert!(ended.status < 300, "{ended:?}");
+    // 204, not rmcp's 202, which clients log as a failure to end the session.
+    assert_eq!(ended.status, 204, "{ended:?}");
+    assert!(ended.body.is_empty(), "{ended:?}");
     assert_eq!(initialize(server.url(), Some(&bearer)).status, 200, "a slot was freed");
 }

@@ -25,7 +25,7 @@ pub mod toolset;
 pub use components::{BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES};
 pub use registry::{
     BUILTIN_COMPONENTS, BuiltinError, READ_TOOL, WORKSPACE_COMPONENTS, builtin_registry,
-    builtin_registry_from, components_override,
+    builtin_registry_from, components_override, uncompiled_bytes,
 };
 pub use toolset::{
     Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET, parse_tools,

@@ -128,6 +128,23 @@ impl Origin<'_> {
     }
 }
 
+/// Bytes of the embedded built-ins this toolset loads (the file tools, then the workspace
+/// tools `workspace` names) whose compilation `runtime` has not cached: what a first start
+/// compiles. 0 with `TOOLHOST_COMPONENTS` (those files are told of one by one).
+pub fn uncompiled_bytes(runtime: &ComponentRuntime, workspace: &[&str]) -> usize {
+    if components_override().is_some() {
+        return 0;
+    }
+    BUILTIN_COMPONENTS
+        .iter()
+        .copied()
+        .chain(chosen(workspace))
+        .filter_map(|id| embedded::EMBEDDED.iter().find(|(e, ..)| *e == id))
+        .filter(|(_, _, sha256)| !runtime.is_cached(sha256))
+        .map(|(_, bytes, _)| bytes.len())
+        .sum()
+}
+
 /// Register the built-in tools from `dir` (`<dir>/<id>.wasm`): the file tools, bash, then each
 /// workspace tool `workspace` names.
 pub async fn builtin_registry_from(

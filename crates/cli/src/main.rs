@@ -145,7 +145,7 @@ enum Command {
         #[arg(long = "allow-host", value_name = "NAME", requires = "listen")]
         allow_hosts: Vec<String>,
         /// Use FILE's content (trimmed, at least 32 characters) as the bearer token every
-        /// request must send, instead of a random one per start (also: $TOOLHOST_MCP_TOKEN).
+        /// request must send, instead of the one kept in the data dir (also: $TOOLHOST_MCP_TOKEN).
         #[arg(long, value_name = "FILE", requires = "listen")]
         token_file: Option<PathBuf>,
         /// Serve without a bearer token: only on a loopback address, and any local process

@@ -351,8 +351,20 @@ impl Setup {
         session: ToolSessionContext,
         runtime: &Arc<ComponentRuntime>,
     ) -> Result<FinalizedToolset> {
-        let mut registry =
-            toolhost::builtin_registry(runtime, &selection.workspace_tools()).await?;
+        let workspace_tools = selection.workspace_tools();
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            let pending = toolhost::builtins::uncompiled_bytes(runtime, &workspace_tools);
+            if pending > 0 {
+                eprintln!(
+                    "toolhost: compiling the built-in tools for this machine, once (about {} s; later starts reuse {})…",
+                    toolhost_runtime::compile_estimate(pending).as_secs(),
+                    toolhost::display::terminal_text(
+                        &self.components_cache().display().to_string()
+                    )
+                );
+            }
+        }
+        let mut registry = toolhost::builtin_registry(runtime, &workspace_tools).await?;
         let extra = self.register_third_party(extra_tools, runtime, &mut registry).await?;
         let registry = registry.build();
         if let toolhost::Selection::Tools(ids) = selection {
@@ -374,12 +386,25 @@ impl Setup {
         Ok(finalize(&registry, &selection.toolset_with(&extra), session)?)
     }
 
-    /// The component runtime, caching compilations under the data dir.
+    /// Where compiled components are cached: inside the data dir.
+    pub fn components_cache(&self) -> PathBuf {
+        self.data_dir.join("cache").join("components")
+    }
+
+    /// The component runtime, caching compilations under the data dir. On a terminal, a
+    /// compilation of a component other than the built-ins (told of together, in
+    /// [`Setup::toolset_on`]) gets a line on stderr first: what, and about how long.
     pub fn runtime(&self, allocation: Allocation) -> Result<Arc<ComponentRuntime>> {
-        Ok(ComponentRuntime::with_allocation(
-            Some(self.data_dir.join("cache").join("components")),
-            allocation,
-        )?)
+        let runtime = ComponentRuntime::with_allocation(Some(self.components_cache()), allocation)?;
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            runtime.on_compile(Box::new(|what, bytes| {
+                if what.starts_with("<embedded>") {
+                    return;
+                }
+                eprintln!("toolhost: {}…", toolhost_runtime::engine::compiling_text(what, bytes));
+            }));
+        }
+        Ok(runtime)
     }
 
     /// The installed set of this data dir.

@@ -20,6 +20,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::observations::sha256_hex;
 use crate::open::c_path;
 
+/// The mode a new file is created with, before the umask: what `open(2)` callers such as
+/// editors and `touch` use, so a file the model creates is like one the user creates.
+const NEW_FILE_MODE: u32 = 0o666;
+
 /// Why an atomic write did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum AtomicWriteError {
@@ -187,7 +191,11 @@ impl PinnedDir {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<(), AtomicWriteError> {
-        let (mut staged, temp) = self.create_temp(name)?;
+        // A new file gets the mode any program would give it (0666 less the umask, which the
+        // kernel applies at creation); a replaced file's new content is staged 0600 and then
+        // given the old file's mode, so it is never readable by more than the old file was.
+        let mode = if self.exists(name)? { 0o600 } else { NEW_FILE_MODE };
+        let (mut staged, temp) = self.create_temp(name, mode)?;
         let result = (|| {
             staged.write_all(bytes)?;
             // Compare right before publishing: a change made while we prepared wins. The
@@ -274,7 +282,35 @@ impl PinnedDir {
     }
 
     /// A new temp file beside `name`, created exclusively (never an existing object).
-    fn create_temp(&self, name: &OsStr) -> Result<(std::fs::File, OsString), AtomicWriteError> {
+    /// Whether anything (a file, a link, anything) has `name` in the directory.
+    fn exists(&self, name: &OsStr) -> std::io::Result<bool> {
+        let c = c_path(name)?;
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: valid dirfd, NUL-terminated name, and a stat buffer to fill.
+        let rc = unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                st.as_mut_ptr(),
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOENT) => Ok(false),
+            _ => Err(e),
+        }
+    }
+
+    /// A fresh sibling temp file for `name`, created with `mode` (less the umask).
+    fn create_temp(
+        &self,
+        name: &OsStr,
+        mode: u32,
+    ) -> Result<(std::fs::File, OsString), AtomicWriteError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let mut keep = &name.as_bytes()[..name.len().min(TEMP_NAME_KEEP_BYTES)];
         while std::str::from_utf8(keep).is_err() && !keep.is_empty() && name.to_str().is_some() {
@@ -303,7 +339,7 @@ impl PinnedDir {
                         | libc::O_EXCL
                         | libc::O_NOFOLLOW
                         | libc::O_CLOEXEC,
-                    0o600 as libc::c_uint,
+                    mode as libc::c_uint,
                 )
             };
             if fd >= 0 {

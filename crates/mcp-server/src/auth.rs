@@ -1,9 +1,12 @@
 //! The bearer token of `toolhost mcp --listen`: nothing that can reach the port (another
 //! workspace's sandbox, a browser, another user) can use the tools without it.
 //!
-//! * The token is [`generated`] per start (256 bits from the OS RNG, hex) and written 0600 to
-//!   `<data-dir>/mcp-token` ([`write_token_file`], atomically, replacing an old one), unless
-//!   `--token-file FILE` (its trimmed content) or `TOOLHOST_MCP_TOKEN` fixes it
+//! * The token is the data dir's ([`stored`]): the one in `<data-dir>/mcp-token` when that
+//!   file is a private regular file holding a valid token, so a client's pasted token survives
+//!   restarts and a second listener on the same data dir shares it instead of replacing it;
+//!   otherwise a new one (256 bits from the OS RNG, hex) is written there 0600
+//!   ([`write_token_file`], atomically). Deleting the file makes the next start choose a new
+//!   one. `--token-file FILE` (its trimmed content) or `TOOLHOST_MCP_TOKEN` fixes it instead
 //!   ([`fixed`]); a fixed token must be at least [`MIN_TOKEN_CHARS`] visible ASCII characters.
 //! * [`Authenticator::check`] runs on every request before anything else answers it: a
 //!   missing or wrong `Authorization: Bearer <token>` gets 401 with `WWW-Authenticate: Bearer`
@@ -72,8 +75,8 @@ impl TokenError {
 /// Where this server's token came from (what a refused client is told).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenSource {
-    /// Generated at start and written to this file.
-    Generated(PathBuf),
+    /// The data dir's token file (kept from an earlier start, or written by this one).
+    Stored(PathBuf),
     /// `--token-file`.
     File,
     /// [`TOKEN_ENV`].
@@ -87,14 +90,22 @@ pub fn generate() -> Result<String, TokenError> {
     Ok(hex::encode(bytes))
 }
 
-/// Write `token` to `<data_dir>/mcp-token`, mode 0600 from its creation, replacing an old
-/// file (or a symlink: the rename replaces the link, never what it points to).
-pub fn write_token_file(data_dir: &Path, token: &str) -> Result<PathBuf, TokenError> {
+/// The largest token file [`stored`] reads back (a token is 64 hex digits and a newline).
+const MAX_TOKEN_FILE_BYTES: u64 = 1024;
+
+/// Write `token` to `<data_dir>/mcp-token`, mode 0600 from its creation. With `replace`, an
+/// old file (or a symlink: the rename replaces the link, never what it points to) is
+/// replaced; without, an existing file is left alone and `Ok(None)` says so.
+fn write_token_file(
+    data_dir: &Path,
+    token: &str,
+    replace: bool,
+) -> Result<Option<PathBuf>, TokenError> {
     use std::os::unix::fs::OpenOptionsExt;
     let path = data_dir.join(TOKEN_FILE);
     let write_error = |source| TokenError::Write { path: path.clone(), source };
     // Staged inside `cache/`, which no tool or bash can read either, so the token is never
-    // readable under another name; same filesystem, so the rename is atomic.
+    // readable under another name; same filesystem, so the rename (or link) is atomic.
     let stage_dir = data_dir.join("cache");
     std::fs::create_dir_all(&stage_dir).map_err(write_error)?;
     let staged = stage_dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
@@ -104,13 +115,51 @@ pub fn write_token_file(data_dir: &Path, token: &str) -> Result<PathBuf, TokenEr
             std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&staged)?;
         file.write_all(format!("{token}\n").as_bytes())?;
         file.sync_all()?;
-        std::fs::rename(&staged, &path)
+        if replace {
+            std::fs::rename(&staged, &path).map(|()| true)
+        } else {
+            // Two listeners starting at once: the first link wins, the second reads it.
+            let linked = match std::fs::hard_link(&staged, &path) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(e),
+            };
+            let _ = std::fs::remove_file(&staged);
+            linked
+        }
     })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&staged);
-        return Err(write_error(e));
+    match result {
+        Ok(true) => Ok(Some(path)),
+        Ok(false) => Ok(None),
+        Err(e) => {
+            let _ = std::fs::remove_file(&staged);
+            Err(write_error(e))
+        }
     }
-    Ok(path)
+}
+
+/// The token in `path` if it is a regular file (not a link) of this user, readable by nobody
+/// else, of at most [`MAX_TOKEN_FILE_BYTES`], holding a valid token; `None` otherwise.
+fn read_token_file(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.file_type().is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(MAX_TOKEN_FILE_BYTES + 1).read_to_string(&mut text).ok()?;
+    if text.len() as u64 > MAX_TOKEN_FILE_BYTES {
+        return None;
+    }
+    validate(&text, TOKEN_FILE).ok()
 }
 
 /// A fixed token, checked: trimmed, at least [`MIN_TOKEN_CHARS`], visible ASCII only.
@@ -148,11 +197,24 @@ pub fn fixed(
     Ok(None)
 }
 
-/// A token generated for this start and written to `<data_dir>/mcp-token`.
-pub fn generated(data_dir: &Path) -> Result<(String, TokenSource), TokenError> {
+/// The data dir's token: kept from `<data_dir>/mcp-token` when that holds a valid private
+/// token, else a new one written there (replacing a file that is not a valid private token).
+pub fn stored(data_dir: &Path) -> Result<(String, TokenSource), TokenError> {
+    let path = data_dir.join(TOKEN_FILE);
+    for _ in 0..2 {
+        if let Some(token) = read_token_file(&path) {
+            return Ok((token, TokenSource::Stored(path)));
+        }
+        let token = generate()?;
+        let replace = std::fs::symlink_metadata(&path).is_ok();
+        if let Some(written) = write_token_file(data_dir, &token, replace)? {
+            return Ok((token, TokenSource::Stored(written)));
+        }
+        // Another listener wrote it between our read and our link: read theirs.
+    }
     let token = generate()?;
-    let path = write_token_file(data_dir, &token)?;
-    Ok((token, TokenSource::Generated(path)))
+    let written = write_token_file(data_dir, &token, true)?.unwrap_or(path);
+    Ok((token, TokenSource::Stored(written)))
 }
 
 /// Why a request was refused.
@@ -181,9 +243,10 @@ impl Authenticator {
     /// An authenticator for `token`; `source` says where a refused client can find it.
     pub fn new(token: &str, source: &TokenSource) -> Self {
         let hint = match source {
-            TokenSource::Generated(path) => {
-                format!("the token is in {} (a new one at each start)", path.display())
-            }
+            TokenSource::Stored(path) => format!(
+                "the token is in {} (kept across restarts; delete the file for a new one)",
+                path.display()
+            ),
             TokenSource::File => {
                 "the token is the content of the file the server was given with --token-file".into()
             }
@@ -271,7 +334,7 @@ mod tests {
 
     #[test]
     fn the_401_says_how_and_where() {
-        let auth = Authenticator::new("t", &TokenSource::Generated("/d/mcp-token".into()));
+        let auth = Authenticator::new("t", &TokenSource::Stored("/d/mcp-token".into()));
         let res = auth.unauthorized(Refusal::Missing);
         assert_eq!(res.status(), 401);
         assert!(res.headers()[WWW_AUTHENTICATE].to_str().unwrap().starts_with("Bearer"));
@@ -313,22 +376,31 @@ mod tests {
     }
 
     #[test]
-    fn a_generated_token_is_written_0600_replacing_the_old_file() {
+    fn the_stored_token_is_kept_and_a_bad_file_is_replaced_0600() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         let target = dir.path().join("elsewhere");
         std::fs::create_dir_all(&data).unwrap();
-        std::fs::write(&target, "keep").unwrap();
+        // A symlink is never followed: it is replaced, what it points to is untouched.
+        std::fs::write(&target, "t".repeat(64)).unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::os::unix::fs::symlink(&target, data.join(TOKEN_FILE)).unwrap();
-        let (token, source) = generated(&data).unwrap();
+        let (token, source) = stored(&data).unwrap();
         let path = data.join(TOKEN_FILE);
-        assert_eq!(source, TokenSource::Generated(path.clone()));
+        assert_ne!(token, "t".repeat(64));
+        assert_eq!(source, TokenSource::Stored(path.clone()));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{token}\n"));
         assert_eq!(std::fs::symlink_metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
-        let (again, _) = generated(&data).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "t".repeat(64));
+        // Kept at the next start.
+        assert_eq!(stored(&data).unwrap().0, token);
+        // A file others can read, or one not holding a valid token, is replaced.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let (again, _) = stored(&data).unwrap();
         assert_ne!(again, token);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{again}\n"));
+        std::fs::write(&path, "short\n").unwrap();
+        assert_ne!(stored(&data).unwrap().0, again);
+        assert_eq!(std::fs::symlink_metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     }
 }

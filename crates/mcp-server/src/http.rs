@@ -24,7 +24,8 @@
 //!   (read-only tools' calls side by side), as on stdio. Both the 2025-11-25 revision (an MCP
 //!   session per `initialize`, with its `Mcp-Session-Id`) and the stateless 2026-07-28
 //!   revision are served.
-//! * Any path but `/mcp` is 404 (once the token has passed).
+//! * Any path but `/mcp` is 404 (once the token has passed). `DELETE` of an MCP session
+//!   answers 204 ([`session_ended`]).
 //! * Shutdown: stop accepting, cancel the calls in flight (they end as `cancelled` and are
 //!   recorded), and give open connections [`SHUTDOWN_GRACE`] to deliver their last responses.
 
@@ -128,6 +129,17 @@ fn forbidden_origin() -> Response {
     let mut res = hyper::Response::new(body);
     *res.status_mut() = hyper::StatusCode::FORBIDDEN;
     res
+}
+
+/// A session ended by `DELETE` answers 204 No Content: rmcp answers 202 Accepted, which
+/// clients (the official Python SDK among them) log as a failure to end the session.
+fn session_ended(res: &mut Response) {
+    if res.status() == hyper::StatusCode::ACCEPTED {
+        *res.status_mut() = hyper::StatusCode::NO_CONTENT;
+        *res.body_mut() = Full::new(Bytes::new()).boxed();
+        res.headers_mut().remove(hyper::header::CONTENT_LENGTH);
+        res.headers_mut().remove(hyper::header::CONTENT_TYPE);
+    }
 }
 
 fn not_found() -> Response {
@@ -339,6 +351,7 @@ impl HttpEndpoint {
                         authenticates.authenticated();
                     }
                     let early = refused.or_else(|| options.after_auth(&req));
+                    let ends_session = req.method() == hyper::Method::DELETE;
                     let (req, body_ended) = {
                         let (parts, body) = req.into_parts();
                         let (body, ended) = TrackedBody::new(body);
@@ -357,6 +370,9 @@ impl HttpEndpoint {
                                 }
                             }
                         };
+                        if ends_session {
+                            session_ended(&mut res);
+                        }
                         close_if_unread(&mut res, &body_ended);
                         Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
                     }

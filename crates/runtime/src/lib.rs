@@ -63,7 +63,8 @@ pub mod wit;
 
 pub use component_tool::{ComponentTool, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
-    Allocation, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY, PrepareError, RuntimeError,
+    Allocation, CompileNotice, ComponentRuntime, KEEP_RESIDENT_BYTES, MAX_STORE_MEMORY,
+    PrepareError, RuntimeError, compile_estimate,
 };
 pub use epoch::EPOCH_TICK;
 pub use grant::RiskGrant;

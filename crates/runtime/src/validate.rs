@@ -127,9 +127,9 @@ impl ComponentRuntime {
         check_header(&bytes)?;
         let key = cache::cache_key(&self.engine, &bytes);
         let sha256 = key.split('-').next().unwrap_or_default().to_string();
-        let component: Component =
-            cache::load_or_compile(&self.engine, &bytes, &key, self.cache_dir.as_deref())
-                .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
+        let component: Component = self
+            .compile(path, &bytes, &key)
+            .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
         let ty = component.component_type();
         let imports: Vec<String> =
             ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();

@@ -84,6 +84,23 @@ pub trait SandboxBackend: Send + Sync {
     }
 }
 
+/// `doctor`'s network line, the same for every backend: whether bash and the programs it
+/// runs reach the network, and how an operator changes it, in plain words.
+pub(crate) fn network_line(policy: &SandboxPolicy) -> String {
+    let file = match policy.data_dir() {
+        Some(dir) => dir.join("policy.json").display().to_string(),
+        None => "the data dir's policy.json".into(),
+    };
+    match policy.network() {
+        crate::policy::NetworkAccess::Deny => format!(
+            "network: off — bash and every program it runs have no network: no DNS, no downloads (cargo, npm, pip, git fetch), no service on localhost. To allow it for every call, put \"network\": \"allow\" in {file}; for one call, the model asks with bash's sandboxPermissions.network and a person approves it."
+        ),
+        crate::policy::NetworkAccess::Allow => format!(
+            "network: ON for every bash call ({file} says \"network\": \"allow\"; remove it to turn the network off)"
+        ),
+    }
+}
+
 /// Runs `cmd` to completion like [`std::process::Command::output`], but kills it once
 /// `limit` has passed (a hanging `bwrap` or `sandbox-exec` must not hang toolhost): a timeout is an error.
 pub(crate) fn output_within(

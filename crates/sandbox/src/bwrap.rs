@@ -316,10 +316,7 @@ impl SandboxBackend for Bubblewrap {
                 b.display()
             ));
         }
-        out.push(match policy.network() {
-            NetworkAccess::Deny => "network: off (bash gets a network namespace of its own; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into(),
-            NetworkAccess::Allow => "network: ON for every bash call (policy.json says \"network\": \"allow\")".into(),
-        });
+        out.push(crate::backend::network_line(policy));
         let abi = landlock_abi();
         out.push(format!(
             "sockets: the session's pathname sockets hidden (/run/user, $XDG_RUNTIME_DIR, sockets under /tmp, /run, /dev/shm); abstract sockets {}",

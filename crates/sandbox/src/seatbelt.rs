@@ -179,14 +179,11 @@ impl SandboxBackend for Seatbelt {
             vec![format!("sandbox-exec: {SANDBOX_EXEC} (macOS's own; PATH is never searched)")];
         match policy.network() {
             NetworkAccess::Deny => {
-                out.push("network: off (the Seatbelt profile allows no network operation; policy.json \"network\": \"allow\" or an approved sandboxPermissions.network turns it on)".into());
+                out.push(crate::backend::network_line(policy));
                 out.push("sockets: unreachable (connecting to a unix socket is a network operation, denied with the network)".into());
             }
             NetworkAccess::Allow => {
-                out.push(
-                    "network: ON for every bash call (policy.json says \"network\": \"allow\")"
-                        .into(),
-                );
+                out.push(crate::backend::network_line(policy));
                 out.push("sockets: REACHABLE: with the network allowed, bash can connect to every unix socket the user can (agents, multiplexers)".into());
             }
         }

@@ -105,7 +105,7 @@ async fn follow_installed(
 
 /// How `mcp --listen` authenticates requests.
 enum Auth {
-    /// A bearer token: `--token-file`'s, `$TOOLHOST_MCP_TOKEN`, or a random one per start.
+    /// A bearer token: `--token-file`'s, `$TOOLHOST_MCP_TOKEN`, or the data dir's stored one.
     Token(Option<PathBuf>),
     /// `--no-auth` (loopback only).
     Off,
@@ -115,9 +115,9 @@ enum Auth {
 fn token_whereabouts(source: &toolhost::mcp::auth::TokenSource, auth: &Auth) -> String {
     use toolhost::mcp::auth::{TOKEN_ENV, TokenSource};
     match (source, auth) {
-        (TokenSource::Generated(path), _) => {
+        (TokenSource::Stored(path), _) => {
             format!(
-                "MCP bearer token in {} (mode 0600, a new one at each start)",
+                "MCP bearer token in {} (mode 0600, kept across restarts)",
                 toolhost::display::terminal_text(&path.display().to_string())
             )
         }
@@ -172,7 +172,7 @@ async fn serve_http(
     let token = match (&auth, fixed) {
         (Auth::Off, _) => None,
         (Auth::Token(_), Some(fixed)) => Some(fixed),
-        (Auth::Token(_), None) => match auth::generated(data_dir) {
+        (Auth::Token(_), None) => match auth::stored(data_dir) {
             Ok(generated) => Some(generated),
             Err(e) => {
                 eprintln!("toolhost: {e}");

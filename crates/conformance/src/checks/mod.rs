@@ -79,6 +79,12 @@ pub async fn check(
     let runtime =
         ComponentRuntime::with_allocation(options.cache_dir.clone(), Allocation::OnDemand)
             .map_err(|e| CannotCheck::Runtime(e.to_string()))?;
+    if let Some(progress) = options.progress.clone() {
+        // A large component compiles for a while before the first check: say so.
+        runtime.on_compile(Box::new(move |what, bytes| {
+            let _ = progress.send(toolhost_runtime::engine::compiling_text(what, bytes));
+        }));
+    }
     let mut report = Report {
         component: path.display().to_string(),
         seed: options.seed,
