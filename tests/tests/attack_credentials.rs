@@ -967,3 +967,38 @@ fn a_toolhost_inside_roots_home_still_runs_bash_under_another_home() {
     );
     out.assert_hidden(&secret_m, "bash beside a toolhost in /root");
 }
+
+/// In a HOME workspace bash may write HOME's plain files and its readable entries, but a new
+/// hidden entry (`~/.vimrc`, `~/.tmux.conf`, `~/.gdbinit`, `~/.curlrc`, `~/.npmrc`, a new
+/// `~/.newtool/`) is a credential like every other, which no tool may create: the user's own
+/// vim, tmux, gdb, curl or npm would run what the model planted there, outside any sandbox.
+#[test]
+fn bash_in_a_home_workspace_cannot_plant_new_hidden_entries_in_home() {
+    let mut a = Attack::new();
+    a.ws = a.home.clone();
+    if !a.sandbox_or_skip("bash_in_a_home_workspace_cannot_plant_new_hidden_entries_in_home") {
+        return;
+    }
+    // `.npmrc` is one of the suite's fake secrets: here it is a name that does not exist yet.
+    let _ = std::fs::remove_file(a.home.join(".npmrc"));
+    let planted = [".vimrc", ".tmux.conf", ".gdbinit", ".curlrc", ".npmrc", ".newtool/init"];
+    let out = a.bash(
+        "echo '!touch /tmp/pwned' > ~/.vimrc; echo 'run-shell evil' > ~/.tmux.conf; \
+         echo 'shell evil' > ~/.gdbinit; echo 'output = /etc/evil' > ~/.curlrc; \
+         echo 'node-options=--require /tmp/evil.js' > ~/.npmrc; mkdir ~/.newtool && echo evil > ~/.newtool/init; \
+         echo fine > ~/notes.txt; echo fetched > ~/.cargo/registry/new.crate; echo done",
+    );
+    assert!(out.text().contains("done"), "{}", out.all());
+    for rel in planted {
+        promise(!a.home.join(rel).exists(), || {
+            format!("bash planted ~/{rel} in a HOME workspace: {}", out.all())
+        });
+    }
+    assert!(out.text().contains("removed"), "the result says what was removed: {}", out.all());
+    // HOME's plain files and its readable entries stay bash's to write.
+    assert_eq!(std::fs::read_to_string(a.home.join("notes.txt")).unwrap(), "fine\n");
+    assert_eq!(
+        std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).unwrap(),
+        "fetched\n"
+    );
+}

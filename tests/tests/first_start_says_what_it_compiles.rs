@@ -42,7 +42,9 @@ fn a_first_start_on_a_terminal_says_it_is_compiling_and_for_about_how_long() {
     let first = on_a_terminal(&a, &data, r#"call list '{"path":"."}'"#);
     let line = first
         .lines()
-        .find(|l| l.starts_with("toolhost: compiling the built-in tools for this machine, once (about "))
+        .find(|l| {
+            l.starts_with("toolhost: compiling the built-in tools for this machine, once (about ")
+        })
         .unwrap_or_else(|| panic!("no line says what the first start waits for: {first:?}"));
     let cache = data.join("cache").join("components");
     assert!(
@@ -85,7 +87,9 @@ fn conformance_says_it_is_compiling_the_component_and_for_about_how_long() {
     let out =
         on_a_terminal(&a, &data, &format!("conformance {} --cases 4 --seed 1", greet.display()));
     assert!(
-        out.contains(&format!("compiling greet.wasm ({size:.1} MB) for this machine, once (about ")),
+        out.contains(&format!(
+            "compiling greet.wasm ({size:.1} MB) for this machine, once (about "
+        )),
         "{out:?}"
     );
 }

@@ -7,6 +7,10 @@
 //! renamed, replaced or removed). After the call, [`sweep`] scans again and removes every
 //! protected entry that did not exist before and no write grant covers: bash cannot create
 //! a `.env`, `.gitmodules`, `.git/config` or `.git/hooks/x` that the write tool could not.
+//! When HOME is writable (a HOME workspace), a hidden entry of HOME that bash made during the
+//! call and that is no readable entry (`~/.vimrc`, `~/.npmrc`, `~/.tmux.conf`: files the
+//! user's own programs run later, outside any sandbox) is removed the same way: such an entry
+//! is a credential for every tool, which none may create.
 //!
 //! The scan has a budget (`toolhost_limits::PROTECTED_SCAN_ENTRIES` entries unless
 //! `policy.json` sets `"scan_entries"`, [`PROTECTED_SCAN_DEPTH`] levels)
@@ -28,6 +32,10 @@ pub struct Protected {
     /// Git dirs (directories named `.git`, and those `.git` files and `commondir`s name):
     /// pinned in place.
     pub git_dirs: Vec<PathBuf>,
+    /// HOME's hidden entries that are credentials (no readable entry), when a writable root
+    /// holds HOME: bash cannot reach them (they are masked), so only new ones matter, to the
+    /// sweep.
+    pub home_hidden: Vec<PathBuf>,
 }
 
 impl Protected {
@@ -80,6 +88,7 @@ pub fn scan(policy: &SandboxPolicy) -> Result<Protected, ScanError> {
     }
     dedup(&mut walk.out.entries);
     dedup(&mut walk.out.git_dirs);
+    dedup(&mut walk.out.home_hidden);
     Ok(walk.out)
 }
 
@@ -151,6 +160,18 @@ pub fn sweep(
             unmade.push(g.clone());
         }
     }
+    // New hidden entries of a writable HOME: credentials no tool may create.
+    let known_hidden: HashSet<&PathBuf> = before.home_hidden.iter().collect();
+    for p in after.home_hidden.iter().filter(|p| !known_hidden.contains(p)) {
+        let Ok(meta) = p.symlink_metadata() else { continue };
+        if meta.ctime() < since_secs - 1 || policy.write_granted(p) {
+            continue;
+        }
+        let gone = if meta.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+        if gone.is_ok() {
+            removed.push(p.clone());
+        }
+    }
     for p in
         after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_shared_temp_dir(p))
     {
@@ -193,6 +214,7 @@ impl Walk<'_> {
             return Err(ScanError::TooDeep { path: dir.display().to_string() });
         }
         let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+        let in_home = self.policy.home().is_some_and(|h| h == dir);
         // Which of the entries that give a directory a git dir's shape it holds.
         let mut shape = [false; 4];
         for e in entries.flatten() {
@@ -202,6 +224,12 @@ impl Walk<'_> {
                 shape[i] = true;
             }
             let Ok(ft) = e.file_type() else { continue };
+            if in_home
+                && e.file_name().as_encoded_bytes().starts_with(b".")
+                && self.policy.is_hidden_home(&path)
+            {
+                self.out.home_hidden.push(path.clone());
+            }
             if e.file_name() == ".git" {
                 self.out.entries.push(path.clone());
                 if ft.is_dir() {
@@ -355,5 +383,27 @@ mod tests {
         assert_eq!(removed, vec![ws.join(".git/hooks"), ws.join(".gitmodules"), ws.join("x/.env")]);
         assert_eq!(std::fs::read_to_string(ws.join(".env")).unwrap(), "old");
         assert!(ws.join("sub.env").exists());
+    }
+
+    #[test]
+    fn in_a_home_workspace_new_hidden_entries_but_readable_ones_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join(".cargo")).unwrap();
+        std::fs::write(home.join(".old"), "mine").unwrap();
+        let pol = policy(&home, &home);
+        let before = scan(&pol).unwrap();
+        assert!(before.home_hidden.contains(&home.join(".old")));
+        let since = std::time::SystemTime::now();
+        std::fs::write(home.join(".vimrc"), "!evil").unwrap();
+        std::fs::create_dir_all(home.join(".newtool")).unwrap();
+        std::fs::write(home.join(".newtool/init"), "evil").unwrap();
+        std::fs::write(home.join(".cargo/new.crate"), "fine").unwrap();
+        std::fs::write(home.join("notes.txt"), "fine").unwrap();
+        let mut removed = sweep(&pol, &before, since).unwrap();
+        removed.sort();
+        assert_eq!(removed, vec![home.join(".newtool"), home.join(".vimrc")]);
+        assert_eq!(std::fs::read_to_string(home.join(".old")).unwrap(), "mine");
+        assert!(home.join(".cargo/new.crate").exists() && home.join("notes.txt").exists());
     }
 }

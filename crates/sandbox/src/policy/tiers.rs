@@ -303,6 +303,7 @@ pub const HOME_SENSITIVE_ENTRIES: &[&str] = &[
     ".vimrc",
     ".exrc",
     ".inputrc",
+    ".tmux.conf",
     ".config/git",
     ".config/autostart",
     ".config/systemd",
