@@ -192,10 +192,11 @@ mod tests {
             assert_eq!(f.kind, ErrorKind::InvalidInput);
             assert!(f.message.contains(&format!("`{field}`")) && f.message.contains("`run`"));
         }
-        for bad in ["/etc", "../x", "a/../../b"] {
-            let f = refusal(json!({"operation": "detect", "cwd": bad}));
-            assert_eq!(f.kind, ErrorKind::PathDenied, "{bad}");
-        }
+        // Where `cwd` may lead is the host's rule (it refuses "../x" where it is used).
+        assert_eq!(
+            plan(&input(json!({"operation": "detect", "cwd": "../x"}))),
+            Ok(Plan::Detect { cwd: Some("../x".into()) })
+        );
     }
 
     #[test]
@@ -257,8 +258,8 @@ mod tests {
             );
         }
         assert_eq!(
-            kind(json!({"operation": "run", "command": "cargo", "cwd": "/abs"})),
-            ErrorKind::PathDenied
+            kind(json!({"operation": "run", "command": "cargo", "cwd": "a\0b"})),
+            ErrorKind::InvalidInput
         );
     }
 
