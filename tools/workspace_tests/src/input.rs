@@ -34,7 +34,8 @@ pub struct TestsInput {
     #[serde(default)]
     pub args: Vec<String>,
     /// The project directory relative to the workspace root (a package of a monorepo);
-    /// omit it for the root. Absolute paths and `..` are refused.
+    /// omit it for the root. Absolute paths, `..` above the root and symlinks out of the
+    /// workspace are refused.
     #[serde(default)]
     pub cwd: Option<String>,
     /// run: wall-clock budget in milliseconds, 1–600000 (default 300000; out of range is
