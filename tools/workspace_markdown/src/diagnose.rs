@@ -66,12 +66,15 @@ pub fn missing_heading_spaces(doc: &Document<'_>) -> Vec<MissingSpace> {
         .collect()
 }
 
+/// An earlier heading: its 1-based line and its parent (the index of the heading above it).
+type Earlier = (usize, Option<usize>);
+
 fn headings(doc: &Document<'_>) -> Vec<Diagnostic> {
     let outline = outline(doc);
     let mut out = Vec::new();
-    // Every earlier heading by level and text, and by anchor: (line, parent), in order.
-    let mut by_text: HashMap<(u8, &str), Vec<(usize, Option<usize>)>> = HashMap::new();
-    let mut by_slug: HashMap<String, Vec<(usize, Option<usize>)>> = HashMap::new();
+    // Every earlier heading by level and text, and by anchor, in order.
+    let mut by_text: HashMap<(u8, &str), Vec<Earlier>> = HashMap::new();
+    let mut by_slug: HashMap<String, Vec<Earlier>> = HashMap::new();
     let mut first_h1: Option<usize> = None;
     // Index of the nearest heading above each level: a heading's parent.
     let mut stack: Vec<(u8, usize)> = Vec::new();
@@ -121,9 +124,8 @@ fn headings(doc: &Document<'_>) -> Vec<Diagnostic> {
         let key = slug(&h.slug_text);
         let same_text = by_text.get(&(h.level, h.text.as_str())).map(Vec::as_slice).unwrap_or(&[]);
         let same_slug = by_slug.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-        let sibling = |copies: &[(usize, Option<usize>)]| {
-            copies.iter().find(|(_, p)| *p == parent).map(|(line, _)| *line)
-        };
+        let sibling =
+            |copies: &[Earlier]| copies.iter().find(|(_, p)| *p == parent).map(|(line, _)| *line);
         let earlier = sibling(same_text)
             .map(|line| (line, "same level and text", true))
             .or_else(|| sibling(same_slug).map(|line| (line, "same anchor", true)))
