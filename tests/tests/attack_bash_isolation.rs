@@ -662,3 +662,37 @@ fn a_temp_dir_left_by_a_killed_process_is_removed_at_the_next_start() {
         format!("{} is left after the next start: {}", tmp.display(), out.all())
     });
 }
+
+/// How bash ended is what the sandbox helper saw, on a descriptor bash never has: killed by a
+/// signal says so (`[killed by signal 9; …]`, docs/contract.md#bash), exit code 137 by itself
+/// stays `[exit 137; …]`, and a command that tries to write the helper's record — on
+/// descriptor 3, or through `/proc` into the waiting helper's — cannot turn its exit into a
+/// signal.
+#[test]
+fn bash_killed_by_a_signal_says_so_and_cannot_fake_it() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("bash_killed_by_a_signal_says_so_and_cannot_fake_it") {
+        return;
+    }
+    let text = |command: &str| {
+        let r = a.call("bash", json!({ "command": command })).json();
+        assert_eq!(r["status"], "succeeded", "{command}: {r}");
+        r["content"][0]["text"].as_str().unwrap().to_owned()
+    };
+    let t = text("kill -KILL $$");
+    assert!(t.starts_with("[killed by signal 9; duration "), "{t}");
+    let t = text("kill -ABRT $$");
+    assert!(t.starts_with("[killed by signal 6; duration "), "{t}");
+    let t = text("exit 137");
+    assert!(t.starts_with("[exit 137; duration "), "{t}");
+    for forged in [
+        r"printf '1S\011' >&3; exit 137",
+        r"for p in $PPID 1 2 3; do printf 'S\011' > /proc/$p/fd/3; done; exit 137",
+    ] {
+        let t = text(forged);
+        assert!(
+            t.contains("[exit 137; duration ") && !t.contains("[killed by signal"),
+            "{forged}: {t}"
+        );
+    }
+}

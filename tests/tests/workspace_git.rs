@@ -367,3 +367,25 @@ fn a_session_and_a_real_mcp_client_get_the_same_answers() {
         session.call("s2", "workspace_git", json!({"operation": "show", "revision": "HEAD..x"}));
     assert_eq!(r["status"], "failed", "{r}");
 }
+
+/// `cwd` is relative to the workspace root (seed 002): `..` above the root, an absolute path
+/// (even the workspace's own) and a symlink out are refused before git runs, as a refused
+/// path naming the field — the same rule and words as every workspace tool.
+#[test]
+fn a_cwd_outside_the_workspace_is_refused_naming_the_field() {
+    let a = Attack::new();
+    git(&a.ws, &["init", "-q"]);
+    let outside = a.outside_dir("elsewhere");
+    git(&outside, &["init", "-q"]);
+    std::fs::write(outside.join("secret-7f3a.txt"), "x\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.ws.join("link")).unwrap();
+    let (inside, elsewhere) = (a.ws.display().to_string(), outside.display().to_string());
+    for cwd in ["..", "../", "../elsewhere", inside.as_str(), elsewhere.as_str(), "link"] {
+        let r = call(&a, json!({"operation": "status", "cwd": cwd}));
+        assert_eq!(r["status"], "failed", "{cwd}: {r}");
+        let s = &r["structuredContent"];
+        assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_PATH_DENIED", "{cwd}: {r}");
+        assert!(s["error"].as_str().unwrap().starts_with("`cwd`: "), "{cwd}: {r}");
+        assert!(!r.to_string().contains("7f3a"), "{cwd}: git ran outside: {r}");
+    }
+}

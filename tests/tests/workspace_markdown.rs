@@ -210,3 +210,93 @@ fn refusals_name_their_kind_and_leak_nothing() {
     let r = call(&a, json!({"operation": "render", "path": "x.md"}));
     assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
 }
+
+/// Every `path` is relative to the workspace root (seed 002): an absolute path (even one
+/// inside the workspace), `..` above the root and a symlink out are refused before anything
+/// is read, naming the field, and what lies outside never shows.
+#[test]
+fn paths_outside_the_workspace_are_refused_naming_the_field() {
+    let a = Attack::new();
+    let outside = a.outside_dir("outside");
+    std::fs::write(outside.join("secret.md"), "# Outside marker 7f3a\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.ws.join("link")).unwrap();
+    let inside = a.put("docs/in.md", "# Inside\n");
+    let cases = [
+        "../outside/secret.md".to_owned(),
+        outside.join("secret.md").display().to_string(),
+        inside.display().to_string(),
+        "link/secret.md".to_owned(),
+        "docs/../../outside/secret.md".to_owned(),
+    ];
+    for path in &cases {
+        for op in ["outline", "diagnostics", "link_check_local"] {
+            let r = call(&a, json!({"operation": op, "path": path}));
+            assert_eq!(r["status"], "failed", "{op} {path}: {r}");
+            let s = &r["structuredContent"];
+            assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_PATH_DENIED", "{op} {path}: {r}");
+            assert!(s["error"].as_str().unwrap().starts_with("`path`: "), "{r}");
+            assert!(!r.to_string().contains("7f3a"), "{op} {path} read outside: {r}");
+        }
+    }
+    // Relative paths inside, `..` that stays inside and a symlink that stays inside work.
+    std::os::unix::fs::symlink("docs", a.ws.join("alias")).unwrap();
+    for path in ["docs/in.md", "docs/../docs/in.md", "alias/in.md"] {
+        let s = ok(&a, json!({"operation": "outline", "path": path}));
+        assert_eq!(s["outline"][0]["text"], "Inside", "{path}: {s}");
+    }
+    // A link out of the workspace is not followed either: not checked, said so.
+    a.put("docs/links.md", "# L\n\n[out](../../outside/secret.md#outside-marker-7f3a)\n");
+    let s = ok(&a, json!({"operation": "link_check_local", "path": "docs/links.md"}));
+    let d = &s["diagnostics"][0];
+    assert_eq!(d["kind"], "unchecked_link", "{s}");
+    assert!(d["message"].as_str().unwrap().contains("outside the workspace"), "{s}");
+}
+
+/// An email autolink (`<help@crates.io>`, as cargo's docs write it) and a `mailto:` link are
+/// addresses, not local files: no broken link.
+#[test]
+fn email_autolinks_are_not_local_links() {
+    let a = Attack::new();
+    a.put(
+        "SECURITY.md",
+        "# Security\n\nMail <security@rust-lang.org> or <help@crates.io>, or [us](mailto:a@b.c).\n\n[gone](missing.md)\n",
+    );
+    let s = ok(&a, json!({"operation": "link_check_local", "path": "SECURITY.md"}));
+    let found: Vec<(&str, &str)> = s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["kind"].as_str().unwrap(), d["target"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(found, [("broken_link", "missing.md")], "{s}");
+    assert!(s["summary"].as_str().unwrap().contains("3 external links"), "{s}");
+}
+
+/// A duplicate heading under the same parent is a warning citing that sibling, even when an
+/// earlier copy sits under another parent (a changelog's `### Added`, which alone is info).
+#[test]
+fn a_duplicate_heading_among_siblings_is_a_warning_citing_the_sibling() {
+    let a = Attack::new();
+    a.put(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.1\n\n### Added\n\n## 1.0\n\n### Added\n\n### Fixed\n\n### Added\n",
+    );
+    let s = ok(&a, json!({"operation": "diagnostics", "path": "CHANGELOG.md"}));
+    let found: Vec<(u64, &str, &str)> = s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["severity"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{s}");
+    assert_eq!((found[0].0, found[0].1), (9, "info"), "{s}");
+    assert!(found[0].2.contains("as line 5)"), "{s}");
+    assert_eq!((found[1].0, found[1].1), (13, "warning"), "{s}");
+    assert!(found[1].2.contains("as line 9, under the same parent"), "{s}");
+}

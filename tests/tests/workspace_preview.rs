@@ -231,3 +231,35 @@ fn refusals_leak_nothing() {
     let r = call(&a, json!({"operation": "html", "path": "missing.html"}));
     assert_eq!(r["structuredContent"]["error_kind"], "LOCAL_EXECUTOR_NOT_FOUND", "{r}");
 }
+
+/// Every `path` is relative to the workspace root (seed 002): an absolute path (even one
+/// inside the workspace), `..` above the root and a symlink out are refused before anything
+/// is read, naming the field, and what lies outside never shows.
+#[test]
+fn paths_outside_the_workspace_are_refused_naming_the_field() {
+    let a = Attack::new();
+    let outside = a.outside_dir("outside");
+    std::fs::write(outside.join("secret.md"), "# Outside marker 7f3a\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.ws.join("link")).unwrap();
+    let inside = a.put("docs/in.md", "# Inside\n");
+    let cases = [
+        "../outside/secret.md".to_owned(),
+        outside.join("secret.md").display().to_string(),
+        inside.display().to_string(),
+        "link/secret.md".to_owned(),
+        "link".to_owned(),
+    ];
+    for path in &cases {
+        for op in ["markdown", "html", "artifact_summary"] {
+            let r = call(&a, json!({"operation": op, "path": path}));
+            assert_eq!(r["status"], "failed", "{op} {path}: {r}");
+            let s = &r["structuredContent"];
+            assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_PATH_DENIED", "{op} {path}: {r}");
+            assert!(s["error"].as_str().unwrap().starts_with("`path`: "), "{r}");
+            assert!(!r.to_string().contains("7f3a"), "{op} {path} read outside: {r}");
+        }
+    }
+    let s = ok(&a, json!({"operation": "markdown", "path": "docs/../docs/in.md"}));
+    assert!(s["preview"].as_str().unwrap().contains("Inside"), "{s}");
+    assert_eq!(s["source_path"], "docs/in.md", "{s}");
+}

@@ -530,3 +530,52 @@ fn same_cache(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// A program killed by a signal is `signalled` with `exit_code: null` (seed 002), whatever
+/// exit code the sandbox runner made of it; a program that exits 137 by itself stays `exited`
+/// with 137. The signal comes from the sandbox helper, never from the code.
+#[test]
+fn a_program_killed_by_a_signal_is_signalled_and_exit_137_is_not() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_program_killed_by_a_signal_is_signalled") {
+        return;
+    }
+    for (script, termination, code, says) in [
+        ("kill -KILL $$", "signalled", Value::Null, "killed by signal 9"),
+        ("kill -ABRT $$", "signalled", Value::Null, "killed by signal 6"),
+        ("exit 137", "exited", json!(137), "exited with code 137"),
+        ("exit 134", "exited", json!(134), "exited with code 134"),
+    ] {
+        let r = shell(&a, APPROVING, json!({"command": "sh", "args": ["-c", script]}));
+        let s = &r["structuredContent"];
+        assert_eq!(s["termination"], termination, "{script}: {r}");
+        assert_eq!(s["exit_code"], code, "{script}: {r}");
+        assert!(s["summary"].as_str().unwrap().contains(says), "{script}: {r}");
+        assert_eq!(kind(&r), "LOCAL_EXECUTOR_COMMAND_FAILED", "{script}: {r}");
+    }
+    // A signal the program's own child died of is the program's business: sh reports it as
+    // its exit code, and so does the tool.
+    let r = shell(&a, APPROVING, json!({"command": "sh", "args": ["-c", "sh -c 'kill -KILL $$'"]}));
+    assert_eq!(r["structuredContent"]["termination"], "exited", "{r}");
+    assert_eq!(r["structuredContent"]["exit_code"], 137, "{r}");
+}
+
+/// A working directory outside the workspace is refused naming the field, nobody is asked and
+/// nothing runs.
+#[test]
+fn a_cwd_outside_the_workspace_is_refused_naming_the_field() {
+    let a = Attack::new();
+    let outside = a.outside_dir("elsewhere");
+    std::os::unix::fs::symlink(&outside, a.ws.join("link")).unwrap();
+    let absolute = outside.display().to_string();
+    for cwd in ["..", absolute.as_str(), "link", "link/"] {
+        for global in [SHELL, APPROVING] {
+            let input = json!({"command": "touch", "args": ["m"], "cwd": cwd});
+            let r = shell(&a, global, input.clone());
+            assert_eq!(kind(&r), "LOCAL_EXECUTOR_PATH_DENIED", "{input}: {r}");
+            let error = r["structuredContent"]["error"].as_str().unwrap();
+            assert!(error.starts_with("`cwd`: "), "{input}: {r}");
+            absent(&outside.join("m"), &input.to_string());
+        }
+    }
+}

@@ -457,3 +457,54 @@ fn invalid_inputs_are_refused_before_anyone_is_asked() {
         absent(&marker, &input.to_string());
     }
 }
+
+/// `cwd` is relative to the workspace root (seed 002): `..` above the root, an absolute path
+/// and a symlink out are refused for `detect` (nothing outside is read) and for `run`
+/// (nothing runs), naming the field.
+#[test]
+fn a_cwd_outside_the_workspace_is_refused_naming_the_field() {
+    let a = Attack::new();
+    let outside = a.outside_dir("outside");
+    std::fs::write(outside.join("package.json"), r#"{"scripts":{"test":"jest-7f3a"}}"#).unwrap();
+    std::fs::write(outside.join("Cargo.toml"), CARGO_TOML).unwrap();
+    std::os::unix::fs::symlink(&outside, a.ws.join("link")).unwrap();
+    let marker = a.ws.join("marker");
+    let absolute = outside.display().to_string();
+    for cwd in ["..", "../outside", absolute.as_str(), "link"] {
+        for (global, input) in [
+            (TESTS, json!({"operation": "detect", "cwd": cwd})),
+            (
+                APPROVING,
+                json!({"operation": "run", "command": "touch", "args": ["marker"], "cwd": cwd}),
+            ),
+        ] {
+            let r = call(&a, global, input.clone());
+            assert_eq!(r["status"], "failed", "{input}: {r}");
+            let s = &r["structuredContent"];
+            assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_PATH_DENIED", "{input}: {r}");
+            assert!(s["error"].as_str().unwrap().starts_with("`cwd`: "), "{input}: {r}");
+            assert!(!r.to_string().contains("7f3a"), "{input} read outside: {r}");
+            absent(&marker, &input.to_string());
+            absent(&outside.join("marker"), &input.to_string());
+        }
+    }
+}
+
+/// A test command killed by a signal is `signalled` (seed 002), not `exited` with 128 + N;
+/// one that exits 137 by itself stays `exited`.
+#[test]
+fn a_run_killed_by_a_signal_is_signalled() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("a_run_killed_by_a_signal_is_signalled") {
+        return;
+    }
+    for (script, termination) in
+        [("kill -KILL $$", "signalled"), ("kill -ABRT $$", "signalled"), ("exit 137", "exited")]
+    {
+        let r = run(&a, "sh", &["-c", script], None);
+        let s = &r["structuredContent"];
+        assert_eq!(s["termination"], termination, "{script}: {r}");
+        assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_COMMAND_FAILED", "{script}: {r}");
+        assert_eq!(s["success"], false, "{script}: {r}");
+    }
+}

@@ -107,6 +107,11 @@ impl Origin<'_> {
         let tool = tool.record_reads(id == READ_TOOL).checks_own_input();
         let tool =
             if ASKS_BEFORE_EACH_RUN.contains(&id) { tool.asks_before_each_run() } else { tool };
+        let tool = if WORKSPACE_COMPONENT_CRATES.iter().any(|(_, w)| *w == id) {
+            tool.within_workspace()
+        } else {
+            tool
+        };
         Ok(Arc::new(tool))
     }
 

@@ -98,15 +98,9 @@ pub enum PathError {
 /// literal (`"a\nb"`, the form results show a path with a control character in) is decoded first;
 /// only there may such characters appear.
 pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
-    let decoded: String;
-    let quoted = input.len() >= 2 && input.starts_with('"') && input.ends_with('"');
-    let input = match quoted.then(|| serde_json::from_str::<String>(input)) {
-        Some(Ok(text)) => {
-            decoded = text;
-            decoded.as_str()
-        }
-        _ => input,
-    };
+    let quoted = is_quoted(input);
+    let decoded = unquoted(input);
+    let input = decoded.as_ref();
     if input.is_empty() {
         return Err(PathError::Empty);
     }
@@ -149,6 +143,74 @@ pub fn normalize(base: &Path, input: &str) -> Result<PathBuf, PathError> {
         }
     }
     Ok(out)
+}
+
+/// Whether `input` looks like a JSON string literal (the form a path with a control character
+/// is shown in).
+fn is_quoted(input: &str) -> bool {
+    input.len() >= 2 && input.starts_with('"') && input.ends_with('"')
+}
+
+/// `input` with a JSON string literal decoded ([`normalize`] accepts paths in that form).
+fn unquoted(input: &str) -> std::borrow::Cow<'_, str> {
+    match is_quoted(input).then(|| serde_json::from_str::<String>(input)) {
+        Some(Ok(text)) => std::borrow::Cow::Owned(text),
+        _ => std::borrow::Cow::Borrowed(input),
+    }
+}
+
+/// Why [`resolve_in_workspace`] refused a path that leaves the workspace; the text is what the
+/// model reads (a tool names the input field in front of it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutsideWorkspace {
+    /// An absolute path, even one inside the workspace.
+    #[error(
+        "{0:?} is an absolute path; this tool takes only paths relative to the workspace root (like \"docs/guide.md\")"
+    )]
+    Absolute(String),
+    /// `..` climbs above the workspace root.
+    #[error(
+        "{0:?} leads outside the workspace (its `..` climbs above the workspace root); this tool stays inside the workspace"
+    )]
+    DotDot(String),
+    /// A symlink on the way leads out of the workspace.
+    #[error(
+        "{0:?} leads outside the workspace through a symlink; this tool stays inside the workspace"
+    )]
+    Symlink(String),
+}
+
+/// [`resolve_path`] held to the workspace (the workspace tools, docs/workspace-tools.md#paths):
+/// `input` must be relative to the workspace root, its `..` may not climb above the root, and
+/// the real path — every symlink on the way followed — must lie inside the workspace; then
+/// the policy is checked as for any path. The one place this rule lives: the host applies it
+/// to every path such a tool hands it (`stat`, `open-file`, `open-dir`, a program's working
+/// directory), before anything is read or run.
+pub fn resolve_in_workspace(
+    session: &ToolSessionContext,
+    input: &str,
+    access: Access,
+    intent: Intent,
+    policy: &SandboxPolicy,
+) -> Result<CheckedPath, FenceError> {
+    let refuse =
+        |why: OutsideWorkspace| FenceError::from(ToolError::permission_denied(why.to_string()));
+    let workspace = &session.working_directory;
+    let text = unquoted(input);
+    if text.starts_with(['/', '\\']) {
+        return Err(refuse(OutsideWorkspace::Absolute(input.to_owned())));
+    }
+    let lexical =
+        normalize(workspace, input).map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
+    if !lexical.starts_with(workspace) {
+        return Err(refuse(OutsideWorkspace::DotDot(input.to_owned())));
+    }
+    let checked = resolve_path(session, input, access, intent, policy)?;
+    let real_workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.clone());
+    if !checked.as_path().starts_with(&real_workspace) {
+        return Err(refuse(OutsideWorkspace::Symlink(input.to_owned())));
+    }
+    Ok(checked)
 }
 
 /// `input` made absolute and normalised against the session's working directory, without
@@ -336,6 +398,53 @@ mod tests {
         );
         assert_eq!(resolve("d/").unwrap().display(), "d");
         assert_eq!(resolve("f.txt").unwrap().display(), "f.txt");
+    }
+
+    #[test]
+    fn the_workspace_tools_stay_inside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(root.join("docs/a.md"), "# a").unwrap();
+        std::fs::write(base.join("outside/secret.md"), "# s").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), root.join("out")).unwrap();
+        std::os::unix::fs::symlink("docs", root.join("in")).unwrap();
+        let session =
+            ToolSessionContext::local(&root, base.join(".data"), "s", Arc::new(NoSandbox));
+        let policy = SandboxPolicy::workspace_write(&root);
+        let resolve = |input: &str, intent| {
+            resolve_in_workspace(&session, input, Access::Read, intent, &policy)
+        };
+        for ok in ["docs/a.md", "./docs/../docs/a.md", "in/a.md", "\"docs/a.md\"", "docs"] {
+            assert!(resolve(ok, Intent::MustExist).is_ok(), "{ok}");
+        }
+        assert_eq!(resolve(".", Intent::MustExist).unwrap().display(), ".");
+        assert_eq!(resolve("docs/new.md", Intent::MayCreate).unwrap().display(), "docs/new.md");
+        let absolute = root.join("docs/a.md").display().to_string();
+        let outside = base.join("outside/secret.md").display().to_string();
+        for (input, intent, want) in [
+            (absolute.as_str(), Intent::MustExist, "is an absolute path"),
+            (outside.as_str(), Intent::MustExist, "is an absolute path"),
+            ("\\etc\\passwd", Intent::MayCreate, "is an absolute path"),
+            ("../outside/secret.md", Intent::MustExist, "climbs above the workspace root"),
+            ("docs/../../outside", Intent::MayCreate, "climbs above the workspace root"),
+            ("..", Intent::MustExist, "climbs above the workspace root"),
+            ("out/secret.md", Intent::MustExist, "through a symlink"),
+            ("out", Intent::MustExist, "through a symlink"),
+            ("out/new.md", Intent::MayCreate, "through a symlink"),
+        ] {
+            let e = resolve(input, intent).expect_err(input).error;
+            assert_eq!(e.code, ErrorCode::PermissionDenied, "{input}");
+            assert!(e.message.contains(want), "{input}: {}", e.message);
+            assert!(e.message.starts_with(&format!("{input:?}")), "{}", e.message);
+        }
+        // The ordinary fence still reads there: the rule is the workspace tools' own.
+        assert!(
+            resolve_path(&session, "out/secret.md", Access::Read, Intent::MustExist, &policy)
+                .is_ok()
+        );
     }
 
     #[test]

@@ -166,6 +166,14 @@ impl ComponentTool {
         self
     }
 
+    /// Hold every path this tool hands the host, and the working directory of every program
+    /// it runs, to the workspace (`toolhost_core::fence::resolve_in_workspace`): the built-in
+    /// workspace tools, whose every path is relative to the workspace root.
+    pub fn within_workspace(mut self) -> Self {
+        self.grant.within_workspace = true;
+        self
+    }
+
     /// Count a call that crashed (or reset the count after one that did not).
     fn note_crash(&self, crashed: bool) {
         use std::sync::atomic::Ordering;

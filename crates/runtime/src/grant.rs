@@ -23,6 +23,10 @@ pub struct RiskGrant {
     /// Every program run through `process.run`, as `program args…`, shared the same way
     /// (conformance compares them with what `inspect` said).
     runs: Noted,
+    /// Every path it hands the host (and a program's working directory) must stay inside the
+    /// workspace ([`toolhost_core::fence::resolve_in_workspace`]): the built-in workspace
+    /// tools. Other components read what the policy allows.
+    pub within_workspace: bool,
 }
 
 /// What a [`RiskGrant`] notes for whoever reads it (conformance), shared by its clones: at most
@@ -50,7 +54,31 @@ const MAX_NOTED_REFUSALS: usize = 64;
 impl RiskGrant {
     /// `tool` held to `risk`.
     pub fn new(tool: impl Into<String>, risk: ToolRisk) -> Self {
-        RiskGrant { tool: tool.into(), risk, refusals: Noted::default(), runs: Noted::default() }
+        RiskGrant {
+            tool: tool.into(),
+            risk,
+            refusals: Noted::default(),
+            runs: Noted::default(),
+            within_workspace: false,
+        }
+    }
+
+    /// `input` through the fence this grant is held to: the workspace tools' stricter one
+    /// ([`RiskGrant::within_workspace`]), else the policy's.
+    pub fn resolve(
+        &self,
+        session: &toolhost_core::context::ToolSessionContext,
+        input: &str,
+        access: toolhost_sandbox::policy::Access,
+        intent: toolhost_core::fence::Intent,
+        policy: &toolhost_sandbox::policy::SandboxPolicy,
+    ) -> Result<toolhost_core::fence::CheckedPath, toolhost_core::fence::FenceError> {
+        use toolhost_core::fence::{resolve_in_workspace, resolve_path};
+        if self.within_workspace {
+            resolve_in_workspace(session, input, access, intent, policy)
+        } else {
+            resolve_path(session, input, access, intent, policy)
+        }
     }
 
     /// The capabilities refused since the last call of this, oldest first.

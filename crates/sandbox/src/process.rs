@@ -85,6 +85,10 @@ pub struct ProcessOutcome {
     /// ... and then [`crate::helper::EXEC_FAILED_MARK`]: the command itself could not be
     /// executed (its reason is the runner's line on stderr).
     pub exec_failed: bool,
+    /// ... or the runner waited for the command and says a signal killed it
+    /// ([`crate::helper::reported_signal`]): the process the host waited for (bubblewrap)
+    /// can only report that as an exit code of 128 + N.
+    pub reported_signal: Option<i32>,
 }
 
 /// Starts processes (docs/architecture.md#the-policy-and-the-os-sandbox); the only way bash's argv
@@ -231,6 +235,7 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
             duration: start.elapsed(),
             started: false,
             exec_failed: false,
+            reported_signal: None,
         }
     };
 
@@ -376,6 +381,7 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
     let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
     outcome.started = marks.first() == Some(&crate::helper::STARTED);
     outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::helper::EXEC_FAILED_MARK);
+    outcome.reported_signal = crate::helper::reported_signal(&marks);
     outcome
 }
 
@@ -451,12 +457,19 @@ fn marker_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     Ok(pipe)
 }
 
-/// Whether anything was written to the marker pipe (non-blocking read).
+/// What was written to the marker pipe (non-blocking read): the start byte, and what the
+/// runner says after it (at most [`MARKER_BYTES`]).
 fn marker_bytes(read: &std::os::fd::OwnedFd) -> Vec<u8> {
-    let mut bytes = [0u8; 2];
-    // SAFETY: reading at most two bytes into a local buffer from an open descriptor (the
-    // pipe is non-blocking, and every writer is gone: the process tree has ended).
-    let n =
-        unsafe { libc::read(std::os::fd::AsRawFd::as_raw_fd(read), bytes.as_mut_ptr().cast(), 2) };
+    let mut bytes = [0u8; MARKER_BYTES];
+    // SAFETY: reading at most MARKER_BYTES bytes into a local buffer of that size from an
+    // open descriptor (the pipe is non-blocking, and every writer is gone: the process tree
+    // has ended).
+    let n = unsafe {
+        libc::read(std::os::fd::AsRawFd::as_raw_fd(read), bytes.as_mut_ptr().cast(), MARKER_BYTES)
+    };
     bytes[..n.max(0) as usize].to_vec()
 }
+
+/// The most bytes of the marker pipe read: the start, an exec failure, and the runner's
+/// two-byte record of how the command ended, with room to spare.
+const MARKER_BYTES: usize = 8;

@@ -126,6 +126,10 @@ pub async fn run_sandboxed(
     {
         output.discard_spill();
         return Err(NotRun { text: crate::texts::runner_failed(&msg) });
+    } else if let (ProcessEnd::Exited { .. }, Some(signal)) = (&end, outcome.reported_signal) {
+        // The runner (bubblewrap) exits 128 + N when a signal killed the command; the helper
+        // inside said which signal, on a descriptor the command never had.
+        end = ProcessEnd::Exited { code: None, signal: Some(signal) };
     }
     Ok(SandboxedOutcome { end, output, duration: outcome.duration, limit_hit, swept })
 }

@@ -27,9 +27,16 @@ impl Failure {
         self
     }
 
-    /// The failure of a `process.run` the host refused: its error code mapped to a kind.
+    /// The failure of a `process.run` the host refused: its error code mapped to a kind. The
+    /// only path git's run hands the host is `cwd`, so a refused path names that field.
     pub fn from_tool_error(error: &ToolError) -> Self {
-        Failure::new(error.error_kind(), format!("git could not run: {}", error.message))
+        match error.error_kind() {
+            ErrorKind::PathDenied => Failure::new(
+                ErrorKind::PathDenied,
+                format!("`cwd`: {}; git did not run", error.message),
+            ),
+            kind => Failure::new(kind, format!("git could not run: {}", error.message)),
+        }
     }
 }
 
@@ -53,5 +60,10 @@ mod tests {
             ErrorKind::NotFound
         );
         assert_eq!(kind(ErrorCode::OutcomeUnknown, "?"), ErrorKind::Internal);
+        let f = Failure::from_tool_error(&ToolError::new(
+            ErrorCode::PermissionDenied,
+            "\"..\" leads outside the workspace".to_owned(),
+        ));
+        assert_eq!(f.message, "`cwd`: \"..\" leads outside the workspace; git did not run");
     }
 }

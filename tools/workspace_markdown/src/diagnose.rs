@@ -66,11 +66,15 @@ pub fn missing_heading_spaces(doc: &Document<'_>) -> Vec<MissingSpace> {
         .collect()
 }
 
+/// An earlier heading: its 1-based line and its parent (the index of the heading above it).
+type Earlier = (usize, Option<usize>);
+
 fn headings(doc: &Document<'_>) -> Vec<Diagnostic> {
     let outline = outline(doc);
     let mut out = Vec::new();
-    let mut by_text: HashMap<(u8, &str), (usize, Option<usize>)> = HashMap::new();
-    let mut by_slug: HashMap<String, (usize, Option<usize>)> = HashMap::new();
+    // Every earlier heading by level and text, and by anchor, in order.
+    let mut by_text: HashMap<(u8, &str), Vec<Earlier>> = HashMap::new();
+    let mut by_slug: HashMap<String, Vec<Earlier>> = HashMap::new();
     let mut first_h1: Option<usize> = None;
     // Index of the nearest heading above each level: a heading's parent.
     let mut stack: Vec<(u8, usize)> = Vec::new();
@@ -115,12 +119,19 @@ fn headings(doc: &Document<'_>) -> Vec<Diagnostic> {
                 ),
             ));
         }
-        let earlier = by_text
-            .get(&(h.level, h.text.as_str()))
-            .map(|e| (*e, "same level and text"))
-            .or_else(|| by_slug.get(&slug(&h.slug_text)).map(|e| (*e, "same anchor")));
-        if let Some(((first, first_parent), why)) = earlier {
-            let siblings = first_parent == parent;
+        // The earlier copy cited: one under the same parent when there is one (a warning),
+        // else the first under another parent (info).
+        let key = slug(&h.slug_text);
+        let same_text = by_text.get(&(h.level, h.text.as_str())).map(Vec::as_slice).unwrap_or(&[]);
+        let same_slug = by_slug.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        let sibling =
+            |copies: &[Earlier]| copies.iter().find(|(_, p)| *p == parent).map(|(line, _)| *line);
+        let earlier = sibling(same_text)
+            .map(|line| (line, "same level and text", true))
+            .or_else(|| sibling(same_slug).map(|line| (line, "same anchor", true)))
+            .or_else(|| same_text.first().map(|e| (e.0, "same level and text", false)))
+            .or_else(|| same_slug.first().map(|e| (e.0, "same anchor", false)));
+        if let Some((first, why, siblings)) = earlier {
             out.push(Diagnostic {
                 severity: if siblings { Severity::Warning } else { Severity::Info },
                 message: format!(
@@ -132,8 +143,8 @@ fn headings(doc: &Document<'_>) -> Vec<Diagnostic> {
                 ..warn(K::DuplicateHeading, String::new())
             });
         }
-        by_text.entry((h.level, h.text.as_str())).or_insert((line, parent));
-        by_slug.entry(slug(&h.slug_text)).or_insert((line, parent));
+        by_text.entry((h.level, h.text.as_str())).or_default().push((line, parent));
+        by_slug.entry(key).or_default().push((line, parent));
     }
     out
 }
@@ -231,6 +242,34 @@ mod tests {
         let d = &diagnose(&Document::parse(text))[0];
         assert!(d.message.contains("#added-1"), "{}", d.message);
         assert!(d.message.contains("line 5"), "{}", d.message);
+    }
+
+    #[test]
+    fn a_duplicate_among_siblings_is_a_warning_citing_its_sibling() {
+        // `### Added` under 1.0 first, then twice under 0.9: the second copy under 0.9 is a
+        // sibling's duplicate (a warning citing line 9, not line 5 under 1.0).
+        let text = "# Log\n\n## 1.0\n\n### Added\n\n## 0.9\n\n### Added\n\n### Added\n";
+        use Severity::*;
+        assert_eq!(
+            kinds(text),
+            [(9, "duplicate_heading", Info), (11, "duplicate_heading", Warning)]
+        );
+        let found = diagnose(&Document::parse(text));
+        assert!(found[0].message.contains("as line 5)"), "{}", found[0].message);
+        assert!(
+            found[1].message.contains("as line 9, under the same parent)"),
+            "{}",
+            found[1].message
+        );
+        assert!(found[1].message.contains("#added-2"), "{}", found[1].message);
+        // The same anchor under the same parent is a sibling too.
+        let text = "# T\n\n## 1.0\n\n### Fixed!\n\n## 0.9\n\n### Fixed\n\n### Fixed?\n";
+        assert_eq!(
+            kinds(text),
+            [(9, "duplicate_heading", Info), (11, "duplicate_heading", Warning)]
+        );
+        let found = diagnose(&Document::parse(text));
+        assert!(found[1].message.contains("same anchor as line 9"), "{}", found[1].message);
     }
 
     #[test]

@@ -49,7 +49,8 @@ pub struct MarkdownInput {
     /// written) or `link_check_local` (relative links and images must lead to existing files,
     /// and their `#anchors` to existing headings).
     pub operation: Operation,
-    /// The Markdown file: relative to the workspace root (e.g. `docs/guide.md`), or absolute.
+    /// The Markdown file, relative to the workspace root (e.g. `docs/guide.md`); absolute
+    /// paths, `..` above the root and symlinks out of the workspace are refused.
     pub path: String,
 }
 
@@ -124,6 +125,11 @@ pub fn analyze(
     let loaded = match ws.load(&input.path) {
         Ok(loaded) => loaded,
         Err(f) if f.kind == ErrorKind::Cancelled => return Err(Cancelled),
+        // The host holds `path` to the workspace; its refusal names the field.
+        Err(f) if f.kind == ErrorKind::PathDenied => {
+            let message = format!("`path`: {}", f.message);
+            return Ok(Report::failed(op, &input.path, f.kind, message));
+        }
         Err(f) => return Ok(Report::failed(op, &input.path, f.kind, f.message)),
     };
     if cancelled() {

@@ -1,7 +1,8 @@
 //! The `link_check_local` operation: every link and image whose destination is local
 //! ([`crate::target`]) is checked against the workspace: the target must exist (a directory
 //! counts), and a `#fragment` must be an anchor of this file or, for a Markdown target, of
-//! that file. External links are counted, not fetched.
+//! that file. External links — a scheme (`https:`, `mailto:`), `//host`, or an email
+//! autolink (`<help@crates.io>`) — are counted, not fetched.
 //!
 //! Two passes: the first checks what `stat` settles (each target asked once) and gathers the
 //! fragments named in each other Markdown file; the second reads each of those files once
@@ -9,6 +10,8 @@
 //! [`MAX_OTHER_BYTES`] in all, each at most `MARKDOWN_MAX_FILE_BYTES`.
 
 use std::collections::{HashMap, HashSet};
+
+use pulldown_cmark::LinkType;
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
@@ -115,6 +118,12 @@ fn check(
         }
         let (line, dest) = (link.line + 1, link.dest.as_str());
         let what = if link.image { "image" } else { "link" };
+        // An email autolink (`<help@crates.io>`) is a `mailto:` link without the scheme
+        // written: an address, not a file.
+        if link.link_type == LinkType::Email {
+            out.external += 1;
+            continue;
+        }
         let (target, fragment) = match classify(dest, path) {
             Target::External => {
                 out.external += 1;

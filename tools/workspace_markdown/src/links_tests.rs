@@ -26,6 +26,16 @@ fn targets_must_exist() {
 }
 
 #[test]
+fn email_autolinks_and_mailto_are_addresses_not_files() {
+    let mut ws = Fake::with(&[], &[]);
+    let text = "# Help\n\nWrite to <help@crates.io>, <mailto:security@rust-lang.org>, [us](mailto:a@b.c) or <ops+x@example.org>.\n\n[gone](missing.md)\n";
+    let c = check(text, &mut ws);
+    assert_eq!(found(&c), [(5, "broken_link", Some("missing.md"))]);
+    assert_eq!((c.checked, c.broken, c.external), (1, 1, 4));
+    assert_eq!(ws.stats, 1, "no address was looked up as a file");
+}
+
+#[test]
 fn anchors_here_and_in_other_files() {
     let mut ws = Fake::with(
         &[("docs/api.md", "# API\n\n## Calls\n\n<a name=\"raw\"></a>\n"), ("docs/x.txt", "")],

@@ -50,7 +50,8 @@ pub struct PreviewInput {
     /// file's metadata (size, modification time, format from its magic bytes, image
     /// dimensions, or line counts and language for text).
     pub operation: Operation,
-    /// The source file, relative to the workspace root (e.g. `README.md`, `docs/index.html`).
+    /// The source file, relative to the workspace root (e.g. `README.md`, `docs/index.html`;
+    /// absolute paths, `..` above the root and symlinks out of the workspace are refused).
     /// Preferred over `content` when both are given; required for `artifact_summary`.
     #[serde(default)]
     pub path: Option<String>,
@@ -201,6 +202,11 @@ pub fn preview<H: Host>(host: &H, input: &PreviewInput) -> Result<Preview, ToolE
     };
     let r = match render(host, input.operation, &checked) {
         Ok(r) => r,
+        // The only path the tool hands the host is `path`: a refusal names the field.
+        Err(Stop::Failed(f)) if f.kind == ErrorKind::PathDenied => {
+            let named = Failure::new(f.kind, format!("`path`: {}", f.message));
+            return Ok(Preview::failed(op, &named));
+        }
         Err(Stop::Failed(f)) => return Ok(Preview::failed(op, &f)),
         Err(Stop::Error(e)) => return Err(e),
     };

@@ -24,8 +24,8 @@ impl Failure {
     /// permission refusal (a run that is not the approved one) policy denied; the other
     /// codes keep the SDK's kinds (a missing directory is not found, another invalid
     /// argument invalid input, an unavailable sandbox its own kind).
+    /// A refused working directory names the field: `` `cwd`: <the host's reason> ``.
     pub fn from_run_error(error: &ToolError, cwd: Option<&str>) -> Self {
-        let message = format!("the host refused the run: {}", error.message);
         let kind = match error.code {
             ErrorCode::PermissionDenied if names_a_variable(&error.message) => {
                 ErrorKind::PolicyDenied
@@ -38,6 +38,10 @@ impl Failure {
             }
             ErrorCode::PermissionDenied => ErrorKind::PolicyDenied,
             _ => error.error_kind(),
+        };
+        let message = match (kind, cwd) {
+            (ErrorKind::PathDenied, Some(_)) => format!("`cwd`: {}; nothing ran", error.message),
+            _ => format!("the host refused the run: {}", error.message),
         };
         Failure::new(kind, message)
     }
@@ -93,5 +97,10 @@ mod tests {
         assert_eq!(kind(ExecutionFailed, "?", None), ErrorKind::Internal);
         let f = Failure::from_run_error(&ToolError::new(SandboxUnavailable, "no bwrap"), None);
         assert_eq!(f.message, "the host refused the run: no bwrap");
+        let outside =
+            "\"..\" leads outside the workspace (its `..` climbs above the workspace root)";
+        let f = Failure::from_run_error(&ToolError::new(denied, outside), Some(".."));
+        assert_eq!(f.kind, ErrorKind::PathDenied);
+        assert_eq!(f.message, format!("`cwd`: {outside}; nothing ran"));
     }
 }

@@ -42,7 +42,7 @@ pub struct ShellInput {
     #[serde(default)]
     pub shell_string: Option<String>,
     /// The working directory relative to the workspace root; omit it for the root.
-    /// Absolute paths and `..` are refused.
+    /// Absolute paths, `..` above the root and symlinks out of the workspace are refused.
     #[serde(default)]
     pub cwd: Option<String>,
     /// Extra environment variables, e.g. {"RUST_BACKTRACE": "1"}. Only the safe baseline

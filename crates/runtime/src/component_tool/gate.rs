@@ -14,7 +14,7 @@ use toolhost_core::approval::package::{package_manager, package_scripts};
 use toolhost_core::approval::program::{NotFound, find_program};
 use toolhost_core::approval::{Approval, RunApproval, RunFacts, RunGate, wait_for_approval};
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::fence::{Intent, resolve_path};
+use toolhost_core::fence::Intent;
 use toolhost_core::result::{ToolError, ToolResult};
 use toolhost_core::tool::CallInspection;
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
@@ -109,7 +109,9 @@ impl ComponentTool {
         let cwd = match &run.cwd {
             None => Ok(session.working_directory.clone()),
             Some(dir) => {
-                resolve_path(session, dir, Access::Read, Intent::MustExist, &call.sandbox_policy)
+                let policy = &call.sandbox_policy;
+                self.grant
+                    .resolve(session, dir, Access::Read, Intent::MustExist, policy)
                     .map_err(|e| e.error.message)
                     .and_then(|checked| {
                         let path = checked.as_path();

@@ -469,6 +469,12 @@ impl process::Host for CallState {
         let reserve = self.share.reserve_run_spills();
         let (out_spill, err_spill) =
             if reserve { (Some(spill("stdout")), Some(spill("stderr"))) } else { (None, None) };
+        self.share.run_spills.lock().unwrap_or_else(|e| e.into_inner()).extend(
+            [&out_spill, &err_spill]
+                .into_iter()
+                .flatten()
+                .map(|p| p.to_string_lossy().into_owned()),
+        );
         let streams = Arc::new(Mutex::new((Capture::new(out_spill), Capture::new(err_spill))));
         let sink = streams.clone();
         // An approved run's output reaches the client as it comes, as bash's does.

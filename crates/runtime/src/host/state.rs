@@ -10,7 +10,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
-use toolhost_core::fence::{CheckedPath, Intent, resolve_path};
+use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_core::spill::SpillWriter;
 use toolhost_sandbox::policy::Access;
@@ -46,6 +46,9 @@ pub struct CallShare {
     /// Bytes the call's spill files hold or a running program reserved
     /// (`MAX_CALL_SPILL_BYTES`).
     pub(super) spill_bytes: std::sync::atomic::AtomicU64,
+    /// The files the host saved the call's programs' output to, as `process.run` named them:
+    /// a tool held to the workspace may still read these back.
+    pub(super) run_spills: std::sync::Mutex<Vec<String>>,
 }
 
 impl CallShare {
@@ -59,6 +62,7 @@ impl CallShare {
             runs: Default::default(),
             spill_files: Default::default(),
             spill_bytes: Default::default(),
+            run_spills: Default::default(),
         }
     }
 
@@ -72,6 +76,7 @@ impl CallShare {
             runs: Default::default(),
             spill_files: Default::default(),
             spill_bytes: Default::default(),
+            run_spills: Default::default(),
         }
     }
 }
@@ -177,7 +182,23 @@ impl CallState {
         access: Access,
         intent: Intent,
     ) -> Result<CheckedPath, wit_types::ToolError> {
-        resolve_path(&self.session, path, access, intent, &self.call.sandbox_policy).map_err(|e| {
+        let policy = &self.call.sandbox_policy;
+        // A tool held to the workspace reads back, by the exact name the host gave it, the
+        // file its own program's output was saved to (through the policy's fence).
+        let own_output = access == Access::Read
+            && self
+                .share
+                .run_spills
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .any(|s| s == path);
+        let checked = if own_output {
+            toolhost_core::fence::resolve_path(&self.session, path, access, intent, policy)
+        } else {
+            self.share.grant.resolve(&self.session, path, access, intent, policy)
+        };
+        checked.map_err(|e| {
             if e.sandbox_denied {
                 self.sandbox_denied.store(true, std::sync::atomic::Ordering::Relaxed);
             }

@@ -2,7 +2,8 @@
 //! --writable P … [--started-fd N] -- argv…` (or the small `toolhost-sandbox-exec` binary)
 //! applies a Landlock ruleset with the policy's writable roots ([`landlock`]), sets
 //! `no_new_privs`, drops every capability ([`capabilities`]), tells the host it started, and
-//! execs the command. Its own failures are a [`HelperError`], printed after
+//! execs the command. For the host's runs it forks first and waits for the command, then
+//! tells the host how the command ended ([`reported_signal`]). Its own failures are a [`HelperError`], printed after
 //! [`SANDBOX_EXEC_ERROR_PREFIX`] with exit code [`SANDBOX_EXEC_FAILURE_EXIT`].
 
 pub mod capabilities;
@@ -58,6 +59,28 @@ pub const STARTED: u8 = b'1';
 /// executed.
 pub const EXEC_FAILED_MARK: u8 = b'E';
 
+/// The byte the waiting helper writes to [`STARTED_FD`] when the command exited by itself,
+/// followed by one byte: its exit code.
+pub const EXITED_MARK: u8 = b'X';
+
+/// The byte the waiting helper writes to [`STARTED_FD`] when a signal killed the command,
+/// followed by one byte: the signal's number. bubblewrap itself reports such an end as exit
+/// code 128 + N, which a program can also exit with by itself; this record is how the host
+/// tells the two apart ([`reported_signal`]).
+pub const SIGNALLED_MARK: u8 = b'S';
+
+/// The signal that killed the command, from what the helper wrote to [`STARTED_FD`]:
+/// [`STARTED`], then (the command having started) [`SIGNALLED_MARK`] and the number. Only the
+/// helper holds that descriptor (the command never sees it), so nothing the command does can
+/// make this say a signal ended it; a helper that could not report (killed itself) says
+/// nothing, and the exit code is all there is.
+pub fn reported_signal(marks: &[u8]) -> Option<i32> {
+    match marks {
+        [STARTED, SIGNALLED_MARK, signal, ..] if *signal > 0 => Some(i32::from(*signal)),
+        _ => None,
+    }
+}
+
 /// Parses the helper's arguments (everything after [`SANDBOX_EXEC_ARG`]):
 /// `--writable PATH`… `--` `argv…`.
 pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, HelperError> {
@@ -108,11 +131,75 @@ pub struct HelperArgs {
 
 /// Applies Landlock for `writable`, then execs `argv`. On failure prints
 /// `toolhost-sandbox-exec: …` to stderr and exits with [`SANDBOX_EXEC_FAILURE_EXIT`].
+///
+/// With a `started_fd` (the host's runs) the helper first forks: the child sets up the
+/// sandbox and execs the command, and the helper waits for it and writes how it ended to
+/// the descriptor ([`EXITED_MARK`] or [`SIGNALLED_MARK`] and one byte), then exits as
+/// bubblewrap would report it (the code, or 128 + the signal). The waiting helper stays
+/// outside the command's Landlock domain (which scopes signals from ABI 6, so the command
+/// cannot signal it there), is not dumpable (its descriptors cannot be reopened through
+/// `/proc`), holds no capability, and ignores every signal it can.
 pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
-    use std::os::unix::process::CommandExt;
     if argv.is_empty() {
         fail(HelperError::NoCommand);
     }
+    #[cfg(target_os = "linux")]
+    if let Some(fd) = started_fd {
+        // SAFETY: the helper is single-threaded (its mode runs first thing in `main`), so
+        // the child may go on to allocate and exec.
+        match unsafe { libc::fork() } {
+            -1 => fail(format!("cannot fork: {}", std::io::Error::last_os_error())),
+            0 => sandbox_and_exec(writable, argv, Some(fd)),
+            child => wait_and_report(child, fd),
+        }
+    }
+    sandbox_and_exec(writable, argv, started_fd)
+}
+
+/// The waiting helper: reaps `child` (the command), writes how it ended to `fd`, and exits as
+/// bubblewrap would report that end.
+#[cfg(target_os = "linux")]
+fn wait_and_report(child: libc::pid_t, fd: i32) -> ! {
+    // SAFETY: prctl and signal on this process only; SIGCHLD keeps its default disposition
+    // (ignoring it would reap the child before waitpid sees it), SIGKILL and SIGSTOP cannot
+    // be ignored.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        for signal in 1..32 {
+            if !matches!(signal, libc::SIGCHLD | libc::SIGKILL | libc::SIGSTOP) {
+                libc::signal(signal, libc::SIG_IGN);
+            }
+        }
+    }
+    let _ = capabilities::drop_every_capability();
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid on this process's own child, into a local.
+        let rc = unsafe { libc::waitpid(child, &mut status, 0) };
+        if rc == child {
+            break;
+        }
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            fail(format!("waiting for the command failed: {}", std::io::Error::last_os_error()));
+        }
+    }
+    let (record, code) = if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        ([SIGNALLED_MARK, signal as u8], 128 + signal)
+    } else {
+        let code = libc::WEXITSTATUS(status);
+        ([EXITED_MARK, code as u8], code)
+    };
+    // SAFETY: two bytes from a local buffer to the descriptor the host handed down.
+    unsafe {
+        libc::write(fd, record.as_ptr().cast(), record.len());
+    }
+    std::process::exit(code)
+}
+
+/// Landlock, no capabilities, [`STARTED`] on `started_fd`, then exec `argv` (the command).
+fn sandbox_and_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
+    use std::os::unix::process::CommandExt;
     if let Err(e) = apply_landlock(writable) {
         fail(e);
     }
@@ -179,5 +266,16 @@ mod tests {
         assert!(parse_sandbox_exec_args(&a(&["--writable"])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--", ""][..1])).is_err());
         assert!(parse_sandbox_exec_args(&a(&["--bogus", "--", "x"])).is_err());
+    }
+
+    #[test]
+    fn only_the_helpers_record_after_the_start_reports_a_signal() {
+        assert_eq!(reported_signal(&[STARTED, SIGNALLED_MARK, 9]), Some(9));
+        assert_eq!(reported_signal(&[STARTED, SIGNALLED_MARK, 6, 0]), Some(6));
+        assert_eq!(reported_signal(&[STARTED, EXITED_MARK, 137]), None);
+        assert_eq!(reported_signal(&[STARTED, EXEC_FAILED_MARK, EXITED_MARK, 125]), None);
+        assert_eq!(reported_signal(&[SIGNALLED_MARK, 9]), None, "never started");
+        assert_eq!(reported_signal(&[STARTED]), None, "the helper could not report");
+        assert_eq!(reported_signal(&[]), None);
     }
 }

@@ -212,10 +212,15 @@ fn skipped_subdir(name: &str) -> bool {
         || matches!(name, "node_modules" | "target" | "vendor" | "dist" | "build" | "__pycache__")
 }
 
-/// Detects the project in `cwd` (checked: relative, inside; none is the root).
+/// Detects the project in `cwd` (none is the root). The host holds every path to the
+/// workspace; its refusal of `cwd` names the field.
 pub fn detect(tree: &mut dyn Tree, cwd: Option<&str>) -> Result<Found, Failure> {
     let shown = cwd.unwrap_or(".").to_owned();
-    match tree.kind(cwd.unwrap_or("."))? {
+    let found = tree.kind(cwd.unwrap_or(".")).map_err(|f| match f.kind {
+        ErrorKind::PathDenied => Failure::new(f.kind, format!("`cwd`: {}", f.message)),
+        _ => f,
+    })?;
+    match found {
         Some(Kind::Dir) => {}
         None => {
             return Err(Failure::new(
