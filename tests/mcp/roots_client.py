@@ -4,7 +4,9 @@ LIB whole (notifications/roots/list_changed), then only OTHER (outside the opera
 and records what read, write and bash do with LIB/sub/a.txt, LIB/b.txt and OTHER/.env at each
 step, and the read tool's description.
 
-Usage: roots_client.py TOOLHOST WORKSPACE DATA_DIR LIB OTHER
+Usage: roots_client.py TOOLHOST WORKSPACE DATA_DIR LIB OTHER [silent]
+
+With `silent`, the client never answers roots/list: it makes two calls and records them.
 
 Prints one JSON object; the Rust test (`tests/tests/reads_confined_to_roots.rs`) asserts on it.
 """
@@ -20,6 +22,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp import types
 
 TOOLHOST, WORKSPACE, DATA_DIR, LIB, OTHER = sys.argv[1:6]
+SILENT = sys.argv[6:7] == ["silent"]
 SUB_FILE = os.path.join(LIB, "sub", "a.txt")
 LIB_FILE = os.path.join(LIB, "b.txt")
 OTHER_FILE = os.path.join(OTHER, ".env")
@@ -33,6 +36,8 @@ async def roots(out: dict) -> None:
     state = {"changed": changed}
 
     async def on_list_roots(context):
+        if SILENT:
+            await anyio.sleep_forever()
         return types.ListRootsResult(roots=[types.Root(uri=u) for u in offered])
 
     async def on_message(message):
@@ -76,6 +81,12 @@ async def roots(out: dict) -> None:
             read, write, list_roots_callback=on_list_roots, message_handler=on_message
         ) as session:
             await session.initialize()
+            if SILENT:
+                r = await session.call_tool("read", {"path": LIB_FILE})
+                out["silent_read_lib"] = result(r)
+                r = await session.call_tool("list", {"path": WORKSPACE})
+                out["silent_list"] = result(r)
+                return
             await step(session, "sub")
             await offer(session, [pathlib.Path(LIB).as_uri()])
             await step(session, "lib")

@@ -77,7 +77,11 @@ fn a_sibling_projects_env_is_readable_by_default_and_refused_by_every_tool_when_
             out.assert_hidden(&m, &format!("{how}: {tool}"));
             if tool != "bash" {
                 // The names in it are hidden too (glob, list).
-                hidden(&out.text(), "notes.txt", &format!("{how}: {tool} lists the sibling's names"));
+                hidden(
+                    &out.text(),
+                    "notes.txt",
+                    &format!("{how}: {tool} lists the sibling's names"),
+                );
                 let text = out.text();
                 promise(out.status() == "failed" && text.contains("\"reads\""), || {
                     format!("{how}: {tool} is refused naming the setting: {}", out.all())
@@ -268,4 +272,30 @@ fn mcp_roots_narrow_reads_follow_list_changed_and_never_widen_writes() {
     let now = std::fs::read_to_string(lib.join("b.txt")).unwrap();
     promise(now.contains(&lib_m), || format!("LIB/b.txt was written: {now}"));
     assert!(stderr.contains("ignored"), "bad and outside roots are logged: {stderr}");
+}
+
+#[test]
+fn a_client_that_never_answers_roots_list_holds_no_call() {
+    let a = Attack::new();
+    let lib = a.outside_dir("shared-lib");
+    let lib_m = marker("ROOT-LIB");
+    std::fs::write(lib.join("b.txt"), format!("{lib_m}\n")).unwrap();
+    let other = a.outside_dir("other-project");
+    let bin = toolhost_bin();
+    let silent = std::ffi::OsStr::new("silent");
+    let args = [
+        bin.as_os_str(),
+        a.ws.as_os_str(),
+        a.data.as_os_str(),
+        lib.as_os_str(),
+        other.as_os_str(),
+        silent,
+    ];
+    let (report, stderr) =
+        toolhost_tests::mcp::run_client_script("roots_client.py", &args, Some(&a.home));
+    // Both calls are answered, under the operator's read roots.
+    let read = report["silent_read_lib"]["text"].as_str().unwrap_or_default();
+    assert!(read.contains(&lib_m), "the operator's roots stay: {report:#}");
+    assert_eq!(report["silent_list"]["isError"], json!(false), "{report:#}");
+    assert!(stderr.contains("roots/list"), "the missing answer is logged: {stderr}");
 }
