@@ -205,6 +205,7 @@ impl McpServer {
     /// change nothing another call could see but the observation table (its own lock), run
     /// side by side. A call cancelled while queued runs as cancelled (recorded) without
     /// waiting for its turn.
+    #[allow(clippy::too_many_arguments)]
     async fn execute(
         &self,
         name: &str,

@@ -282,7 +282,7 @@ mod tests {
         assert!(q.check(&base.join("ws/a"), Access::Read, Actor::FileTool).is_ok());
         assert!(q.check(&base.join("lib/sub/x"), Access::Write, Actor::FileTool).is_err());
         // A client root above an operator root keeps the operator's.
-        let wide = p.with_client_roots(&[base.clone()]);
+        let wide = p.with_client_roots(std::slice::from_ref(&base));
         assert_eq!(wide.policy.read_roots(), [base.join("lib")]);
         // No roots at all: only the workspace (and the system) stays.
         let none = p.with_client_roots(&[]);
