@@ -299,3 +299,30 @@ fn a_client_that_never_answers_roots_list_holds_no_call() {
     assert_eq!(report["silent_list"]["isError"], json!(false), "{report:#}");
     assert!(stderr.contains("roots/list"), "the missing answer is logged: {stderr}");
 }
+
+#[test]
+fn over_http_every_mcp_session_has_roots_of_its_own() {
+    let fx = toolhost_tests::Fixture::new();
+    let lib = tempfile::tempdir().unwrap();
+    let lib = lib.path().canonicalize().unwrap();
+    std::fs::create_dir_all(lib.join("sub")).unwrap();
+    let (sub_m, lib_m) = (marker("ROOT-SUB"), marker("ROOT-LIB"));
+    std::fs::write(lib.join("sub/a.txt"), format!("{sub_m}\n")).unwrap();
+    std::fs::write(lib.join("b.txt"), format!("{lib_m}\n")).unwrap();
+    let root = path(&lib);
+    let server = toolhost_tests::mcp::HttpServer::start(&fx, &["--read-root", &root]);
+    let token = server.token().to_string();
+    let args = [std::ffi::OsStr::new(server.url()), std::ffi::OsStr::new(&token), lib.as_os_str()];
+    let (report, _) = toolhost_tests::mcp::run_client_script("roots_http_client.py", &args, None);
+    let text =
+        |who: &str, what: &str| report[who][what]["text"].as_str().unwrap_or_default().to_string();
+    assert!(text("a", "read_sub").contains(&sub_m), "{report:#}");
+    promise(
+        report["a"]["read_lib"]["isError"] == json!(true)
+            && !text("a", "read_lib").contains(&lib_m),
+        || format!("A's root LIB/sub narrows A's reads: {report:#}"),
+    );
+    assert!(text("b", "read_lib").contains(&lib_m), "B's root LIB is B's alone: {report:#}");
+    assert!(text("b", "read_sub").contains(&sub_m), "{report:#}");
+    server.terminate();
+}
