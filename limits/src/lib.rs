@@ -297,6 +297,20 @@ pub const MCP_IDLE_TIMEOUT_SECS: u64 = 60;
 /// of one workspace open at once.
 pub const MCP_MAX_SESSIONS: usize = 64;
 
+/// `toolhost mcp` with reads confined: most roots taken from one client's `roots/list`
+/// answer; the rest are ignored with a line on stderr. Each root is a bind mount of bash's
+/// sandbox and a rule of the Seatbelt profile.
+pub const MCP_MAX_ROOTS: usize = 64;
+
+/// `toolhost mcp` with reads confined: longest `file://` URI of a root, in bytes; a longer one
+/// is ignored with a line on stderr (a path is at most 4,096 bytes on Linux).
+pub const MCP_MAX_ROOT_URI_BYTES: usize = 8 * 1024;
+
+/// `toolhost mcp` with reads confined: how long the server waits for a client's answer to
+/// `roots/list`, in milliseconds. A call that arrives before the first answer waits for it at
+/// most this long; with no answer by then, the operator's read roots stay the session's.
+pub const MCP_ROOTS_TIMEOUT_MS: u64 = 5_000;
+
 /// Most spills one call may hold unfinished at once (toolhost:tool `call.spill`): the host
 /// buffers up to [`SPILL_BUFFER_BYTES`] of each in memory before it reaches the disk, so
 /// without this bound a component opening thousands of spills would hold gigabytes of the

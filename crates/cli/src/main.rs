@@ -84,6 +84,15 @@ pub struct Cli {
     /// Use the tool component FILE for this run only, granted its declared risk (repeatable).
     #[arg(long = "tool", id = "extra_tool", global = true, value_name = "FILE")]
     pub extra_tools: Vec<PathBuf>,
+    /// Confine reads (file tools and bash) to the workspace, the read roots and the system
+    /// directories programs need. Without it, or policy.json's "reads", every path but
+    /// credentials is readable.
+    #[arg(long, global = true)]
+    pub confine_reads: bool,
+    /// A directory the model may read but never write, besides the workspace; confines reads
+    /// (repeatable).
+    #[arg(long = "read-root", global = true, value_name = "DIR")]
+    pub read_roots: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }

@@ -96,6 +96,9 @@ pub enum UsageError {
         "no --workspace was given and the current directory, {cwd}, is a directory shared by the whole machine (/, HOME, the temp dir, …); toolhost would let the model write anywhere in it. Pass --workspace DIR (the project the agent works on), or start toolhost from that project's directory"
     )]
     SharedWorkspace { cwd: String },
+    /// `--read-root` names nothing, or something that is not a directory.
+    #[error("--read-root {path}: {why}")]
+    ReadRoot { path: String, why: String },
 }
 
 pub fn setup(cli: &Cli) -> Result<Setup> {
@@ -126,7 +129,17 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         Some(h) => register_data_dir(&h.join(".toolhost").join(DATA_DIR_REGISTRY), &data_dir),
         None => Vec::new(),
     };
-    let config = policy_config(&data_dir)?;
+    let mut config = policy_config(&data_dir)?;
+    // `--confine-reads` and `--read-root` add to policy.json's `reads`.
+    config.reads.confine |= cli.confine_reads;
+    for root in &cli.read_roots {
+        let bad = |why: String| UsageError::ReadRoot { path: root.display().to_string(), why };
+        let real = root.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
+        if !real.is_dir() {
+            return Err(bad("not a directory".into()).into());
+        }
+        config.reads.roots.push(real);
+    }
     // The session's own temp dir, unless policy.json names one (docs/security.md#the-temp-dir);
     // those that ended processes left behind go first.
     let temp_dir = match &config.temp_dir {
@@ -333,6 +346,7 @@ impl Setup {
             session_id,
             self.sandbox(false),
         );
+        session = session.with_reads_note(self.policy.reads_note());
         if cli.allow_escalation {
             session = session.with_approver(Arc::new(toolhost::approval::AllowEscalations));
         } else if let Some(approver) = approver {

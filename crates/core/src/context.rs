@@ -53,6 +53,10 @@ pub struct ToolSessionContext {
     /// The private cache dir of this session's approved runs, removed when the session (its
     /// last clone) ends.
     pub run_cache: crate::approval::RunCache,
+    /// When the operator confined reads: what is readable, said at the end of the read,
+    /// grep, glob, list and bash descriptions (`SandboxPolicy::reads_note`;
+    /// [`crate::registry::READS_NOTED_TOOLS`]). `None`: the descriptions are as written.
+    pub reads_note: Option<String>,
 }
 
 /// The per-real-path async write locks of a session.
@@ -107,7 +111,15 @@ impl ToolSessionContext {
             approver: Arc::new(crate::approval::DenyEscalations),
             write_locks: WriteLocks::default(),
             run_cache: crate::approval::RunCache::default(),
+            reads_note: None,
         }
+    }
+
+    /// End the read, grep, glob, list and bash descriptions with `note` (what is readable
+    /// when the operator confined reads; `None` leaves them as written).
+    pub fn with_reads_note(mut self, note: Option<String>) -> Self {
+        self.reads_note = note;
+        self
     }
 
     /// Run bash in `sandbox`.

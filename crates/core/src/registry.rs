@@ -126,10 +126,32 @@ pub fn finalize(
             if escalation && def.risk != ToolRisk::ReadOnly && !t.asks_before_running() {
                 add_escalation_parameters(&mut def.input_schema);
             }
+            if let Some(note) = &session.reads_note {
+                def = with_reads_note(&def, None, note);
+            }
             def
         })
         .collect();
     Ok(FinalizedToolset { tools, definitions, session, escalation })
+}
+
+/// The built-in tools whose descriptions say what is readable when the operator confined reads
+/// (docs/security.md#reads-confined-to-roots): those that read files or run programs.
+pub const READS_NOTED_TOOLS: [&str; 5] = ["read", "grep", "glob", "list", "bash"];
+
+/// `def` with its description ending in `note` (what is readable) instead of `old` (the note
+/// it ends with now, if any), when it is one of [`READS_NOTED_TOOLS`]; any other is unchanged.
+/// An MCP client's roots change the note for its session.
+pub fn with_reads_note(def: &ToolDefinition, old: Option<&str>, note: &str) -> ToolDefinition {
+    let mut def = def.clone();
+    if !READS_NOTED_TOOLS.contains(&def.id.as_str()) {
+        return def;
+    }
+    if let Some(base) = old.and_then(|o| def.description.strip_suffix(&format!("\n\n{o}"))) {
+        def.description = base.to_string();
+    }
+    def.description = format!("{}\n\n{note}", def.description);
+    def
 }
 
 /// What the host knows about a call before it runs (`PreparedCall`,

@@ -67,6 +67,7 @@ pub mod convert;
 pub mod elicit;
 pub mod http;
 pub mod progress;
+pub mod roots;
 pub mod rounds;
 pub mod server;
 mod sessions;

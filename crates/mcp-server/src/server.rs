@@ -22,6 +22,7 @@ use toolhost_session::SessionRuntime;
 
 use crate::convert::{mcp_result, mcp_tool};
 use crate::elicit::{self, Asker};
+use crate::roots::ClientRoots;
 use crate::rounds::{ApprovalRounds, RoundError};
 use crate::subscriptions::Subscriptions;
 use crate::task_store::{Cancelled, TaskContext, TaskStore};
@@ -53,6 +54,8 @@ pub struct McpServer {
     tasks: TaskStore,
     /// The `subscriptions/listen` streams of 2026-07-28 clients, told the same.
     subscriptions: Arc<Subscriptions>,
+    /// The clients whose MCP roots narrow their reads (reads confined: `roots.rs`).
+    roots: Arc<ClientRoots>,
 }
 
 impl McpServer {
@@ -69,6 +72,7 @@ impl McpServer {
                 .map(Arc::new),
             tasks: TaskStore::new(),
             subscriptions: Arc::default(),
+            roots: Arc::default(),
         };
         *server.advertised.lock().unwrap_or_else(|e| e.into_inner()) = server.tool_ids();
         server
@@ -77,6 +81,39 @@ impl McpServer {
     /// The tools offered now: the toolset's, less any disabled for the session.
     fn tools(&self) -> Vec<Tool> {
         self.runtime.toolset().available_definitions().iter().map(mcp_tool).collect()
+    }
+
+    /// The tools offered now to a client whose roots narrowed its reads to `policy`: their
+    /// descriptions say what it may read.
+    fn tools_under(&self, policy: &toolhost_sandbox::policy::SandboxPolicy) -> Vec<Tool> {
+        let operator = self.runtime.policy().reads_note();
+        let note = policy.reads_note().unwrap_or_default();
+        self.runtime
+            .toolset()
+            .available_definitions()
+            .iter()
+            .map(|d| {
+                mcp_tool(&toolhost_core::registry::with_reads_note(d, operator.as_deref(), &note))
+            })
+            .collect()
+    }
+
+    /// Ask `peer` for its roots (reads confined, the client declared `roots`), and when what
+    /// it may read changed, tell it the tool list changed (their descriptions say it).
+    fn ask_roots(&self, peer: Peer<RoleServer>, first: bool) {
+        let scope = match first {
+            true => self.roots.start(&peer),
+            false => self.roots.scope_of(&peer),
+        };
+        let Some(scope) = scope else { return };
+        let runtime = self.runtime.clone();
+        tokio::spawn(async move {
+            if crate::roots::ask(runtime.policy(), &peer, &scope).await
+                && let Err(e) = peer.notify_tool_list_changed().await
+            {
+                tracing::debug!("tools/list_changed not sent: {e}");
+            }
+        });
     }
 
     fn tool_ids(&self) -> Vec<String> {
@@ -155,7 +192,9 @@ impl McpServer {
             let Some((token, rx)) = rx else { return };
             progress::forward(peer, token, rx).await;
         };
-        let call = self.execute(&name, arguments, read_only, context.ct.cancelled(), tx, asker);
+        let policy = self.roots.policy_for(&context.peer).await;
+        let call =
+            self.execute(&name, arguments, read_only, context.ct.cancelled(), tx, asker, policy);
         let ((result, call_id), ()) = tokio::join!(call, forward);
         mcp_result(&result, &call_id)
     }
@@ -166,6 +205,7 @@ impl McpServer {
     /// change nothing another call could see but the observation table (its own lock), run
     /// side by side. A call cancelled while queued runs as cancelled (recorded) without
     /// waiting for its turn.
+    #[allow(clippy::too_many_arguments)]
     async fn execute(
         &self,
         name: &str,
@@ -174,6 +214,7 @@ impl McpServer {
         stop: impl Future<Output = ()>,
         progress: Option<mpsc::Sender<toolhost_core::context::ToolProgress>>,
         asker: Asker,
+        policy: Option<Arc<toolhost_sandbox::policy::SandboxPolicy>>,
     ) -> (toolhost_core::ToolResult, String) {
         let cancel = self.runtime.cancel_token().child_token();
         let done = CancellationToken::new();
@@ -195,8 +236,18 @@ impl McpServer {
                 _ = cancel.cancelled() => None,
             };
             let call_id = self.runtime.next_call_id();
-            let result =
-                self.runtime.call(&call_id, name, arguments, cancel.clone(), progress).await;
+            let result = self
+                .runtime
+                .call_under(
+                    policy.as_deref(),
+                    &call_id,
+                    name,
+                    arguments,
+                    cancel.clone(),
+                    progress,
+                    None,
+                )
+                .await;
             drop(turn);
             done.cancel();
             // A tool the call disabled (it crashed too often) leaves the list.
@@ -216,6 +267,7 @@ impl McpServer {
         arguments: Value,
         read_only: bool,
         asker: Asker,
+        policy: Option<Arc<toolhost_sandbox::policy::SandboxPolicy>>,
     ) -> CreateTaskResult {
         let server = self.clone();
         let status = format!("{name}: waiting for its turn");
@@ -228,8 +280,15 @@ impl McpServer {
                         task.set_status_message(tasks::status_line(&name, &p));
                     }
                 };
-                let call =
-                    server.execute(&name, arguments, read_only, task.cancelled(), Some(tx), asker);
+                let call = server.execute(
+                    &name,
+                    arguments,
+                    read_only,
+                    task.cancelled(),
+                    Some(tx),
+                    asker,
+                    policy,
+                );
                 let ((result, call_id), ()) = tokio::join!(call, status);
                 if task.is_cancel_requested()
                     && result.status == toolhost_core::ToolResultStatus::Cancelled
@@ -262,9 +321,12 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.tools();
+        let tools = match self.roots.policy_for(&context.peer).await {
+            Some(policy) => self.tools_under(&policy),
+            None => self.tools(),
+        };
         *self.advertised.lock().unwrap_or_else(|e| e.into_inner()) =
             tools.iter().map(|t| t.name.to_string()).collect();
         Ok(ListToolsResult::with_all_items(tools))
@@ -316,9 +378,20 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        // Reads confined: a client that offers roots narrows them (`roots.rs`).
+        let offers_roots = context.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
+        if offers_roots && self.runtime.policy().reads_confined() {
+            self.ask_roots(context.peer.clone(), true);
+        }
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
         peers.retain(|p| !p.is_transport_closed());
         peers.push(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.runtime.policy().reads_confined() {
+            self.ask_roots(context.peer, false);
+        }
     }
 
     async fn call_tool(
@@ -381,7 +454,10 @@ impl ServerHandler for McpServer {
             && !(needs_approval && matches!(asker, Asker::Round(_) | Asker::Answered(false)))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
-            return Ok(CallToolResponse::Task(self.start_task(name, arguments, read_only, asker)));
+            let policy = self.roots.policy_for(&context.peer).await;
+            return Ok(CallToolResponse::Task(
+                self.start_task(name, arguments, read_only, asker, policy),
+            ));
         }
         let result =
             self.run_call(name.clone(), arguments.clone(), read_only, context, asker).await;

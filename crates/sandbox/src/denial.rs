@@ -34,7 +34,14 @@ pub fn detect_denial(
             if KERNEL_FILE_SYSTEMS.iter().any(|k| real.starts_with(k)) {
                 continue;
             }
-            for access in [Access::Write, Access::Read] {
+            // With reads confined, a refusal that is not about writing is judged as a read
+            // first (a directory outside the roots is unreadable, not unwritable).
+            let order = if policy.reads_confined() && !line.contains("Read-only file system") {
+                [Access::Read, Access::Write]
+            } else {
+                [Access::Write, Access::Read]
+            };
+            for access in order {
                 if let Err(d) = policy.check(&real, access, Actor::Bash) {
                     return Some((real, d));
                 }

@@ -5,7 +5,10 @@
 //!
 //! 1. the whole file system read-only, a fresh `/dev` and `/proc`; for a boxed call
 //!    (conformance), an empty tmpfs over HOME, the temp dirs, the data dir and the like
-//!    ([`SandboxPolicy::boxed_away_dirs`]);
+//!    ([`SandboxPolicy::boxed_away_dirs`]); when the operator confined reads, an empty tmpfs
+//!    over users' data ([`SandboxPolicy::confined_away_dirs`]) with the read roots bound back
+//!    read-only, and HOME masked whole with its readable entries bound back (with the masks
+//!    of step 5);
 //! 2. the writable roots, bound writable;
 //! 3. **pins**: every git dir inside a writable root, and every directory between a writable
 //!    root and the data dir, bound over itself. A mount point cannot be renamed, replaced or
@@ -70,6 +73,22 @@ pub fn mount_args_showing(
     // before the workspace is bound back, so nothing outside the workspace is there.
     for d in policy.boxed_away_dirs() {
         push(&["--tmpfs".as_ref(), d.as_os_str()]);
+    }
+    // Reads confined by the operator: users' data outside the roots is emptied, the read
+    // roots and read grants (and the files the sandbox runs first) are bound back read-only.
+    let away = policy.confined_away_dirs();
+    for d in &away {
+        match d.symlink_metadata() {
+            Ok(m) if m.is_dir() => push(&["--tmpfs".as_ref(), d.as_os_str()]),
+            Ok(_) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), d.as_os_str()]),
+            Err(_) => {}
+        }
+    }
+    for r in policy.confined_read_binds() {
+        push(&["--ro-bind-try".as_ref(), r.as_os_str(), r.as_os_str()]);
+    }
+    for f in shown.iter().filter(|f| away.iter().any(|d| f.starts_with(d)) && f.is_file()) {
+        push(&["--ro-bind".as_ref(), f.as_os_str(), f.as_os_str()]);
     }
     let boxed = policy.reach() != crate::policy::Reach::Everywhere;
     let mut roots = policy.writable_roots();
@@ -140,7 +159,10 @@ pub fn mount_args_showing(
     let masks = if boxed {
         Vec::new()
     } else {
-        let mut masks = policy.hidden_home_masks();
+        // Confined reads mask HOME whole first; its hidden entries are masked again below it.
+        let mut masks: Vec<crate::policy::HomeMask> =
+            policy.confined_home_mask().into_iter().collect();
+        masks.extend(policy.hidden_home_masks());
         masks.extend(policy.other_home_masks());
         for m in &mut masks {
             for f in shown {

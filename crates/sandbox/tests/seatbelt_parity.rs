@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use sbpl::{Action, Invocation, Query};
 use toolhost_sandbox::SandboxBackend;
 use toolhost_sandbox::policy::{
-    Access, Actor, NetworkAccess, PathGrant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
+    Access, Actor, NetworkAccess, PathGrant, PolicyConfig, ReadsConfig, SandboxMode, SandboxPolicy,
+    Scope,
 };
 use toolhost_sandbox::seatbelt::Seatbelt;
 
@@ -296,6 +297,34 @@ impl Fixture {
             .build()
     }
 
+    /// [`Fixture::policy`] with reads confined to the workspace plus `outside/other`, narrowed
+    /// by an MCP client's `roots` when there are any.
+    fn confined(&self, roots: &[&str]) -> SandboxPolicy {
+        let p = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, self.base.join("ws"))
+            .home(self.base.join("home"))
+            .data_dir(self.base.join("data"))
+            .other_data_dirs([self.base.join("ws/other-data")])
+            .other_homes(
+                [self.base.join("users"), "/home".into()],
+                [self.base.join("rootdir"), "/root".into()],
+            )
+            .config(PolicyConfig {
+                extra_writable_roots: vec![
+                    self.base.join("extra"),
+                    self.base.join("users/bob/proj"),
+                ],
+                temp_dir: Some(self.base.join("tmp")),
+                reads: ReadsConfig { confine: true, roots: vec![self.base.join("outside/other")] },
+                ..Default::default()
+            })
+            .build();
+        if roots.is_empty() {
+            return p;
+        }
+        let roots: Vec<PathBuf> = roots.iter().map(|r| self.path(r)).collect();
+        p.with_client_roots(&roots).policy
+    }
+
     /// Grants of every kind: write subtree outside, write exact on a sensitive file and on a
     /// directory, read exact inside a credential dir, read subtree over one, read exact on an
     /// ssh host key, and write grants that must never unlock hard-protected paths.
@@ -387,6 +416,9 @@ fn acc_10a_file_tool_fence_and_seatbelt_agree_on_every_path() {
             ("read-only with grants", f.policy(SandboxMode::ReadOnly, "ws").with_grants(grants)),
             ("HOME as the workspace", home_ws.clone()),
             ("HOME as the workspace, ~/.ssh granted for reading", home_ws.with_grants([read_ssh])),
+            ("reads confined to outside/other", f.confined(&[])),
+            ("reads confined, with grants", f.confined(&[]).with_grants(f.grants())),
+            ("reads confined, narrowed by a client's roots", f.confined(&["outside"])),
         ],
     );
 }

@@ -158,10 +158,32 @@ impl SessionRuntime {
         progress: Option<mpsc::Sender<ToolProgress>>,
         deadline: Option<std::time::Instant>,
     ) -> ToolResult {
+        self.call_under(None, call_id, tool, arguments, cancel, progress, deadline).await
+    }
+
+    /// The policy stamped on this session's calls.
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// [`Self::call_until`] under `policy` instead of the session's (an MCP client's roots
+    /// narrowed its reads: `SandboxPolicy::with_client_roots`); `None`: the session's.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn call_under(
+        &self,
+        policy: Option<&SandboxPolicy>,
+        call_id: &str,
+        tool: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        progress: Option<mpsc::Sender<ToolProgress>>,
+        deadline: Option<std::time::Instant>,
+    ) -> ToolResult {
         let result = if cancel.is_cancelled() {
             ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
         } else {
-            let mut call = ToolCallContext::new(call_id, self.policy.clone()).with_cancel(cancel);
+            let policy = policy.unwrap_or(&self.policy).clone();
+            let mut call = ToolCallContext::new(call_id, policy).with_cancel(cancel);
             if let Some(deadline) = deadline {
                 call = call.with_deadline(deadline);
             }

@@ -29,6 +29,19 @@ pub async fn run(
             toolhost::SandboxMode::WorkspaceWrite => "workspace-write",
         }
     );
+    // And what the model may read: the default is every file but credentials.
+    let reads = match setup.policy.reads_confined() {
+        false => "every file but credentials (the default; --confine-reads, --read-root or policy.json \"reads\" confine them)".to_string(),
+        true => {
+            let roots: Vec<String> =
+                setup.policy.read_roots().iter().map(|r| r.display().to_string()).collect();
+            format!(
+                "confined to the workspace, {} and the system directories; a client's MCP roots narrow them",
+                if roots.is_empty() { "no other root".to_string() } else { format!("the read roots {}", roots.join(", ")) }
+            )
+        }
+    };
+    eprintln!("toolhost: reads: {}", toolhost::display::terminal_text(&reads));
     // Ask the MCP client's user (elicitation) when it can; deny otherwise.
     let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)));
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;

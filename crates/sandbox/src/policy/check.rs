@@ -28,7 +28,8 @@ impl SandboxPolicy {
     }
 
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
-    /// locations; writing follows the tiers of the module doc.
+    /// locations (and, when the operator confined reads, users' data outside the roots:
+    /// `reads.rs`); writing follows the tiers of the module doc.
     pub fn check(&self, path: &Path, access: Access, _actor: Actor) -> Result<(), Denial> {
         match self.reach {
             Reach::Everywhere => {}
@@ -61,6 +62,13 @@ impl SandboxPolicy {
                 if self.is_credential(path) && !self.granted(path, Access::Read) {
                     return Err(Denial {
                         message: self.credential_message(path),
+                        sandbox_denied: true,
+                    });
+                }
+                // The operator confined reads: users' data outside the roots is closed.
+                if self.reads_confined() && !self.confined_read_open(path) {
+                    return Err(Denial {
+                        message: messages::outside_read_roots(path),
                         sandbox_denied: true,
                     });
                 }
@@ -218,6 +226,9 @@ impl SandboxPolicy {
             Reach::Everywhere => {}
             Reach::WorkspaceOnly if root.starts_with(&self.workspace) => {}
             _ => return true,
+        }
+        if self.confined_refusable_below(root) {
+            return true;
         }
         let system = [Path::new("/proc"), Path::new("/etc/ssh")].map(Path::to_path_buf);
         // HOME's hidden entries refuse reads: HOME and every directory above it may hold one.

@@ -54,6 +54,30 @@ pub struct PolicyConfig {
     /// What `workspace_shell` may run (docs/workspace-tools.md#workspace_shell):
     /// `{"allow_shell_string": false, "command_whitelist": []}`.
     pub shell: ShellPolicy,
+    /// Whether reads are confined to the workspace plus listed roots
+    /// (`{"confine": true, "roots": ["/srv/shared"]}`); off by default: reads are allowed
+    /// everywhere but the closed tiers.
+    pub reads: ReadsConfig,
+}
+
+/// The operator's confinement of reads (`policy.json`'s `reads`, `--confine-reads`,
+/// `--read-root`; docs/security.md#reads-confined-to-roots). Off by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReadsConfig {
+    /// Confine reads (file tools and bash) to the workspace, the writable roots, `roots`
+    /// and the system directories ([`super::SYSTEM_READ_DIRS`]).
+    pub confine: bool,
+    /// Directories readable besides the workspace (never writable); listing one confines
+    /// reads as `confine` does. An MCP client's roots narrow them for its session.
+    pub roots: Vec<PathBuf>,
+}
+
+impl ReadsConfig {
+    /// Whether reads are confined.
+    pub fn confined(&self) -> bool {
+        self.confine || !self.roots.is_empty()
+    }
 }
 
 /// The operator's rules for `workspace_shell` (`policy.json`'s `shell`), handed to the tool
@@ -257,6 +281,12 @@ impl PolicyBuilder {
             private_files,
             grants: Vec::new(),
             reach: Reach::Everywhere,
+            read_roots: self.config.reads.confined().then(|| {
+                let mut r: Vec<PathBuf> =
+                    self.config.reads.roots.iter().map(|p| real_path(p)).collect();
+                dedup(&mut r);
+                r
+            }),
         }
     }
 }

@@ -119,3 +119,27 @@ pub fn no_file_system(path: &Path) -> String {
         path.display()
     )
 }
+
+/// A read outside the directories the operator confined reads to (`reads.rs`).
+pub fn outside_read_roots(path: &Path) -> String {
+    format!(
+        "{} is outside the directories this session may read: the operator confined reads to the workspace, the read roots and the system directories (policy.json \"reads\", --confine-reads, --read-root; an MCP client's roots narrow them). The tool descriptions list what is readable. {}",
+        path.display(),
+        grant_hint(path, "read")
+    )
+}
+
+/// What the read, grep, glob, list and bash descriptions end with when reads are confined.
+pub fn reads_note(workspace: &Path, roots: &[PathBuf]) -> String {
+    let quote = |p: &Path| format!("{:?}", p.to_string_lossy());
+    let roots = if roots.is_empty() {
+        "no other root".to_string()
+    } else {
+        let listed: Vec<String> = roots.iter().map(|r| quote(r)).collect();
+        format!("the read-only roots {}", listed.join(", "))
+    };
+    format!(
+        "Readable here: the workspace {}, {roots}, the session's temp dir, the toolchains in HOME and the system directories programs need (/usr, /etc, /opt, …); any other path (other projects, HOME's other files, /home, /tmp, /mnt) is refused.",
+        quote(workspace)
+    )
+}

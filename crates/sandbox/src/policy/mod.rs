@@ -35,7 +35,8 @@
 //! `policy.json` adds, the builder), `per_call.rs` (one call's policy: grants, network, box),
 //! `accessors.rs`, `check.rs` (the verdict on a path), `home.rs` (HOME's hidden entries),
 //! `homes.rs` (credential entries in every home, other users' homes),
-//! `os_sandbox.rs` (what the OS sandboxes are generated from); `tiers.rs` the default lists,
+//! `os_sandbox.rs` (what the OS sandboxes are generated from), `reads.rs` (reads confined to
+//! the workspace and listed roots, when the operator asks); `tiers.rs` the default lists,
 //! `escalation.rs` the model's `sandboxPermissions`, [`messages`] the denials' texts,
 //! `prefixes.rs` the credential paths parsed once for the per-path check.
 
@@ -50,22 +51,24 @@ mod os_sandbox;
 mod paths;
 mod per_call;
 mod prefixes;
+mod reads;
 #[cfg(test)]
 mod tests;
 mod tiers;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{POLICY_FILE, PolicyBuilder, PolicyConfig, ShellPolicy};
+pub use config::{POLICY_FILE, PolicyBuilder, PolicyConfig, ReadsConfig, ShellPolicy};
 pub use escalation::{
     Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput,
 };
 pub use home::HomeMask;
 pub use paths::{normalize_lexically, real_path};
+pub use reads::ClientRoots;
 pub use tiers::{
     CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES,
     OTHER_HOME_DIRS, OTHER_HOME_PARENTS, READABLE_HOME_ENTRIES, SENSITIVE_NAMES,
-    SYSTEM_CREDENTIAL_PATHS, is_ssh_host_key,
+    SYSTEM_CREDENTIAL_PATHS, SYSTEM_READ_DIRS, USER_DATA_IN_SYSTEM, is_ssh_host_key,
 };
 
 /// The session's sandbox mode.
@@ -248,4 +251,8 @@ pub struct SandboxPolicy {
     private_files: Vec<PathBuf>,
     grants: Vec<PathGrant>,
     reach: Reach,
+    /// Where reads may go besides the workspace, the writable roots, the system and the
+    /// homes' readable entries, when the operator confined them (`reads.rs`); `None`: reads
+    /// are allowed everywhere but the closed tiers (the default).
+    read_roots: Option<Vec<PathBuf>>,
 }

@@ -348,3 +348,50 @@ pub(super) fn name_matches(pattern: &str, name: &std::ffi::OsStr) -> bool {
         None => name == pattern,
     }
 }
+
+/// When the operator confines reads (`policy.json` `"reads": {"confine": true}`,
+/// `--confine-reads`, `--read-root`): the system directories programs need to run, which stay
+/// readable (real paths, so `/private/etc` on macOS). Everything else is users' data — HOME,
+/// every home, `/tmp`, `/srv`, `/mnt`, `/media`, any other top-level directory (`/work`,
+/// `/data`) — and is readable only inside the workspace, the writable roots, the read roots,
+/// the data dir's spill files, a grant, or a home's readable entries
+/// ([`READABLE_HOME_ENTRIES`]: the toolchains). Less [`USER_DATA_IN_SYSTEM`] and every home.
+/// The credential tier applies as always.
+pub const SYSTEM_READ_DIRS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/nix",
+    "/snap",
+    "/var",
+    "/run",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/boot",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private/etc",
+    "/private/var",
+];
+
+/// Users' data inside [`SYSTEM_READ_DIRS`] (the shared temp dirs, mail, web sites, the
+/// session's runtime dir): closed like any users' data when reads are confined.
+pub const USER_DATA_IN_SYSTEM: &[&str] = &[
+    "/var/tmp",
+    "/var/mail",
+    "/var/spool/mail",
+    "/var/www",
+    "/run/user",
+    "/dev/shm",
+    "/private/var/tmp",
+    "/private/var/folders",
+    "/private/var/mail",
+];

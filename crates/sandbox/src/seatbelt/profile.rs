@@ -8,8 +8,9 @@
 //! 1. process, signal (within the sandbox), sysctl, mach and shared-memory operations; the
 //!    network only when the policy allows it;
 //! 2. reading everywhere except credential locations no subtree grant covers, `/etc/ssh/*_key`
-//!    and the data dir's private entries; then one rule per grant the first one does not
-//!    already cover;
+//!    and the data dir's private entries (when the operator confined reads, only within what
+//!    [`confined_read_filters`] opens); then one rule per grant the first one does not
+//!    already cover (every grant, when reads are confined);
 //! 3. writing under the mode's writable roots (grants are not roots here), except
 //!    hard-protected paths, git metadata by name, sensitive names, credentials, HOME's
 //!    persistence files; then one rule per write grant, never over a hard-protected path;
@@ -79,6 +80,7 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
         .chain(policy.other_home_dirs().iter().cloned())
         .chain(policy.home_openings())
         .chain(policy.data_dir().map(Path::to_path_buf))
+        .chain(policy.read_roots().iter().cloned())
         .chain(protected.entries.iter().chain(&protected.git_dirs).cloned());
     for p in paths {
         if p.to_str().is_none() {
@@ -201,15 +203,27 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         add_any_case(&mut read_deny);
     }
     unreadable.extend(aliases);
-    s.push_str(&format!(
-        "(allow file-read* (require-not (require-any\n    {})))\n",
-        read_deny.join("\n    ")
-    ));
+    if policy.reads_confined() {
+        // The operator confined reads: only what `confined_read_filters` opens, less the same.
+        s.push_str(&format!(
+            "(allow file-read* (require-all\n  (require-any\n    {})\n  (require-not (require-any\n    {}))))\n",
+            confined_read_filters(policy, call.is_some()).join("\n    "),
+            read_deny.join("\n    ")
+        ));
+    } else {
+        s.push_str(&format!(
+            "(allow file-read* (require-not (require-any\n    {})))\n",
+            read_deny.join("\n    ")
+        ));
+    }
     if policy.reach() == crate::policy::Reach::WorkspaceOnly {
         s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &private));
     }
     for g in policy.grants() {
-        if read_rule_needed(g, &unreadable) || hidden_home_granted(policy, g) {
+        if policy.reads_confined()
+            || read_rule_needed(g, &unreadable)
+            || hidden_home_granted(policy, g)
+        {
             s.push_str(&allow_except("file-read*", &covered_by(g), &private));
         }
     }
@@ -340,6 +354,53 @@ fn hidden_home_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
             except.join("\n      ")
         ));
     }
+    out
+}
+
+/// What stays readable when the operator confined reads (`policy/reads.rs`, which the fence
+/// judges by): `/` itself, the writable roots, the data dir and the read roots, the readable
+/// entries of HOME and of every home, and the system directories less the users' data in them
+/// and the homes. Exceptions are matched as spelled (a case variant stays closed), with the
+/// `/private` spelling of roots in a call's profile.
+fn confined_read_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
+    let mut out = vec![literal(Path::new("/"))];
+    let mut places: Vec<PathBuf> = policy.home_openings();
+    places.extend(policy.read_roots().iter().cloned());
+    if call {
+        let aliases: Vec<PathBuf> = places.iter().filter_map(|p| private_alias(p)).collect();
+        places.extend(aliases);
+    }
+    out.extend(places.iter().map(|p| subpath(p)));
+    let alts: Vec<String> =
+        policy.readable_home_entries().iter().map(|e| pattern_regex(e)).collect();
+    let plain = |p: &Path| p.to_str().map(regex_escape);
+    if !alts.is_empty() {
+        let alts = format!("({})", alts.join("|"));
+        out.extend(policy.home().and_then(plain).map(|h| format!("(regex #\"^{h}/{alts}(/|$)\")")));
+        for parent in policy.other_home_parents().iter().filter_map(|p| plain(p)) {
+            out.push(format!("(regex #\"^{parent}/[^/]+/{alts}(/|$)\")"));
+        }
+        for dir in policy.other_home_dirs().iter().filter_map(|p| plain(p)) {
+            out.push(format!("(regex #\"^{dir}/{alts}(/|$)\")"));
+        }
+    }
+    let system: Vec<String> =
+        crate::policy::SYSTEM_READ_DIRS.iter().map(|d| subpath(Path::new(d))).collect();
+    let mut users: Vec<String> =
+        crate::policy::USER_DATA_IN_SYSTEM.iter().map(|d| subpath(Path::new(d))).collect();
+    users.extend(
+        policy
+            .home()
+            .into_iter()
+            .chain(policy.other_home_parents().iter().map(PathBuf::as_path))
+            .chain(policy.other_home_dirs().iter().map(PathBuf::as_path))
+            .map(subpath),
+    );
+    out.push(format!(
+        "(require-all (require-any {}) (require-not (require-any {})))",
+        system.join(" "),
+        users.join(" ")
+    ));
     out
 }
 
