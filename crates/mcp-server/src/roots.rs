@@ -119,13 +119,18 @@ impl ClientRoots {
         entries.iter().find(|e| Arc::ptr_eq(&e.info, &info)).map(|e| e.scope.clone())
     }
 
-    /// Start asking `peer` (just initialized, declaring `roots`): its calls wait for the
-    /// first answer, bounded. `None` when rmcp knows no `initialize` of it.
+    /// Start asking `peer` (initialized, declaring `roots`), or its scope if that has
+    /// started already: its calls wait for the first answer, bounded. Both `initialized` and
+    /// a request that overtook it (rmcp handles them side by side) start it, so neither
+    /// misses the wait. `None` when rmcp knows no `initialize` of it.
     pub fn start(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<Scope>> {
         let info = peer.peer_info()?;
-        let (scope, _) = watch::channel(Scope::Asking);
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.retain(|e| !e.peer.is_transport_closed() && !Arc::ptr_eq(&e.info, &info));
+        if let Some(e) = entries.iter().find(|e| Arc::ptr_eq(&e.info, &info)) {
+            return Some(e.scope.clone());
+        }
+        let (scope, _) = watch::channel(Scope::Asking);
+        entries.retain(|e| !e.peer.is_transport_closed());
         entries.push(Entry { info, peer: peer.clone(), scope: scope.clone() });
         Some(scope)
     }

@@ -98,6 +98,20 @@ impl McpServer {
             .collect()
     }
 
+    /// The policy `peer`'s roots give it (reads confined, the client declared `roots`),
+    /// waiting (bounded) for its first answer; `None`: the session's policy.
+    async fn roots_policy(
+        &self,
+        peer: &Peer<RoleServer>,
+    ) -> Option<Arc<toolhost_sandbox::policy::SandboxPolicy>> {
+        let offers_roots = peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
+        if offers_roots && self.runtime.policy().reads_confined() {
+            // A request that overtook `initialized` waits for the roots that one asks for.
+            self.roots.start(peer);
+        }
+        self.roots.policy_for(peer).await
+    }
+
     /// Ask `peer` for its roots (reads confined, the client declared `roots`), and when what
     /// it may read changed, tell it the tool list changed (their descriptions say it).
     fn ask_roots(&self, peer: Peer<RoleServer>, first: bool) {
@@ -192,7 +206,7 @@ impl McpServer {
             let Some((token, rx)) = rx else { return };
             progress::forward(peer, token, rx).await;
         };
-        let policy = self.roots.policy_for(&context.peer).await;
+        let policy = self.roots_policy(&context.peer).await;
         let call =
             self.execute(&name, arguments, read_only, context.ct.cancelled(), tx, asker, policy);
         let ((result, call_id), ()) = tokio::join!(call, forward);
@@ -323,7 +337,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = match self.roots.policy_for(&context.peer).await {
+        let tools = match self.roots_policy(&context.peer).await {
             Some(policy) => self.tools_under(&policy),
             None => self.tools(),
         };
@@ -454,7 +468,7 @@ impl ServerHandler for McpServer {
             && !(needs_approval && matches!(asker, Asker::Round(_) | Asker::Answered(false)))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
-            let policy = self.roots.policy_for(&context.peer).await;
+            let policy = self.roots_policy(&context.peer).await;
             return Ok(CallToolResponse::Task(
                 self.start_task(name, arguments, read_only, asker, policy),
             ));
