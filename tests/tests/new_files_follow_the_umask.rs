@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::json;
 use toolhost_tests::*;
