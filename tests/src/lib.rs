@@ -145,8 +145,7 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
             .load(&components_dir().join(format!("{id}.wasm")))
             .await
             .expect("built-in component (run `cargo xtask build`)")
-            .record_reads(*id == toolhost::builtins::READ_TOOL)
-            .checks_own_input();
+            .record_reads(*id == toolhost::builtins::READ_TOOL);
         builder.register_dyn(Arc::new(tool));
     }
     let misbehave =

@@ -68,9 +68,8 @@ pub struct ComponentTool {
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
     grant: RiskGrant,
     records_reads: bool,
-    /// The host's check of each call's arguments against the input schema; `None` for a
-    /// tool that checks its own with the contract's texts (the built-ins).
-    input_check: Option<crate::input::InputCheck>,
+    /// The host's check of each call's arguments against the input schema.
+    input_check: crate::input::InputCheck,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
     /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
@@ -96,7 +95,7 @@ impl ComponentTool {
             grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
-            input_check: Some(Default::default()),
+            input_check: Default::default(),
             parts: default_parts(),
             crashes: Default::default(),
             asks_before_running: false,
@@ -118,7 +117,7 @@ impl ComponentTool {
             grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
-            input_check: Some(Default::default()),
+            input_check: Default::default(),
             parts: default_parts(),
             crashes: Default::default(),
             asks_before_running: false,
@@ -147,14 +146,6 @@ impl ComponentTool {
     /// built-in `read` does.
     pub fn record_reads(mut self, yes: bool) -> Self {
         self.records_reads = yes;
-        self
-    }
-
-    /// Leave the checking of this tool's arguments to the tool itself: only the built-ins,
-    /// whose refusals are texts the contract fixes. Every other component gets the host's
-    /// check ([`crate::input`]) before it is instantiated.
-    pub fn checks_own_input(mut self) -> Self {
-        self.input_check = None;
         self
     }
 
@@ -268,11 +259,9 @@ impl DynTool for ComponentTool {
         if let Some(reason) = self.disabled() {
             return Err(ToolError::execution_failed(reason));
         }
-        if let Some(check) = &self.input_check {
-            check
-                .check(&self.definition, input.clone(), call_deadline(&call), &call.cancel)
-                .await?;
-        }
+        self.input_check
+            .check(&self.definition, input.clone(), call_deadline(&call), &call.cancel)
+            .await?;
         let text = input.to_string();
         let pre = self.pre().await?;
         let run = run(&self.runtime, pre, &self.grant, session.clone(), call, move |pre, store| {
@@ -291,9 +280,10 @@ impl DynTool for ComponentTool {
         let gated = self.asks_before_running;
         let (text, kept) =
             if gated { (String::new(), Some(input.clone())) } else { (input.to_string(), None) };
-        if let Some(check) = &self.input_check
-            && let Err(e) =
-                check.check(&self.definition, input, call_deadline(&call), &call.cancel).await
+        if let Err(e) = self
+            .input_check
+            .check(&self.definition, input, call_deadline(&call), &call.cancel)
+            .await
         {
             return ToolResult::from_error(e);
         }
