@@ -75,6 +75,20 @@ fn each_commands_help_has_its_own_options_and_examples_and_names_the_globals_onc
             out.stdout
         );
     }
+    // Hidden from a command's help, the global options still parse before and after it.
+    for args in [
+        &["--agent", "workspace", "tools", "--json"][..],
+        &["tools", "--agent", "workspace", "--json"],
+    ] {
+        let out = a.run(&[], args);
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.all());
+        let tools: Value = serde_json::from_str(&out.stdout).unwrap();
+        let ids: Vec<&str> =
+            tools.as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
+        assert!(ids.contains(&"workspace_git"), "{args:?}: {ids:?}");
+    }
+    let out = a.run(&[], &["tools", "--agent", "nobody"]);
+    assert_eq!(out.code, Some(2), "{}", out.all());
 }
 
 #[test]
@@ -100,22 +114,4 @@ fn the_top_level_help_documents_every_global_option_and_all_five_workspace_tools
     for tool in WORKSPACE_TOOLS {
         assert!(agent.contains(tool), "--agent's help does not name {tool}: {agent}");
     }
-}
-
-#[test]
-fn global_options_still_parse_before_and_after_the_command() {
-    let a = Attack::new();
-    for args in [
-        &["--agent", "workspace", "tools", "--json"][..],
-        &["tools", "--agent", "workspace", "--json"],
-    ] {
-        let out = a.run(&[], args);
-        assert_eq!(out.code, Some(0), "{args:?}: {}", out.all());
-        let tools: Value = serde_json::from_str(&out.stdout).unwrap();
-        let ids: Vec<&str> =
-            tools.as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
-        assert!(ids.contains(&"workspace_git"), "{args:?}: {ids:?}");
-    }
-    let out = a.run(&[], &["tools", "--agent", "nobody"]);
-    assert_eq!(out.code, Some(2), "{}", out.all());
 }
