@@ -126,9 +126,39 @@ fn violation(e: &ValidationError<'_>, input: &Value, schema: &Value) -> (Vec<Ste
         {
             Violation::NotOneOf { allowed, got }
         }
-        _ => Violation::Other(e.to_string()),
+        kind => match bound_words(kind) {
+            Some(expected) => Violation::Expected { expected, got },
+            None => Violation::Other(e.to_string()),
+        },
     };
     (path, violation)
+}
+
+/// What a bound the value broke takes, in words ("a number of at most 10").
+fn bound_words(kind: &ValidationErrorKind) -> Option<String> {
+    let plural = |n: &u64, one: &str| if *n == 1 { one.to_string() } else { format!("{one}s") };
+    Some(match kind {
+        ValidationErrorKind::Minimum { limit } => format!("a number of at least {limit}"),
+        ValidationErrorKind::Maximum { limit } => format!("a number of at most {limit}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!("a number above {limit}"),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("a number below {limit}"),
+        ValidationErrorKind::MinLength { limit } => {
+            format!("a string of at least {limit} {}", plural(limit, "character"))
+        }
+        ValidationErrorKind::MaxLength { limit } => {
+            format!("a string of at most {limit} {}", plural(limit, "character"))
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            format!("an array of at least {limit} {}", plural(limit, "item"))
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            format!("an array of at most {limit} {}", plural(limit, "item"))
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("a string matching the pattern `{pattern}`")
+        }
+        _ => return None,
+    })
 }
 
 /// `string` → `a string`, `integer` → `an integer`, `null` stays.
@@ -187,4 +217,59 @@ fn fields_at(root: &Value, keyword: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|p| p.keys().filter(|k| !k.starts_with('$')).cloned().collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use toolhost_core::input_error::refusal_text;
+
+    fn refused(schema: Value, input: Value) -> String {
+        let validator = crate::definition::compile_schema(&schema).unwrap();
+        let e = validator.validate(&input).unwrap_err();
+        let (path, violation) = violation(&e, &input, &schema);
+        refusal_text(&path, &violation)
+    }
+
+    #[test]
+    fn every_violation_names_the_field_in_the_one_style() {
+        let schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["path"],
+            "properties": {
+                "path": {"type": "string", "minLength": 1},
+                "limit": {"type": "integer", "maximum": 10},
+                "mode": {"enum": ["a", "b"]},
+                "grant": {"$ref": "#/$defs/Grant"},
+            },
+            "$defs": {"Grant": {"type": "object", "additionalProperties": false,
+                "properties": {"access": {"type": "string"}}}},
+        });
+        let cases = [
+            (json!({"path": 5}), "`path`: expected a string, got 5"),
+            (json!({}), "`path` is missing; it is required"),
+            (json!({"path": ""}), "`path`: expected a string of at least 1 character, got \"\""),
+            (json!({"path": "a", "limit": 11}), "`limit`: expected a number of at most 10, got 11"),
+            (json!({"path": "a", "mode": "c"}), "`mode`: expected one of \"a\", \"b\", got \"c\""),
+            (
+                json!({"path": "a", "x": 1}),
+                "`x` is not a field this tool takes; the fields it takes are `grant`, `limit`, `mode`, `path`",
+            ),
+            (
+                json!({"path": "a", "grant": {"y": 1}}),
+                "`grant.y` is not a field this tool takes; the fields `grant` takes are `access`",
+            ),
+            (json!([1]), "expected an object, got [1]"),
+        ];
+        for (input, what) in cases {
+            let text = refused(schema.clone(), input.clone());
+            assert_eq!(
+                text,
+                format!("invalid tool input: {what}; {INPUT_REFUSED_BY_HOST}"),
+                "{input}"
+            );
+        }
+    }
 }
