@@ -430,3 +430,56 @@ fn ambient_message(wasi: &[&str]) -> String {
         each.join(", ")
     )
 }
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+    use toolhost_core::result::ToolError;
+
+    fn case(result: ToolResult) -> Case {
+        Case {
+            input: serde_json::json!({"path": "a"}),
+            valid: true,
+            result,
+            crashed: false,
+            refusals: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    fn late() -> Case {
+        case(ToolResult::from_error(ToolError::new(ErrorCode::Timeout, STOPPED_AT_DEADLINE)))
+    }
+
+    fn answered() -> Case {
+        case(ToolResult::from_error(ToolError::invalid_arguments("no such file")))
+    }
+
+    fn refused_by_host() -> Case {
+        let text = format!("invalid tool input: `path` is missing; {INPUT_REFUSED_BY_HOST}");
+        case(ToolResult::from_error(ToolError::invalid_arguments(text)))
+    }
+
+    fn judged(cases: &[Case]) -> Check {
+        let mut report =
+            Report { component: "x".into(), seed: 1, checks: Vec::new(), timings: Vec::new() };
+        answer_check(&mut report, cases);
+        report.checks.pop().unwrap()
+    }
+
+    #[test]
+    fn a_tool_that_never_answers_fails_and_one_slow_call_among_answers_warns() {
+        // Every call that reached it ran past its deadline (the host's own refusals do not
+        // count): not conformant.
+        let never = judged(&[late(), refused_by_host(), late()]);
+        assert_eq!(never.outcome, Outcome::Fail, "{}", never.message);
+        assert!(never.message.contains("answered none of the 2 calls"), "{}", never.message);
+        assert!(never.message.contains("2 s deadline"), "{}", never.message);
+        // One slow call among answers: a warning naming it, not a failure.
+        let once = judged(&[answered(), late(), answered()]);
+        assert_eq!(once.outcome, Outcome::Warn, "{}", once.message);
+        assert!(once.message.starts_with("1 of the 3 calls"), "{}", once.message);
+        assert_eq!(judged(&[answered(), refused_by_host()]).outcome, Outcome::Pass);
+        assert_eq!(judged(&[refused_by_host()]).outcome, Outcome::Pass);
+    }
+}
