@@ -3,8 +3,8 @@
 //! `call --tool`, an installed tool over MCP, and JSON Lines. `lenient` declares `path` a
 //! string but answers whatever it gets ("took 5"); the host must refuse `{"path": 5}` with
 //! `invalid_arguments`, a text starting `invalid tool input: ` that names the field and the
-//! violation, and no instance run (no memory used). The built-in components get the same
-//! check, in the same words.
+//! violation, and no instance run (no memory used). A built-in component's refusal (its own
+//! parser's, one type with its schema) comes in the same words.
 
 use serde_json::{Value, json};
 use toolhost_tests::attack::{Attack, result_text};

@@ -2,8 +2,9 @@
 //! (docs/contract.md#the-input-contract): arguments that break it are refused with
 //! `invalid_arguments` and the one text every tool's refusal has
 //! ([`toolhost_core::input_error`]: the field, what it expected, what came), before the
-//! component is instantiated — for `execute` and for `inspect` alike, for built-in and
-//! installed components alike. A tool may lean on it.
+//! component is instantiated — for `execute` and for `inspect` alike. A tool may lean on
+//! it. A built-in parses its own input (one type with its schema); the check words its
+//! refusal once that parse refused ([`crate::ComponentTool::parses_own_input`]).
 //!
 //! The schema was bounded when the definition was checked and its patterns run on a
 //! linear-time engine; the check still runs off the async runtime, raced against the call's
