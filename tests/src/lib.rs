@@ -146,7 +146,7 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
             .await
             .expect("built-in component (run `cargo xtask build`)")
             .record_reads(*id == toolhost::builtins::READ_TOOL)
-            .checks_own_input();
+            .parses_own_input();
         builder.register_dyn(Arc::new(tool));
     }
     let misbehave =

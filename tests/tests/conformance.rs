@@ -346,6 +346,46 @@ fn a_component_that_never_returns_cannot_hold_conformance() {
     }
 }
 
+/// Issue 40 item 14: a tool whose every call runs past its deadline answered nothing, so it
+/// is not conformant: `inputs.answers` fails, naming the deadline, and conformance exits 1
+/// (it passed with warnings before). A tool that answers passes that check.
+#[test]
+fn a_tool_that_never_answers_fails_conformance() {
+    let a = Attack::new();
+    let file = test_components_dir().join("stuck.wasm");
+    let mut cmd = a.command(&[]);
+    cmd.args(["conformance", file.to_str().unwrap(), "--seed", SEED, "--json"]);
+    let out =
+        toolhost_tests::attack::run_limited(&mut cmd, None, std::time::Duration::from_secs(90))
+            .expect("conformance of a stuck component ran past 90 s");
+    assert_eq!(out.code, Some(1), "a tool that never answers passed: {}", out.all());
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(failed_checks(&report).contains("inputs.answers"), "{}", out.stdout);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "inputs.answers")
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let message = check["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the tool answered none of the ")
+            && message.contains("each ran past its 2 s deadline"),
+        "{message}"
+    );
+
+    // One that answers passes it.
+    let out = conformance(&a, &test_components_dir().join("lenient.wasm"), &["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "inputs.answers")
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert_eq!(check["outcome"], "pass", "{check}");
+}
+
 /// The WASI packages a language runtime imports and the author cannot remove pass
 /// `static.imports`, saying nothing is behind them: `runtimewasi` imports `wasi:filesystem` and
 /// `wasi:sockets` as a Python (componentize-py) component does, `runtimefs` only

@@ -104,7 +104,7 @@ impl Origin<'_> {
                 runtime.load_embedded(id, bytes, sha256).await?
             }
         };
-        let tool = tool.record_reads(id == READ_TOOL).checks_own_input();
+        let tool = tool.record_reads(id == READ_TOOL).parses_own_input();
         let tool =
             if ASKS_BEFORE_EACH_RUN.contains(&id) { tool.asks_before_each_run() } else { tool };
         let tool = if WORKSPACE_COMPONENT_CRATES.iter().any(|(_, w)| *w == id) {

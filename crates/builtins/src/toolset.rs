@@ -25,7 +25,8 @@ pub enum Agent {
     Default,
     /// The read-only explorer sub-agent.
     Explorer,
-    /// The default agent's tools, then the workspace tools (git, Markdown, preview, shell, tests).
+    /// The default agent's tools, then the five workspace tools: workspace_git,
+    /// workspace_markdown, workspace_preview, workspace_shell and workspace_tests.
     Workspace,
 }
 

@@ -28,6 +28,7 @@ macro_rules! outln {
 }
 
 mod commands;
+mod help;
 mod setup;
 
 /// What a failed write of a command's output does: a reader that went away (`EPIPE`) ends the
@@ -64,8 +65,9 @@ pub struct Cli {
     pub mode: SandboxMode,
     /// Which agent's toolset to serve: `default` (read write edit grep glob list bash, then
     /// installed and `--tool` tools), `explorer` (read grep glob list bash, then read-only
-    /// installed tools) or `workspace` (the default's, then workspace_git, workspace_markdown
-    /// and workspace_preview, then installed and `--tool` tools).
+    /// installed tools) or `workspace` (the default's, then the five workspace tools
+    /// workspace_git, workspace_markdown, workspace_preview, workspace_shell and
+    /// workspace_tests, then installed and `--tool` tools).
     #[arg(long, global = true, value_enum, default_value = "default")]
     pub agent: Agent,
     /// Serve exactly these tools, in this order, instead of an agent's toolset: built-in,
@@ -279,7 +281,7 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = help::parse();
     let failed = |e: &anyhow::Error| {
         eprintln!("toolhost: {}", toolhost::display::terminal_text(&error_text(e)));
         if e.downcast_ref::<setup::UsageError>().is_some() {

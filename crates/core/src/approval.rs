@@ -55,13 +55,41 @@ impl Approval<'_> {
             Approval::Run(run) => run_denied_message(tool, run),
         }
     }
+
+    /// The model-visible text of the call when the user was asked and said no (status
+    /// `denied`): that, and nothing more.
+    pub fn declined(&self, tool: &str) -> String {
+        match self {
+            Approval::Escalation(escalation) => declined_message(tool, escalation),
+            Approval::Run(run) => run_declined_message(tool, run),
+        }
+    }
+}
+
+/// What an approver answered about one approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Allowed: the call goes on.
+    Allowed,
+    /// A person was asked and said no.
+    Declined,
+    /// Nobody could be asked (no approver, no terminal, a client that cannot answer): no.
+    Unasked,
+}
+
+impl Verdict {
+    /// [`Verdict::Allowed`] or, when `allowed` is false, [`Verdict::Declined`]: the answer of
+    /// a person who was asked.
+    pub fn answered(allowed: bool) -> Self {
+        if allowed { Verdict::Allowed } else { Verdict::Declined }
+    }
 }
 
 /// Decides whether one call may do what it asks.
 #[async_trait]
 pub trait Approver: Send + Sync {
-    /// True to let the `tool` call do what `approval` says.
-    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool;
+    /// Whether the `tool` call may do what `approval` says, and who said no if not.
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> Verdict;
 }
 
 /// Refuses every approval: the default when nobody can be asked.
@@ -69,8 +97,8 @@ pub struct DenyEscalations;
 
 #[async_trait]
 impl Approver for DenyEscalations {
-    async fn approve(&self, _: &str, _: Approval<'_>) -> bool {
-        false
+    async fn approve(&self, _: &str, _: Approval<'_>) -> Verdict {
+        Verdict::Unasked
     }
 }
 
@@ -80,8 +108,8 @@ pub struct AllowEscalations;
 
 #[async_trait]
 impl Approver for AllowEscalations {
-    async fn approve(&self, _: &str, _: Approval<'_>) -> bool {
-        true
+    async fn approve(&self, _: &str, _: Approval<'_>) -> Verdict {
+        Verdict::Allowed
     }
 }
 
@@ -90,8 +118,10 @@ impl Approver for AllowEscalations {
 pub enum ApprovalOutcome {
     /// The approver allowed it: the call goes on.
     Allowed,
-    /// The approver refused it (or nobody could be asked).
+    /// Nobody could be asked, so nobody approved it.
     Denied,
+    /// A person was asked and said no.
+    Declined,
     /// The call was cancelled while it waited.
     Cancelled,
     /// The call reached its deadline while it waited.
@@ -100,14 +130,19 @@ pub enum ApprovalOutcome {
 
 impl ApprovalOutcome {
     /// The `tool` call's result when it may not go on, and nothing of it ran: `denied` with
-    /// [`Approval::denied`]'s words, `cancelled`, or `timeout`; none when it was allowed.
+    /// [`Approval::denied`]'s words (or [`Approval::declined`]'s when a person said no),
+    /// `cancelled`, or `timeout`; none when it was allowed.
     pub fn refusal(self, tool: &str, approval: Approval<'_>) -> Option<crate::result::ToolResult> {
         use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
         let error = match self {
             ApprovalOutcome::Allowed => return None,
-            ApprovalOutcome::Denied => {
-                let mut denied =
-                    ToolResult::from_error(ToolError::permission_denied(approval.denied(tool)));
+            ApprovalOutcome::Denied | ApprovalOutcome::Declined => {
+                let text = if self == ApprovalOutcome::Declined {
+                    approval.declined(tool)
+                } else {
+                    approval.denied(tool)
+                };
+                let mut denied = ToolResult::from_error(ToolError::permission_denied(text));
                 denied.status = ToolResultStatus::Denied;
                 return Some(denied);
             }
@@ -149,8 +184,10 @@ pub async fn wait_for_approval(
         biased;
         () = call.cancel.cancelled() => ApprovalOutcome::Cancelled,
         () = tokio::time::sleep_until(deadline) => ApprovalOutcome::TimedOut,
-        allowed = approver.approve(tool, approval) => {
-            if allowed { ApprovalOutcome::Allowed } else { ApprovalOutcome::Denied }
+        verdict = approver.approve(tool, approval) => match verdict {
+            Verdict::Allowed => ApprovalOutcome::Allowed,
+            Verdict::Declined => ApprovalOutcome::Declined,
+            Verdict::Unasked => ApprovalOutcome::Denied,
         }
     }
 }
@@ -487,18 +524,36 @@ pub fn run_denied_message(tool: &str, run: &RunApproval) -> String {
     )
 }
 
-/// The text of a refused escalation (status `denied`).
-pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
+/// The text of a run the user declined (status `denied`).
+pub fn run_declined_message(tool: &str, run: &RunApproval) -> String {
+    format!("The user declined the {tool} call's run of `{}`, so nothing ran.", run.command_line())
+}
+
+/// The text of an escalation the user declined (status `denied`).
+pub fn declined_message(tool: &str, escalation: &Escalation) -> String {
+    format!(
+        "The user declined the {tool} call's request for extra access to {}, so it did not run.",
+        escalation_targets(escalation)
+    )
+}
+
+/// What an escalation asks for, as its refusals name it: the paths, then the network.
+fn escalation_targets(escalation: &Escalation) -> String {
     let mut paths: Vec<String> =
         escalation.grants.iter().map(|g| g.path.display().to_string()).collect();
     if escalation.network {
         paths.push("the network".into());
     }
+    paths.join(", ")
+}
+
+/// The text of a refused escalation (status `denied`).
+pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
     format!(
         "The {tool} call asked for extra access to {} and nobody approved it, so it did not run. \
          Do the task inside the workspace, or ask the user to grant it (for example by running \
          toolhost with --allow-escalation).",
-        paths.join(", ")
+        escalation_targets(escalation)
     )
 }
 
@@ -549,10 +604,12 @@ pub struct TerminalApprover;
 
 #[async_trait]
 impl Approver for TerminalApprover {
-    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> Verdict {
         // Every field the model wrote is one escaped line: it cannot redraw the prompt.
         let prompt = format!("toolhost: {} [y/N] ", approval.question(tool));
-        tokio::task::spawn_blocking(move || ask_on_terminal(&prompt)).await.unwrap_or(false)
+        tokio::task::spawn_blocking(move || answer_on_terminal(&prompt))
+            .await
+            .unwrap_or(Verdict::Unasked)
     }
 }
 
@@ -560,14 +617,20 @@ impl Approver for TerminalApprover {
 /// `/dev/tty`: `true` only for `y` or `yes`; no terminal, an empty line or anything else is
 /// no. Blocks.
 pub fn ask_on_terminal(prompt: &str) -> bool {
+    answer_on_terminal(prompt) == Verdict::Allowed
+}
+
+/// [`ask_on_terminal`], telling a no from the terminal ([`Verdict::Declined`]) from no
+/// terminal to ask on ([`Verdict::Unasked`]).
+fn answer_on_terminal(prompt: &str) -> Verdict {
     use std::io::{BufRead, Write};
     let mut err = std::io::stderr();
     let _ = err.write_all(prompt.as_bytes());
     let _ = err.flush();
-    let Ok(tty) = std::fs::File::open("/dev/tty") else { return false };
+    let Ok(tty) = std::fs::File::open("/dev/tty") else { return Verdict::Unasked };
     let mut line = String::new();
     let _ = std::io::BufReader::new(tty).read_line(&mut line);
-    matches!(line.trim(), "y" | "Y" | "yes")
+    Verdict::answered(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ struct Silent;
 
 #[async_trait]
 impl Approver for Silent {
-    async fn approve(&self, _: &str, _: Approval<'_>) -> bool {
+    async fn approve(&self, _: &str, _: Approval<'_>) -> Verdict {
         std::future::pending().await
     }
 }

@@ -43,6 +43,7 @@ pub mod changes;
 pub mod context;
 pub mod display;
 pub mod fence;
+pub mod input_error;
 pub mod observations;
 pub mod open;
 pub mod registry;

@@ -195,6 +195,24 @@ fn add_escalation_parameters(schema: &mut serde_json::Value) {
     }
 }
 
+/// A denial's advice to retry with `sandboxPermissions`, in the result of a tool whose schema
+/// takes none, becomes [`toolhost_sandbox::policy::messages::NO_GRANT_HINT`]: a refusal advises only what the tool can
+/// take.
+fn advise_no_grant(result: &mut ToolResult) {
+    use toolhost_sandbox::policy::messages::without_grant_hints;
+    if let Some(error) = result.error.as_mut()
+        && let Some(plain) = without_grant_hints(&error.message)
+    {
+        error.message = plain;
+    }
+    for content in &mut result.content {
+        let ToolResultContent::Text { text } = content;
+        if let Some(plain) = without_grant_hints(text) {
+            *text = plain;
+        }
+    }
+}
+
 /// The tools one agent may call, bound to one session
 /// (docs/contract.md#definitions-and-the-toolset).
 ///
@@ -292,13 +310,14 @@ impl FinalizedToolset {
     ) -> Result<PreparedCall, ToolError> {
         let Some(tool) = self.find(name) else { return Err(self.not_found(name)) };
         let escalation = if self.escalates(tool) {
-            let request: EscalationRequest = serde_json::from_value(serde_json::json!({
-                "sandboxPermissions": input.get("sandboxPermissions"),
-                "justification": input.get("justification"),
-            }))
-            .map_err(|e| {
-                ToolError::invalid_arguments(format!("{}{e}", crate::tool::INVALID_INPUT_PREFIX))
-            })?;
+            let mut request = serde_json::Map::new();
+            for key in ESCALATION_PARAMETERS {
+                if let Some(value) = input.get(key) {
+                    request.insert(key.into(), value.clone());
+                }
+            }
+            let request: EscalationRequest =
+                crate::input_error::parse_at(&serde_json::Value::Object(request), &[])?;
             request
                 .validate(&self.session.working_directory)
                 .map_err(|e| ToolError::invalid_arguments(e.to_string()))?
@@ -358,6 +377,9 @@ impl FinalizedToolset {
             Err(result) => return result,
         };
         let mut result = tool.call(&self.session, call, input).await;
+        if !self.escalates(tool) {
+            advise_no_grant(&mut result);
+        }
         self.bound(&mut result, &call_id);
         result
     }
@@ -380,12 +402,13 @@ impl FinalizedToolset {
         }
         let request = EscalationRequest {
             sandbox_permissions: match obj.remove("sandboxPermissions") {
-                Some(v) => Some(serde_json::from_value(v).map_err(|e| {
-                    ToolResult::from_error(ToolError::invalid_arguments(format!(
-                        "{}sandboxPermissions: {e}",
-                        crate::tool::INVALID_INPUT_PREFIX
-                    )))
-                })?),
+                Some(v) => Some(
+                    crate::input_error::parse_at(
+                        &v,
+                        &[crate::input_error::Step::Key("sandboxPermissions".into())],
+                    )
+                    .map_err(ToolResult::from_error)?,
+                ),
                 None => None,
             },
             justification: obj.remove("justification").and_then(|v| v.as_str().map(str::to_string)),

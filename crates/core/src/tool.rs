@@ -175,11 +175,10 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     value
 }
 
-/// Parse a tool input, or the `invalid_arguments` error the model sees
-/// (docs/contract.md#definitions-and-the-toolset).
+/// Parse a tool input, or the `invalid_arguments` error the model sees, naming the field
+/// (docs/contract.md#the-input-contract, [`crate::input_error`]).
 pub fn parse_input<T: DeserializeOwned>(input: &serde_json::Value) -> Result<T, ToolError> {
-    T::deserialize(input)
-        .map_err(|e| ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}")))
+    crate::input_error::parse_at(input, &[])
 }
 
 /// Erases a typed [`Tool`] into a [`DynTool`]: parses the input, passes both contexts,

@@ -13,7 +13,7 @@ use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, Elicitat
 use rmcp::service::RoleServer;
 use serde_json::Value;
 
-use toolhost_core::approval::{Approval, Approver};
+use toolhost_core::approval::{Approval, Approver, Verdict};
 
 /// Who answers the approvals of the MCP request whose call is running.
 #[derive(Clone)]
@@ -26,6 +26,8 @@ pub(crate) enum Asker {
     Round(Arc<Mutex<Option<String>>>),
     /// A stateless retry whose sealed round was checked: its answer.
     Answered(bool),
+    /// Nobody can be asked for this request: denied.
+    Nobody,
 }
 
 tokio::task_local! {
@@ -39,31 +41,32 @@ pub struct ElicitEscalations;
 
 #[async_trait]
 impl Approver for ElicitEscalations {
-    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
-        let Ok(asker) = ASKER.try_with(Asker::clone) else { return false };
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> Verdict {
+        let Ok(asker) = ASKER.try_with(Asker::clone) else { return Verdict::Unasked };
         // The words of every approval channel, the model's on one escaped line.
         let message = approval.question(tool);
         match asker {
             Asker::Client(peer) => elicit(&peer, message).await,
             Asker::Round(question) => {
                 *question.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
-                false
+                Verdict::Unasked
             }
-            Asker::Answered(approved) => approved,
+            Asker::Answered(approved) => Verdict::answered(approved),
+            Asker::Nobody => Verdict::Unasked,
         }
     }
 }
 
-async fn elicit(peer: &Peer<RoleServer>, message: String) -> bool {
+async fn elicit(peer: &Peer<RoleServer>, message: String) -> Verdict {
     if !peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
-        return false;
+        return Verdict::Unasked;
     }
-    let Some(params) = approval_form(message) else { return false };
+    let Some(params) = approval_form(message) else { return Verdict::Unasked };
     match peer.create_elicitation(params).await {
-        Ok(answer) => approves(&answer),
+        Ok(answer) => Verdict::answered(approves(&answer)),
         Err(e) => {
             tracing::warn!("elicitation for an escalation failed: {e}");
-            false
+            Verdict::Unasked
         }
     }
 }

@@ -448,7 +448,7 @@ impl ServerHandler for McpServer {
             // answer is MissingRequiredClientCapability (below).
             (Some(_), true, false) => Asker::Round(Arc::default()),
             // Nobody to ask: denied.
-            _ => Asker::Answered(false),
+            _ => Asker::Nobody,
         };
         let can_answer = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
         let question = match &asker {
@@ -465,7 +465,8 @@ impl ServerHandler for McpServer {
             });
         let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
             && toolset.available_definition(&name).is_some_and(tasks::eligible)
-            && !(needs_approval && matches!(asker, Asker::Round(_) | Asker::Answered(false)))
+            && !(needs_approval
+                && matches!(asker, Asker::Round(_) | Asker::Answered(false) | Asker::Nobody))
             && self.tasks.running_task_count() < MCP_MAX_RUNNING_TASKS;
         if as_task {
             let policy = self.roots_policy(&context.peer).await;

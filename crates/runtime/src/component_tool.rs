@@ -68,9 +68,11 @@ pub struct ComponentTool {
     /// What the component may do; its declared risk unless [`ComponentTool::with_grant`].
     grant: RiskGrant,
     records_reads: bool,
-    /// The host's check of each call's arguments against the input schema; `None` for a
-    /// tool that checks its own with the contract's texts (the built-ins).
-    input_check: Option<crate::input::InputCheck>,
+    /// The host's check of each call's arguments against the input schema.
+    input_check: crate::input::InputCheck,
+    /// The built-ins parse their own input with one type for schema and parser: the host's
+    /// check runs only once that parse refused, to word the refusal ([`Self::parses_own_input`]).
+    parses_own_input: bool,
     /// Parts a call runs as when the component exports `parallel` (1: never split).
     parts: u32,
     /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
@@ -96,7 +98,8 @@ impl ComponentTool {
             grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
-            input_check: Some(Default::default()),
+            input_check: Default::default(),
+            parses_own_input: false,
             parts: default_parts(),
             crashes: Default::default(),
             asks_before_running: false,
@@ -118,7 +121,8 @@ impl ComponentTool {
             grant: RiskGrant::new(definition.id.to_string(), definition.risk),
             definition,
             records_reads: false,
-            input_check: Some(Default::default()),
+            input_check: Default::default(),
+            parses_own_input: false,
             parts: default_parts(),
             crashes: Default::default(),
             asks_before_running: false,
@@ -150,12 +154,35 @@ impl ComponentTool {
         self
     }
 
-    /// Leave the checking of this tool's arguments to the tool itself: only the built-ins,
-    /// whose refusals are texts the contract fixes. Every other component gets the host's
-    /// check ([`crate::input`]) before it is instantiated.
-    pub fn checks_own_input(mut self) -> Self {
-        self.input_check = None;
+    /// A built-in: its input's schema and parser are one type (the SDK's `parse_input`), so
+    /// the host checks the arguments against the schema only when the tool's own parse refused
+    /// them, and then answers with the host's refusal, in the words every tool's refusal has
+    /// (`toolhost_core::input_error`). A valid call costs nothing more; the first schema
+    /// compile of a process (the meta-schema's, about 14 ms) is never paid by a one-call
+    /// `toolhost call` that is valid.
+    pub fn parses_own_input(mut self) -> Self {
+        self.parses_own_input = true;
         self
+    }
+
+    /// The host's refusal of `input`, when the tool's own parse refused it (`refused`):
+    /// the host's words when the schema check finds the violation, else the tool's.
+    async fn reworded(
+        &self,
+        refused: ToolError,
+        input: serde_json::Value,
+        deadline: Instant,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> ToolError {
+        let own_parse = refused.code == ErrorCode::InvalidArguments
+            && refused.message.starts_with(toolhost_core::tool::INVALID_INPUT_PREFIX);
+        if !own_parse {
+            return refused;
+        }
+        match self.input_check.check(&self.definition, input, deadline, cancel).await {
+            Err(host) if host.code == ErrorCode::InvalidArguments => host,
+            _ => refused,
+        }
     }
 
     /// Ask a person before every program this tool runs, and run only what they approved
@@ -276,10 +303,9 @@ impl DynTool for ComponentTool {
         if let Some(reason) = self.disabled() {
             return Err(ToolError::execution_failed(reason));
         }
-        if let Some(check) = &self.input_check {
-            check
-                .check(&self.definition, input.clone(), call_deadline(&call), &call.cancel)
-                .await?;
+        let (deadline, cancel) = (call_deadline(&call), call.cancel.clone());
+        if !self.parses_own_input {
+            self.input_check.check(&self.definition, input.clone(), deadline, &cancel).await?;
         }
         let text = input.to_string();
         let pre = self.pre().await?;
@@ -287,7 +313,12 @@ impl DynTool for ComponentTool {
             Box::pin(async move { pre.inspect(store, &text).await })
         })
         .await;
-        run.value?
+        match run.value {
+            Ok(Err(e)) | Err(e) if self.parses_own_input => {
+                Err(self.reworded(e, input.clone(), deadline, &cancel).await)
+            }
+            value => value?,
+        }
     }
 
     async fn call(
@@ -296,12 +327,42 @@ impl DynTool for ComponentTool {
         call: ToolCallContext,
         input: serde_json::Value,
     ) -> ToolResult {
+        if !self.parses_own_input {
+            return self.call_checked(session, call, input).await;
+        }
+        let (deadline, cancel) = (call_deadline(&call), call.cancel.clone());
+        let result = self.call_checked(session, call, input.clone()).await;
+        match result.error.clone() {
+            Some(e) if result.status == ToolResultStatus::Failed => {
+                let reworded = self.reworded(e.clone(), input, deadline, &cancel).await;
+                if reworded == e {
+                    result
+                } else {
+                    ToolResult { usage: result.usage, ..ToolResult::from_error(reworded) }
+                }
+            }
+            _ => result,
+        }
+    }
+}
+
+impl ComponentTool {
+    /// One call: the host's input check first (unless the tool parses its own input), then
+    /// the run.
+    async fn call_checked(
+        &self,
+        session: &ToolSessionContext,
+        call: ToolCallContext,
+        input: serde_json::Value,
+    ) -> ToolResult {
         let gated = self.asks_before_running;
         let (text, kept) =
             if gated { (String::new(), Some(input.clone())) } else { (input.to_string(), None) };
-        if let Some(check) = &self.input_check
-            && let Err(e) =
-                check.check(&self.definition, input, call_deadline(&call), &call.cancel).await
+        if !self.parses_own_input
+            && let Err(e) = self
+                .input_check
+                .check(&self.definition, input, call_deadline(&call), &call.cancel)
+                .await
         {
             return ToolResult::from_error(e);
         }

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use toolhost_core::approval::{Approval, Approver};
+use toolhost_core::approval::{Approval, Approver, Verdict};
 
 use crate::output::OutputQueue;
 
@@ -70,13 +70,13 @@ impl Answer {
 
 #[async_trait]
 impl Approver for ClientApprovals {
-    async fn approve(&self, tool: &str, approval: Approval<'_>) -> bool {
-        let Ok(id) = ASKING_FOR.try_with(Value::clone) else { return false };
-        let Some(out) = self.out.get() else { return false };
+    async fn approve(&self, tool: &str, approval: Approval<'_>) -> Verdict {
+        let Ok(id) = ASKING_FOR.try_with(Value::clone) else { return Verdict::Unasked };
+        let Some(out) = self.out.get() else { return Verdict::Unasked };
         let (tx, rx) = oneshot::channel();
         self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(crate::jsonl::key(&id), tx);
         let body = serde_json::json!({"tool": tool, "question": approval.question(tool)});
         out.send(crate::jsonl::event(&id, "approval", &body)).await;
-        rx.await.unwrap_or(false)
+        rx.await.map_or(Verdict::Unasked, Verdict::answered)
     }
 }

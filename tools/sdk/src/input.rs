@@ -13,9 +13,13 @@ pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 /// The JSON Schema of `T` as schemars 1 generates it, without top-level `$schema` and
 /// `title` (docs/contract.md#definitions-and-the-toolset). A tool's input is a JSON object (MCP
 /// requires `"type": "object"` at the top); for an enum of object variants (`#[serde(tag = …)]`),
-/// which schemars writes as a bare `oneOf`, the top-level `"type": "object"` is added.
+/// which schemars writes as a bare `oneOf`, the top-level `"type": "object"` is added. An
+/// integer of at most 32 bits gets its range (`minimum`, `maximum`), so the schema refuses
+/// every number the parser does and the host's check names the field
+/// (docs/contract.md#the-input-contract).
 pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     let mut schema = schemars::schema_for!(T).to_value();
+    bound_small_integers(&mut schema);
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
@@ -34,13 +38,62 @@ pub fn input_schema<T: JsonSchema>() -> serde_json::Value {
     schema
 }
 
+/// The range of each integer `format` schemars writes for a Rust integer type of at most 32
+/// bits.
+fn integer_range(format: &str) -> Option<(i64, i64)> {
+    Some(match format {
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// Adds the missing `minimum`/`maximum` of every small integer in `schema`.
+fn bound_small_integers(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(object) => {
+            if let Some((min, max)) =
+                object.get("format").and_then(|f| f.as_str()).and_then(integer_range)
+            {
+                object.entry("minimum").or_insert(min.into());
+                object.entry("maximum").or_insert(max.into());
+            }
+            object.values_mut().for_each(bound_small_integers);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(bound_small_integers),
+        _ => {}
+    }
+}
+
+/// serde's text without the members only the host adds (`$operator`): the model is never
+/// told of them.
+fn without_host_members(text: String) -> String {
+    let mut out = text;
+    while let Some(start) = out.find("`$") {
+        let Some(len) = out[start + 1..].find('`') else { break };
+        let mut end = start + len + 2;
+        let mut start = start;
+        if out[..start].ends_with(", ") {
+            start -= 2;
+        } else if out[end..].starts_with(", ") {
+            end += 2;
+        }
+        out.replace_range(start..end, "");
+    }
+    out
+}
+
 /// Deserialise a tool input; a failure is `invalid-arguments` whose message is
 /// [`INVALID_INPUT_PREFIX`] followed by serde's message. The input must be a JSON object (the
 /// schema's top level): serde alone would take an array for a struct whose fields all have
 /// defaults.
 pub fn parse_input<T: DeserializeOwned>(json: &str) -> Result<T, ToolError> {
     let invalid = |e: &dyn std::fmt::Display| {
-        ToolError::invalid_arguments(format!("{INVALID_INPUT_PREFIX}{e}"))
+        ToolError::invalid_arguments(without_host_members(format!("{INVALID_INPUT_PREFIX}{e}")))
     };
     if !json.trim_start().starts_with('{')
         && serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok()
@@ -188,6 +241,28 @@ mod tests {
         assert_eq!(err.message, format!("invalid tool input: {serde_message}"));
         let err = parse_input::<Greet>("not json").unwrap_err();
         assert!(err.message.starts_with("invalid tool input: "), "{}", err.message);
+    }
+
+    /// With a member only the host adds.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Operated {
+        command: String,
+        #[serde(rename = "$operator", default)]
+        operator: Option<serde_json::Value>,
+        limit: Option<u32>,
+    }
+
+    #[test]
+    fn the_hosts_members_are_never_named_and_small_integers_are_bounded() {
+        let err = parse_input::<Operated>(r#"{"command":"ls","bogus":1}"#).unwrap_err();
+        assert!(!err.message.contains("$operator"), "{}", err.message);
+        assert!(err.message.contains("`command`, `limit`"), "{}", err.message);
+        assert_eq!(without_host_members("`$operator`, `a`".into()), "`a`");
+        let schema = input_schema::<Greet>();
+        assert_eq!(schema["properties"]["repeatCount"]["maximum"], json!(u32::MAX));
+        assert_eq!(schema["properties"]["repeatCount"]["minimum"], json!(0));
     }
 
     #[test]

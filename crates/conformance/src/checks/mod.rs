@@ -306,6 +306,7 @@ pub(crate) async fn run_all(
         );
     }
     tool.reset_crashes();
+    answer_check(report, &cases);
     input_checks(report, &cases, options);
     output_checks(report, &cases, &def, options);
     report.timings.push(("inputs".into(), started.elapsed().as_millis()));
@@ -329,6 +330,49 @@ pub(crate) async fn run_all(
     report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
     push(report, "isolation.ambient", Outcome::Pass, ambient_message(&wasi));
     Ok(())
+}
+
+/// `inputs.answers`: a tool that answers none of the calls that reached it (each ran past its
+/// deadline and the host stopped it) is not conformant — it fails. One that answered some
+/// and ran past the deadline on others gets a warning naming one such input; calls the host
+/// refused itself (their arguments broke the schema) never reached the tool and do not count.
+fn answer_check(report: &mut Report, cases: &[Case]) {
+    let reached: Vec<&Case> = cases
+        .iter()
+        .filter(|c| {
+            !c.result.error.as_ref().is_some_and(|e| e.message.ends_with(INPUT_REFUSED_BY_HOST))
+        })
+        .collect();
+    let late: Vec<&&Case> = reached
+        .iter()
+        .filter(|c| {
+            c.result.error.as_ref().is_some_and(|e| e.message.ends_with(STOPPED_AT_DEADLINE))
+        })
+        .collect();
+    let deadline = CASE_DEADLINE.as_secs();
+    let (outcome, message) = match (reached.len(), late.len()) {
+        (0, _) => (
+            Outcome::Pass,
+            "no generated input reached the tool (the host refused every one against the schema)"
+                .to_string(),
+        ),
+        (n, 0) => (Outcome::Pass, format!("the tool answered all {n} calls that reached it")),
+        (n, k) if k == n => (
+            Outcome::Fail,
+            format!(
+                "the tool answered none of the {n} calls that reached it: each ran past its {deadline} s deadline and the host stopped it (e.g. {}); a tool that never answers is not conformant: return a result (or an error) within the call's deadline and check cancelled() in long loops",
+                shown(&late[0].input)
+            ),
+        ),
+        (n, k) => (
+            Outcome::Warn,
+            format!(
+                "{k} of the {n} calls that reached the tool ran past their {deadline} s deadline and the host stopped them (e.g. {}); the rest answered",
+                shown(&late[0].input)
+            ),
+        ),
+    };
+    push(report, "inputs.answers", outcome, message);
 }
 
 /// The WASI packages among `imports` (`wasi:filesystem`, …), each once, in the order first
@@ -391,4 +435,57 @@ fn ambient_message(wasi: &[&str]) -> String {
         "WASI is linked with an empty context; the WASI packages it imports, {}, reach nothing outside the toolhost:tool capabilities",
         each.join(", ")
     )
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+    use toolhost_core::result::ToolError;
+
+    fn case(result: ToolResult) -> Case {
+        Case {
+            input: serde_json::json!({"path": "a"}),
+            valid: true,
+            result,
+            crashed: false,
+            refusals: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    fn late() -> Case {
+        case(ToolResult::from_error(ToolError::new(ErrorCode::Timeout, STOPPED_AT_DEADLINE)))
+    }
+
+    fn answered() -> Case {
+        case(ToolResult::from_error(ToolError::invalid_arguments("no such file")))
+    }
+
+    fn refused_by_host() -> Case {
+        let text = format!("invalid tool input: `path` is missing; {INPUT_REFUSED_BY_HOST}");
+        case(ToolResult::from_error(ToolError::invalid_arguments(text)))
+    }
+
+    fn judged(cases: &[Case]) -> Check {
+        let mut report =
+            Report { component: "x".into(), seed: 1, checks: Vec::new(), timings: Vec::new() };
+        answer_check(&mut report, cases);
+        report.checks.pop().unwrap()
+    }
+
+    #[test]
+    fn a_tool_that_never_answers_fails_and_one_slow_call_among_answers_warns() {
+        // Every call that reached it ran past its deadline (the host's own refusals do not
+        // count): not conformant.
+        let never = judged(&[late(), refused_by_host(), late()]);
+        assert_eq!(never.outcome, Outcome::Fail, "{}", never.message);
+        assert!(never.message.contains("answered none of the 2 calls"), "{}", never.message);
+        assert!(never.message.contains("2 s deadline"), "{}", never.message);
+        // One slow call among answers: a warning naming it, not a failure.
+        let once = judged(&[answered(), late(), answered()]);
+        assert_eq!(once.outcome, Outcome::Warn, "{}", once.message);
+        assert!(once.message.starts_with("1 of the 3 calls"), "{}", once.message);
+        assert_eq!(judged(&[answered(), refused_by_host()]).outcome, Outcome::Pass);
+        assert_eq!(judged(&[refused_by_host()]).outcome, Outcome::Pass);
+    }
 }

@@ -14,7 +14,9 @@ pub(crate) fn section(name: &str) -> &'static str {
         "static" => "what-the-host-refuses",
         "describe" => "the-definition-describe",
         "inputs" if name == "inputs.invalid-refused" => "the-input",
-        "inputs" if name == "inputs.bounded" => "time-cancellation-and-progress",
+        "inputs" if name == "inputs.bounded" || name == "inputs.answers" => {
+            "time-cancellation-and-progress"
+        }
         "inputs" => "errors",
         "outputs" => "structured-results",
         "bounds" => "limits",
@@ -87,6 +89,7 @@ mod tests {
             "inputs.no-trap",
             "inputs.invalid-refused",
             "inputs.bounded",
+            "inputs.answers",
             "outputs.structured",
             "bounds.result-size",
             "bounds.memory",

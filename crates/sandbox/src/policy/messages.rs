@@ -4,11 +4,33 @@ use std::path::{Path, PathBuf};
 
 use super::Tier;
 
+/// How the advice to ask for a grant starts and ends (see [`grant_hint`]).
+const GRANT_HINT_START: &str = "If the task needs it, retry with sandboxPermissions ";
+const GRANT_HINT_END: &str = "and a justification (one sentence for the user, who decides).";
+
+/// What a denial advises instead of a grant when the tool called takes no
+/// `sandboxPermissions` (read, grep, glob, list, a read-only installed tool, or any tool when
+/// the sandbox is unavailable): nothing it could send widens its access.
+pub const NO_GRANT_HINT: &str =
+    "This tool cannot ask for access beyond its sandbox; if the task needs it, ask the user.";
+
+/// The advice of a denial to a tool that takes `sandboxPermissions`: the grant to ask for.
 fn grant_hint(path: &Path, access: &str) -> String {
     format!(
-        "If the task needs it, retry with sandboxPermissions {{\"paths\": [{{\"path\": \"{}\", \"access\": \"{access}\", \"scope\": \"exact\"}}]}} and a justification (one sentence for the user, who decides).",
+        "{GRANT_HINT_START}{{\"paths\": [{{\"path\": \"{}\", \"access\": \"{access}\", \"scope\": \"exact\"}}]}} {GRANT_HINT_END}",
         path.display()
     )
+}
+
+/// `text` with every grant advice in it replaced by [`NO_GRANT_HINT`], for a tool whose
+/// schema takes no `sandboxPermissions`; `None` when it gives none.
+pub fn without_grant_hints(text: &str) -> Option<String> {
+    let start = text.find(GRANT_HINT_START)?;
+    let end = start + text[start..].find(GRANT_HINT_END)? + GRANT_HINT_END.len();
+    let mut out = format!("{}{NO_GRANT_HINT}", &text[..start]);
+    let rest = &text[end..];
+    out.push_str(&without_grant_hints(rest).unwrap_or_else(|| rest.to_string()));
+    Some(out)
 }
 
 /// A hard-protected path: never writable.
@@ -142,4 +164,21 @@ pub fn reads_note(workspace: &Path, roots: &[PathBuf]) -> String {
         "Readable here: the workspace {}, {roots}, the session's temp dir, the toolchains in HOME and the system directories programs need (/usr, /etc, /opt, …); any other path (other projects, HOME's other files, /home, /tmp, /mnt) is refused.",
         quote(workspace)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_without_sandbox_permissions_is_never_told_to_send_them() {
+        let path = Path::new("/home/u/.ssh/id_rsa");
+        let twice = format!("{} and {}", credential(path), sensitive(Path::new("/w/.env")));
+        assert!(twice.contains("retry with sandboxPermissions"), "{twice}");
+        let plain = without_grant_hints(&twice).unwrap();
+        assert!(!plain.contains("sandboxPermissions"), "{plain}");
+        assert_eq!(plain.matches(NO_GRANT_HINT).count(), 2, "{plain}");
+        assert!(plain.starts_with("/home/u/.ssh/id_rsa is a credential location"), "{plain}");
+        assert_eq!(without_grant_hints("nothing to replace"), None);
+    }
 }
