@@ -114,6 +114,20 @@ fn doctor_says_whether_the_sandbox_works_and_what_to_do() {
         network.contains(&format!("put \"network\": \"allow\" in {}", policy_json.display())),
         "{text}"
     );
+    // What is readable, and how an operator confines it.
+    let reads = text.lines().find(|l| l.starts_with("reads: ")).unwrap_or_default();
+    assert!(reads.starts_with("reads: every path but credentials (the default)"), "{text}");
+    assert!(reads.contains("--read-root DIR") && reads.contains("--confine-reads"), "{text}");
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path().canonicalize().unwrap();
+    let out = toolhost(&fx).arg("--read-root").arg(&root).arg("doctor").output().unwrap();
+    let confined = String::from_utf8_lossy(&out.stdout);
+    let reads = confined.lines().find(|l| l.starts_with("reads: ")).unwrap_or_default();
+    assert!(
+        reads.starts_with("reads: confined to the workspace")
+            && reads.contains(&root.display().to_string()),
+        "{confined}"
+    );
     std::fs::write(&policy_json, r#"{"network": "allow"}"#).unwrap();
     let out = toolhost(&fx).arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

@@ -13,6 +13,7 @@ pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolic
     for line in sandbox.report(policy) {
         outln!("{}", terminal_line(&line));
     }
+    outln!("{}", terminal_line(&reads_line(policy)));
     match available {
         Availability::Available => {
             outln!("sandbox: available ({}); bash runs sandboxed.", sandbox.describe());
@@ -25,5 +26,26 @@ pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolic
             );
             ExitCode::FAILURE
         }
+    }
+}
+
+/// What the file tools and bash may read, in plain words, and how an operator narrows it.
+fn reads_line(policy: &SandboxPolicy) -> String {
+    if policy.reads_confined() {
+        let roots: Vec<String> =
+            policy.read_roots().iter().map(|r| r.display().to_string()).collect();
+        let roots = if roots.is_empty() { "none".to_string() } else { roots.join(", ") };
+        format!(
+            "reads: confined to the workspace {}, the read roots ({roots}), the session's temp dir, HOME's toolchains and the system directories; an MCP client's roots narrow them further",
+            policy.workspace().display()
+        )
+    } else {
+        let file = match policy.data_dir() {
+            Some(dir) => dir.join("policy.json").display().to_string(),
+            None => "the data dir's policy.json".into(),
+        };
+        format!(
+            "reads: every path but credentials (the default) — the file tools and bash also read other projects beside the workspace. To confine reads to the workspace and listed directories: --read-root DIR (repeatable), --confine-reads, or \"reads\" in {file}"
+        )
     }
 }
