@@ -1002,3 +1002,49 @@ fn bash_in_a_home_workspace_cannot_plant_new_hidden_entries_in_home() {
         "fetched\n"
     );
 }
+
+/// In a HOME workspace the programs on the user's PATH and what they load are not bash's to
+/// change: `~/.cargo/bin/cargo`, rustup's settings, a `.pth` file in Python's user
+/// site-packages would all run at the user's next command, outside any sandbox. The package
+/// caches stay writable.
+#[test]
+fn bash_in_a_home_workspace_cannot_change_the_users_toolchains() {
+    let mut a = Attack::new();
+    a.ws = a.home.clone();
+    if !a.sandbox_or_skip("bash_in_a_home_workspace_cannot_change_the_users_toolchains") {
+        return;
+    }
+    let cargo = a.home.join(".cargo/bin/cargo");
+    std::fs::create_dir_all(cargo.parent().unwrap()).unwrap();
+    std::fs::write(&cargo, "#!/bin/sh\necho real cargo\n").unwrap();
+    let settings = a.home.join(".rustup/settings.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "version = \"12\"\n").unwrap();
+    let site = a.home.join(".local/lib/python3.12/site-packages");
+    std::fs::create_dir_all(&site).unwrap();
+    let out = a.bash(
+        "echo 'echo pwned' >> ~/.cargo/bin/cargo; echo 'echo pwned' > ~/.cargo/bin/cargo-evil; \
+         echo 'default_toolchain = \"/tmp/evil\"' >> ~/.rustup/settings.toml; \
+         echo 'import os; os.system(\"touch /tmp/pwned\")' > ~/.local/lib/python3.12/site-packages/evil.pth; \
+         echo fetched > ~/.cargo/registry/new.crate; echo done",
+    );
+    assert!(out.text().contains("done"), "{}", out.all());
+    promise(std::fs::read_to_string(&cargo).unwrap() == "#!/bin/sh\necho real cargo\n", || {
+        format!("bash changed ~/.cargo/bin/cargo: {}", out.all())
+    });
+    promise(!a.home.join(".cargo/bin/cargo-evil").exists(), || {
+        format!("bash planted ~/.cargo/bin/cargo-evil: {}", out.all())
+    });
+    promise(std::fs::read_to_string(&settings).unwrap() == "version = \"12\"\n", || {
+        format!("bash changed rustup's settings: {}", out.all())
+    });
+    promise(!site.join("evil.pth").exists(), || {
+        format!("bash planted a .pth in Python's user site-packages: {}", out.all())
+    });
+    assert_eq!(
+        std::fs::read_to_string(a.home.join(".cargo/registry/new.crate")).unwrap(),
+        "fetched\n",
+        "the package cache stays writable: {}",
+        out.all()
+    );
+}

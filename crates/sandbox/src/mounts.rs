@@ -203,10 +203,11 @@ pub fn mount_args_showing(
                 hide_data_dir(&mut a, k, boxed);
                 continue;
             }
-            // A kept entry that is itself protected (`.config/git`, `.local/bin`: sensitive)
+            // A kept entry that is itself protected (`.config/git`, `.local/bin`: sensitive),
+            // or lies inside a protected entry (`.local/lib/python3.12` in `.local/lib`),
             // comes back read-only, as its carve-out had it.
-            let writable =
-                (root_of(k) && !carve.contains(k)) || *access == crate::policy::Access::Write;
+            let writable = (root_of(k) && !carve.iter().any(|c| k.starts_with(c)))
+                || *access == crate::policy::Access::Write;
             a.push(if writable { "--bind".into() } else { "--ro-bind".into() });
             a.push(k.clone().into_os_string());
             a.push(k.clone().into_os_string());

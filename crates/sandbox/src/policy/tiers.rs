@@ -311,6 +311,18 @@ pub const HOME_SENSITIVE_ENTRIES: &[&str] = &[
     ".config/environment.d",
     ".config/nvim",
     ".local/bin",
+    // Programs on the user's PATH and what they load, which the user's own later commands run
+    // unchecked: a toolchain's bin dirs, rustup's toolchains and settings, Python's user
+    // site-packages (a `.pth` file there runs at every Python start).
+    ".cargo/bin",
+    ".rustup",
+    ".pyenv/shims",
+    ".pyenv/bin",
+    ".bun/bin",
+    ".deno/bin",
+    ".dotnet/tools",
+    ".ghcup/bin",
+    ".local/lib",
     ".ssh/authorized_keys",
     ".ssh/rc",
 ];
