@@ -87,10 +87,7 @@ pub trait SandboxBackend: Send + Sync {
 /// `doctor`'s network line, the same for every backend: whether bash and the programs it
 /// runs reach the network, and how an operator changes it, in plain words.
 pub(crate) fn network_line(policy: &SandboxPolicy) -> String {
-    let file = match policy.data_dir() {
-        Some(dir) => dir.join("policy.json").display().to_string(),
-        None => "the data dir's policy.json".into(),
-    };
+    let file = policy.policy_file_shown();
     match policy.network() {
         crate::policy::NetworkAccess::Deny => format!(
             "network: off — bash and every program it runs have no network: no DNS, no downloads (cargo, npm, pip, git fetch), no service on localhost. To allow it for every call, put \"network\": \"allow\" in {file}; for one call, the model asks with bash's sandboxPermissions.network and a person approves it."

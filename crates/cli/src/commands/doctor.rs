@@ -40,10 +40,7 @@ fn reads_line(policy: &SandboxPolicy) -> String {
             policy.workspace().display()
         )
     } else {
-        let file = match policy.data_dir() {
-            Some(dir) => dir.join("policy.json").display().to_string(),
-            None => "the data dir's policy.json".into(),
-        };
+        let file = policy.policy_file_shown();
         format!(
             "reads: every path but credentials (the default) — the file tools and bash also read other projects beside the workspace. To confine reads to the workspace and listed directories: --read-root DIR (repeatable), --confine-reads, or \"reads\" in {file}"
         )

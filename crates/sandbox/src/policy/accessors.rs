@@ -30,6 +30,15 @@ impl SandboxPolicy {
         self.data_dir.as_deref()
     }
 
+    /// The operator's `policy.json` ([`super::POLICY_FILE`] in the data dir), as `doctor` names
+    /// it to a person: its path, or "the data dir's policy.json" when there is no data dir.
+    pub fn policy_file_shown(&self) -> String {
+        match &self.data_dir {
+            Some(dir) => dir.join(super::POLICY_FILE).display().to_string(),
+            None => format!("the data dir's {}", super::POLICY_FILE),
+        }
+    }
+
     /// Files outside the data dir that are private data (`--token-file`; real paths).
     pub fn private_files(&self) -> &[PathBuf] {
         &self.private_files
