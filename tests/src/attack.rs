@@ -473,6 +473,35 @@ impl Attack {
         result
     }
 
+    /// Paths a workspace tool must refuse (seed 002: every path is relative to the
+    /// workspace root), after making what they name: `outside/secret.md` beside the
+    /// workspace (holding the marker `7f3a`), a symlink `link` to it, and `docs/in.md` inside.
+    /// `../outside/secret.md`, the absolute path outside, the absolute path of `docs/in.md`
+    /// (absolute even inside), and `link/secret.md`.
+    pub fn paths_outside_the_workspace(&self) -> Vec<String> {
+        let outside = self.outside_dir("outside");
+        std::fs::write(outside.join("secret.md"), "# Outside marker 7f3a\n").unwrap();
+        std::os::unix::fs::symlink(&outside, self.ws.join("link")).unwrap();
+        let inside = self.put("docs/in.md", "# Inside\n");
+        vec![
+            "../outside/secret.md".to_owned(),
+            outside.join("secret.md").display().to_string(),
+            inside.display().to_string(),
+            "link/secret.md".to_owned(),
+        ]
+    }
+
+    /// Asserts that workspace tool `tool`'s `operation` on `path` was refused as a path
+    /// outside the workspace, naming the field, with nothing of what lies outside shown.
+    pub fn assert_path_refused(&self, tool: &str, operation: &str, path: &str) {
+        let r = self.workspace_call(tool, json!({"operation": operation, "path": path}));
+        assert_eq!(r["status"], "failed", "{operation} {path}: {r}");
+        let s = &r["structuredContent"];
+        assert_eq!(s["error_kind"], "LOCAL_EXECUTOR_PATH_DENIED", "{operation} {path}: {r}");
+        assert!(s["error"].as_str().unwrap().starts_with("`path`: "), "{r}");
+        assert!(!r.to_string().contains("7f3a"), "{operation} {path} read outside: {r}");
+    }
+
     /// `toolhost call bash` with `command`.
     pub fn bash(&self, command: &str) -> Out {
         self.call("bash", json!({ "command": command }))

@@ -300,18 +300,20 @@ fn a_tool_that_leans_on_the_hosts_input_check_passes() {
     assert_eq!(out.code, Some(0), "{}", out.all());
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(failed_checks(&report).is_empty(), "{}", out.stdout);
-    let check = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "inputs.invalid-refused")
-        .unwrap_or_else(|| panic!("{}", out.stdout));
-    let message = check["message"].as_str().unwrap();
+    // A tool that answers passes `inputs.answers` (the stuck one below fails it).
+    let answers = check(&report, "inputs.answers");
+    assert_eq!(answers["outcome"], "pass", "{answers}");
+    let message = check(&report, "inputs.invalid-refused")["message"].as_str().unwrap();
     assert!(message.contains("(the host refused "), "{message}");
     assert!(message.contains("refused with invalid-arguments"), "not the WIT's name: {message}");
     assert!(!message.contains("the host refused 0 of"), "{message}");
 }
 
+/// A component whose every call never returns cannot hold conformance past its budget, and
+/// is not conformant (issue 40 item 14): every call ran past its deadline, so it answered
+/// nothing; `inputs.answers` fails, naming the deadline, and conformance exits 1 (it passed
+/// with warnings before). A tool that answers passes that check
+/// (`a_tool_that_leans_on_the_hosts_input_check_passes`).
 #[test]
 fn a_component_that_never_returns_cannot_hold_conformance() {
     let a = Attack::new();
@@ -321,14 +323,9 @@ fn a_component_that_never_returns_cannot_hold_conformance() {
     let out =
         toolhost_tests::attack::run_limited(&mut cmd, None, std::time::Duration::from_secs(90))
             .expect("conformance of a stuck component ran past 90 s");
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.all());
+    assert_eq!(out.code, Some(1), "a tool that never answers passed: {}", out.all());
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let bounded = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "inputs.bounded")
-        .unwrap_or_else(|| panic!("no inputs.bounded check: {}", out.stdout));
+    let bounded = check(&report, "inputs.bounded");
     assert_eq!(bounded["outcome"], "warn", "{bounded}");
     let message = bounded["message"].as_str().unwrap();
     assert!(
@@ -344,46 +341,13 @@ fn a_component_that_never_returns_cannot_hold_conformance() {
             out.stdout
         );
     }
-}
-
-/// Issue 40 item 14: a tool whose every call runs past its deadline answered nothing, so it
-/// is not conformant: `inputs.answers` fails, naming the deadline, and conformance exits 1
-/// (it passed with warnings before). A tool that answers passes that check.
-#[test]
-fn a_tool_that_never_answers_fails_conformance() {
-    let a = Attack::new();
-    let file = test_components_dir().join("stuck.wasm");
-    let mut cmd = a.command(&[]);
-    cmd.args(["conformance", file.to_str().unwrap(), "--seed", SEED, "--json"]);
-    let out =
-        toolhost_tests::attack::run_limited(&mut cmd, None, std::time::Duration::from_secs(90))
-            .expect("conformance of a stuck component ran past 90 s");
-    assert_eq!(out.code, Some(1), "a tool that never answers passed: {}", out.all());
-    let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(failed_checks(&report).contains("inputs.answers"), "{}", out.stdout);
-    let check = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "inputs.answers")
-        .unwrap_or_else(|| panic!("{}", out.stdout));
-    let message = check["message"].as_str().unwrap();
+    let message = check(&report, "inputs.answers")["message"].as_str().unwrap();
     assert!(
         message.starts_with("the tool answered none of the ")
             && message.contains("each ran past its 2 s deadline"),
         "{message}"
     );
-
-    // One that answers passes it.
-    let out = conformance(&a, &test_components_dir().join("lenient.wasm"), &["--json"]);
-    let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let check = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "inputs.answers")
-        .unwrap_or_else(|| panic!("{}", out.stdout));
-    assert_eq!(check["outcome"], "pass", "{check}");
 }
 
 /// The WASI packages a language runtime imports and the author cannot remove pass
