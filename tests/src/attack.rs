@@ -473,7 +473,7 @@ impl Attack {
         result
     }
 
-    /// Paths a workspace tool must refuse (seed 002: every path is relative to the
+    /// Paths a workspace tool must refuse (docs/workspace-tools.md: every path is relative to the
     /// workspace root), after making what they name: `outside/secret.md` beside the
     /// workspace (holding the marker `7f3a`), a symlink `link` to it, and `docs/in.md` inside.
     /// `../outside/secret.md`, the absolute path outside, the absolute path of `docs/in.md`

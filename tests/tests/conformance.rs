@@ -310,7 +310,7 @@ fn a_tool_that_leans_on_the_hosts_input_check_passes() {
 }
 
 /// A component whose every call never returns cannot hold conformance past its budget, and
-/// is not conformant (issue 40 item 14): every call ran past its deadline, so it answered
+/// is not conformant: every call ran past its deadline, so it answered
 /// nothing; `inputs.answers` fails, naming the deadline, and conformance exits 1 (it passed
 /// with warnings before). A tool that answers passes that check
 /// (`a_tool_that_leans_on_the_hosts_input_check_passes`).

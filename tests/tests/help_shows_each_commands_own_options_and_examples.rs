@@ -1,4 +1,4 @@
-//! Issue 40 item 13: `toolhost COMMAND --help` shows the command's own options and examples,
+//! `toolhost COMMAND --help` shows the command's own options and examples,
 //! and names the global options in one line instead of repeating them; `toolhost --help`
 //! documents the global options once, and its `--agent` text names the five workspace tools.
 //! The options still parse wherever they stood before (docs/cli.md).

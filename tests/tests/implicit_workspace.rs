@@ -1,5 +1,5 @@
 //! A command that runs tools never takes a directory shared by the whole machine for its
-//! workspace just because it was started there (issue 40): without `--workspace`, `call`,
+//! workspace just because it was started there: without `--workspace`, `call`,
 //! `session` and `mcp` started from `/`, HOME or the temp dir refuse, write nothing and say
 //! how to name a workspace; an explicit `--workspace` still works, and `mcp` says on stderr
 //! which workspace it serves. Also: `--workspace` errors exit 2, `call TOOL -` reads stdin,

@@ -1,4 +1,4 @@
-//! Issue 40 item 6: every tool's refusal of arguments that break its schema is one text that
+//! Every tool's refusal of arguments that break its schema is one text that
 //! names the field (docs/contract.md#the-input-contract) — the built-in components, bash (a
 //! host tool), the escalation parameters and an installed component alike — and the
 //! operator-only `$operator` the host adds for workspace_shell and workspace_tests is never

@@ -1,4 +1,4 @@
-//! Output into a reader that went away ends quietly, as `cat` and `rg` do (issue 40):
+//! Output into a reader that went away ends quietly, as `cat` and `rg` do:
 //! `toolhost tools --json | head -1` must not panic with "failed printing to stdout".
 
 use std::process::{Command, Stdio};

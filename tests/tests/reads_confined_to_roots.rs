@@ -1,6 +1,6 @@
-//! Reads confined to the workspace plus listed roots (issue 40, item 2;
-//! docs/security.md#reads-confined-to-roots), through the built binary. By default another
-//! project's `.env` beside the workspace is readable (seed 000: reads everywhere but
+//! Reads confined to the workspace plus listed roots
+//! (docs/security.md#reads-confined-to-roots), through the built binary. By default another
+//! project's `.env` beside the workspace is readable (the default, docs/contract.md#paths: reads everywhere but
 //! credentials); with `--confine-reads`, `--read-root` or policy.json's `reads`, read, grep,
 //! glob, list and bash refuse it, a listed root is readable and never writable, the system
 //! directories stay readable and bash still runs programs, the tools' descriptions say what is
@@ -54,7 +54,7 @@ fn a_sibling_projects_env_is_readable_by_default_and_refused_by_every_tool_when_
     let a = Attack::new();
     let bash = a.sandbox_or_skip("reads_confined_to_roots");
     let (other, m) = sibling_project(&a);
-    // The default (seed 000): read, grep and bash show it.
+    // The default: read, grep and bash show it.
     for (tool, out) in every_reader(&a, &[], &other) {
         if tool == "bash" && !bash {
             continue;

@@ -1,4 +1,4 @@
-//! Issue 40 item 8: a refusal advises only what the tool called can take. `read`, `list` and
+//! A refusal advises only what the tool called can take. `read`, `list` and
 //! `grep` (and any tool whose schema has no `sandboxPermissions`) are never told to retry
 //! with `sandboxPermissions`; `write`, whose schema takes them when the sandbox works, still
 //! is. And when a person was asked and said no, the model is told that the user declined —

@@ -368,7 +368,7 @@ fn a_session_and_a_real_mcp_client_get_the_same_answers() {
     assert_eq!(r["status"], "failed", "{r}");
 }
 
-/// `cwd` is relative to the workspace root (seed 002): `..` above the root, an absolute path
+/// `cwd` is relative to the workspace root (docs/workspace-tools.md): `..` above the root, an absolute path
 /// (even the workspace's own) and a symlink out are refused before git runs, as a refused
 /// path naming the field — the same rule and words as every workspace tool.
 #[test]

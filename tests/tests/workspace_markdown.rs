@@ -211,7 +211,7 @@ fn refusals_name_their_kind_and_leak_nothing() {
     assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
 }
 
-/// Every `path` is relative to the workspace root (seed 002): an absolute path (even one
+/// Every `path` is relative to the workspace root (docs/workspace-tools.md): an absolute path (even one
 /// inside the workspace), `..` above the root and a symlink out are refused before anything
 /// is read, naming the field, and what lies outside never shows.
 #[test]

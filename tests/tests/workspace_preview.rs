@@ -232,7 +232,7 @@ fn refusals_leak_nothing() {
     assert_eq!(r["structuredContent"]["error_kind"], "LOCAL_EXECUTOR_NOT_FOUND", "{r}");
 }
 
-/// Every `path` is relative to the workspace root (seed 002): an absolute path (even one
+/// Every `path` is relative to the workspace root (docs/workspace-tools.md): an absolute path (even one
 /// inside the workspace), `..` above the root and a symlink out are refused before anything
 /// is read, naming the field, and what lies outside never shows.
 #[test]

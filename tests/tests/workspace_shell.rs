@@ -531,7 +531,7 @@ fn same_cache(text: &str) -> String {
     out
 }
 
-/// A program killed by a signal is `signalled` with `exit_code: null` (seed 002), whatever
+/// A program killed by a signal is `signalled` with `exit_code: null` (docs/workspace-tools.md), whatever
 /// exit code the sandbox runner made of it; a program that exits 137 by itself stays `exited`
 /// with 137. The signal comes from the sandbox helper, never from the code.
 #[test]

@@ -458,7 +458,7 @@ fn invalid_inputs_are_refused_before_anyone_is_asked() {
     }
 }
 
-/// `cwd` is relative to the workspace root (seed 002): `..` above the root, an absolute path
+/// `cwd` is relative to the workspace root (docs/workspace-tools.md): `..` above the root, an absolute path
 /// and a symlink out are refused for `detect` (nothing outside is read) and for `run`
 /// (nothing runs), naming the field.
 #[test]
@@ -490,7 +490,7 @@ fn a_cwd_outside_the_workspace_is_refused_naming_the_field() {
     }
 }
 
-/// A test command killed by a signal is `signalled` (seed 002), not `exited` with 128 + N;
+/// A test command killed by a signal is `signalled` (docs/workspace-tools.md), not `exited` with 128 + N;
 /// one that exits 137 by itself stays `exited`.
 #[test]
 fn a_run_killed_by_a_signal_is_signalled() {
