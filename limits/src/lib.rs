@@ -77,6 +77,13 @@ pub const READ_MAX_CONTENT_BYTES: usize = MAX_RESULT_BYTES - FOOTER_RESERVE_BYTE
 /// many bytes of UTF-8 (`docs/contract.md#write`, `docs/contract.md#edit`, `docs/contract.md#file-changes-and-undo`).
 pub const MAX_EDIT_FILE_BYTES: usize = 1024 * 1024;
 
+/// An `apply_patch` patch is at most this many bytes (`docs/contract.md#apply_patch`).
+pub const MAX_PATCH_BYTES: usize = 8 * 1024 * 1024;
+
+/// One change (`workspace.commit-all`, an `apply_patch` patch) writes at most this many files
+/// (`docs/contract.md#apply_patch`).
+pub const MAX_COMMIT_FILES: usize = 1_000;
+
 /// grep returns at most this many matching lines in all (`docs/contract.md#grep`).
 pub const GREP_MAX_LINES: usize = 250;
 

@@ -124,13 +124,15 @@ fn every_built_in_component_passes() {
     );
 }
 
-/// A component built against the frozen 0.1.0 WIT (`tools/testing/legacy`, which binds
-/// `wit/since_v0.1.0` without the SDK) passes on a host whose newest WIT is later; so does a
-/// 0.2.0 process-execution tool with an output schema (`runner`).
+/// Components built against the frozen 0.1.0 and 0.2.0 WITs (`tools/testing/legacy` and
+/// `legacy02`, which bind `wit/since_v0.1.0` and `wit/since_v0.2.0` without the SDK) pass on a
+/// host whose newest WIT is later; so does a process-execution tool of the newest WIT with an
+/// output schema (`runner`).
 #[test]
-fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
+fn frozen_0_1_0_and_0_2_0_components_and_a_newest_process_tool_pass() {
     let a = Attack::new();
-    for (id, version) in [("legacy", "0.1.0"), ("runner", "0.2.0")] {
+    let newest = toolhost::runtime::wit::newest().version;
+    for (id, version) in [("legacy", "0.1.0"), ("legacy02", "0.2.0"), ("runner", newest)] {
         let out = conformance(
             &a,
             &test_components_dir().join(format!("{id}.wasm")),
@@ -148,10 +150,9 @@ fn a_frozen_0_1_0_component_and_a_0_2_0_process_tool_pass() {
             .unwrap();
         assert_eq!(contract["message"], format!("targets toolhost:tool@{version}"), "{id}");
     }
-    assert_ne!(
-        toolhost::runtime::wit::newest().version,
-        "0.1.0",
-        "the 0.1.0 fixture proves nothing until a newer WIT exists"
+    assert!(
+        !["0.1.0", "0.2.0"].contains(&newest),
+        "the frozen fixtures prove nothing until a newer WIT exists"
     );
 }
 
@@ -278,12 +279,13 @@ fn wit_prints_the_linked_packages() {
         out.stdout
     };
     assert!(root.join("docs/authoring.md").is_file());
-    let v02 = printed(&["wit"], "0.2.0");
+    let v03 = printed(&["wit"], "0.3.0");
     printed(&["wit", "--version", "0.1.0"], "0.1.0");
-    assert_eq!(a.run(&[], &["wit", "--version", "v0.2.0"]).stdout, v02);
+    printed(&["wit", "--version", "0.2.0"], "0.2.0");
+    assert_eq!(a.run(&[], &["wit", "--version", "v0.3.0"]).stdout, v03);
     let unknown = a.run(&[], &["wit", "--version", "9.9.9"]);
     assert_eq!(unknown.code, Some(2), "{}", unknown.all());
-    assert!(unknown.stderr.contains("0.1.0, 0.2.0"), "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("0.1.0, 0.2.0, 0.3.0"), "{}", unknown.stderr);
 }
 
 /// A component whose `execute` never returns (and never checks `cancelled()`) cannot hold a

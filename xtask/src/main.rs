@@ -34,6 +34,7 @@ const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-liar", "liar"),
     ("toolhost-tool-unstable", "unstable"),
     ("toolhost-tool-legacy", "legacy"),
+    ("toolhost-tool-legacy02", "legacy02"),
     ("toolhost-tool-shapeless", "shapeless"),
     ("toolhost-tool-sly", "sly"),
     ("toolhost-tool-badid", "badid"),

@@ -57,8 +57,53 @@ pub fn write_atomic(
     bytes: &[u8],
     expected: Option<&str>,
 ) -> Result<(), AtomicWriteError> {
+    write_atomic_with_mode(path, bytes, expected, None)
+}
+
+/// [`write_atomic`], and a file it creates gets the permission bits of `new_mode` (`0o777` of
+/// it: never set-id or sticky bits) instead of [`NEW_FILE_MODE`] less the umask: a moved
+/// file keeps its source's mode. A replaced file keeps its own mode either way.
+pub fn write_atomic_with_mode(
+    path: &Path,
+    bytes: &[u8],
+    expected: Option<&str>,
+    new_mode: Option<u32>,
+) -> Result<(), AtomicWriteError> {
     let (dir, name) = split(path)?;
-    PinnedDir::create_all(dir)?.replace(name, bytes, expected)
+    PinnedDir::create_all(dir)?.replace(name, bytes, expected, new_mode)
+}
+
+/// Make `real` hold `content` (None: delete it), provided it is still in state `expected`
+/// (the SHA-256 of its content; None: absent); a file it creates gets `new_mode`
+/// ([`write_atomic_with_mode`]). Undo, reapply and multi-file commits move files between
+/// states with it.
+pub fn put(
+    real: &Path,
+    content: Option<&str>,
+    expected: Option<&str>,
+    new_mode: Option<u32>,
+) -> Result<(), AtomicWriteError> {
+    match content {
+        Some(text) => write_atomic_with_mode(real, text.as_bytes(), expected, new_mode),
+        None => remove_checked(real, expected),
+    }
+}
+
+impl AtomicWriteError {
+    /// What went wrong, in words for an error that already names the file.
+    pub fn plain(&self) -> String {
+        match self {
+            AtomicWriteError::Stale => "the file changed while it was being written".into(),
+            AtomicWriteError::HardLinked(_) => self.to_string(),
+            AtomicWriteError::Moved(_) => "its directory changed while it was being written (a symlink or rename raced the check)".into(),
+            AtomicWriteError::Io(e) => e.to_string(),
+        }
+    }
+}
+
+/// The permission bits of the regular file at `path`, reached with no symlink followed.
+pub fn permission_bits(path: &Path) -> std::io::Result<u32> {
+    Ok(crate::open::stat_no_symlinks(path)?.permissions().mode() & 0o777)
 }
 
 /// Delete `path`, provided its current content still hashes to `expected` (`None`: nothing to
@@ -184,12 +229,14 @@ impl PinnedDir {
         Ok(pinned)
     }
 
-    /// Replace `name` with `bytes`, provided its current content still hashes to `expected`.
+    /// Replace `name` with `bytes`, provided its current content still hashes to `expected`; a
+    /// new file gets `new_mode`'s permission bits when given ([`write_atomic_with_mode`]).
     pub fn replace(
         &self,
         name: &OsStr,
         bytes: &[u8],
         expected: Option<&str>,
+        new_mode: Option<u32>,
     ) -> Result<(), AtomicWriteError> {
         // A new file gets the mode any program would give it (0666 less the umask, which the
         // kernel applies at creation); a replaced file's new content is staged 0600 and then
@@ -211,6 +258,8 @@ impl PinnedDir {
                     return Err(AtomicWriteError::HardLinked(current.links));
                 }
                 staged.set_permissions(std::fs::Permissions::from_mode(current.mode))?;
+            } else if let Some(mode) = new_mode {
+                staged.set_permissions(std::fs::Permissions::from_mode(mode & 0o777))?;
             }
             staged.sync_all()?;
             self.rename(&temp, name)?;
@@ -472,7 +521,7 @@ mod tests {
         let pinned = PinnedDir::open(&root.join("work")).unwrap();
         std::fs::rename(root.join("work"), root.join("moved")).unwrap();
         symlink(root.join("elsewhere"), root.join("work")).unwrap();
-        pinned.replace(OsStr::new("f.txt"), b"data", None).unwrap();
+        pinned.replace(OsStr::new("f.txt"), b"data", None, None).unwrap();
         assert_eq!(
             std::fs::read_dir(root.join("elsewhere")).unwrap().count(),
             0,

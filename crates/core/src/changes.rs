@@ -110,6 +110,24 @@ pub fn file_change(change_id: &str, path: &str, before: Option<&str>, after: &st
     }
 }
 
+/// The artifact for the deletion of `path` (as the model gave it), which held `before`.
+pub fn file_deletion(change_id: &str, path: &str, before: &str) -> FileChange {
+    let (additions, deletions, hunks) = diff(before, "");
+    FileChange {
+        change_id: change_id.to_string(),
+        path: path.to_string(),
+        kind: FileChangeKind::Deleted,
+        additions,
+        deletions,
+        hunks,
+        before_hash: sha256_hex(before.as_bytes()),
+        after_hash: String::new(),
+        before_content: before.to_string(),
+        after_content: String::new(),
+        undone: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +141,14 @@ mod tests {
         assert_eq!(hunks.len(), 1);
         assert_eq!(hunks[0].old_start, 2);
         assert_eq!(hunks[0].lines, vec![" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"]);
+    }
+
+    #[test]
+    fn a_deletion_removes_every_line_and_has_no_after_state() {
+        let c = file_deletion("c", "a.txt", "one\ntwo\n");
+        assert_eq!((c.kind, c.additions, c.deletions), (FileChangeKind::Deleted, 0, 2));
+        assert_eq!(c.hunks[0].lines, vec!["-one", "-two"]);
+        assert_eq!((c.after_hash.as_str(), c.after_content.as_str()), ("", ""));
     }
 
     #[test]

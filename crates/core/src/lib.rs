@@ -11,8 +11,8 @@
 //! A tool reaches the filesystem only through the host side of this crate: [`fence`] turns a
 //! path into a [`CheckedPath`], `open` opens it without following a symlink, [`atomic`]
 //! publishes a write by rename inside the pinned parent, [`observations`] holds what was read
-//! (read-before-edit), [`changes`] turns a write into a file-change artifact, and [`undo`]
-//! takes it back.
+//! (read-before-edit), [`changes`] turns a write into a file-change artifact, [`changeset`]
+//! commits several writes as one, and [`undo`] takes them back.
 //!
 //! The map:
 //!
@@ -29,6 +29,7 @@
 //! * [`observations`] — the read-before-edit table.
 //! * [`atomic`] — staged writes published by rename.
 //! * [`changes`] — diffs and file-change artifacts.
+//! * [`changeset`] — several file writes committed all or none, journaled.
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`spill`] — spill files for oversized results.
 //! * [`display`] — paths and texts made safe to show on a terminal or in JSON.
@@ -40,6 +41,7 @@
 pub mod approval;
 pub mod atomic;
 pub mod changes;
+pub mod changeset;
 pub mod context;
 pub mod display;
 pub mod fence;

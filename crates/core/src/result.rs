@@ -90,15 +90,18 @@ pub struct DiffHunk {
     pub lines: Vec<String>,
 }
 
-/// Whether a change created the file or modified it.
+/// Whether a change created the file, modified it or deleted it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileChangeKind {
     Created,
     Modified,
+    /// The file was removed (`apply_patch`'s Delete File, or the source of a Move): its
+    /// `afterContent` and `afterHash` are empty.
+    Deleted,
 }
 
-/// A file change made by write or edit: enough to show the diff and to undo it
+/// A file change made by write, edit or apply_patch: enough to show the diff and to undo it
 /// (docs/contract.md#file-changes-and-undo).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -8,7 +8,9 @@
 //!
 //! * Before anything is written, the whole batch is checked against the disk: for undo each
 //!   file must hash to the `afterHash` of the change being undone, for reapply to its
-//!   `beforeHash` (a `created` change needs the file to be absent). Any mismatch is
+//!   `beforeHash` (a `created` change needs the file to be absent for reapply, a `deleted` one
+//!   needs it absent for undo: undoing a deletion recreates the file, and never over a file
+//!   that appeared since). Any mismatch is
 //!   [`UndoError::Conflict`] and nothing is written: a change made by someone else is never
 //!   overwritten.
 //! * Every write goes through the path fence ([`resolve_path`] with [`Access::Write`]) under the
@@ -34,7 +36,7 @@ use std::path::PathBuf;
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
 use toolhost_sandbox::policy::{Access, PathGrant, SandboxPolicy, Scope};
 
-use crate::atomic::{AtomicWriteError, remove_checked, write_atomic};
+use crate::atomic::put;
 use crate::context::ToolSessionContext;
 use crate::fence::{Intent, resolve_lexically, resolve_path};
 use crate::observations::sha256_hex;
@@ -140,11 +142,13 @@ fn check_record(change: &FileChange) -> Result<(), UndoError> {
         change_id: change.change_id.clone(),
         reason: reason.into(),
     };
-    if sha256_hex(change.after_content.as_bytes()) != change.after_hash {
+    if change.kind != FileChangeKind::Deleted
+        && sha256_hex(change.after_content.as_bytes()) != change.after_hash
+    {
         return Err(corrupt("afterContent does not hash to afterHash"));
     }
     match change.kind {
-        FileChangeKind::Modified
+        FileChangeKind::Modified | FileChangeKind::Deleted
             if sha256_hex(change.before_content.as_bytes()) != change.before_hash =>
         {
             Err(corrupt("beforeContent does not hash to beforeHash"))
@@ -294,6 +298,12 @@ async fn apply(
             (Direction::Reapply, FileChangeKind::Modified) => {
                 (Some(change.before_hash.clone()), Some(change.after_content.clone()))
             }
+            (Direction::Undo, FileChangeKind::Deleted) => {
+                (None, Some(change.before_content.clone()))
+            }
+            (Direction::Reapply, FileChangeKind::Deleted) => {
+                (Some(change.before_hash.clone()), None)
+            }
         };
         if current != expected {
             let found = match (&current, &expected) {
@@ -317,23 +327,22 @@ async fn apply(
     let mut done: Vec<(&Step, Option<String>)> = Vec::new();
     for (step, change) in &steps {
         // What to restore if a later step fails: the content this step replaces.
-        let previous = match direction {
-            Direction::Undo => Some(change.after_content.clone()),
-            Direction::Reapply => match change.kind {
-                FileChangeKind::Created => None,
-                FileChangeKind::Modified => Some(change.before_content.clone()),
-            },
+        let previous = match (direction, change.kind) {
+            (Direction::Undo, FileChangeKind::Deleted) => None,
+            (Direction::Undo, _) => Some(change.after_content.clone()),
+            (Direction::Reapply, FileChangeKind::Created) => None,
+            (Direction::Reapply, _) => Some(change.before_content.clone()),
         };
-        if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref()) {
-            let error = describe(&error);
+        if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref(), None) {
+            let error = error.plain();
             let mut failed = Vec::new();
             let mut rollback_errors = Vec::new();
             for (done_step, restore) in done.iter().rev() {
                 if let Err(e) =
-                    put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref())
+                    put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref(), None)
                 {
                     failed.push(done_step.display.clone());
-                    rollback_errors.push(format!("{}: {}", done_step.display, describe(&e)));
+                    rollback_errors.push(format!("{}: {}", done_step.display, e.plain()));
                 }
             }
             if failed.is_empty() {
@@ -355,30 +364,6 @@ async fn apply(
     }
     drop(guards);
     Ok(())
-}
-
-fn describe(e: &AtomicWriteError) -> String {
-    match e {
-        AtomicWriteError::Stale => "the file changed while it was being written".into(),
-        AtomicWriteError::HardLinked(_) => e.to_string(),
-        AtomicWriteError::Moved(_) => {
-            "its directory changed while it was being written (a symlink or rename raced the check)"
-                .into()
-        }
-        AtomicWriteError::Io(e) => e.to_string(),
-    }
-}
-
-/// Make `real` hold `content` (None: delete it), provided it still is in state `expected`.
-fn put(
-    real: &std::path::Path,
-    content: Option<&str>,
-    expected: Option<&str>,
-) -> Result<(), AtomicWriteError> {
-    match content {
-        Some(text) => write_atomic(real, text.as_bytes(), expected),
-        None => remove_checked(real, expected),
-    }
 }
 
 #[cfg(test)]
@@ -450,6 +435,24 @@ mod tests {
         let e = block_on(reapply(&batch, &s, &p)).unwrap_err();
         assert!(matches!(e, UndoError::Io { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a1", "the first step was rolled back");
+    }
+
+    #[test]
+    fn a_deletion_is_undone_by_recreating_the_file_and_reapplied_by_removing_it() {
+        let (_d, s, p) = setup();
+        let a = s.working_directory.join("a.txt");
+        let mut c = crate::changes::file_deletion("c1", "a.txt", "kept\n");
+        block_on(undo(std::slice::from_ref(&c), &s, &p)).unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "kept\n");
+        c.undone = true;
+        block_on(reapply(std::slice::from_ref(&c), &s, &p)).unwrap();
+        assert!(!a.exists());
+        // A file that appeared where the deleted one was is never overwritten by an undo.
+        std::fs::write(&a, "someone else's\n").unwrap();
+        c.undone = false;
+        let e = block_on(undo(std::slice::from_ref(&c), &s, &p)).unwrap_err();
+        assert!(matches!(&e, UndoError::Conflict { found: "already exists", .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "someone else's\n");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use toolhost_core::result::ToolError;
 use toolhost_core::tool::{CallInspection, ToolRisk};
 
 use crate::host::{CallState, code_from_wit};
-use crate::wit::{latest, since_v0_1_0};
+use crate::wit::{latest, since_v0_1_0, since_v0_2_0};
 
 /// A definition as a component describes it (schemas still JSON text).
 pub(crate) struct Described {
@@ -36,6 +36,10 @@ pub(crate) enum Prepared {
         tool: since_v0_1_0::ToolComponentPre<CallState>,
         parallel: Option<since_v0_1_0::parallel::ParallelToolComponentPre<CallState>>,
     },
+    V0_2_0 {
+        tool: since_v0_2_0::ToolComponentPre<CallState>,
+        parallel: Option<since_v0_2_0::parallel::ParallelToolComponentPre<CallState>>,
+    },
     Latest {
         tool: latest::ToolComponentPre<CallState>,
         parallel: Option<latest::parallel::ParallelToolComponentPre<CallState>>,
@@ -48,8 +52,20 @@ pub(crate) fn error(e: latest::toolhost::tool::types::ToolError) -> ToolError {
     ToolError { code: code_from_wit(e.code), message: e.message, retryable: e.retryable }
 }
 
-fn error_v0_1_0(e: since_v0_1_0::toolhost::tool::types::ToolError) -> ToolError {
+fn error_v0_2_0(e: since_v0_2_0::toolhost::tool::types::ToolError) -> ToolError {
     error(e.into())
+}
+
+fn error_v0_1_0(e: since_v0_1_0::toolhost::tool::types::ToolError) -> ToolError {
+    error_v0_2_0(e.into())
+}
+
+fn inspection_v0_2_0(i: since_v0_2_0::toolhost::tool::types::Inspection) -> CallInspection {
+    inspection(i.into())
+}
+
+fn output_v0_2_0(o: since_v0_2_0::toolhost::tool::types::Output) -> Output {
+    output(o.into())
 }
 
 fn risk(r: latest::toolhost::tool::types::Risk) -> ToolRisk {
@@ -83,13 +99,20 @@ impl Prepared {
                 let parallel = latest::parallel::ParallelToolComponentPre::new(pre).ok();
                 Ok(Prepared::Latest { tool, parallel })
             }
-            Err(newest) => match since_v0_1_0::ToolComponentPre::new(pre.clone()) {
-                Ok(tool) => {
-                    let parallel = since_v0_1_0::parallel::ParallelToolComponentPre::new(pre).ok();
-                    Ok(Prepared::V0_1_0 { tool, parallel })
+            Err(newest) => {
+                if let Ok(tool) = since_v0_2_0::ToolComponentPre::new(pre.clone()) {
+                    let parallel = since_v0_2_0::parallel::ParallelToolComponentPre::new(pre).ok();
+                    return Ok(Prepared::V0_2_0 { tool, parallel });
                 }
-                Err(_) => Err(newest),
-            },
+                match since_v0_1_0::ToolComponentPre::new(pre.clone()) {
+                    Ok(tool) => {
+                        let parallel =
+                            since_v0_1_0::parallel::ParallelToolComponentPre::new(pre).ok();
+                        Ok(Prepared::V0_1_0 { tool, parallel })
+                    }
+                    Err(_) => Err(newest),
+                }
+            }
         }
     }
 
@@ -97,6 +120,7 @@ impl Prepared {
     pub fn is_parallel(&self) -> bool {
         match self {
             Prepared::V0_1_0 { parallel, .. } => parallel.is_some(),
+            Prepared::V0_2_0 { parallel, .. } => parallel.is_some(),
             Prepared::Latest { parallel, .. } => parallel.is_some(),
         }
     }
@@ -104,7 +128,17 @@ impl Prepared {
     /// `tool.describe` on a fresh instance in `store`.
     pub async fn describe(&self, store: &mut Store<CallState>) -> wasmtime::Result<Described> {
         let d: latest::toolhost::tool::types::Definition = match self {
-            Prepared::V0_1_0 { tool, .. } => tool
+            Prepared::V0_1_0 { tool, .. } => {
+                let d: since_v0_2_0::toolhost::tool::types::Definition = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_describe(store)
+                    .await?
+                    .into();
+                d.into()
+            }
+            Prepared::V0_2_0 { tool, .. } => tool
                 .instantiate_async(&mut *store)
                 .await?
                 .toolhost_tool_tool()
@@ -142,7 +176,16 @@ impl Prepared {
                     .toolhost_tool_tool()
                     .call_inspect(store, input)
                     .await?;
-                r.map(|i| inspection(i.into())).map_err(error_v0_1_0)
+                r.map(|i| inspection_v0_2_0(i.into())).map_err(error_v0_1_0)
+            }
+            Prepared::V0_2_0 { tool, .. } => {
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_inspect(store, input)
+                    .await?;
+                r.map(inspection_v0_2_0).map_err(error_v0_2_0)
             }
             Prepared::Latest { tool, .. } => {
                 let r = tool
@@ -167,6 +210,15 @@ impl Prepared {
                     .call_execute(store, input)
                     .await?;
                 r.map(|text| Output { text, structured: None }).map_err(error_v0_1_0)
+            }
+            Prepared::V0_2_0 { tool, .. } => {
+                let r = tool
+                    .instantiate_async(&mut *store)
+                    .await?
+                    .toolhost_tool_tool()
+                    .call_execute(store, input)
+                    .await?;
+                r.map(output_v0_2_0).map_err(error_v0_2_0)
             }
             Prepared::Latest { tool, .. } => {
                 let r = tool
@@ -198,6 +250,14 @@ impl Prepared {
                     .await?
                     .map_err(error_v0_1_0)
             }
+            Prepared::V0_2_0 { parallel, .. } => {
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel()
+                    .call_execute_part(store, input, index, count)
+                    .await?
+                    .map_err(error_v0_2_0)
+            }
             Prepared::Latest { parallel, .. } => {
                 let p =
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
@@ -223,6 +283,15 @@ impl Prepared {
                     parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
                 let r = p.toolhost_tool_parallel().call_merge(store, input, parts).await?;
                 r.map(|text| Output { text, structured: None }).map_err(error_v0_1_0)
+            }
+            Prepared::V0_2_0 { parallel, .. } => {
+                let p =
+                    parallel.as_ref().ok_or_else(missing)?.instantiate_async(&mut *store).await?;
+                p.toolhost_tool_parallel()
+                    .call_merge(store, input, parts)
+                    .await?
+                    .map(output_v0_2_0)
+                    .map_err(error_v0_2_0)
             }
             Prepared::Latest { parallel, .. } => {
                 let p =

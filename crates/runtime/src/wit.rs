@@ -6,16 +6,17 @@
 //! re-pinned, its types never: [`WitPackage::frozen_sha256`]). `toolhost wit` prints them.
 //!
 //! Beside the texts, one module of bindings per version, named as Zed's extension host names
-//! them: `since_v0_1_0`, `since_v0_2_0`, and `latest`, the newest, which the host code
+//! them: `since_v0_1_0`, `since_v0_2_0`, `since_v0_3_0`, and `latest`, the newest, which the host code
 //! (`crate::host`, `crate::exports`) names and nothing else. An older version converts each of
-//! its imports into the next version's (`since_v0_1_0` calls `since_v0_2_0`), so the host
+//! its imports into the next version's (`since_v0_1_0` calls `since_v0_2_0`, which calls
+//! `since_v0_3_0`), so the host
 //! implements only the latest. [`add_to_linker`] links them all side by side.
 //!
-//! Adding a version (say 0.3.0): its directory under `wit/`, its entry in [`WIT_PACKAGES`]
-//! and [`SUPPORTED_WIT_VERSIONS`], a module `since_v0_3_0` here (its `mod`, its line in
+//! Adding a version (say 0.4.0): its directory under `wit/`, its entry in [`WIT_PACKAGES`]
+//! and [`SUPPORTED_WIT_VERSIONS`], a module `since_v0_4_0` here (its `mod`, its line in
 //! [`add_to_linker`], and `latest` pointing at it), a variant in `exports::Prepared`, and one
-//! conversion: `since_v0_2_0` now converts its imports into 0.3.0's, as `since_v0_1_0`
-//! converts into 0.2.0's.
+//! conversion: `since_v0_3_0` now converts its imports into 0.4.0's, as `since_v0_2_0`
+//! converts into 0.3.0's.
 
 use wasmtime::component::Linker;
 
@@ -23,16 +24,18 @@ use crate::host::CallState;
 
 pub(crate) mod since_v0_1_0;
 pub(crate) mod since_v0_2_0;
+pub(crate) mod since_v0_3_0;
 
 /// The newest version: the one the host code is written against.
-pub(crate) use since_v0_2_0 as latest;
+pub(crate) use since_v0_3_0 as latest;
 
 /// Link the imports of every version into `linker`: their interfaces have distinct names
 /// (`toolhost:tool/workspace@0.1.0`, `…@0.2.0`), and a component is linked as the version
 /// whose `tool` it exports (`exports::Prepared`).
 pub(crate) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     since_v0_1_0::add_to_linker(linker)?;
-    since_v0_2_0::add_to_linker(linker)
+    since_v0_2_0::add_to_linker(linker)?;
+    since_v0_3_0::add_to_linker(linker)
 }
 
 /// One released `toolhost:tool` package.
@@ -69,10 +72,17 @@ pub const WIT_PACKAGES: &[WitPackage] = &[
         types_sha256: "4ee87cc3a0ea47cff71b2b26a474f9cca574820900e61f2d77865d5c101627d8",
         imports: &["types", "workspace", "call", "process"],
     },
+    WitPackage {
+        version: "0.3.0",
+        text: include_str!("../../../wit/since_v0.3.0/tool.wit"),
+        frozen_sha256: "65742a454530db266fcb71ec653271e4ac0819179322088b6f08d1371148cb7b",
+        types_sha256: "1d80b15dd880fe487e7f1f7b1f98c85fb3707770b5bd89c8353d2ceeefa7baeb",
+        imports: &["types", "workspace", "call", "process"],
+    },
 ];
 
 /// The versions the host links, oldest first.
-pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0"];
 
 /// `text` with every `//` comment (doc comments too) cut off its line, lines and the rest of
 /// the text kept: what [`WitPackage::types_sha256`] pins.

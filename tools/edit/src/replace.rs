@@ -164,6 +164,8 @@ pub fn summary(path: &str, replaced: Option<&Replaced>, committed: &Committed) -
     let (a, d) = (committed.additions, committed.deletions);
     match (committed.kind, replaced) {
         (ChangeKind::Unchanged, _) => format!("{path} unchanged: the content is identical"),
+        // `commit` never deletes; said as it is should a host ever answer so.
+        (ChangeKind::Deleted, _) => format!("Deleted {path} (-{d})"),
         (ChangeKind::Created, _) | (_, None) => format!("Created {path} (+{a})"),
         (ChangeKind::Modified, Some(r)) if r.occurrences > 1 => {
             format!("Replaced {} occurrences in {path} (+{a} -{d})", r.occurrences)

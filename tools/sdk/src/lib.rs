@@ -3,12 +3,13 @@
 //! A tool is a type implementing [`Tool`]: an explicit id, a description, a [`Risk`], and
 //! an `Input` type from which both the input schema ([`input_schema`]) and the parser
 //! ([`parse_input`]) are derived (docs/contract.md#definitions-and-the-toolset). [`export_tool!`]
-//! turns it into the `tool` interface of `wit/since_v0.2.0/tool.wit`: the host calls `describe`
+//! turns it into the `tool` interface of `wit/since_v0.3.0/tool.wit`: the host calls `describe`
 //! once, then `inspect` and `execute` with JSON input, which the SDK parses before the tool sees
 //! it.
 //!
 //! A tool reaches the workspace only through capability handles the host resolved and
-//! fenced: [`open_file`], [`stat`], [`open_dir`], [`open_for_write`]. Call context comes
+//! fenced: [`open_file`], [`stat`], [`open_dir`], [`open_for_write`] (one file's [`Draft`],
+//! committed alone, or several committed as one change, all or none, with [`commit_all`]). Call context comes
 //! from [`cancelled`], [`report_progress`] and friends, and bounded results can save their
 //! full list to a [`Spill`]. A tool of risk process-execution runs programs with
 //! [`process::run`], inside the host's sandbox. A tool may return a structured value beside
@@ -75,8 +76,8 @@ pub use bindings::toolhost::tool::call::{
 };
 pub use bindings::toolhost::tool::types::{Definition, ErrorCode, Inspection, Risk, ToolError};
 pub use bindings::toolhost::tool::workspace::{
-    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, PathStat, WalkOptions,
-    WalkedFile, Walker, open_dir, open_file, open_for_write, stat,
+    ChangeKind, Committed, Dir, DirEntry, Draft, EntryKind, File, PathStat, Staged, WalkOptions,
+    WalkedFile, Walker, commit_all, open_dir, open_file, open_for_write, stat,
 };
 /// Run programs inside the host's sandbox (a tool of risk process-execution only).
 pub mod process {

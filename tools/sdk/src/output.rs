@@ -1,4 +1,4 @@
-//! What a call returns (`wit/since_v0.2.0`): the text the model sees and, for a tool that
+//! What a call returns (`wit/since_v0.3.0`): the text the model sees and, for a tool that
 //! declares an output schema, a structured value the host checks against it and serves to
 //! MCP clients as `structuredContent`. Both must be complete on their own: several clients
 //! show only one of the two.

@@ -25,6 +25,8 @@ pub fn summary(path: &str, committed: &Committed) -> String {
         ChangeKind::Created => format!("Created {path} (+{a})"),
         ChangeKind::Modified => format!("Overwrote {path} (+{a} -{d})"),
         ChangeKind::Unchanged => format!("{path} unchanged: the content is identical"),
+        // `commit` never deletes; said as it is should a host ever answer so.
+        ChangeKind::Deleted => format!("Deleted {path} (-{d})"),
     }
 }
 

@@ -78,6 +78,7 @@ fn render_changes(changes: &[RecordedChange], color: bool) -> String {
         let kind = match c.kind {
             FileChangeKind::Created => "created",
             FileChangeKind::Modified => "modified",
+            FileChangeKind::Deleted => "deleted",
         };
         let undone = if c.undone { " [undone]" } else { "" };
         out.push_str(&format!(

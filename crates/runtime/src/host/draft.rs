@@ -7,11 +7,11 @@ use std::io::Read;
 
 use wasmtime::component::Resource;
 
-use toolhost_core::changes;
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::observations::{self, sha256_hex};
 use toolhost_core::result::ToolResultArtifact;
-use toolhost_limits::MAX_EDIT_FILE_BYTES;
+use toolhost_core::{changes, changeset};
+use toolhost_limits::{MAX_COMMIT_FILES, MAX_EDIT_FILE_BYTES};
 use toolhost_sandbox::policy::Access;
 
 use super::state::CallState;
@@ -73,6 +73,42 @@ impl CallState {
         }
     }
 
+    /// A draft's file, which hashes to `hash` now, is the one its `current` served, or (when
+    /// `current` was not called) the one the session read.
+    fn check_served(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
+        match &draft.served {
+            Some(served) if served != hash => {
+                Err(err(types::ErrorCode::ExecutionFailed, observations::STALE_WRITE_MESSAGE))
+            }
+            Some(_) => Ok(()),
+            None => self.check_observed(draft, hash),
+        }
+    }
+
+    /// Make the missing parent directories of a draft's file, then resolve its path again
+    /// (`docs/contract.md#paths`): a symlink planted in the new chain must not take the write
+    /// elsewhere.
+    fn prepare_parents(&self, draft: &DraftHandle) -> Result<(), types::ToolError> {
+        let real = draft.checked.as_path();
+        let display = draft.checked.display();
+        let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
+            return Err(write_error(
+                &format!("cannot create the parent directory of {display}"),
+                display,
+                e,
+            ));
+        }
+        let again = self.check(&draft.input, Access::Write, Intent::MayCreate)?;
+        if again.as_path() != real {
+            return Err(err(
+                types::ErrorCode::PermissionDenied,
+                format!("{display} resolved to a different place while it was being written"),
+            ));
+        }
+        Ok(())
+    }
+
     fn commit_draft(
         &mut self,
         this: &Resource<DraftHandle>,
@@ -97,16 +133,7 @@ impl CallState {
         let before = read_text(&draft.checked)?;
         if let Some(before) = &before {
             let hash = sha256_hex(before.as_bytes());
-            match &draft.served {
-                Some(served) if *served != hash => {
-                    return Err(err(
-                        types::ErrorCode::ExecutionFailed,
-                        observations::STALE_WRITE_MESSAGE,
-                    ));
-                }
-                Some(_) => {}
-                None => self.check_observed(draft, &hash)?,
-            }
+            self.check_served(draft, &hash)?;
             if *before == text {
                 self.session.observations.record(&real, hash);
                 return Ok(workspace::Committed {
@@ -119,23 +146,7 @@ impl CallState {
             // `current` said the file did not exist and now it does not: fine. If it
             // served a text, the file was deleted meanwhile.
         }
-        let parent = real.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-        if let Err(e) = toolhost_core::atomic::PinnedDir::create_all(&parent) {
-            return Err(write_error(
-                &format!("cannot create the parent directory of {display}"),
-                &display,
-                e,
-            ));
-        }
-        // Resolve again now that the parents exist (`docs/contract.md#paths`): a symlink planted in the new
-        // chain must not take the write elsewhere.
-        let again = self.check(&input, Access::Write, Intent::MayCreate)?;
-        if again.as_path() != real {
-            return Err(err(
-                types::ErrorCode::PermissionDenied,
-                format!("{display} resolved to a different place while it was being written"),
-            ));
-        }
+        self.prepare_parents(draft)?;
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
         toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
             .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
@@ -152,6 +163,158 @@ impl CallState {
         };
         self.artifacts.push(ToolResultArtifact::FileChange(change));
         Ok(committed)
+    }
+}
+
+/// One staged draft, checked and ready for [`changeset::commit`].
+struct Checked {
+    draft: DraftHandle,
+    before: Option<String>,
+    after: Option<String>,
+    mode_of: Option<u32>,
+}
+
+impl CallState {
+    /// `workspace.commit-all`: every draft checked as `commit` checks one, then committed as
+    /// one change through [`changeset::commit`] (journaled, rolled back on failure), one
+    /// file-change artifact per file under this call's id.
+    pub(super) fn commit_staged(
+        &mut self,
+        staged: Vec<workspace::Staged>,
+    ) -> Result<Vec<workspace::Committed>, types::ToolError> {
+        let failed = |e: wasmtime::component::ResourceTableError| {
+            err(types::ErrorCode::ExecutionFailed, e.to_string())
+        };
+        // Every draft is consumed, whatever happens; their write locks are held to the end.
+        let mut drafts = Vec::with_capacity(staged.len());
+        for s in staged {
+            let draft = self.table.delete(s.draft).map_err(failed)?;
+            self.open_drafts.remove(draft.checked.as_path());
+            drafts.push((draft, s.text, s.mode_of));
+        }
+        if drafts.is_empty() {
+            return Err(err(types::ErrorCode::InvalidArguments, "commit-all was given no file"));
+        }
+        if drafts.len() > MAX_COMMIT_FILES {
+            return Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!(
+                    "one change may write at most {MAX_COMMIT_FILES} files; this one has {}",
+                    drafts.len()
+                ),
+            ));
+        }
+        let mut checked = Vec::with_capacity(drafts.len());
+        for (draft, after, mode_of) in drafts {
+            let display = draft.checked.display().to_string();
+            if let Some(text) = &after
+                && text.len() > MAX_EDIT_FILE_BYTES
+            {
+                return Err(err(
+                    types::ErrorCode::InvalidArguments,
+                    format!(
+                        "the new content of {display} is {} bytes; the limit is 1 MiB (1048576 bytes)",
+                        text.len()
+                    ),
+                ));
+            }
+            let before = read_text(&draft.checked)?;
+            match &before {
+                Some(text) => self.check_served(&draft, &sha256_hex(text.as_bytes()))?,
+                None if after.is_none() => {
+                    return Err(err(
+                        types::ErrorCode::InvalidArguments,
+                        format!("{display} does not exist, so it cannot be deleted"),
+                    ));
+                }
+                None => {}
+            }
+            checked.push(Checked { draft, before, after, mode_of });
+        }
+        let mut steps = Vec::new();
+        let mut step_of = Vec::with_capacity(checked.len());
+        for (index, c) in checked.iter().enumerate() {
+            if c.before == c.after {
+                step_of.push(None);
+                continue;
+            }
+            let real = c.draft.checked.as_path().to_path_buf();
+            let display = c.draft.checked.display().to_string();
+            let new_mode = match c.mode_of {
+                None => None,
+                Some(i) => {
+                    let source = checked
+                        .get(i as usize)
+                        .filter(|s| i as usize != index && s.before.is_some())
+                        .ok_or_else(|| {
+                            err(
+                                types::ErrorCode::InvalidArguments,
+                                format!(
+                                    "mode-of of {display} names entry {i}, which is not another existing file of this change"
+                                ),
+                            )
+                        })?;
+                    toolhost_core::atomic::permission_bits(source.draft.checked.as_path()).ok()
+                }
+            };
+            if c.after.is_some() && c.before.is_none() {
+                self.prepare_parents(&c.draft)?;
+            }
+            step_of.push(Some(steps.len()));
+            steps.push(changeset::Step {
+                real,
+                display,
+                before: c.before.clone(),
+                after: c.after.clone(),
+                new_mode,
+            });
+        }
+        if !steps.is_empty() {
+            changeset::commit(&self.session.data_dir, &self.call.call_id.0, &steps)
+                .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
+        }
+        let mut out = Vec::with_capacity(checked.len());
+        for (c, step) in checked.iter().zip(step_of) {
+            let real = c.draft.checked.as_path();
+            if let Some(text) = &c.after {
+                self.session.observations.record(real, sha256_hex(text.as_bytes()));
+            }
+            if step.is_none() {
+                out.push(workspace::Committed {
+                    kind: workspace::ChangeKind::Unchanged,
+                    additions: 0,
+                    deletions: 0,
+                });
+                continue;
+            }
+            let call_id = &self.call.call_id.0;
+            let (change, kind) = match (&c.before, &c.after) {
+                (Some(before), None) => (
+                    changes::file_deletion(call_id, &c.draft.input, before),
+                    workspace::ChangeKind::Deleted,
+                ),
+                (None, Some(after)) => (
+                    changes::file_change(call_id, &c.draft.input, None, after),
+                    workspace::ChangeKind::Created,
+                ),
+                (before, after) => (
+                    changes::file_change(
+                        call_id,
+                        &c.draft.input,
+                        before.as_deref(),
+                        after.as_deref().unwrap_or_default(),
+                    ),
+                    workspace::ChangeKind::Modified,
+                ),
+            };
+            out.push(workspace::Committed {
+                kind,
+                additions: change.additions,
+                deletions: change.deletions,
+            });
+            self.artifacts.push(ToolResultArtifact::FileChange(change));
+        }
+        Ok(out)
     }
 }
 
@@ -179,7 +342,8 @@ impl workspace::HostDraft for CallState {
     }
 
     async fn drop(&mut self, this: Resource<DraftHandle>) -> wasmtime::Result<()> {
-        self.table.delete(this)?;
+        let draft = self.table.delete(this)?;
+        self.open_drafts.remove(draft.checked.as_path());
         Ok(())
     }
 }

@@ -137,6 +137,9 @@ pub struct CallState {
     pub(crate) observed: Vec<(PathBuf, String)>,
     /// File changes the host committed during this call.
     pub(crate) artifacts: Vec<ToolResultArtifact>,
+    /// The real paths of this instance's open drafts: a second draft of one of them would
+    /// wait for ever on the write lock the first holds, so it is refused instead.
+    pub(super) open_drafts: std::collections::HashSet<PathBuf>,
     /// How many spills this instance opened (the n-th is the call's n-th spill file).
     pub(super) spills: usize,
     /// The fence refused a path with a `sandbox_denied` denial.
@@ -168,6 +171,7 @@ impl CallState {
             started: Instant::now(),
             observed: Vec::new(),
             artifacts: Vec::new(),
+            open_drafts: std::collections::HashSet::new(),
             spills: 0,
             sandbox_denied: std::sync::atomic::AtomicBool::new(false),
             process_denied: false,

@@ -143,9 +143,27 @@ impl workspace::Host for CallState {
                 ),
             ).into());
         }
+        if self.open_drafts.contains(checked.as_path()) {
+            return Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!(
+                    "{} is already open for writing in this call (under another name, or twice); a call writes each file through one draft",
+                    checked.display()
+                ),
+            )
+            .into());
+        }
         let lock = self.session.write_locks().lock(checked.as_path()).await;
+        self.open_drafts.insert(checked.as_path().to_path_buf());
         let handle = DraftHandle { checked, input: path, served: None, _lock: lock };
         Ok(self.table.push(handle)?)
+    }
+
+    async fn commit_all(
+        &mut self,
+        changes: Vec<workspace::Staged>,
+    ) -> WitResult<Vec<workspace::Committed>> {
+        Ok(self.commit_staged(changes)?)
     }
 }
 

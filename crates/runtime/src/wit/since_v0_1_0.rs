@@ -1,6 +1,6 @@
 //! Bindings for `toolhost:tool@0.1.0` (`wit/since_v0.1.0/tool.wit`), frozen. Its imports are
-//! served by the next version's (`super::since_v0_2_0`, today `latest`, which `crate::host`
-//! implements): each function here converts its arguments, calls the 0.2.0 function of the
+//! served by the next version's (`super::since_v0_2_0`, which converts into `latest` in turn,
+//! the version `crate::host` implements): each function here converts its arguments, calls the 0.2.0 function of the
 //! same name and converts the answer back, so a 0.1.0 component sees exactly what it always
 //! saw. The handle types are the same host structs in both versions.
 
