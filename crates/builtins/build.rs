@@ -49,9 +49,13 @@ fn main() {
     std::fs::write(out_dir.join("embedded.rs"), code).expect("writing embedded.rs");
 }
 
-/// Every component embedded: the file tools', then the workspace tools'.
+/// Every component embedded: the file tools', the workspace tools', then the on-demand file
+/// tools'.
 fn embedded_crates() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
-    BUILTIN_COMPONENT_CRATES.iter().chain(WORKSPACE_COMPONENT_CRATES)
+    BUILTIN_COMPONENT_CRATES
+        .iter()
+        .chain(WORKSPACE_COMPONENT_CRATES)
+        .chain(ON_DEMAND_FILE_TOOL_CRATES)
 }
 
 /// Build every guest crate of [`embedded_crates`] for wasm32-wasip2 in a target dir

@@ -18,7 +18,12 @@ include!("../../crates/builtins/src/components.rs");
 
 /// Every component the binary embeds: the file tools', then the workspace tools'.
 fn embedded_components() -> Vec<(&'static str, &'static str)> {
-    BUILTIN_COMPONENT_CRATES.iter().chain(WORKSPACE_COMPONENT_CRATES).copied().collect()
+    BUILTIN_COMPONENT_CRATES
+        .iter()
+        .chain(WORKSPACE_COMPONENT_CRATES)
+        .chain(ON_DEMAND_FILE_TOOL_CRATES)
+        .copied()
+        .collect()
 }
 
 /// The environment variable that tells the builtins crate's build script where the built
@@ -73,6 +78,7 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-read",
     "toolhost-tool-write",
     "toolhost-tool-edit",
+    "toolhost-tool-apply-patch",
     "toolhost-tool-list",
     "toolhost-tool-grep",
     "toolhost-tool-glob",

@@ -24,6 +24,12 @@ pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
     ("toolhost-tool-workspace-tests", "workspace_tests"),
 ];
 
+/// The file tools offered only when a toolset names them (`--tools …,apply_patch`,
+/// `--agent patch`): (guest crate, tool id). Embedded and registered like the workspace tools,
+/// but not held to the workspace beyond the fence every file tool has.
+pub const ON_DEMAND_FILE_TOOL_CRATES: &[(&str, &str)] =
+    &[("toolhost-tool-apply-patch", "apply_patch")];
+
 /// The workspace tools that ask a person before every program they run, and run only what was
 /// approved (docs/workspace-tools.md#approvals).
 pub const ASKS_BEFORE_EACH_RUN: &[&str] = &["workspace_shell", "workspace_tests"];

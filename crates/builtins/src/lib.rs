@@ -10,10 +10,11 @@
 //! * [`registry`] — [`builtin_registry`]: the six file-tool components
 //!   ([`BUILTIN_COMPONENTS`], from `components`, the one list `build.rs` and `cargo xtask`
 //!   read too), then bash, then the workspace-tool components a toolset names
-//!   ([`WORKSPACE_COMPONENTS`]); [`READ_TOOL`], the one tool whose reads are observations.
+//!   ([`WORKSPACE_COMPONENTS`]) and the on-demand file tools it names
+//!   ([`ON_DEMAND_FILE_TOOLS`]: `apply_patch`); [`READ_TOOL`], the one tool whose reads are observations.
 //! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
 //! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`],
-//!   [`WORKSPACE_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list.
+//!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -22,11 +23,14 @@ mod components;
 pub mod registry;
 pub mod toolset;
 
-pub use components::{BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES};
+pub use components::{
+    BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES, WORKSPACE_COMPONENT_CRATES,
+};
 pub use registry::{
-    BUILTIN_COMPONENTS, BuiltinError, READ_TOOL, WORKSPACE_COMPONENTS, builtin_registry,
-    builtin_registry_from, components_override, uncompiled_bytes,
+    BUILTIN_COMPONENTS, BuiltinError, ON_DEMAND_FILE_TOOLS, READ_TOOL, WORKSPACE_COMPONENTS,
+    builtin_registry, builtin_registry_from, components_override, uncompiled_bytes,
 };
 pub use toolset::{
-    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET, parse_tools,
+    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, PATCH_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET,
+    parse_tools,
 };

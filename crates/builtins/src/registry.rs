@@ -9,7 +9,8 @@ use toolhost_core::registry::ToolRegistryBuilder;
 use toolhost_runtime::{ComponentRuntime, ComponentTool, RuntimeError};
 
 use crate::components::{
-    ASKS_BEFORE_EACH_RUN, BUILTIN_COMPONENT_CRATES, WORKSPACE_COMPONENT_CRATES,
+    ASKS_BEFORE_EACH_RUN, BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES,
+    WORKSPACE_COMPONENT_CRATES,
 };
 
 /// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
@@ -43,6 +44,19 @@ const WORKSPACE_IDS: [&str; WORKSPACE_COMPONENT_CRATES.len()] = {
     ids
 };
 
+/// The file tools offered only when a toolset names them, by id (`apply_patch`).
+pub const ON_DEMAND_FILE_TOOLS: &[&str] = &ON_DEMAND_IDS;
+
+const ON_DEMAND_IDS: [&str; ON_DEMAND_FILE_TOOL_CRATES.len()] = {
+    let mut ids = [""; ON_DEMAND_FILE_TOOL_CRATES.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = ON_DEMAND_FILE_TOOL_CRATES[i].1;
+        i += 1;
+    }
+    ids
+};
+
 /// The one tool whose reads count as "the model read this file"
 /// (docs/contract.md#read-before-edit). Other tools that open files (grep on a single file,
 /// third-party tools) leave the observation table alone.
@@ -65,10 +79,14 @@ pub enum BuiltinError {
     Runtime(#[from] RuntimeError),
 }
 
-/// The workspace tools `workspace` names, in registry order (other ids are left to the
-/// caller's toolset check).
-fn chosen<'a>(workspace: &'a [&'a str]) -> impl Iterator<Item = &'static str> + 'a {
-    WORKSPACE_COMPONENTS.iter().copied().filter(|id| workspace.contains(id))
+/// The workspace tools and on-demand file tools `on_demand` names, in registry order (other
+/// ids are left to the caller's toolset check).
+fn chosen<'a>(on_demand: &'a [&'a str]) -> impl Iterator<Item = &'static str> + 'a {
+    WORKSPACE_COMPONENTS
+        .iter()
+        .chain(ON_DEMAND_FILE_TOOLS)
+        .copied()
+        .filter(|id| on_demand.contains(id))
 }
 
 /// Where the built-in components come from.
@@ -115,18 +133,18 @@ impl Origin<'_> {
         Ok(Arc::new(tool))
     }
 
-    /// The file tools, bash, then the workspace tools `workspace` names.
+    /// The file tools, bash, then the workspace and on-demand tools `on_demand` names.
     async fn registry(
         &self,
         runtime: &Arc<ComponentRuntime>,
-        workspace: &[&str],
+        on_demand: &[&str],
     ) -> Result<ToolRegistryBuilder, BuiltinError> {
         let mut builder = ToolRegistryBuilder::new();
         for id in BUILTIN_COMPONENTS {
             builder.register_dyn(self.load(runtime, id).await?);
         }
         builder.register(crate::bash::Bash);
-        for id in chosen(workspace) {
+        for id in chosen(on_demand) {
             builder.register_dyn(self.load(runtime, id).await?);
         }
         Ok(builder)
@@ -134,16 +152,16 @@ impl Origin<'_> {
 }
 
 /// Bytes of the embedded built-ins this toolset loads (the file tools, then the workspace
-/// tools `workspace` names) whose compilation `runtime` has not cached: what a first start
+/// and on-demand tools `on_demand` names) whose compilation `runtime` has not cached: what a first start
 /// compiles. 0 with `TOOLHOST_COMPONENTS` (those files are told of one by one).
-pub fn uncompiled_bytes(runtime: &ComponentRuntime, workspace: &[&str]) -> usize {
+pub fn uncompiled_bytes(runtime: &ComponentRuntime, on_demand: &[&str]) -> usize {
     if components_override().is_some() {
         return 0;
     }
     BUILTIN_COMPONENTS
         .iter()
         .copied()
-        .chain(chosen(workspace))
+        .chain(chosen(on_demand))
         .filter_map(|id| embedded::EMBEDDED.iter().find(|(e, ..)| *e == id))
         .filter(|(_, _, sha256)| !runtime.is_cached(sha256))
         .map(|(_, bytes, _)| bytes.len())
@@ -151,24 +169,25 @@ pub fn uncompiled_bytes(runtime: &ComponentRuntime, workspace: &[&str]) -> usize
 }
 
 /// Register the built-in tools from `dir` (`<dir>/<id>.wasm`): the file tools, bash, then each
-/// workspace tool `workspace` names.
+/// workspace or on-demand tool `on_demand` names.
 pub async fn builtin_registry_from(
     runtime: &Arc<ComponentRuntime>,
     dir: &Path,
-    workspace: &[&str],
+    on_demand: &[&str],
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
-    Origin::Dir(dir).registry(runtime, workspace).await
+    Origin::Dir(dir).registry(runtime, on_demand).await
 }
 
 /// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
-/// that directory): the file tools, bash, then each workspace tool `workspace` names. More
+/// that directory): the file tools, bash, then each workspace or on-demand tool `on_demand`
+/// names. More
 /// tools (installed ones) may be registered after them.
 pub async fn builtin_registry(
     runtime: &Arc<ComponentRuntime>,
-    workspace: &[&str],
+    on_demand: &[&str],
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
     match components_override() {
-        Some(dir) => Origin::Dir(&dir).registry(runtime, workspace).await,
-        None => Origin::Embedded.registry(runtime, workspace).await,
+        Some(dir) => Origin::Dir(&dir).registry(runtime, on_demand).await,
+        None => Origin::Embedded.registry(runtime, on_demand).await,
     }
 }

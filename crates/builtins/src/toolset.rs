@@ -18,6 +18,10 @@ pub const EXPLORER_TOOLSET: &[&str] = &["read", "grep", "glob", "list", "bash"];
 /// every run is approved.
 pub const WORKSPACE_TOOLSET: &[&str] = crate::registry::WORKSPACE_COMPONENTS;
 
+/// The patch agent's tools: the default seven with `apply_patch` in place of `write` and
+/// `edit`, as agents built for models trained on that grammar offer them.
+pub const PATCH_TOOLSET: &[&str] = &["read", "apply_patch", "grep", "glob", "list", "bash"];
+
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Agent {
@@ -28,6 +32,9 @@ pub enum Agent {
     /// The default agent's tools, then the five workspace tools: workspace_git,
     /// workspace_markdown, workspace_preview, workspace_shell and workspace_tests.
     Workspace,
+    /// The default agent's tools with apply_patch in place of write and edit: read,
+    /// apply_patch, grep, glob, list, bash.
+    Patch,
 }
 
 impl Agent {
@@ -43,6 +50,7 @@ impl Agent {
         let all = || extra.iter().map(|(id, _)| id.as_str());
         let (builtins, extra): (Vec<&str>, Vec<&str>) = match self {
             Agent::Default => (DEFAULT_TOOLSET.to_vec(), all().collect()),
+            Agent::Patch => (PATCH_TOOLSET.to_vec(), all().collect()),
             Agent::Workspace => (
                 DEFAULT_TOOLSET.iter().chain(WORKSPACE_TOOLSET).copied().collect(),
                 all().collect(),
@@ -59,10 +67,12 @@ impl Agent {
         ToolsetConfig::new(builtins.into_iter().chain(extra))
     }
 
-    /// The workspace tools this agent's toolset holds (to be registered).
-    pub fn workspace_tools(self) -> &'static [&'static str] {
+    /// The tools registered only when named (workspace tools, `apply_patch`) that this
+    /// agent's toolset holds.
+    pub fn on_demand_tools(self) -> &'static [&'static str] {
         match self {
             Agent::Workspace => WORKSPACE_TOOLSET,
+            Agent::Patch => crate::registry::ON_DEMAND_FILE_TOOLS,
             Agent::Default | Agent::Explorer => &[],
         }
     }
@@ -78,13 +88,19 @@ pub enum Selection {
 }
 
 impl Selection {
-    /// The workspace tools this selection names (to be registered).
-    pub fn workspace_tools(&self) -> Vec<&str> {
+    /// The tools registered only when named (workspace tools, `apply_patch`) that this
+    /// selection names.
+    pub fn on_demand_tools(&self) -> Vec<&str> {
         match self {
-            Selection::Agent(agent) => agent.workspace_tools().to_vec(),
-            Selection::Tools(ids) => {
-                ids.iter().map(String::as_str).filter(|id| WORKSPACE_TOOLSET.contains(id)).collect()
-            }
+            Selection::Agent(agent) => agent.on_demand_tools().to_vec(),
+            Selection::Tools(ids) => ids
+                .iter()
+                .map(String::as_str)
+                .filter(|id| {
+                    WORKSPACE_TOOLSET.contains(id)
+                        || crate::registry::ON_DEMAND_FILE_TOOLS.contains(id)
+                })
+                .collect(),
         }
     }
 
@@ -119,11 +135,18 @@ mod tests {
 
     #[test]
     fn the_built_in_ids_are_exactly_the_ids_third_party_tools_may_not_take() {
-        let builtins: Vec<&str> =
-            DEFAULT_TOOLSET.iter().chain(WORKSPACE_TOOLSET).copied().collect();
+        let builtins: Vec<&str> = DEFAULT_TOOLSET
+            .iter()
+            .chain(WORKSPACE_TOOLSET)
+            .chain(crate::registry::ON_DEMAND_FILE_TOOLS)
+            .copied()
+            .collect();
         assert_eq!(builtins, toolhost_plugins::RESERVED_IDS);
         for id in EXPLORER_TOOLSET {
             assert!(DEFAULT_TOOLSET.contains(id), "{id}");
+        }
+        for id in PATCH_TOOLSET {
+            assert!(builtins.contains(id), "{id}");
         }
     }
 }
@@ -141,6 +164,8 @@ mod selection_tests {
         assert!(parse_tools("read,,grep").unwrap_err().contains("empty"));
         assert!(parse_tools("").is_err());
         let s = Selection::Tools(parse_tools("grep,read").unwrap().0);
-        assert!(s.workspace_tools().is_empty());
+        assert!(s.on_demand_tools().is_empty());
+        let s = Selection::Tools(parse_tools("read,apply_patch,workspace_git").unwrap().0);
+        assert_eq!(s.on_demand_tools(), ["apply_patch", "workspace_git"]);
     }
 }

@@ -28,8 +28,8 @@
 pub use toolhost_builtins as builtins;
 pub use toolhost_builtins::bash;
 pub use toolhost_core::{
-    approval, atomic, changes, context, display, fence, observations, registry, result, spill,
-    tool, undo,
+    approval, atomic, changes, changeset, context, display, fence, observations, registry, result,
+    spill, tool, undo,
 };
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;

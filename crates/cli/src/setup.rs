@@ -125,6 +125,11 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     refuse_shared_data_dir(&data_dir, home.as_deref())?;
     mark_data_dir(&data_dir)?;
+    // A multi-file change a dead process left half-written is put back before anything else
+    // (docs/sessions.md#crashes).
+    for recovered in toolhost::changeset::recover(&data_dir) {
+        eprintln!("toolhost: {}", toolhost::display::terminal_text(&recovered.to_string()));
+    }
     let others = match &home {
         Some(h) => register_data_dir(&h.join(".toolhost").join(DATA_DIR_REGISTRY), &data_dir),
         None => Vec::new(),
@@ -365,9 +370,9 @@ impl Setup {
         session: ToolSessionContext,
         runtime: &Arc<ComponentRuntime>,
     ) -> Result<FinalizedToolset> {
-        let workspace_tools = selection.workspace_tools();
+        let on_demand = selection.on_demand_tools();
         if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            let pending = toolhost::builtins::uncompiled_bytes(runtime, &workspace_tools);
+            let pending = toolhost::builtins::uncompiled_bytes(runtime, &on_demand);
             if pending > 0 {
                 eprintln!(
                     "toolhost: compiling the built-in tools for this machine, once (about {} s; later starts reuse {})…",
@@ -378,7 +383,7 @@ impl Setup {
                 );
             }
         }
-        let mut registry = toolhost::builtin_registry(runtime, &workspace_tools).await?;
+        let mut registry = toolhost::builtin_registry(runtime, &on_demand).await?;
         let extra = self.register_third_party(extra_tools, runtime, &mut registry).await?;
         let registry = registry.build();
         if let toolhost::Selection::Tools(ids) = selection {

@@ -26,6 +26,7 @@ pub const RESERVED_IDS: &[&str] = &[
     "workspace_preview",
     "workspace_shell",
     "workspace_tests",
+    "apply_patch",
 ];
 
 /// What a risk lets a component do, in words for the person who grants it.
