@@ -159,10 +159,11 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<String, ApplyErr
     Ok(out)
 }
 
-/// One replacement: `old_len` lines from `start` become `new`.
+/// One replacement: the `old.len()` lines from `start` become `new`.
 struct Replacement<'a> {
     start: usize,
-    old_len: usize,
+    /// The hunk's context and removed lines as the patch gives them (empty: a pure addition).
+    old: &'a [String],
     new: &'a [String],
 }
 
@@ -201,7 +202,7 @@ fn replacements<'a>(
             } else {
                 lines.len()
             };
-            out.push(Replacement { start, old_len: 0, new: &chunk.new_lines });
+            out.push(Replacement { start, old: &[], new: &chunk.new_lines });
             continue;
         }
         let mut pattern: &[String] = &chunk.old_lines;
@@ -217,7 +218,7 @@ fn replacements<'a>(
         }
         match found {
             Some(start) => {
-                out.push(Replacement { start, old_len: pattern.len(), new });
+                out.push(Replacement { start, old: pattern, new });
                 index = start + pattern.len();
             }
             None => {
@@ -229,7 +230,10 @@ fn replacements<'a>(
     Ok(out)
 }
 
-/// `lines` with the (sorted, non-overlapping) replacements made, in one pass.
+/// `lines` with the (sorted, non-overlapping) replacements made, in one pass. A line the hunk
+/// keeps (its text is one of the hunk's old lines, in order) is written as the file has it,
+/// not as the patch spells it: a context line matched loosely (other whitespace, typographic
+/// punctuation) stays byte for byte.
 fn replaced(lines: Vec<String>, replacements: Vec<Replacement<'_>>) -> Vec<String> {
     let added: usize = replacements.iter().map(|r| r.new.len()).sum();
     let mut out = Vec::with_capacity(lines.len() + added);
@@ -238,9 +242,16 @@ fn replaced(lines: Vec<String>, replacements: Vec<Replacement<'_>>) -> Vec<Strin
         while let Some((_, line)) = lines.next_if(|(i, _)| *i < r.start) {
             out.push(line);
         }
-        out.extend(r.new.iter().cloned());
-        for _ in 0..r.old_len {
-            lines.next();
+        let region: Vec<String> = lines.by_ref().take(r.old.len()).map(|(_, l)| l).collect();
+        let mut next_old = 0;
+        for new in r.new {
+            match (next_old..r.old.len()).find(|&k| r.old[k] == *new) {
+                Some(k) if k < region.len() => {
+                    out.push(region[k].clone());
+                    next_old = k + 1;
+                }
+                _ => out.push(new.clone()),
+            }
         }
     }
     out.extend(lines.map(|(_, line)| line));
@@ -431,12 +442,20 @@ mod tests {
     }
 
     #[test]
+    fn a_context_line_matched_loosely_stays_as_the_file_has_it() {
+        assert_eq!(
+            apply("x \u{2014} \u{201c}y\u{201d}  \nold\n", "@@\n x - \"y\"\n-old\n+new"),
+            "x \u{2014} \u{201c}y\u{201d}  \nnew\n"
+        );
+    }
+
+    #[test]
     fn crlf_files_stay_crlf() {
         assert_eq!(apply("a\r\nb\r\nc\r\n", "@@\n a\n-b\n+B\n+B2"), "a\r\nB\r\nB2\r\nc\r\n");
         assert_eq!(apply("a\r\nb", "@@\n-b\n+c"), "a\r\nc\r\n");
-        // Mixed endings, as codex: matched leniently; the hunk's lines (context included) are
-        // written with `\n`, the rest of the file is kept as it is.
-        assert_eq!(apply("a\r\nb\nc\r\n", "@@\n a\n-b\n+B"), "a\nB\nc\r\n");
+        // Mixed endings: matched leniently; a context line stays as the file has it (its
+        // `\r` too), an added line gets `\n`, the rest of the file is kept as it is.
+        assert_eq!(apply("a\r\nb\nc\r\n", "@@\n a\n-b\n+B"), "a\r\nB\nc\r\n");
     }
 
     #[test]
