@@ -401,3 +401,29 @@ fn a_language_runtimes_wasi_imports_pass() {
         }
     }
 }
+
+/// A 0.2.0 component's draft (`current`, then `commit`) still writes through a host whose
+/// newest WIT is later, and its change is recorded and undone like any other.
+#[test]
+fn a_frozen_0_2_0_component_still_commits_through_its_draft() {
+    let a = Attack::new();
+    a.put("a.txt", "one\ntwo\n");
+    let legacy02 = test_components_dir().join("legacy02.wasm");
+    let out = a.call_with(
+        &["--tool", legacy02.to_str().unwrap()],
+        "legacy02",
+        serde_json::json!({"path": "a.txt", "copyTo": "copy/b.txt"}),
+    );
+    assert_eq!(out.status(), "succeeded", "{}", out.all());
+    assert!(
+        out.text().contains("2 lines (8 bytes) in a.txt; copy/b.txt created"),
+        "{}",
+        out.text()
+    );
+    assert_eq!(out.json()["structuredContent"], serde_json::json!({"lines": 2, "bytes": 8}));
+    assert_eq!(std::fs::read_to_string(a.ws.join("copy/b.txt")).unwrap(), "one\ntwo\n");
+    let ids = a.change_ids();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert_eq!(a.run(&[], &["undo", &ids[0]]).code, Some(0));
+    assert!(!a.ws.join("copy/b.txt").exists());
+}
