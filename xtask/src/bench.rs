@@ -14,6 +14,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("session", "bench_session"),
     ("tools", "bench_tools"),
     ("journey", "bench_journey"),
+    ("patch", "bench_patch"),
 ];
 
 /// Run the named benchmark.
