@@ -340,6 +340,19 @@ fn a_process_killed_mid_patch_is_put_back_at_the_next_start() {
     assert_eq!(std::fs::read_to_string(a.ws.join("three.txt")).unwrap(), "3\n");
 
     a.env.clear();
+    // While a process holds the journal (as a live commit does), another start leaves it be.
+    let journals: Vec<_> =
+        std::fs::read_dir(a.data.join("journal")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(journals.len(), 1, "{journals:?}");
+    {
+        use std::os::fd::AsRawFd;
+        let held = std::fs::File::open(&journals[0]).unwrap();
+        // SAFETY: an open descriptor.
+        assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let meanwhile = a.run(&[], &["changes"]);
+        assert!(!meanwhile.stderr.contains("interrupted"), "{}", meanwhile.all());
+        assert!(!a.ws.join("two.txt").exists(), "a live change was rolled back under it");
+    }
     let next = a.run(&[], &["changes"]);
     assert_eq!(next.code, Some(0), "{}", next.all());
     assert!(

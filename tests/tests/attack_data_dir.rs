@@ -195,3 +195,33 @@ fn a_data_dir_in_the_workspace_cannot_be_swapped_by_renaming_its_parent() {
 fn a_data_dir_at_the_workspace_top_cannot_be_swapped() {
     swapped_data_dir_does_not_widen_the_sandbox(".toolhost-data");
 }
+
+/// The journal of a change in progress holds the earlier contents of the files it changes:
+/// no tool and no bash reads it, and none plants one for the next start to "put back".
+#[test]
+fn the_journal_of_a_change_is_neither_readable_nor_writable() {
+    let a = Attack::new();
+    let m = marker("JOURNAL");
+    let dir = a.data.join("journal");
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("0123456789abcdef.json");
+    std::fs::write(&journal, format!("{{\"call_id\":\"{m}\",\"entries\":[]}}")).unwrap();
+    // Held as a live commit holds it, so no start takes it for an interrupted one.
+    let held = std::fs::File::open(&journal).unwrap();
+    // SAFETY: an open descriptor.
+    assert_eq!(unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&held), libc::LOCK_EX) }, 0);
+    let path = journal.display().to_string();
+    a.call("read", json!({ "path": path })).assert_hidden(&m, "read the journal");
+    a.call("grep", json!({ "pattern": "JOURNAL", "path": dir.display().to_string() }))
+        .assert_hidden(&m, "grep the journal dir");
+    let planted = dir.join("planted.json").display().to_string();
+    let w = a.call("write", json!({ "path": planted, "content": "{}" }));
+    assert_eq!(w.status(), "failed", "{}", w.all());
+    assert!(!dir.join("planted.json").exists());
+    if a.sandbox_or_skip("the_journal_of_a_change_is_neither_readable_nor_writable") {
+        a.bash(&format!("cat {path}; echo x > {}/planted2.json", dir.display()))
+            .assert_hidden(&m, "bash cat the journal");
+        assert!(!dir.join("planted2.json").exists(), "bash planted a journal");
+    }
+    assert!(journal.exists(), "the held journal was taken for an interrupted change");
+}

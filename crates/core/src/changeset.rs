@@ -118,7 +118,9 @@ pub fn commit(data_dir: &Path, call_id: &str, steps: &[Step]) -> Result<(), Comm
             })
             .collect(),
     };
-    let journal_file = write_journal(data_dir, &journal).map_err(CommitError::Journal)?;
+    // The journal stays open and locked until the commit ends: a `recover` in another
+    // process leaves a journal whose writer is alive.
+    let (journal_file, _held) = write_journal(data_dir, &journal).map_err(CommitError::Journal)?;
     let die_after: Option<usize> =
         std::env::var(DIE_AFTER_FILES_VAR).ok().and_then(|v| v.trim().parse().ok());
 
@@ -170,9 +172,10 @@ fn roll_back(done: &[&Step]) -> (Vec<String>, Vec<String>) {
     (failed, reasons)
 }
 
-/// Write `journal` durably: a temp file fsynced, renamed into `journal/`, the directory
-/// fsynced. Its path.
-fn write_journal(data_dir: &Path, journal: &Journal) -> std::io::Result<PathBuf> {
+/// Write `journal` durably: a temp file locked (`flock`, held by the returned descriptor for
+/// as long as the commit runs), fsynced, renamed into `journal/`, the directory fsynced. Its
+/// path and the open, locked file.
+fn write_journal(data_dir: &Path, journal: &Journal) -> std::io::Result<(PathBuf, std::fs::File)> {
     use std::io::Write;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let dir = data_dir.join(JOURNAL_DIR);
@@ -188,11 +191,38 @@ fn write_journal(data_dir: &Path, journal: &Journal) -> std::io::Result<PathBuf>
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&temp)?;
+    lock(&out, libc::LOCK_EX)?;
     out.write_all(&bytes)?;
     out.sync_all()?;
     std::fs::rename(&temp, &file)?;
     std::fs::File::open(&dir)?.sync_all()?;
-    Ok(file)
+    Ok((file, out))
+}
+
+/// `flock(file, how)`, retried on EINTR.
+fn lock(file: &std::fs::File, how: libc::c_int) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: `file` is an open descriptor.
+        if unsafe { libc::flock(file.as_raw_fd(), how) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+/// The journal at `path`, opened and locked, when no live process holds it and it is still
+/// the file at `path` (a commit that just ended unlinks its journal before it lets go).
+fn claim(path: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path).ok()?;
+    lock(&file, libc::LOCK_EX | libc::LOCK_NB).ok()?;
+    let (held, now) = (file.metadata().ok()?, std::fs::symlink_metadata(path).ok()?);
+    (held.dev() == now.dev() && held.ino() == now.ino()).then_some(file)
 }
 
 /// What [`recover`] did with one interrupted commit.
@@ -222,7 +252,8 @@ impl std::fmt::Display for Recovered {
 }
 
 /// Roll back every commit in `data_dir` that a dead process left journaled, and remove its
-/// journal. Files changed since the commit are left alone and named.
+/// journal. Files changed since the commit are left alone and named; a journal whose commit
+/// is still running in a live process (its lock is held) is left to it.
 pub fn recover(data_dir: &Path) -> Vec<Recovered> {
     let Ok(entries) = std::fs::read_dir(data_dir.join(JOURNAL_DIR)) else { return Vec::new() };
     let mut files: Vec<PathBuf> = entries
@@ -233,9 +264,11 @@ pub fn recover(data_dir: &Path) -> Vec<Recovered> {
     files.sort();
     let mut out = Vec::new();
     for file in files {
-        let journal: Journal = match std::fs::read(&file)
+        let Some(mut held) = claim(&file) else { continue };
+        let mut bytes = Vec::new();
+        let journal: Journal = match std::io::Read::read_to_end(&mut held, &mut bytes)
             .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+            .and_then(|_| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
         {
             Ok(j) => j,
             Err(why) => {
@@ -361,7 +394,7 @@ mod tests {
         ];
         // As a process killed after the third file would leave it: a, b, c done, d not yet,
         // and a changed by someone else since.
-        write_journal(
+        let (_, held) = write_journal(
             &data,
             &Journal {
                 call_id: "call-3".into(),
@@ -376,6 +409,9 @@ mod tests {
             },
         )
         .unwrap();
+        // While its writer is alive (it holds the lock), nothing is touched.
+        assert!(recover(&data).is_empty(), "a journal held by a live commit was recovered");
+        drop(held);
         std::fs::write(ws.join("a.txt"), "someone else\n").unwrap();
         std::fs::write(ws.join("b.txt"), "B\n").unwrap();
         std::fs::write(ws.join("d.txt"), "d\n").unwrap();

@@ -270,8 +270,9 @@ pub const OTHER_HOME_DIRS: &[&str] = &["/root", "/var/root"];
 
 /// Entries of toolhost's data dir that no tool and no bash may read or write, not even with a
 /// grant: the session store (every call's arguments and text), the policy config, the
-/// component cache (native code the host loads) and the MCP bearer token. The spill dir stays
-/// readable (docs/contract.md#spill-files).
+/// component cache (native code the host loads), the MCP bearer token and the journals of
+/// multi-file changes in progress (the files' earlier contents, and what the next start puts
+/// back). The spill dir stays readable (docs/contract.md#spill-files).
 pub const DATA_DIR_PRIVATE: &[&str] = &[
     "toolhost.db",
     "toolhost.db-wal",
@@ -284,6 +285,7 @@ pub const DATA_DIR_PRIVATE: &[&str] = &[
     "tools",
     "tools.json",
     "locks",
+    "journal",
 ];
 
 /// Entries under HOME that run code at the user's next login, shell, editor or git command:
