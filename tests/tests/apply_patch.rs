@@ -143,6 +143,18 @@ fn a_moved_file_keeps_its_mode_and_a_crlf_file_keeps_crlf() {
     assert_eq!(std::fs::metadata(&moved).unwrap().permissions().mode() & 0o777, 0o750);
     assert_eq!(std::fs::read_to_string(&dos).unwrap(), "one\r\nTWO\r\ntwo and a half\r\nthree\r\n");
     assert_eq!(std::fs::metadata(&dos).unwrap().permissions().mode() & 0o777, 0o640);
+    drop(s);
+    // Undone, the moved file comes back where it was with its mode; reapplied, it moves again
+    // with it.
+    let id = a.change_ids().remove(0);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(a.run(&[], &["undo", &id]).code, Some(0));
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "#!/bin/sh\necho old\n");
+    assert_eq!(mode(&script), 0o750);
+    assert!(!moved.exists());
+    assert_eq!(a.run(&[], &["reapply", &id]).code, Some(0));
+    assert_eq!(mode(&moved), 0o750);
+    assert!(!script.exists());
 }
 
 #[test]

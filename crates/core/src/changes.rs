@@ -107,11 +107,13 @@ pub fn file_change(change_id: &str, path: &str, before: Option<&str>, after: &st
         before_content: before.unwrap_or("").to_string(),
         after_content: after.to_string(),
         undone: false,
+        mode: None,
     }
 }
 
-/// The artifact for the deletion of `path` (as the model gave it), which held `before`.
-pub fn file_deletion(change_id: &str, path: &str, before: &str) -> FileChange {
+/// The artifact for the deletion of `path` (as the model gave it), which held `before` and
+/// had permission bits `mode`.
+pub fn file_deletion(change_id: &str, path: &str, before: &str, mode: Option<u32>) -> FileChange {
     let (additions, deletions, hunks) = diff(before, "");
     FileChange {
         change_id: change_id.to_string(),
@@ -125,6 +127,7 @@ pub fn file_deletion(change_id: &str, path: &str, before: &str) -> FileChange {
         before_content: before.to_string(),
         after_content: String::new(),
         undone: false,
+        mode,
     }
 }
 
@@ -145,7 +148,7 @@ mod tests {
 
     #[test]
     fn a_deletion_removes_every_line_and_has_no_after_state() {
-        let c = file_deletion("c", "a.txt", "one\ntwo\n");
+        let c = file_deletion("c", "a.txt", "one\ntwo\n", Some(0o755));
         assert_eq!((c.kind, c.additions, c.deletions), (FileChangeKind::Deleted, 0, 2));
         assert_eq!(c.hunks[0].lines, vec!["-one", "-two"]);
         assert_eq!((c.after_hash.as_str(), c.after_content.as_str()), ("", ""));

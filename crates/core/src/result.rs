@@ -117,6 +117,11 @@ pub struct FileChange {
     pub before_content: String,
     pub after_content: String,
     pub undone: bool,
+    /// The permission bits (`0o777` of the mode) of a deleted file, or of a file created with
+    /// another's (a move's destination): what undo and reapply recreate it with. Absent for
+    /// every other change, which keeps or defaults its file's mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
 }
 
 /// Data that travels with a result but never reaches the model (docs/contract.md#results).

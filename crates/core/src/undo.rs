@@ -105,12 +105,14 @@ pub enum UndoError {
 /// What a file is: absent, or present with this SHA-256.
 type State = Option<String>;
 
-/// One planned write: `path` goes from `from` to `to` (None: delete).
+/// One planned write: `path` goes from `from` to `to` (None: delete); a file it creates gets
+/// `mode` when the change recorded one.
 struct Step {
     real: PathBuf,
     display: String,
     from: State,
     to: Option<String>,
+    mode: Option<u32>,
 }
 
 impl Step {
@@ -318,7 +320,13 @@ async fn apply(
                 found,
             });
         }
-        let step = Step { real: real.clone(), display: display.clone(), from: current, to };
+        let step = Step {
+            real: real.clone(),
+            display: display.clone(),
+            from: current,
+            to,
+            mode: change.mode,
+        };
         states.insert(real.clone(), step.to_hash());
         steps.push((step, change));
     }
@@ -333,14 +341,17 @@ async fn apply(
             (Direction::Reapply, FileChangeKind::Created) => None,
             (Direction::Reapply, _) => Some(change.before_content.clone()),
         };
-        if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref(), None) {
+        if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref(), step.mode) {
             let error = error.plain();
             let mut failed = Vec::new();
             let mut rollback_errors = Vec::new();
             for (done_step, restore) in done.iter().rev() {
-                if let Err(e) =
-                    put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref(), None)
-                {
+                if let Err(e) = put(
+                    &done_step.real,
+                    restore.as_deref(),
+                    done_step.to_hash().as_deref(),
+                    done_step.mode,
+                ) {
                     failed.push(done_step.display.clone());
                     rollback_errors.push(format!("{}: {}", done_step.display, e.plain()));
                 }
@@ -441,9 +452,11 @@ mod tests {
     fn a_deletion_is_undone_by_recreating_the_file_and_reapplied_by_removing_it() {
         let (_d, s, p) = setup();
         let a = s.working_directory.join("a.txt");
-        let mut c = crate::changes::file_deletion("c1", "a.txt", "kept\n");
+        let mut c = crate::changes::file_deletion("c1", "a.txt", "kept\n", Some(0o750));
         block_on(undo(std::slice::from_ref(&c), &s, &p)).unwrap();
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "kept\n");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&a).unwrap().permissions().mode() & 0o777, 0o750);
         c.undone = true;
         block_on(reapply(std::slice::from_ref(&c), &s, &p)).unwrap();
         assert!(!a.exists());

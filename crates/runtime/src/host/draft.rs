@@ -172,6 +172,9 @@ struct Checked {
     before: Option<String>,
     after: Option<String>,
     mode_of: Option<u32>,
+    /// The permission bits recorded with its change: a deleted file's, or those a created
+    /// file takes from another.
+    mode: Option<u32>,
 }
 
 impl CallState {
@@ -229,13 +232,22 @@ impl CallState {
                 }
                 None => {}
             }
-            checked.push(Checked { draft, before, after, mode_of });
+            // A file about to be deleted: its mode, for an undo to recreate it with.
+            let mode = match (&before, &after) {
+                (Some(_), None) => {
+                    toolhost_core::atomic::permission_bits(draft.checked.as_path()).ok()
+                }
+                _ => None,
+            };
+            checked.push(Checked { draft, before, after, mode_of, mode });
         }
         let mut steps = Vec::new();
         let mut step_of = Vec::with_capacity(checked.len());
+        let mut new_modes = Vec::with_capacity(checked.len());
         for (index, c) in checked.iter().enumerate() {
             if c.before == c.after {
                 step_of.push(None);
+                new_modes.push(None);
                 continue;
             }
             let real = c.draft.checked.as_path().to_path_buf();
@@ -261,6 +273,7 @@ impl CallState {
                 self.prepare_parents(&c.draft)?;
             }
             step_of.push(Some(steps.len()));
+            new_modes.push(new_mode);
             steps.push(changeset::Step {
                 real,
                 display,
@@ -274,7 +287,7 @@ impl CallState {
                 .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
         }
         let mut out = Vec::with_capacity(checked.len());
-        for (c, step) in checked.iter().zip(step_of) {
+        for ((c, step), new_mode) in checked.iter().zip(step_of).zip(new_modes) {
             let real = c.draft.checked.as_path();
             if let Some(text) = &c.after {
                 self.session.observations.record(real, sha256_hex(text.as_bytes()));
@@ -290,11 +303,14 @@ impl CallState {
             let call_id = &self.call.call_id.0;
             let (change, kind) = match (&c.before, &c.after) {
                 (Some(before), None) => (
-                    changes::file_deletion(call_id, &c.draft.input, before),
+                    changes::file_deletion(call_id, &c.draft.input, before, c.mode),
                     workspace::ChangeKind::Deleted,
                 ),
                 (None, Some(after)) => (
-                    changes::file_change(call_id, &c.draft.input, None, after),
+                    toolhost_core::result::FileChange {
+                        mode: new_mode,
+                        ..changes::file_change(call_id, &c.draft.input, None, after)
+                    },
                     workspace::ChangeKind::Created,
                 ),
                 (before, after) => (
