@@ -476,3 +476,68 @@ fn a_patch_over_the_limit_is_refused() {
     assert!(result_text(&r).contains("the limit is 8 MiB"), "{}", result_text(&r));
     assert!(!a.ws.join("big.txt").exists());
 }
+
+/// Over MCP: `--agent patch` lists apply_patch with its schema, and a read then a patch
+/// change the files, the result text being the summary.
+#[test]
+fn over_mcp_a_patch_is_one_call() {
+    let a = Attack::new();
+    a.put("a.txt", "one\n");
+    let mut m = a.mcp(&["--agent", "patch"]);
+    let list = m.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["read", "apply_patch", "grep", "glob", "list", "bash"], "{list}");
+    let schema = &tools[1]["inputSchema"];
+    assert_eq!(schema["required"], json!(["input"]), "{schema}");
+    let read = m.call_tool("read", json!({ "path": "a.txt" }));
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    let r = m.call_tool(
+        "apply_patch",
+        json!({ "input": patch("*** Update File: a.txt\n@@\n-one\n+two\n*** Add File: b.txt\n+b\n") }),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Applied the patch: 2 files changed (+2 -1)"), "{text}");
+    assert_eq!(tree(&a.ws), owned(&[("a.txt", "two\n"), ("b.txt", "b\n")]));
+}
+
+/// Outside the workspace only with an approved grant, as for `write`: `sandboxPermissions`
+/// widens the one call to the granted file, never to the data dir.
+#[test]
+fn an_approved_grant_lets_one_patch_write_outside() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("an_approved_grant_lets_one_patch_write_outside") {
+        return;
+    }
+    let outside = a.outside_dir("granted");
+    let target = outside.join("granted.txt");
+    let add = |path: &Path| patch(&format!("*** Add File: {}\n+granted\n", path.display()));
+    let global = ["--agent", "patch", "--allow-escalation"];
+    let without = a.call_with(&global, "apply_patch", json!({ "input": add(&target) }));
+    assert_eq!(without.status(), "failed", "{}", without.all());
+    assert!(!target.exists());
+    let with = a.call_with(
+        &global,
+        "apply_patch",
+        json!({
+            "input": add(&target),
+            "sandboxPermissions": {"paths": [{"path": target, "access": "write", "scope": "exact"}]},
+            "justification": "the user asked for it there"
+        }),
+    );
+    assert_eq!(with.status(), "succeeded", "{}", with.all());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "granted\n");
+    let planted = a.data.join("spill/planted.txt");
+    let data = a.call_with(
+        &global,
+        "apply_patch",
+        json!({
+            "input": add(&planted),
+            "sandboxPermissions": {"paths": [{"path": a.data, "access": "write", "scope": "subtree"}]},
+            "justification": "please"
+        }),
+    );
+    assert_eq!(data.status(), "failed", "{}", data.all());
+    assert!(!planted.exists());
+}
