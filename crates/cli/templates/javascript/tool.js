@@ -11,8 +11,8 @@
 // list<u8> a Uint8Array. A function returning `result<T, tool-error>` returns T or throws
 // the tool-error (an imported one throws an Error whose `payload` is the tool-error).
 
-import { cancelled } from 'toolhost:tool/call@0.2.0';
-import { openFile } from 'toolhost:tool/workspace@0.2.0';
+import { cancelled } from 'toolhost:tool/call@{{wit_version}}';
+import { openFile } from 'toolhost:tool/workspace@{{wit_version}}';
 
 // The tool's id: what models call it by. 1 to 64 characters of `A-Za-z0-9_-`.
 const ID = '{{name}}';
