@@ -8,6 +8,7 @@
 
 pub mod capabilities;
 pub mod landlock;
+pub mod seccomp;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
