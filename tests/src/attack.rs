@@ -488,9 +488,8 @@ impl Attack {
                     panic!("chown {} for the confined run: {e}", dir.display())
                 });
                 // The directories it lies in (a test's temp dir is private to root).
-                let id = Some(mode.id());
                 for up in dir.ancestors().skip(1).take_while(|up| elsewhere(up)) {
-                    let _ = std::os::unix::fs::lchown(up, id, id);
+                    let _ = confined::give(up, mode);
                 }
             }
         }

@@ -91,17 +91,29 @@ pub fn unavailable() -> Option<String> {
 }
 
 /// Gives `path` and everything under it (symlinks themselves, not what they name) to the uid
-/// and gid that `mode` runs as, so the confined command can use what the test made as root.
+/// and gid that `mode` runs as, each as [`give`] does.
 pub fn chown_tree(path: &Path, mode: Confinement) -> io::Result<()> {
-    let id = Some(mode.id());
-    std::os::unix::fs::lchown(path, id, id)?;
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_dir() {
+    if give(path, mode)? {
         for entry in std::fs::read_dir(path)? {
             chown_tree(&entry?.path(), mode)?;
         }
     }
     Ok(())
+}
+
+/// Gives `path` (a symlink itself) to the uid and gid that `mode` runs as when the test owns
+/// it, so the confined command can use what the test made as root as the user's own; what a
+/// test gave another uid stays that uid's. Whether `path` is a directory.
+pub fn give(path: &Path, mode: Confinement) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let test_uid = unsafe { libc::geteuid() };
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.uid() == test_uid && test_uid != mode.id() {
+        let id = Some(mode.id());
+        std::os::unix::fs::lchown(path, id, id)?;
+    }
+    Ok(meta.is_dir())
 }
 
 /// `cmd`, made to run confined as `mode` says (see the module documentation). The caller must
