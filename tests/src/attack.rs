@@ -3,6 +3,10 @@
 //! runs it (environment cleared but PATH, HOME = the fake one, `TOOLHOST_HOME` unset,
 //! `--workspace` and `--data-dir` given) through `call`, `session` and `mcp` (stdio).
 //!
+//! With `TOOLHOST_TEST_CONFINE=no-userns` (or `no-userns-root`) every run is confined where
+//! user namespaces are refused, as an unprivileged uid (or root without capabilities): see
+//! [`crate::confined`]. The base dir is then given to that uid before each run.
+//!
 //! Every run has a hang guard: the binary runs in its own process group, which is killed
 //! (and the test fails) if it outlives a generous bound.
 
@@ -16,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::confined::{self, Confinement};
 use crate::toolhost_bin;
 use crate::watchdog::Watchdog;
 
@@ -338,6 +343,8 @@ pub struct Attack {
     pub env: Vec<(OsString, OsString)>,
     /// The PATH every run gets (the test's own by default).
     pub path_var: OsString,
+    /// How every run is confined (`TOOLHOST_TEST_CONFINE`), if it is.
+    pub confined: Option<Confinement>,
 }
 
 impl Attack {
@@ -392,6 +399,10 @@ impl Attack {
         if let Some(warm) = warm_cache() {
             let _ = copy_dir(&warm, &data.join("cache/components"));
         }
+        let confined = confined::from_env();
+        if let Some(mode) = confined {
+            confined::chown_tree(&root, mode).expect("chown the attack base dir");
+        }
         Attack {
             base,
             home,
@@ -403,6 +414,7 @@ impl Attack {
             readable,
             env: Vec::new(),
             path_var: std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+            confined,
         }
     }
 
@@ -436,7 +448,8 @@ impl Attack {
     }
 
     /// A `toolhost` command: environment cleared but PATH and HOME (plus [`Attack::env`]),
-    /// `--workspace` and `--data-dir` set, then `global` options.
+    /// `--workspace` and `--data-dir` set, then `global` options; confined when
+    /// [`Attack::confined`] says so (what the test made since is given to its uid first).
     pub fn command(&self, global: &[&str]) -> Command {
         let mut cmd = Command::new(toolhost_bin());
         cmd.env_clear().env("PATH", &self.path_var).env("HOME", &self.home);
@@ -444,7 +457,42 @@ impl Attack {
             cmd.env(k, v);
         }
         cmd.arg("--workspace").arg(&self.ws).arg("--data-dir").arg(&self.data).args(global);
-        cmd
+        self.confined_command(cmd)
+    }
+
+    /// `cmd` confined as [`Attack::confined`] says (after giving this setup's directories to
+    /// its uid), or `cmd` itself when it says nothing.
+    pub fn confined_command(&self, cmd: Command) -> Command {
+        match self.confined {
+            Some(mode) => {
+                self.give_to(mode);
+                confined::confine(cmd, mode)
+            }
+            None => cmd,
+        }
+    }
+
+    /// Gives the base dir, and HOME, the workspace and the data dir wherever they are now, to
+    /// the uid that `mode` runs as; outside the base dir only what lies below /var/tmp or the
+    /// system temp dir (never a system directory a test points them at).
+    fn give_to(&self, mode: Confinement) {
+        let base = self.base.path().canonicalize().unwrap();
+        let temp = std::env::temp_dir().canonicalize().unwrap_or_else(|_| "/tmp".into());
+        let below = |dir: &Path, top: &Path| dir != top && dir.starts_with(top);
+        let elsewhere = |dir: &Path| {
+            !dir.starts_with(&base) && (below(dir, Path::new("/var/tmp")) || below(dir, &temp))
+        };
+        for dir in [&base, &self.home, &self.ws, &self.data] {
+            if (*dir == base || elsewhere(dir)) && dir.exists() {
+                confined::chown_tree(dir, mode).unwrap_or_else(|e| {
+                    panic!("chown {} for the confined run: {e}", dir.display())
+                });
+                // The directories it lies in (a test's temp dir is private to root).
+                for up in dir.ancestors().skip(1).take_while(|up| elsewhere(up)) {
+                    let _ = confined::give(up, mode);
+                }
+            }
+        }
     }
 
     /// Runs `toolhost <global> <args>` to the end (hang guard: panics past [`HANG_GUARD`]).

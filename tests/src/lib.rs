@@ -5,6 +5,7 @@
 
 pub mod attack;
 pub mod authoring;
+pub mod confined;
 pub mod http;
 pub mod http_load;
 pub mod jsonl;

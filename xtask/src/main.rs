@@ -242,5 +242,53 @@ fn test(filter: &[String]) -> Result<()> {
         }
     }
     cmd.arg("--").args(filter);
-    run(&mut cmd)
+    run(&mut cmd)?;
+    if std::env::var_os(FALLBACK_TIER_VAR).is_some_and(|v| v == "1") {
+        test_without_user_namespaces(filter)?;
+    }
+    Ok(())
+}
+
+/// Set to 1 to run [`CONFINED_SUITES`] a second time where user namespaces are refused.
+const FALLBACK_TIER_VAR: &str = "TOOLHOST_TEST_FALLBACK_TIER";
+
+/// The suites that attack bash through the built binary (`tests/src/attack.rs`), run again
+/// under `TOOLHOST_TEST_CONFINE=no-userns` so that bash meets the sandbox tier that needs no
+/// namespaces.
+const CONFINED_SUITES: &[&str] = &[
+    "attack_bash_isolation",
+    "attack_credentials",
+    "attack_git",
+    "attack_git_discovery",
+    "attack_data_dir",
+    "attack_other_data_dirs",
+];
+
+/// The bash attack suites again, each `toolhost` run confined where user namespaces are
+/// refused (`tests/src/confined.rs`); that needs root, so elsewhere it is skipped with a note
+/// (a failure under `TOOLHOST_REQUIRE_SANDBOX=1`).
+fn test_without_user_namespaces(filter: &[String]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false);
+    if !root {
+        if std::env::var_os("TOOLHOST_REQUIRE_SANDBOX").is_some_and(|v| v == "1") {
+            bail!("{FALLBACK_TIER_VAR}=1 needs root (to refuse user namespaces to the binary)");
+        }
+        eprintln!("SKIPPED the suites without user namespaces: they need root");
+        return Ok(());
+    }
+    let start = std::time::Instant::now();
+    let mut cmd = host_cargo();
+    cmd.env("TOOLHOST_TEST_CONFINE", "no-userns");
+    cmd.args(["test", "--release", "-p", "toolhost-tests"]);
+    for suite in CONFINED_SUITES {
+        cmd.args(["--test", suite]);
+    }
+    cmd.arg("--").args(filter);
+    let result = run(&mut cmd);
+    eprintln!(
+        "the bash attack suites without user namespaces took {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    result
 }
