@@ -140,3 +140,23 @@ fn an_operator_who_requires_the_full_tier_gets_no_bash_here() {
     assert!(r.text().contains("requires the full sandbox"), "{}", r.text());
     assert!(!a.ws.join("ran.txt").exists());
 }
+
+/// The private temp dir's 0700 outer directory: a command that opens it up (an owner's chmod
+/// needs no right Landlock governs) finds it closed again after the call.
+#[test]
+fn the_private_temp_dir_is_closed_again_after_a_chmod() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(a) = confined_attack("temp", Confinement::User) else { return };
+    let mut s = a.session(&[]);
+    let r = s.call(
+        "c",
+        "bash",
+        json!({"command": "chmod 777 \"$(dirname \"$TMPDIR\")\" && echo \"$TMPDIR\""}),
+    );
+    assert_eq!(r["status"], "succeeded", "{r}");
+    let tmpdir = toolhost_tests::attack::result_text(&r);
+    let outer =
+        std::path::Path::new(tmpdir.lines().next().unwrap().trim()).parent().unwrap().to_path_buf();
+    let mode = std::fs::metadata(&outer).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{} was left {mode:o}", outer.display());
+}

@@ -74,6 +74,9 @@ pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Snapshot {
     files: Vec<(PathBuf, Saved)>,
     dirs: Vec<(PathBuf, HashSet<PathBuf>)>,
+    /// The permission bits of each writable root and the directory holding it (the private
+    /// temp dir's 0700 outer directory): an owner's `chmod` needs no right Landlock governs.
+    modes: Vec<(PathBuf, u32)>,
 }
 
 /// One saved entry.
@@ -123,6 +126,18 @@ impl Snapshot {
         for e in &paths {
             snap.save(e, &mut total, 0)?;
         }
+        {
+            use std::os::unix::fs::PermissionsExt;
+            for root in &roots {
+                for dir in [Some(root.as_path()), root.parent()].into_iter().flatten() {
+                    if let Ok(m) = dir.symlink_metadata()
+                        && m.is_dir()
+                    {
+                        snap.modes.push((dir.to_path_buf(), m.permissions().mode() & 0o7777));
+                    }
+                }
+            }
+        }
         Ok(snap)
     }
 
@@ -166,6 +181,15 @@ impl Snapshot {
     pub fn restore(&self) -> Vec<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         let mut changed = Vec::new();
+        for (dir, mode) in &self.modes {
+            if let Ok(m) = dir.symlink_metadata()
+                && m.is_dir()
+                && m.permissions().mode() & 0o7777 != *mode
+                && std::fs::set_permissions(dir, std::fs::Permissions::from_mode(*mode)).is_ok()
+            {
+                changed.push(dir.clone());
+            }
+        }
         for (dir, inside) in &self.dirs {
             if !dir.symlink_metadata().is_ok_and(|m| m.is_dir()) {
                 let _ = remove_any(dir);

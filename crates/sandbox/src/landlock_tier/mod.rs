@@ -178,7 +178,7 @@ impl SandboxBackend for LandlockTier {
             "limits: process limits ({} processes for your user, {} MiB of writable memory per process), and the call's cgroup where one can be made",
             limits.pids, limits.memory_mib
         ));
-        out.push("not isolated by this tier: other processes are visible in /proc (no PID namespace); pathname unix sockets outside the hidden ones can be connected to; directories that hold a hidden location cannot be listed; git metadata in a writable root is put back after the call instead of being read-only during it".into());
+        out.push("not isolated by this tier: other processes are visible in /proc (no PID namespace); pathname unix sockets outside the hidden ones can be connected to; the modes and owners of your own files can be changed anywhere (Landlock does not cover chmod and chown; the writable roots' and the private temp dir's modes are put back after the call); directories that hold a hidden location cannot be listed; git metadata in a writable root is put back after the call instead of being read-only during it".into());
         out
     }
 
