@@ -165,6 +165,10 @@ impl SandboxBackend for LandlockTier {
         }
         out.push(crate::backend::network_line(policy));
         out.push(format!(
+            "sockets: the session's pathname sockets hidden (/run/user, $XDG_RUNTIME_DIR, sockets under /tmp, /run, /dev/shm); other pathname sockets reachable; abstract sockets {}",
+            if abi >= 6 { "scoped away by Landlock" } else { "REACHABLE: Landlock here is older than ABI 6" }
+        ));
+        out.push(format!(
             "landlock: ABI {abi}: reads granted around every hidden location, writes only to the writable roots; TCP {}; signals and abstract sockets {}",
             if abi >= 4 { "bind and connect refused unless the network is allowed" } else { "NOT covered by Landlock before ABI 4 (the seccomp filter still refuses every socket but unix ones unless the network is allowed)" },
             if abi >= 6 { "scoped to the call" } else { "NOT scoped before ABI 6" }
