@@ -313,6 +313,7 @@ fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
             .arg(toolhost_tests::toolhost_bin());
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(global);
         cmd.args(["call", tool, &input, "--json"]);
+        let mut cmd = a.confined_command(cmd);
         let out = run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung");
         let written = std::fs::read_to_string(&log).unwrap();
         promise(!written.contains(&bash_marker) && !written.contains(&run_marker), || {
