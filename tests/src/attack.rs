@@ -451,7 +451,11 @@ impl Attack {
     /// `--workspace` and `--data-dir` set, then `global` options; confined when
     /// [`Attack::confined`] says so (what the test made since is given to its uid first).
     pub fn command(&self, global: &[&str]) -> Command {
-        let mut cmd = Command::new(toolhost_bin());
+        let bin = match self.confined {
+            Some(mode) => confined::reachable_toolhost(mode),
+            None => toolhost_bin(),
+        };
+        let mut cmd = Command::new(bin);
         cmd.env_clear().env("PATH", &self.path_var).env("HOME", &self.home);
         for (k, v) in &self.env {
             cmd.env(k, v);
@@ -466,6 +470,12 @@ impl Attack {
         match self.confined {
             Some(mode) => {
                 self.give_to(mode);
+                // The test's own directory may be closed to the confined uid (a checkout
+                // under /root): start where every uid may be.
+                let mut cmd = cmd;
+                if cmd.get_current_dir().is_none() {
+                    cmd.current_dir("/");
+                }
                 confined::confine(cmd, mode)
             }
             None => cmd,
