@@ -451,17 +451,22 @@ impl Attack {
     /// `--workspace` and `--data-dir` set, then `global` options; confined when
     /// [`Attack::confined`] says so (what the test made since is given to its uid first).
     pub fn command(&self, global: &[&str]) -> Command {
-        let bin = match self.confined {
-            Some(mode) => confined::reachable_toolhost(mode),
-            None => toolhost_bin(),
-        };
-        let mut cmd = Command::new(bin);
+        let mut cmd = Command::new(self.toolhost());
         cmd.env_clear().env("PATH", &self.path_var).env("HOME", &self.home);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
         cmd.arg("--workspace").arg(&self.ws).arg("--data-dir").arg(&self.data).args(global);
         self.confined_command(cmd)
+    }
+
+    /// The `toolhost` binary these runs use: the built one, or its copy that the confined uid
+    /// reaches ([`confined::reachable_toolhost`]).
+    pub fn toolhost(&self) -> PathBuf {
+        match self.confined {
+            Some(mode) => confined::reachable_toolhost(mode),
+            None => toolhost_bin(),
+        }
     }
 
     /// `cmd` confined as [`Attack::confined`] says (after giving this setup's directories to

@@ -307,10 +307,7 @@ fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
         let tool = if global.is_empty() { "bash" } else { "runner" };
         let mut cmd = std::process::Command::new("bash");
         cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
-        cmd.arg("-c")
-            .arg(r#"exec 7>>"$0"; exec "$@""#)
-            .arg(&log)
-            .arg(toolhost_tests::toolhost_bin());
+        cmd.arg("-c").arg(r#"exec 7>>"$0"; exec "$@""#).arg(&log).arg(a.toolhost());
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(global);
         cmd.args(["call", tool, &input, "--json"]);
         let mut cmd = a.confined_command(cmd);
