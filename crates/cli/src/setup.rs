@@ -53,11 +53,15 @@ use toolhost_sandbox::policy::POLICY_FILE;
 /// bash's sandbox for this platform ([`toolhost_sandbox::platform_backend`]): on Linux,
 /// bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the Landlock helper, its passed
 /// self-check remembered in `check_cache` when given; Seatbelt on macOS.
-fn sandbox_backend(check_cache: Option<PathBuf>) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
+fn sandbox_backend(
+    check_cache: Option<PathBuf>,
+    require_full: bool,
+) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
     toolhost_sandbox::platform_backend(toolhost_sandbox::PlatformOptions {
         bwrap: std::env::var_os("TOOLHOST_BWRAP").map(PathBuf::from),
         check_cache,
         landlock_helper: landlock_helper(),
+        require_full,
     })
 }
 
@@ -78,6 +82,8 @@ pub struct Setup {
     pub workspace: PathBuf,
     pub data_dir: PathBuf,
     pub policy: SandboxPolicy,
+    /// `policy.json` requires the full sandbox tier (`"sandbox_tier": "full"`).
+    pub require_full_tier: bool,
     /// The private temp dir the policy's temp dir is (none when `policy.json` names one),
     /// removed with everything in it when the last clone of the setup is dropped: `main`
     /// drops it after the async runtime, once no task and no sandboxed program is left.
@@ -154,6 +160,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
             Some(Arc::new(PrivateTempDir::create()?))
         }
     };
+    let require_full_tier = config.sandbox_tier == toolhost_sandbox::policy::SandboxTier::Full;
     let mut builder = SandboxPolicy::builder(cli.mode, &workspace)
         .data_dir(&data_dir)
         .other_data_dirs(others)
@@ -168,7 +175,13 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     if let crate::Command::Mcp { token_file: Some(file), .. } = &cli.command {
         builder = builder.private_file(file);
     }
-    Ok(Setup { workspace, data_dir, policy: builder.build(), _temp_dir: temp_dir })
+    Ok(Setup {
+        workspace,
+        data_dir,
+        policy: builder.build(),
+        require_full_tier,
+        _temp_dir: temp_dir,
+    })
 }
 
 /// Directories shared by every program and user on the machine. A command that runs tools
@@ -317,7 +330,10 @@ impl Setup {
     /// bash's sandbox for this platform ([`sandbox_backend`]); unless `check_afresh`
     /// (doctor), its passed self-check is remembered under the data dir.
     pub fn sandbox(&self, check_afresh: bool) -> Arc<dyn toolhost_sandbox::SandboxBackend> {
-        sandbox_backend((!check_afresh).then(|| self.data_dir.join("cache").join("sandbox-check")))
+        sandbox_backend(
+            (!check_afresh).then(|| self.data_dir.join("cache").join("sandbox-check")),
+            self.require_full_tier,
+        )
     }
 
     /// The finalized toolset of `--agent` (or `--tools`) for a session over `--workspace`: expired spill

@@ -76,6 +76,18 @@ pub trait SandboxBackend: Send + Sync {
         "an OS sandbox"
     }
 
+    /// Which tier runs the commands, for `doctor` and `--json` results: `full` (bubblewrap,
+    /// Seatbelt), `landlock` (no namespaces: [`crate::landlock_tier`]) or `none`.
+    fn tier(&self) -> &'static str {
+        "full"
+    }
+
+    /// Whether git metadata and sensitive files in the writable roots stay writable during a
+    /// run, so that the run must put them back afterwards ([`crate::protected::Snapshot`]).
+    fn restores_protected(&self) -> bool {
+        false
+    }
+
     /// `doctor`'s lines for `policy`: the runner binary, then each isolation (network,
     /// sockets, limits, …) on or off with the reason.
     fn report(&self, policy: &SandboxPolicy) -> Vec<String> {

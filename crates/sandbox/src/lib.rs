@@ -8,17 +8,21 @@
 //!    tiers, [`policy::PathGrant`]s). The file tools' fence judges real paths with
 //!    [`policy::SandboxPolicy::check`]; everything below is generated from the same policy.
 //! 2. **backend** — the caller chose a [`SandboxBackend`] for the session
-//!    ([`platform_backend`]: [`bwrap::Bubblewrap`] on Linux, [`seatbelt::Seatbelt`] on macOS;
+//!    ([`platform_backend`]: [`bwrap::Bubblewrap`] on Linux, or where it cannot start the
+//!    [`landlock_tier::LandlockTier`] (Landlock, seccomp and process limits without
+//!    namespaces), chosen by [`landlock_tier::Tiered`]; [`seatbelt::Seatbelt`] on macOS;
 //!    [`NoSandbox`] where nothing runs). [`protected::scan`] finds the git dirs and sensitive
 //!    files of the writable roots, and the backend wraps the argv so the OS sandbox pins and
 //!    hides them ([`mounts`] for bubblewrap, [`seatbelt::profile`] for Seatbelt); it never
 //!    starts anything. Its self-check says whether it works here ([`Availability`]).
-//! 3. **helper** — inside bubblewrap, the [`helper`] (`toolhost __sandbox-exec`, or the
-//!    `toolhost-sandbox-exec` binary) applies Landlock, drops every capability and execs the
-//!    command.
+//! 3. **helper** — inside bubblewrap (or alone, for the Landlock tier), the [`helper`]
+//!    (`toolhost __sandbox-exec`, or the `toolhost-sandbox-exec` binary) applies Landlock
+//!    (and for the Landlock tier the process limits and the seccomp filter), drops every
+//!    capability and execs the command.
 //! 4. **run** — [`run::run_sandboxed`] ties them together for bash and `process.run`: scan,
-//!    wrap, start on a [`process::ProcessBackend`] in a per-call [`cgroup`], then
-//!    [`protected::sweep`] what the command created that it may not. An unavailable sandbox
+//!    wrap, start on a [`process::ProcessBackend`] in a per-call [`cgroup`], then (for a
+//!    tier that leaves them writable) put the protected entries back from a
+//!    [`protected::Snapshot`] and [`protected::sweep`] what the command created that it may not. An unavailable sandbox
 //!    or a runner that failed is [`run::NotRun`]: nothing runs unwrapped.
 //! 5. **capture** — the [`process`] backend streams the output into a [`capture::Capture`]
 //!    (head and tail in memory, the rest spilled); [`denial::detect_denial`] marks the kernel's
@@ -42,6 +46,7 @@ pub mod danger;
 pub mod denial;
 pub mod git;
 pub mod helper;
+pub mod landlock_tier;
 pub mod mounts;
 pub mod platform;
 pub mod policy;

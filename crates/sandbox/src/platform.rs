@@ -20,8 +20,12 @@ pub struct PlatformOptions {
     /// Where a passed self-check is remembered (see `Bubblewrap::with_check_cache`).
     pub check_cache: Option<PathBuf>,
     /// The Landlock helper bubblewrap execs before the command (see
-    /// `Bubblewrap::with_landlock_helper`); none: bubblewrap alone.
+    /// `Bubblewrap::with_landlock_helper`); none: bubblewrap alone. The Landlock tier runs it
+    /// too, so without it there is no fallback.
     pub landlock_helper: Option<PathBuf>,
+    /// The operator requires the full tier (`policy.json` `"sandbox_tier": "full"`): where
+    /// bubblewrap cannot start, nothing runs rather than run under the Landlock tier.
+    pub require_full: bool,
 }
 
 /// bash's sandbox on macOS: Seatbelt (`/usr/bin/sandbox-exec`).
@@ -32,7 +36,9 @@ pub fn platform_backend(options: PlatformOptions) -> Arc<dyn SandboxBackend> {
 }
 
 /// bash's sandbox elsewhere: bubblewrap (`options.bwrap` or a trusted system one), its passed
-/// self-check remembered in `options.check_cache`, with `options.landlock_helper` inside.
+/// self-check remembered in `options.check_cache`, with `options.landlock_helper` inside;
+/// where bubblewrap cannot start, the Landlock tier ([`crate::landlock_tier`]) unless
+/// `options.require_full`.
 #[cfg(not(target_os = "macos"))]
 pub fn platform_backend(options: PlatformOptions) -> Arc<dyn SandboxBackend> {
     let mut sandbox = crate::bwrap::Bubblewrap::new();
@@ -42,10 +48,12 @@ pub fn platform_backend(options: PlatformOptions) -> Arc<dyn SandboxBackend> {
     if let Some(file) = options.check_cache {
         sandbox = sandbox.with_check_cache(file);
     }
-    if let Some(helper) = options.landlock_helper {
+    if let Some(helper) = &options.landlock_helper {
         sandbox = sandbox.with_landlock_helper(helper);
     }
-    Arc::new(sandbox)
+    let fallback = (!options.require_full)
+        .then(|| crate::landlock_tier::LandlockTier::new(options.landlock_helper.clone()));
+    Arc::new(crate::landlock_tier::Tiered::new(Box::new(sandbox), fallback))
 }
 
 /// A backend that refuses to run anything: for a session made where no command runs.
@@ -75,6 +83,10 @@ impl SandboxBackend for NoSandbox {
 
     fn describe(&self) -> &'static str {
         "no sandbox (nothing runs)"
+    }
+
+    fn tier(&self) -> &'static str {
+        "none"
     }
 }
 

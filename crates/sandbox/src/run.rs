@@ -82,6 +82,16 @@ pub async fn run_sandboxed(
     let since = std::time::SystemTime::now();
     let protected =
         crate::protected::scan(run.policy).map_err(|e| NotRun { text: e.to_string() })?;
+    // A sandbox that cannot make git metadata and sensitive files read-only (the Landlock
+    // tier) has them saved first and put back after the run.
+    let snapshot = if sandbox.restores_protected() {
+        Some(
+            crate::protected::Snapshot::take(&protected, run.policy)
+                .map_err(|e| NotRun { text: e.to_string() })?,
+        )
+    } else {
+        None
+    };
     let argv = sandbox
         .wrap(run.policy, run.argv, &run.cwd, &protected)
         .map_err(|e| NotRun { text: crate::texts::unavailable(&e.to_string()) })?;
@@ -103,10 +113,12 @@ pub async fn run_sandboxed(
     let limit_hit = cgroup.as_ref().and_then(|c| c.limit_hit());
     drop(cgroup);
     let mut output = outcome.output;
-    // Every process of the sandbox is gone with it: remove what it created that it may not.
-    let swept = match crate::protected::sweep(run.policy, &protected, since) {
-        Ok(removed) => removed,
-        Err(e) => vec![PathBuf::from(format!("(the scan after the call failed: {e})"))],
+    // Every process of the sandbox is gone with it: put back what it changed of the protected
+    // entries (where they were writable), and remove what it created that it may not.
+    let mut swept = snapshot.map(|s| s.restore()).unwrap_or_default();
+    match crate::protected::sweep(run.policy, &protected, since) {
+        Ok(removed) => swept.extend(removed),
+        Err(e) => swept.push(PathBuf::from(format!("(the scan after the call failed: {e})"))),
     };
     let mut end = outcome.end;
     if outcome.exec_failed {

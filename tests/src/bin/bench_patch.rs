@@ -38,15 +38,15 @@ fn main() {
         for h in 0..HUNKS {
             let at = 10 + h * (LINES / HUNKS);
             patch.push_str("@@\n");
-            for l in at - 3..at {
-                patch.push_str(&format!(" {}", before[l]));
+            for context in &before[at - 3..at] {
+                patch.push_str(&format!(" {context}"));
             }
             patch.push_str(&format!("-{}", before[at]));
             let new = before[at].replace("compute", "compute_faster");
             patch.push_str(&format!("+{new}"));
             after[at] = new;
-            for l in at + 1..at + 4 {
-                patch.push_str(&format!(" {}", before[l]));
+            for context in &before[at + 1..at + 4] {
+                patch.push_str(&format!(" {context}"));
             }
         }
         for (root, lines) in [(&ws, &before), (&peer_a, &before), (&peer_b, &after)] {

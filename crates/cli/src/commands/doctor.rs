@@ -10,6 +10,7 @@ pub fn run(sandbox: &dyn toolhost_sandbox::SandboxBackend, policy: &SandboxPolic
     use toolhost::display::terminal_line;
     use toolhost_sandbox::Availability;
     let available = sandbox.available();
+    outln!("tier: {} ({})", sandbox.tier(), sandbox.describe());
     for line in sandbox.report(policy) {
         outln!("{}", terminal_line(&line));
     }

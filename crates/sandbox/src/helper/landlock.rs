@@ -56,6 +56,67 @@ pub fn apply_landlock(writable: &[PathBuf]) -> Result<LandlockStatus, HelperErro
     })
 }
 
+/// The Landlock tier's ruleset ([`crate::landlock_tier`]): read and execute only beneath
+/// `read`, everything beneath `writable`, read and write of the [`DEVICES`] files, no TCP bind
+/// or connect unless `network` (ABI ≥ 4), abstract unix sockets and signals scoped (ABI ≥ 6).
+/// Restricts the calling thread and what it execs.
+///
+/// [`DEVICES`]: crate::landlock_tier::plan::DEVICES
+#[cfg(target_os = "linux")]
+pub fn apply_tier(
+    read: &[PathBuf],
+    writable: &[PathBuf],
+    network: bool,
+) -> Result<LandlockStatus, HelperError> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    };
+    let abi = ABI::V6;
+    let err = |e: &dyn std::fmt::Display| HelperError::Landlock(e.to_string());
+    let all = AccessFs::from_all(abi);
+    let read_access = AccessFs::from_read(abi);
+    let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev;
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(|e| err(&e))?;
+    if !network {
+        // Handled with no rule: every TCP bind and connect is refused.
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(|e| err(&e))?;
+    }
+    let status = ruleset
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
+        .map_err(|e| err(&e))?
+        .create()
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(read, read_access))
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(writable, all))
+        .map_err(|e| err(&e))?
+        .add_rules(path_beneath_rules(crate::landlock_tier::plan::DEVICES, device))
+        .map_err(|e| err(&e))?
+        .restrict_self()
+        .map_err(|e| err(&e))?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
+        RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
+        RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
+    })
+}
+
+/// Landlock exists only on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn apply_tier(
+    _read: &[PathBuf],
+    _writable: &[PathBuf],
+    _network: bool,
+) -> Result<LandlockStatus, HelperError> {
+    Ok(LandlockStatus::NotEnforced)
+}
+
 /// The Landlock ABI version the kernel offers (0: none), for `doctor`.
 #[cfg(target_os = "linux")]
 pub fn landlock_abi() -> i64 {

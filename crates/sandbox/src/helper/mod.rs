@@ -8,6 +8,7 @@
 
 pub mod capabilities;
 pub mod landlock;
+pub mod seccomp;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -86,6 +87,13 @@ pub fn reported_signal(marks: &[u8]) -> Option<i32> {
 pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, HelperError> {
     let mut writable = Vec::new();
     let mut started_fd = None;
+    let mut tier: Option<TierArgs> = None;
+    let number = |i: usize, name: &str| -> Result<u64, HelperError> {
+        args.get(i + 1)
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| HelperError::Args(format!("`{name}` needs a number")))
+    };
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -94,7 +102,26 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, HelperEr
             if argv.is_empty() {
                 return Err(HelperError::Args("no command after `--`".into()));
             }
-            return Ok(HelperArgs { writable, argv, started_fd });
+            return Ok(HelperArgs { writable, argv, started_fd, tier });
+        } else if a == crate::landlock_tier::TIER_ARG {
+            tier.get_or_insert_with(TierArgs::default);
+            i += 1;
+        } else if a == "--network" {
+            tier.get_or_insert_with(TierArgs::default).network = true;
+            i += 1;
+        } else if a == "--read" {
+            let p =
+                args.get(i + 1).ok_or_else(|| HelperError::Args("`--read` needs a path".into()))?;
+            tier.get_or_insert_with(TierArgs::default).read.push(PathBuf::from(p));
+            i += 2;
+        } else if a == "--max-processes" {
+            tier.get_or_insert_with(TierArgs::default).max_processes =
+                Some(number(i, "--max-processes")?);
+            i += 2;
+        } else if a == "--max-memory-mib" {
+            tier.get_or_insert_with(TierArgs::default).max_memory_mib =
+                Some(number(i, "--max-memory-mib")?);
+            i += 2;
         } else if a == "--started-fd" {
             let fd = args
                 .get(i + 1)
@@ -127,6 +154,22 @@ pub struct HelperArgs {
     pub argv: Vec<OsString>,
     /// Where to write one byte once Landlock is applied, right before exec ([`STARTED_FD`]).
     pub started_fd: Option<i32>,
+    /// The Landlock tier's settings ([`crate::landlock_tier`]); none: inside bubblewrap.
+    pub tier: Option<TierArgs>,
+}
+
+/// What the Landlock tier adds to the helper's run: the trees readable, the network, the
+/// process limits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TierArgs {
+    /// Trees the command may read and execute.
+    pub read: Vec<PathBuf>,
+    /// TCP and sockets other than unix ones are allowed.
+    pub network: bool,
+    /// `RLIMIT_NPROC`: processes of the user at once.
+    pub max_processes: Option<u64>,
+    /// `RLIMIT_DATA` of each process (its writable private memory), in MiB.
+    pub max_memory_mib: Option<u64>,
 }
 
 /// Applies Landlock for `writable`, then execs `argv`. On failure prints
@@ -139,27 +182,76 @@ pub struct HelperArgs {
 /// outside the command's Landlock domain (which scopes signals from ABI 6, so the command
 /// cannot signal it there), is not dumpable (its descriptors cannot be reopened through
 /// `/proc`), holds no capability, and ignores every signal it can.
-pub fn landlock_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
-    if argv.is_empty() {
+pub fn landlock_exec(args: &HelperArgs) -> ! {
+    if args.argv.is_empty() {
         fail(HelperError::NoCommand);
     }
     #[cfg(target_os = "linux")]
-    if let Some(fd) = started_fd {
+    if let Some(fd) = args.started_fd {
+        // The Landlock tier has no PID namespace to end the command's processes with it:
+        // every process it leaves behind is re-parented to the waiting helper (a subreaper),
+        // which kills them all once the command ended.
+        if args.tier.is_some() {
+            // SAFETY: prctl on this process only.
+            unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        }
         // SAFETY: the helper is single-threaded (its mode runs first thing in `main`), so
         // the child may go on to allocate and exec.
         match unsafe { libc::fork() } {
             -1 => fail(format!("cannot fork: {}", std::io::Error::last_os_error())),
-            0 => sandbox_and_exec(writable, argv, Some(fd)),
-            child => wait_and_report(child, fd),
+            0 => sandbox_and_exec(args),
+            child => wait_and_report(child, fd, args.tier.is_some()),
         }
     }
-    sandbox_and_exec(writable, argv, started_fd)
+    sandbox_and_exec(args)
+}
+
+/// Kill every process left that this (subreaper) process is the parent of, and reap them,
+/// until none is left.
+#[cfg(target_os = "linux")]
+fn kill_leftovers() {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    for _ in 0..1_000 {
+        let children = children_of(me);
+        if children.is_empty() {
+            return;
+        }
+        for pid in children {
+            // SAFETY: kill on a process whose parent this process is.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        let mut status = 0;
+        // SAFETY: reaping this process's own children, into a local.
+        while unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } > 0 {}
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// The processes whose parent is `parent` (from `/proc/*/stat`).
+#[cfg(target_os = "linux")]
+fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+        // `pid (comm) state ppid …`; comm may hold spaces and parentheses: split after the last `)`.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse::<libc::pid_t>().ok());
+        if ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
 }
 
 /// The waiting helper: reaps `child` (the command), writes how it ended to `fd`, and exits as
 /// bubblewrap would report that end.
 #[cfg(target_os = "linux")]
-fn wait_and_report(child: libc::pid_t, fd: i32) -> ! {
+fn wait_and_report(child: libc::pid_t, fd: i32, kill_rest: bool) -> ! {
     // SAFETY: prctl and signal on this process only; SIGCHLD keeps its default disposition
     // (ignoring it would reap the child before waitpid sees it), SIGKILL and SIGSTOP cannot
     // be ignored.
@@ -183,6 +275,9 @@ fn wait_and_report(child: libc::pid_t, fd: i32) -> ! {
             fail(format!("waiting for the command failed: {}", std::io::Error::last_os_error()));
         }
     }
+    if kill_rest {
+        kill_leftovers();
+    }
     let (record, code) = if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
         ([SIGNALLED_MARK, signal as u8], 128 + signal)
@@ -197,11 +292,18 @@ fn wait_and_report(child: libc::pid_t, fd: i32) -> ! {
     std::process::exit(code)
 }
 
-/// Landlock, no capabilities, [`STARTED`] on `started_fd`, then exec `argv` (the command).
-fn sandbox_and_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<i32>) -> ! {
+/// Landlock (and, for the Landlock tier, the process limits and the seccomp filter), no
+/// capabilities, [`STARTED`] on `started_fd`, then exec `argv` (the command).
+fn sandbox_and_exec(args: &HelperArgs) -> ! {
     use std::os::unix::process::CommandExt;
-    if let Err(e) = apply_landlock(writable) {
-        fail(e);
+    let (argv, started_fd) = (&args.argv, args.started_fd);
+    match &args.tier {
+        None => {
+            if let Err(e) = apply_landlock(&args.writable) {
+                fail(e);
+            }
+        }
+        Some(tier) => apply_tier(&args.writable, tier),
     }
     if let Err(e) = capabilities::drop_every_capability() {
         fail(e);
@@ -228,8 +330,47 @@ fn sandbox_and_exec(writable: &[PathBuf], argv: &[OsString], started_fd: Option<
 /// thing in `main`, before any runtime or thread starts.
 pub fn sandbox_exec_main(args: Vec<OsString>) -> ! {
     match parse_sandbox_exec_args(&args) {
-        Ok(h) => landlock_exec(&h.writable, &h.argv, h.started_fd),
+        Ok(h) => landlock_exec(&h),
         Err(e) => fail(e),
+    }
+}
+
+/// The Landlock tier's set-up of the command's process: the limits, the Landlock ruleset
+/// (which must be enforced: a kernel without Landlock runs nothing), the seccomp filter.
+fn apply_tier(writable: &[PathBuf], tier: &TierArgs) {
+    #[cfg(target_os = "linux")]
+    {
+        let limit = |resource, value: u64| {
+            let l = libc::rlimit { rlim_cur: value, rlim_max: value };
+            // SAFETY: setrlimit on this process with a local struct.
+            if unsafe { libc::setrlimit(resource, &l) } != 0 {
+                fail(format!("cannot set a process limit: {}", std::io::Error::last_os_error()));
+            }
+        };
+        if let Some(n) = tier.max_processes {
+            limit(libc::RLIMIT_NPROC, n);
+        }
+        if let Some(mib) = tier.max_memory_mib {
+            limit(libc::RLIMIT_DATA, mib.saturating_mul(1024 * 1024));
+        }
+        limit(libc::RLIMIT_CORE, 0);
+        match self::landlock::apply_tier(&tier.read, writable, tier.network) {
+            Ok(self::landlock::LandlockStatus::NotEnforced) => {
+                fail(HelperError::Landlock("this kernel does not enforce it".into()))
+            }
+            Ok(_) => {}
+            Err(e) => fail(e),
+        }
+        if let Err(e) =
+            self::seccomp::apply_seccomp(&self::seccomp::SeccompPolicy { network: tier.network })
+        {
+            fail(HelperError::Landlock(format!("the seccomp filter could not be applied: {e}")));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (writable, tier);
+        fail(HelperError::Landlock("the Landlock tier exists only on Linux".into()));
     }
 }
 
@@ -255,9 +396,27 @@ mod tests {
             HelperArgs {
                 writable: vec![PathBuf::from("/w")],
                 argv: a(&["/bin/bash", "-c", "x"]),
-                started_fd: None
+                started_fd: None,
+                tier: None,
             }
         );
+        let tier = parse_sandbox_exec_args(&a(&[
+            "--tier-landlock",
+            "--read",
+            "/usr",
+            "--network",
+            "--max-processes",
+            "64",
+            "--",
+            "x",
+        ]))
+        .unwrap()
+        .tier
+        .unwrap();
+        assert_eq!(tier.read, [PathBuf::from("/usr")]);
+        assert!(tier.network);
+        assert_eq!((tier.max_processes, tier.max_memory_mib), (Some(64), None));
+        assert!(parse_sandbox_exec_args(&a(&["--max-processes", "many", "--", "x"])).is_err());
         assert_eq!(
             parse_sandbox_exec_args(&a(&["--started-fd", "3", "--", "x"])).unwrap().started_fd,
             Some(3)

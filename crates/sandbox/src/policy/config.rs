@@ -58,6 +58,21 @@ pub struct PolicyConfig {
     /// (`{"confine": true, "roots": ["/srv/shared"]}`); off by default: reads are allowed
     /// everywhere but the closed tiers.
     pub reads: ReadsConfig,
+    /// Which sandbox tiers bash may run under: `"any"` (the default: bubblewrap, or the
+    /// Landlock tier where bubblewrap cannot start) or `"full"` (bubblewrap only: where it
+    /// cannot start, bash runs nothing).
+    pub sandbox_tier: SandboxTier,
+}
+
+/// The sandbox tiers an operator accepts (`policy.json`'s `sandbox_tier`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxTier {
+    /// The full tier where it starts, else the Landlock tier.
+    #[default]
+    Any,
+    /// The full tier only.
+    Full,
 }
 
 /// The operator's confinement of reads (`policy.json`'s `reads`, `--confine-reads`,

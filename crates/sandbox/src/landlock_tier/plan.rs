@@ -1,0 +1,196 @@
+//! What the Landlock tier grants, worked out from the same policy the fence and bubblewrap's
+//! mounts use. Landlock only grants: a rule gives access to a whole directory tree. So
+//! whatever the policy hides (credentials, data dirs, HOME's hidden entries, other users'
+//! homes, the session's sockets) is kept out by granting its *siblings* instead: starting
+//! from `/`, a directory with nothing hidden below it is granted whole; one with something
+//! hidden below it is not granted itself (it cannot be listed), and each of its entries is
+//! judged the same way. The writable roots are granted for writing the same way.
+//!
+//! Symlinks found on the way are never followed (a rule opens what it names; a link to a
+//! credential must not grant the credential): access through a link is judged where it
+//! points. Entries that appear after the plan was made are not granted: fail closed.
+
+use std::path::{Path, PathBuf};
+
+use crate::policy::{Access, SandboxPolicy};
+
+/// What one rule of the policy makes of a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// Hidden: neither read nor written.
+    Deny,
+    /// Read and executed.
+    Read,
+    /// Read, executed and written.
+    Write,
+}
+
+/// The grants of one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TierPlan {
+    /// Trees granted for reading and executing.
+    pub read: Vec<PathBuf>,
+    /// Trees granted for writing too.
+    pub write: Vec<PathBuf>,
+}
+
+/// Device files every command may read and write (a fixed set, not the host's `/dev`).
+pub const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+
+/// Most entries the plan lists in one directory that holds something hidden; past it the
+/// directory's remaining entries are not granted (fail closed).
+const MAX_ENTRIES_PER_DIR: usize = 10_000;
+
+/// The plan for `policy`: the path rules it implies, then the walk from `/`.
+pub fn plan(policy: &SandboxPolicy) -> TierPlan {
+    let rules = rules(policy);
+    let mut out = TierPlan::default();
+    walk(Path::new("/"), &rules, &mut out);
+    out.read.sort();
+    out.read.dedup();
+    out.write.sort();
+    out.write.dedup();
+    out
+}
+
+/// The path rules of `policy`, as bubblewrap's mount plan reads them (the most specific
+/// rule of a path decides).
+fn rules(policy: &SandboxPolicy) -> Vec<(PathBuf, Rule)> {
+    let mut rules: Vec<(PathBuf, Rule)> = Vec::new();
+    let mut data_dirs: Vec<PathBuf> =
+        policy.data_dir().map(Path::to_path_buf).into_iter().collect();
+    data_dirs.extend(policy.other_data_dirs().iter().cloned());
+    for d in data_dirs.iter().filter(|d| d.is_dir()) {
+        rules.push((d.clone(), Rule::Deny));
+        rules.push((d.join("spill"), Rule::Read));
+    }
+    for f in policy.private_files() {
+        rules.push((f.clone(), Rule::Deny));
+    }
+    let mut masks: Vec<crate::policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
+    masks.extend(policy.hidden_home_masks());
+    masks.extend(policy.other_home_masks());
+    for m in masks {
+        rules.push((m.path, Rule::Deny));
+        for (k, access) in m.keep {
+            rules.push((k, if access == Access::Write { Rule::Write } else { Rule::Read }));
+        }
+    }
+    for d in policy.confined_away_dirs() {
+        rules.push((d, Rule::Deny));
+    }
+    for r in policy.confined_read_binds() {
+        rules.push((r, Rule::Read));
+    }
+    for d in policy.boxed_away_dirs() {
+        rules.push((d, Rule::Deny));
+    }
+    for u in policy.unreadable_paths() {
+        let real = std::fs::canonicalize(&u).unwrap_or(u);
+        for g in policy.grants().iter().filter(|g| g.path.starts_with(&real) && g.path != real) {
+            let rule = if g.access == Access::Write { Rule::Write } else { Rule::Read };
+            rules.push((g.path.clone(), rule));
+        }
+        rules.push((real, Rule::Deny));
+    }
+    for (socket, _) in crate::mounts::session_sockets() {
+        rules.push((socket, Rule::Deny));
+    }
+    for root in policy.writable_roots().into_iter().filter(|r| r.exists()) {
+        rules.push((root, Rule::Write));
+    }
+    // The data dirs stay hidden inside a writable root (the more specific rule decides, and
+    // a data dir is pushed again after the roots so it wins over a root that is the same path).
+    for d in data_dirs.iter().filter(|d| d.is_dir()) {
+        rules.push((d.clone(), Rule::Deny));
+        rules.push((d.join("spill"), Rule::Read));
+    }
+    rules
+}
+
+/// The rule of `path`: the last of the most specific rules naming it or a parent of it.
+fn verdict(rules: &[(PathBuf, Rule)], path: &Path) -> Rule {
+    let mut best: Option<(usize, Rule)> = None;
+    for (p, rule) in rules {
+        if path.starts_with(p) {
+            let depth = p.components().count();
+            if best.is_none_or(|(d, _)| depth >= d) {
+                best = Some((depth, *rule));
+            }
+        }
+    }
+    best.map_or(Rule::Read, |(_, r)| r)
+}
+
+/// Grant `dir`'s tree when every rule below it agrees with its own; else judge each entry.
+fn walk(dir: &Path, rules: &[(PathBuf, Rule)], out: &mut TierPlan) {
+    let here = verdict(rules, dir);
+    let mixed =
+        rules.iter().any(|(p, _)| p.starts_with(dir) && p != dir && verdict(rules, p) != here);
+    if !mixed {
+        match here {
+            Rule::Read => out.read.push(dir.to_path_buf()),
+            Rule::Write => out.write.push(dir.to_path_buf()),
+            Rule::Deny => {}
+        }
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten().take(MAX_ENTRIES_PER_DIR) {
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_symlink() {
+            continue;
+        }
+        walk(&entry.path(), rules, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::SandboxMode;
+
+    fn under(plan: &[PathBuf], p: &Path) -> bool {
+        plan.iter().any(|g| p.starts_with(g))
+    }
+
+    #[test]
+    fn credentials_and_the_data_dir_are_left_out_and_their_siblings_granted() {
+        // Outside the temp dir, which the policy makes writable.
+        let d = tempfile::tempdir_in("/var/tmp").unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let ws = root.join("ws");
+        for p in [".ssh", ".config/gh", ".toolhost/spill", "projects/a", ".bashrc-dir"] {
+            std::fs::create_dir_all(home.join(p)).unwrap();
+        }
+        std::fs::write(home.join(".ssh/id_ed25519"), "k").unwrap();
+        std::fs::write(home.join("notes.txt"), "n").unwrap();
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh"), home.join("projects/ssh-link")).unwrap();
+        let temp = root.join("tmp");
+        std::fs::create_dir_all(&temp).unwrap();
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, &ws)
+            .private_temp_dir(&temp)
+            .home(&home)
+            .data_dir(home.join(".toolhost"))
+            .build();
+        let plan = plan(&policy);
+        assert!(!under(&plan.read, &home.join(".ssh/id_ed25519")), "{plan:?}");
+        assert!(!under(&plan.write, &home.join(".ssh/id_ed25519")), "{plan:?}");
+        assert!(!under(&plan.read, &home.join(".toolhost/toolhost.db")), "{plan:?}");
+        assert!(under(&plan.read, &home.join(".toolhost/spill/x")), "{plan:?}");
+        assert!(under(&plan.read, &home.join("notes.txt")), "{plan:?}");
+        assert!(under(&plan.read, &home.join("projects/a")), "{plan:?}");
+        assert!(under(&plan.write, &ws.join("src/new.rs")), "{plan:?}");
+        assert!(!under(&plan.write, &home.join("notes.txt")), "{plan:?}");
+        // HOME itself holds something hidden: it is not granted whole (not listable).
+        assert!(!plan.read.contains(&home), "{plan:?}");
+        assert!(!plan.read.iter().any(|p| p == Path::new("/")), "{plan:?}");
+        // A link to a credential grants nothing: it is judged where it points.
+        assert!(!plan.read.contains(&home.join("projects/ssh-link")), "{plan:?}");
+        // The system stays readable.
+        assert!(under(&plan.read, Path::new("/usr/bin/env")), "{plan:?}");
+    }
+}
