@@ -451,7 +451,7 @@ impl Attack {
     /// `--workspace` and `--data-dir` set, then `global` options; confined when
     /// [`Attack::confined`] says so (what the test made since is given to its uid first).
     pub fn command(&self, global: &[&str]) -> Command {
-        let mut cmd = Command::new(toolhost_bin());
+        let mut cmd = Command::new(self.toolhost());
         cmd.env_clear().env("PATH", &self.path_var).env("HOME", &self.home);
         for (k, v) in &self.env {
             cmd.env(k, v);
@@ -460,12 +460,27 @@ impl Attack {
         self.confined_command(cmd)
     }
 
+    /// The `toolhost` binary these runs use: the built one, or its copy that the confined uid
+    /// reaches ([`confined::reachable_toolhost`]).
+    pub fn toolhost(&self) -> PathBuf {
+        match self.confined {
+            Some(mode) => confined::reachable_toolhost(mode),
+            None => toolhost_bin(),
+        }
+    }
+
     /// `cmd` confined as [`Attack::confined`] says (after giving this setup's directories to
     /// its uid), or `cmd` itself when it says nothing.
     pub fn confined_command(&self, cmd: Command) -> Command {
         match self.confined {
             Some(mode) => {
                 self.give_to(mode);
+                // The test's own directory may be closed to the confined uid (a checkout
+                // under /root): start where every uid may be.
+                let mut cmd = cmd;
+                if cmd.get_current_dir().is_none() {
+                    cmd.current_dir("/");
+                }
                 confined::confine(cmd, mode)
             }
             None => cmd,

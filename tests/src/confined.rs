@@ -14,7 +14,7 @@
 
 use std::io;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The uid and gid of [`Confinement::User`]: no account on the machine has them.
@@ -114,6 +114,62 @@ pub fn give(path: &Path, mode: Confinement) -> io::Result<bool> {
         std::os::unix::fs::lchown(path, id, id)?;
     }
     Ok(meta.is_dir())
+}
+
+/// The `toolhost` binary for a run confined as `mode`: the built one when that uid can reach
+/// and run it, else a copy of it and its sandbox helper made once under /var/tmp (a checkout
+/// under `/root`, closed to everyone else, is out of an unprivileged user's reach).
+pub fn reachable_toolhost(mode: Confinement) -> PathBuf {
+    let bin = crate::toolhost_bin();
+    if mode == Confinement::Root || open_to_all(&bin) {
+        return bin;
+    }
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        copy_binaries(&bin).expect("copy toolhost where the confined user reaches it")
+    })
+    .clone()
+}
+
+/// Whether every directory above `path` is searchable, and `path` readable and executable, by
+/// any uid.
+fn open_to_all(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    mode(path) & 0o005 == 0o005 && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
+}
+
+/// Copies `bin` and the sandbox helper beside it into a directory under /var/tmp named after
+/// the build (made once; kept for the next run of the same build).
+fn copy_binaries(bin: &Path) -> io::Result<PathBuf> {
+    use std::hash::{Hash, Hasher};
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(bin)?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (bin.display().to_string(), meta.len(), meta.modified().ok()).hash(&mut h);
+    let parent = Path::new("/var/tmp/toolhost-confined-bin");
+    let dir = parent.join(format!("{:016x}", h.finish()));
+    if !dir.join("toolhost").exists() {
+        std::fs::create_dir_all(parent)?;
+        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755))?;
+        let staged = tempfile::tempdir_in(parent)?.keep();
+        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))?;
+        for name in ["toolhost-sandbox-exec", "toolhost"] {
+            let from = bin.with_file_name(name);
+            if from.exists() {
+                std::fs::copy(&from, staged.join(name))?;
+                std::fs::set_permissions(
+                    staged.join(name),
+                    std::fs::Permissions::from_mode(0o755),
+                )?;
+            }
+        }
+        // Another test process may have won the race: either copy is good.
+        if std::fs::rename(&staged, &dir).is_err() {
+            let _ = std::fs::remove_dir_all(&staged);
+        }
+    }
+    Ok(dir.join("toolhost"))
 }
 
 /// `cmd`, made to run confined as `mode` says (see the module documentation). The caller must

@@ -311,12 +311,10 @@ fn a_descriptor_toolhost_inherited_does_not_reach_a_sandboxed_command() {
         let tool = if global.is_empty() { "bash" } else { "runner" };
         let mut cmd = std::process::Command::new("bash");
         cmd.env_clear().env("PATH", &a.path_var).env("HOME", &a.home);
-        cmd.arg("-c")
-            .arg(r#"exec 7>>"$0"; exec "$@""#)
-            .arg(&log)
-            .arg(toolhost_tests::toolhost_bin());
+        cmd.arg("-c").arg(r#"exec 7>>"$0"; exec "$@""#).arg(&log).arg(a.toolhost());
         cmd.arg("--workspace").arg(&a.ws).arg("--data-dir").arg(&a.data).args(global);
         cmd.args(["call", tool, &input, "--json"]);
+        let mut cmd = a.confined_command(cmd);
         let out = run_limited(&mut cmd, None, Duration::from_secs(120)).expect("toolhost hung");
         let written = std::fs::read_to_string(&log).unwrap();
         promise(!written.contains(&bash_marker) && !written.contains(&run_marker), || {

@@ -19,17 +19,17 @@ fn fsmonitor_config(pwned: &Path) -> String {
 }
 
 /// The user's own `git status` in `dir`, outside any sandbox (HOME = the fake one, no system
-/// config). Its outcome is not asserted: only what it ran.
+/// config; as the confined user when the runs are confined, whose repository it is). Its
+/// outcome is not asserted: only what it ran.
 fn users_git_status(a: &Attack, dir: &Path) -> String {
-    let out = Command::new("git")
-        .env_clear()
+    let mut git = Command::new("git");
+    git.env_clear()
         .env("PATH", &a.path_var)
         .env("HOME", &a.home)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .arg("status")
-        .current_dir(dir)
-        .output()
-        .expect("git is installed (.ci/run installs it)");
+        .current_dir(dir);
+    let out = a.confined_command(git).output().expect("git is installed (.ci/run installs it)");
     format!(
         "git status in {}: {}{}",
         dir.display(),

@@ -91,6 +91,12 @@ fn proves_the_harness(mode: Confinement, test: &str) {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "written\n");
     assert_eq!(std::fs::metadata(&out).unwrap().uid(), mode.id(), "owner of what it wrote");
 
+    // The user's own git takes the repository the test made as the user's (no "dubious
+    // ownership" refusal, which would let a planted hook or fsmonitor go unnoticed).
+    a.git_init(&a.ws);
+    let git = run(&a, "git", &["-C", a.ws.to_str().unwrap(), "status", "--short"]);
+    assert_eq!(git.code, Some(0), "the confined user's git status: {}", git.all());
+
     // It has no capability over files that are not its own: a private file of another uid
     // (root's, for the unprivileged user; another user's, for root) stays closed.
     // (Outside the setup's base dir, which is given to the confined uid before each run.)

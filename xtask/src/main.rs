@@ -287,7 +287,7 @@ fn test_without_user_namespaces(filter: &[String]) -> Result<()> {
     cmd.arg("--").args(filter);
     let result = run(&mut cmd);
     eprintln!(
-        "the bash attack suites without user namespaces took {:.0} s",
+        "the bash attack suites without user namespaces took {:.1} s",
         start.elapsed().as_secs_f64()
     );
     result
