@@ -39,6 +39,22 @@ pub struct Protected {
 }
 
 impl Protected {
+    /// The protected directories that are not git metadata (`~/.cargo/bin`, `~/.rustup` in a
+    /// HOME workspace): the Landlock tier makes them read-only with a rule of their own
+    /// instead of saving them (a toolchain is too large to save and put back), which git
+    /// metadata cannot take (git writes next to it, in the `.git` directory itself).
+    pub fn plain_dirs(&self) -> Vec<&Path> {
+        self.entries
+            .iter()
+            .filter(|e| {
+                e.symlink_metadata().is_ok_and(|m| m.is_dir())
+                    && !self.is_git_entry(e)
+                    && e.file_name().is_none_or(|n| n != ".git")
+            })
+            .map(PathBuf::as_path)
+            .collect()
+    }
+
     /// Whether `entry` is git metadata: by name below a `.git`, or an entry of a git dir the
     /// scan found (by its shape, or a pointer naming it). No grant makes one writable.
     pub fn is_git_entry(&self, entry: &Path) -> bool {
@@ -105,7 +121,9 @@ impl Snapshot {
     pub fn take(protected: &Protected, policy: &SandboxPolicy) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot::default();
         let mut total = 0u64;
-        let mut paths: Vec<PathBuf> = protected.entries.clone();
+        let plain = protected.plain_dirs();
+        let mut paths: Vec<PathBuf> =
+            protected.entries.iter().filter(|e| !plain.contains(&e.as_path())).cloned().collect();
         // Those inside a writable root (the others are not writable), never a data dir (the
         // sandbox hides it instead).
         let roots = policy.writable_roots();

@@ -102,14 +102,14 @@ impl SandboxBackend for LandlockTier {
         policy: &SandboxPolicy,
         argv: Vec<OsString>,
         _cwd: &Path,
-        _protected: &Protected,
+        protected: &Protected,
     ) -> Result<Vec<OsString>, SandboxError> {
         let Some(helper) = &self.helper else {
             return Err(SandboxError::Unavailable(reasons::NO_HELPER.into()));
         };
         crate::trust::check_outside_roots(helper, &policy.writable_roots())
             .map_err(|e| SandboxError::Unavailable(e.to_string()))?;
-        let plan = plan::plan(policy);
+        let plan = plan::plan(policy, protected);
         let mut out: Vec<OsString> = vec![helper.clone().into_os_string(), SANDBOX_EXEC_ARG.into()];
         out.push(TIER_ARG.into());
         out.push("--started-fd".into());

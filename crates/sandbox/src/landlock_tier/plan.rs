@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::policy::{Access, SandboxPolicy};
+use crate::protected::Protected;
 
 /// What one rule of the policy makes of a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +43,10 @@ pub const DEVICES: &[&str] =
 /// directory's remaining entries are not granted (fail closed).
 const MAX_ENTRIES_PER_DIR: usize = 10_000;
 
-/// The plan for `policy`: the path rules it implies, then the walk from `/`.
-pub fn plan(policy: &SandboxPolicy) -> TierPlan {
-    let rules = rules(policy);
+/// The plan for `policy` and the scan of its writable roots: the path rules they imply, then
+/// the walk from `/`.
+pub fn plan(policy: &SandboxPolicy, protected: &Protected) -> TierPlan {
+    let rules = rules(policy, protected);
     let mut out = TierPlan::default();
     walk(Path::new("/"), &rules, &mut out);
     out.read.sort();
@@ -56,7 +58,7 @@ pub fn plan(policy: &SandboxPolicy) -> TierPlan {
 
 /// The path rules of `policy`, as bubblewrap's mount plan reads them (the most specific
 /// rule of a path decides).
-fn rules(policy: &SandboxPolicy) -> Vec<(PathBuf, Rule)> {
+fn rules(policy: &SandboxPolicy, protected: &Protected) -> Vec<(PathBuf, Rule)> {
     let mut rules: Vec<(PathBuf, Rule)> = Vec::new();
     let mut data_dirs: Vec<PathBuf> =
         policy.data_dir().map(Path::to_path_buf).into_iter().collect();
@@ -68,13 +70,18 @@ fn rules(policy: &SandboxPolicy) -> Vec<(PathBuf, Rule)> {
     for f in policy.private_files() {
         rules.push((f.clone(), Rule::Deny));
     }
+    let roots: Vec<PathBuf> = policy.writable_roots();
     let mut masks: Vec<crate::policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
     masks.extend(policy.hidden_home_masks());
     masks.extend(policy.other_home_masks());
     for m in masks {
         rules.push((m.path, Rule::Deny));
+        // A kept entry (a package cache, a toolchain) is writable where a writable root holds
+        // it, as bubblewrap binds it back; the protected ones among them are put back after
+        // the call ([`crate::protected::Snapshot`]).
         for (k, access) in m.keep {
-            rules.push((k, if access == Access::Write { Rule::Write } else { Rule::Read }));
+            let writable = access == Access::Write || roots.iter().any(|r| k.starts_with(r));
+            rules.push((k, if writable { Rule::Write } else { Rule::Read }));
         }
     }
     for d in policy.confined_away_dirs() {
@@ -99,6 +106,19 @@ fn rules(policy: &SandboxPolicy) -> Vec<(PathBuf, Rule)> {
     }
     for root in policy.writable_roots().into_iter().filter(|r| r.exists()) {
         rules.push((root, Rule::Write));
+    }
+    // Protected directories that are not git metadata stay read-only (git metadata and
+    // protected files are saved and put back instead: `crate::protected::Snapshot`).
+    let plain = protected.plain_dirs();
+    for dir in &plain {
+        rules.push((dir.to_path_buf(), Rule::Read));
+    }
+    // Nothing inside one of them is writable, whatever rule named it (a kept
+    // `.local/lib/python3.12` inside the sensitive `.local/lib`).
+    for (path, rule) in &mut rules {
+        if *rule == Rule::Write && plain.iter().any(|d| path.starts_with(d)) {
+            *rule = Rule::Read;
+        }
     }
     // The data dirs stay hidden inside a writable root (the more specific rule decides, and
     // a data dir is pushed again after the roots so it wins over a root that is the same path).
@@ -176,7 +196,7 @@ mod tests {
             .home(&home)
             .data_dir(home.join(".toolhost"))
             .build();
-        let plan = plan(&policy);
+        let plan = plan(&policy, &Protected::default());
         assert!(!under(&plan.read, &home.join(".ssh/id_ed25519")), "{plan:?}");
         assert!(!under(&plan.write, &home.join(".ssh/id_ed25519")), "{plan:?}");
         assert!(!under(&plan.read, &home.join(".toolhost/toolhost.db")), "{plan:?}");
