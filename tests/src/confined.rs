@@ -101,15 +101,17 @@ pub fn chown_tree(path: &Path, mode: Confinement) -> io::Result<()> {
     Ok(())
 }
 
-/// Gives `path` (a symlink itself) to the uid and gid that `mode` runs as when the test owns
-/// it, so the confined command can use what the test made as root as the user's own; what a
-/// test gave another uid stays that uid's. Whether `path` is a directory.
+/// Gives `path` (a symlink itself) to the uid and gid that `mode` runs as when the test or a
+/// confined run owns it, so the confined command can use what the test made as root as the
+/// user's own (also when a test switches an attack setup made under one confinement to the
+/// other); what a test gave another uid stays that uid's. Whether `path` is a directory.
 pub fn give(path: &Path, mode: Confinement) -> io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid has no preconditions.
     let test_uid = unsafe { libc::geteuid() };
     let meta = std::fs::symlink_metadata(path)?;
-    if meta.uid() == test_uid && test_uid != mode.id() {
+    let ours = meta.uid() == test_uid || meta.uid() == CONFINED_ID;
+    if ours && meta.uid() != mode.id() {
         let id = Some(mode.id());
         std::os::unix::fs::lchown(path, id, id)?;
     }
