@@ -160,3 +160,19 @@ fn the_private_temp_dir_is_closed_again_after_a_chmod() {
     let mode = std::fs::metadata(&outer).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700, "{} was left {mode:o}", outer.display());
 }
+
+/// An approved run (`workspace_shell`) goes through the same tier: it runs, writes in the
+/// workspace, and reads no credential.
+#[test]
+fn an_approved_run_works_under_the_landlock_tier() {
+    let Some(a) = confined_attack("approved", Confinement::User) else { return };
+    let secret = &a.secrets[0];
+    let out = a.call_with(
+        &["--tools", "workspace_shell", "--allow-escalation"],
+        "workspace_shell",
+        json!({"command": "sh", "args": ["-c", format!("echo ran > ran.txt; cat {} 2>&1; echo done", secret.path.display())]}),
+    );
+    assert_eq!(out.json()["status"], "succeeded", "{}", out.all());
+    assert_eq!(std::fs::read_to_string(a.ws.join("ran.txt")).unwrap(), "ran\n");
+    out.assert_hidden(&secret.marker, "an approved run's cat");
+}

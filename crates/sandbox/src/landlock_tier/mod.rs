@@ -122,8 +122,6 @@ impl SandboxBackend for LandlockTier {
             out.push("--writable".into());
             out.push(p.clone().into_os_string());
         }
-        // The helper itself must stay runnable (it is exec'd before Landlock applies, but a
-        // command may run it again).
         if policy.network() == NetworkAccess::Allow {
             out.push("--network".into());
         }
