@@ -245,6 +245,16 @@ pub const MAX_ESCALATION_PATHS: usize = 16;
 /// hold a writable `.git/config`). 200,000 entries take ~0.1 s to list on a warm cache.
 pub const PROTECTED_SCAN_ENTRIES: usize = 200_000;
 
+/// Most bytes of git metadata and sensitive files the Landlock tier saves before a call to put
+/// them back after it (`toolhost_sandbox::protected::Snapshot`): they are small; more, and bash
+/// refuses to run rather than leave them unrestorable.
+pub const MAX_PROTECTED_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Most entries of one directory the Landlock tier's plan lists when it holds something hidden
+/// (`toolhost_sandbox::landlock_tier::plan`): the rest of that directory is not granted
+/// (failing closed).
+pub const LANDLOCK_PLAN_MAX_DIR_ENTRIES: usize = 10_000;
+
 /// Most bytes of the registry of data dirs (`~/.toolhost/data-dirs`, one path a line) that
 /// toolhost reads at start: the registry is read by every start, and at 4 KiB a path this holds
 /// a thousand data dirs; one that outgrew it is no longer rewritten (a new data dir is then

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use toolhost_limits::PROTECTED_SCAN_DEPTH;
+use toolhost_limits::{MAX_PROTECTED_SNAPSHOT_BYTES, PROTECTED_SCAN_DEPTH};
 
 use crate::git;
 use crate::policy::SandboxPolicy;
@@ -78,10 +78,6 @@ pub enum ScanError {
     TooDeep { path: String },
 }
 
-/// Most bytes a [`Snapshot`] holds: git metadata and sensitive files are small; a tree of
-/// them past this is refused (the run does not start) rather than left unrestorable.
-pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
-
 /// The protected entries of a scan as they were before a run whose sandbox cannot make them
 /// read-only (the Landlock tier: [`crate::backend::SandboxBackend::restores_protected`]),
 /// to be put back after it: each file's bytes and mode, each symlink's target, and for each
@@ -105,9 +101,9 @@ enum Saved {
 /// Why a snapshot could not be taken; the run does not start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SnapshotError {
-    /// The protected entries hold more than [`MAX_SNAPSHOT_BYTES`].
+    /// The protected entries hold more than [`MAX_PROTECTED_SNAPSHOT_BYTES`].
     #[error(
-        "bash did not run: the git metadata and sensitive files of the workspace hold more than {MAX_SNAPSHOT_BYTES} bytes, more than this sandbox saves to put them back after a command"
+        "bash did not run: the git metadata and sensitive files of the workspace hold more than {MAX_PROTECTED_SNAPSHOT_BYTES} bytes, more than this sandbox saves to put them back after a command"
     )]
     TooLarge,
     /// An entry could not be read.
@@ -180,7 +176,7 @@ impl Snapshot {
             self.dirs.push((path.to_path_buf(), inside));
         } else if meta.is_file() {
             *total += meta.len();
-            if *total > MAX_SNAPSHOT_BYTES {
+            if *total > MAX_PROTECTED_SNAPSHOT_BYTES {
                 return Err(SnapshotError::TooLarge);
             }
             let (mut file, _) = toolhost_open(path).map_err(unreadable)?;

@@ -12,6 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
+use toolhost_limits::LANDLOCK_PLAN_MAX_DIR_ENTRIES;
+
 use crate::policy::{Access, SandboxPolicy};
 use crate::protected::Protected;
 
@@ -38,10 +40,6 @@ pub struct TierPlan {
 /// Device files every command may read and write (a fixed set, not the host's `/dev`).
 pub const DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
-
-/// Most entries the plan lists in one directory that holds something hidden; past it the
-/// directory's remaining entries are not granted (fail closed).
-const MAX_ENTRIES_PER_DIR: usize = 10_000;
 
 /// The plan for `policy` and the scan of its writable roots: the path rules they imply, then
 /// the walk from `/`.
@@ -157,7 +155,7 @@ fn walk(dir: &Path, rules: &[(PathBuf, Rule)], out: &mut TierPlan) {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten().take(MAX_ENTRIES_PER_DIR) {
+    for entry in entries.flatten().take(LANDLOCK_PLAN_MAX_DIR_ENTRIES) {
         let Ok(kind) = entry.file_type() else { continue };
         if kind.is_symlink() {
             continue;
