@@ -174,6 +174,49 @@ fn copy_binaries(bin: &Path) -> io::Result<PathBuf> {
     Ok(dir.join("toolhost"))
 }
 
+/// `dir` (the test components, handed to a confined `toolhost` by path) where a run confined
+/// as `mode` reaches it: itself when every uid can, else a copy of its files made once under
+/// /var/tmp, as [`reachable_toolhost`] does for the binary.
+pub fn reachable_dir(mode: Confinement, dir: &Path) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    use std::os::unix::fs::PermissionsExt;
+    if mode == Confinement::Root || open_to_all(dir) {
+        return dir.to_path_buf();
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.display().to_string().hash(&mut h);
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let m = e.metadata().ok();
+            (e.file_name(), m.as_ref().map(|m| m.len()), m.and_then(|m| m.modified().ok()))
+                .hash(&mut h);
+        }
+    }
+    let parent = Path::new("/var/tmp/toolhost-confined-bin");
+    let copy = parent.join(format!("dir-{:016x}", h.finish()));
+    if !copy.exists() {
+        let made = (|| -> io::Result<()> {
+            std::fs::create_dir_all(parent)?;
+            std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755))?;
+            let staged = tempfile::tempdir_in(parent)?.keep();
+            std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))?;
+            for e in std::fs::read_dir(dir)?.flatten() {
+                if e.file_type()?.is_file() {
+                    let to = staged.join(e.file_name());
+                    std::fs::copy(e.path(), &to)?;
+                    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o644))?;
+                }
+            }
+            if std::fs::rename(&staged, &copy).is_err() {
+                let _ = std::fs::remove_dir_all(&staged);
+            }
+            Ok(())
+        })();
+        made.expect("copy the test components where the confined user reaches them");
+    }
+    copy
+}
+
 /// `cmd`, made to run confined as `mode` says (see the module documentation). The caller must
 /// run as root; the spawn fails with the error of the step that failed otherwise.
 pub fn confine(mut cmd: Command, mode: Confinement) -> Command {

@@ -56,9 +56,14 @@ pub fn components_dir() -> PathBuf {
     bin_dir().join("components")
 }
 
-/// The test-only components (misbehave).
+/// The test-only components (misbehave); under `TOOLHOST_TEST_CONFINE`, where the confined
+/// user reaches them ([`confined::reachable_dir`]).
 pub fn test_components_dir() -> PathBuf {
-    profile_dir().join("test-components")
+    let dir = profile_dir().join("test-components");
+    match confined::from_env() {
+        Some(mode) => confined::reachable_dir(mode, &dir),
+        None => dir,
+    }
 }
 
 /// A component cache shared by the suites, so each component compiles once per build.

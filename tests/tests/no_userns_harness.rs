@@ -142,3 +142,22 @@ fn confine_var_values() {
     assert_eq!(Confinement::Root.var_value(), "no-userns-root");
     assert_eq!(confined::CONFINE_VAR, "TOOLHOST_TEST_CONFINE");
 }
+
+/// Components under a directory closed to other users (a checkout under `/root`) are copied
+/// where the confined user reaches them; an open one is used as it is.
+#[test]
+fn test_components_closed_to_the_confined_user_are_copied_where_it_reaches_them() {
+    let base = tempfile::tempdir_in("/var/tmp").unwrap();
+    let closed = base.path().join("closed");
+    let dir = closed.join("test-components");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("runner.wasm"), b"\0asm").unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let copy = toolhost_tests::confined::reachable_dir(Confinement::User, &dir);
+    assert_ne!(copy, dir);
+    assert_eq!(std::fs::read(copy.join("runner.wasm")).unwrap(), b"\0asm");
+    let mode = std::fs::metadata(copy.join("runner.wasm")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o004, 0o004, "the copy is not readable by every uid");
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(toolhost_tests::confined::reachable_dir(Confinement::User, &dir), dir);
+}
