@@ -541,3 +541,15 @@ fn an_approved_grant_lets_one_patch_write_outside() {
     assert_eq!(data.status(), "failed", "{}", data.all());
     assert!(!planted.exists());
 }
+
+/// A patch naming more files than one change may write is refused, and nothing is written.
+#[test]
+fn a_patch_over_the_file_bound_is_refused() {
+    let a = Attack::new();
+    let body: String = (0..1001).map(|i| format!("*** Add File: many/f{i}.txt\n+x\n")).collect();
+    let mut s = a.session(&["--agent", "patch"]);
+    let r = s.call("many", "apply_patch", json!({ "input": patch(&body) }));
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(result_text(&r).contains("more than 1000 files"), "{}", result_text(&r));
+    assert!(!a.ws.join("many").exists());
+}

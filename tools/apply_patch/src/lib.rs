@@ -134,6 +134,14 @@ impl Files {
         if let Some(&i) = self.by_path.get(&key) {
             return Ok(i);
         }
+        // Each file opened holds the host's write lock on it: a patch naming more files than
+        // one change may write stops here, before it holds them all.
+        if self.files.len() >= MAX_COMMIT_FILES {
+            return Err(ToolError::invalid_arguments(format!(
+                "the patch names more than {MAX_COMMIT_FILES} files; one patch may change at \
+                 most {MAX_COMMIT_FILES}. Split it into several patches"
+            )));
+        }
         let draft = open_for_write(path)?;
         let original = draft.current()?;
         self.files.push(File {
