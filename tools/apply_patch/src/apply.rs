@@ -16,11 +16,10 @@
 
 use std::fmt;
 
+use toolhost_sdk::text::{is_crlf_only, split_bom};
+
 use crate::parse::{Chunk, capped, quoted};
 use crate::seek::{normalise_char, seek_sequence};
-
-/// The UTF-8 byte order mark.
-const BOM: char = '\u{FEFF}';
 
 /// At most this many lines of the file are shown as the closest region.
 pub const MAX_REGION_LINES: usize = 5;
@@ -117,27 +116,9 @@ impl fmt::Display for ApplyError {
 
 impl std::error::Error for ApplyError {}
 
-/// Every line of `text` ends with `\r\n` (and there is at least one line break).
-fn is_crlf_only(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut any = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' {
-            if i == 0 || bytes[i - 1] != b'\r' {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
-}
-
 /// Apply `chunks`, in order, to the text `original`; the new text.
 pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<String, ApplyError> {
-    let (bom, body) = match original.strip_prefix(BOM) {
-        Some(body) => (Some(BOM), body),
-        None => (None, original),
-    };
+    let (bom, body) = split_bom(original);
     let crlf = is_crlf_only(body);
     let mut lines: Vec<String> = if crlf {
         body.split("\r\n").map(str::to_owned).collect()

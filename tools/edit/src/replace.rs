@@ -9,10 +9,8 @@
 //!   file keeps CRLF. Files with `\n` or mixed endings are matched literally.
 
 use toolhost_sdk::limits::MAX_EDIT_FILE_BYTES;
+use toolhost_sdk::text::{is_crlf_only, split_bom};
 use toolhost_sdk::{ChangeKind, Committed, ToolError};
-
-/// The UTF-8 byte order mark.
-const BOM: char = '\u{FEFF}';
 
 /// `oldString` and `newString` are the same.
 pub const SAME_STRINGS_MESSAGE: &str = "oldString and newString are identical; there is nothing to change. \
@@ -81,21 +79,6 @@ pub struct Replaced {
     pub lines: (usize, usize),
 }
 
-/// Every line of `text` ends with `\r\n` (and there is at least one line break).
-fn is_crlf_only(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut any = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' {
-            if i == 0 || bytes[i - 1] != b'\r' {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
-}
-
 /// `s` with every bare `\n` turned into `\r\n`.
 fn to_crlf(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 32);
@@ -128,10 +111,7 @@ pub fn replace(
     replace_all: bool,
     path: &str,
 ) -> Result<Replaced, ToolError> {
-    let (bom, body) = match text.strip_prefix(BOM) {
-        Some(body) => (Some(BOM), body),
-        None => (None, text),
-    };
+    let (bom, body) = split_bom(text);
     let (old, new) = if is_crlf_only(body) {
         (to_crlf(old), to_crlf(new))
     } else {

@@ -62,6 +62,7 @@ mod host;
 mod input;
 mod output;
 pub mod scan;
+pub mod text;
 mod tool;
 
 #[doc(hidden)]
