@@ -14,9 +14,7 @@ use std::sync::OnceLock;
 
 use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
 use crate::helper::landlock::landlock_abi;
-use crate::helper::{
-    SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, SANDBOX_EXEC_FAILURE_EXIT, STARTED_FD,
-};
+use crate::helper::{SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, STARTED_FD};
 use crate::policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
 
@@ -357,20 +355,11 @@ impl SandboxBackend for Bubblewrap {
         stderr_start: &[u8],
         started: bool,
     ) -> Option<String> {
-        let first_line =
-            |b: &[u8]| String::from_utf8_lossy(b).lines().next().unwrap_or("").to_string();
         match exit_code {
             Some(1) if !started && stderr_start.starts_with(BWRAP_ERROR_PREFIX.as_bytes()) => {
-                Some(first_line(stderr_start))
+                Some(String::from_utf8_lossy(stderr_start).lines().next().unwrap_or("").to_string())
             }
-            // The helper fails before it says the sandbox started; after that, its text and
-            // exit code can only be the command's own.
-            Some(SANDBOX_EXEC_FAILURE_EXIT)
-                if !started && stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) =>
-            {
-                Some(first_line(stderr_start))
-            }
-            _ => None,
+            _ => crate::helper::helper_failure(exit_code, stderr_start, started),
         }
     }
 }

@@ -70,6 +70,20 @@ pub const EXITED_MARK: u8 = b'X';
 /// tells the two apart ([`reported_signal`]).
 pub const SIGNALLED_MARK: u8 = b'S';
 
+/// The helper's own failure (its first line), when a run ended with `exit_code` and stderr
+/// beginning `stderr_start` before the helper said the sandbox `started`: the helper fails
+/// only before that; after it, its text and exit code can only be the command's own.
+pub fn helper_failure(
+    exit_code: Option<i32>,
+    stderr_start: &[u8],
+    started: bool,
+) -> Option<String> {
+    (exit_code == Some(SANDBOX_EXEC_FAILURE_EXIT)
+        && !started
+        && stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()))
+    .then(|| String::from_utf8_lossy(stderr_start).lines().next().unwrap_or("").to_string())
+}
+
 /// The signal that killed the command, from what the helper wrote to [`STARTED_FD`]:
 /// [`STARTED`], then (the command having started) [`SIGNALLED_MARK`] and the number. Only the
 /// helper holds that descriptor (the command never sees it), so nothing the command does can

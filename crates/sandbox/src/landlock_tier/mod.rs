@@ -22,9 +22,7 @@ use std::sync::OnceLock;
 
 use crate::backend::{Availability, SandboxBackend, SandboxError};
 use crate::helper::landlock::landlock_abi;
-use crate::helper::{
-    SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, SANDBOX_EXEC_FAILURE_EXIT, STARTED_FD,
-};
+use crate::helper::{SANDBOX_EXEC_ARG, STARTED_FD};
 use crate::policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
 
@@ -190,14 +188,7 @@ impl SandboxBackend for LandlockTier {
         stderr_start: &[u8],
         started: bool,
     ) -> Option<String> {
-        match exit_code {
-            Some(SANDBOX_EXEC_FAILURE_EXIT)
-                if !started && stderr_start.starts_with(SANDBOX_EXEC_ERROR_PREFIX.as_bytes()) =>
-            {
-                Some(String::from_utf8_lossy(stderr_start).lines().next().unwrap_or("").to_string())
-            }
-            _ => None,
-        }
+        crate::helper::helper_failure(exit_code, stderr_start, started)
     }
 }
 
