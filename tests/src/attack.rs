@@ -43,11 +43,11 @@ pub const SECRETS: &[(&str, &str)] = &[
     (".gnupg/x", "GNUPG"),
     (".config/gcloud/x", "GCLOUD"),
     (".azure/x", "AZURE"),
-    // The logins of the agents that drive toolhost (issue 27).
+    // The logins of the agents that drive toolhost.
     (".claude/.credentials.json", "CLAUDE-LOGIN"),
     (".codex/auth.json", "CODEX-LOGIN"),
     (".config/github-copilot/hosts.json", "COPILOT-LOGIN"),
-    // Other stores of secrets (issue 27).
+    // Other stores of secrets.
     (".vault-token", "VAULT-TOKEN"),
     (".pgpass", "PGPASS"),
     (".my.cnf", "MY-CNF"),

@@ -270,7 +270,7 @@ impl HttpServer {
                 } else if line.starts_with("toolhost: MCP bearer token from $TOOLHOST_MCP_TOKEN") {
                     let _ = tx.send(StartLine::Token(env_token.clone().unwrap_or_default()));
                 } else if let Some(token) = line.strip_prefix("toolhost: MCP bearer token: ") {
-                    // A toolhost that printed its token (before issue 27).
+                    // A toolhost that printed its token (in an earlier build).
                     let _ = tx.send(StartLine::Token(token.trim().to_string()));
                 }
             }

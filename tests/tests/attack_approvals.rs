@@ -1,5 +1,4 @@
-//! Approvals that tell the whole truth (docs/workspace-tools.md#approvals, issue 39 items
-//! 7–11), through the built binary over a fake HOME: the question a person answers for a
+//! Approvals that tell the whole truth (docs/workspace-tools.md#approvals), through the built binary over a fake HOME: the question a person answers for a
 //! `workspace_shell` or `workspace_tests run` call is built from the run that will actually
 //! execute, and that run is exactly what it names.
 //!

@@ -1,9 +1,9 @@
-//! Attacks on bash's isolation beyond files, through the built binary (issue 15): the
+//! Attacks on bash's isolation beyond files, through the built binary: the
 //! network (a TCP listener on loopback, in both modes), unix sockets (abstract, and a
 //! tmux-like pathname socket under /tmp), a `bwrap` planted on PATH inside the workspace,
-//! a fork bomb and a 4 GiB allocation. Plus two smaller items of issue 14: a command's own
+//! a fork bomb and a 4 GiB allocation. Plus two smaller attacks: a command's own
 //! `bwrap: ` text on stderr, and a bubblewrap that hangs in the self-check. And the system
-//! temp dir (issue 39): bash cannot change its mode or owner, and each process has a private
+//! temp dir: bash cannot change its mode or owner, and each process has a private
 //! temp dir that bash, approved runs and the file tools share and that goes with it.
 //!
 //! Every listener is the test's own: the attack sends a marker, and the listener must never

@@ -1,4 +1,4 @@
-//! Lost updates between toolhost processes, through the built binary (issue 14): two
+//! Lost updates between toolhost processes, through the built binary: two
 //! `toolhost session`s over one workspace each append lines to one file with read + edit
 //! (oldString = the last line seen, newString = it plus a new line; on failure, read again).
 //! Every edit reported `succeeded` must be in the file at the end: the per-path write lock

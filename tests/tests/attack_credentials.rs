@@ -1,4 +1,4 @@
-//! Attacks on the credential tier through the built binary (issue 14): every file tool and
+//! Attacks on the credential tier through the built binary: every file tool and
 //! bash, through `call`, `session` and `mcp`, aimed at a fake HOME full of fake secrets by
 //! absolute path, by `..` from the workspace and through a symlink planted in the workspace.
 //! No marker may ever be printed, and no secret may change. Also: root's extra reach
@@ -361,7 +361,7 @@ fn git_metadata_inside_a_credential_dir_is_not_readable() {
 }
 
 /// Fail closed, but not shut: the package caches and toolchains an agent's build reads, and
-/// the shell's and git's configuration, stay readable among HOME's hidden entries (issue 27).
+/// the shell's and git's configuration, stay readable among HOME's hidden entries.
 #[test]
 fn package_caches_toolchains_and_git_config_in_home_stay_readable() {
     let a = Attack::new();
@@ -580,8 +580,7 @@ fn a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private() {
 
 // ---- Issue 39: stores inside readable entries, system secrets, other users' homes. ----
 
-/// Credential stores that live inside HOME entries the readable list opens (issue 39, item
-/// 4): (path under HOME, marker stem). Each must be read by no tool, no bash and no approved
+/// Credential stores that live inside HOME entries the readable list opens: (path under HOME, marker stem). Each must be read by no tool, no bash and no approved
 /// run, while the entry around it stays readable.
 const STORES_IN_READABLE_ENTRIES: &[(&str, &str)] = &[
     (".config/git/credentials", "GIT-XDG-CREDENTIALS"),

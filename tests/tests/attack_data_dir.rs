@@ -1,4 +1,4 @@
-//! Attacks on toolhost's data dir through the built binary (issue 14): the session store
+//! Attacks on toolhost's data dir through the built binary: the session store
 //! holds every call's arguments and output (so anything ever shown, e.g. a secret read under
 //! a one-call grant, stays readable there), `policy.json` widens every later sandbox and
 //! `cache/` holds native code. None of it may be read or written by a tool or bash, and a

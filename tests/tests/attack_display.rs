@@ -1,4 +1,4 @@
-//! Attacks on what the user and the model are shown, through the built binary (issue 14):
+//! Attacks on what the user and the model are shown, through the built binary:
 //! raw escape sequences written by the model must not reach the user's terminal through
 //! `toolhost changes`, a file name holding newlines must not forge match
 //! lines or a `[showing …]` footer in grep, glob and list, and a `~` path must not create a

@@ -1,4 +1,4 @@
-//! Attacks on git metadata through the built binary (issue 14): code runs outside the
+//! Attacks on git metadata through the built binary: code runs outside the
 //! sandbox the next time the user runs git if the agent can write a git dir's `config`,
 //! `config.worktree`, `commondir`, `info/`, `hooks/`, or a `.git` file that points
 //! elsewhere. With the write tool (even with an approved grant) and with bash (renaming the

@@ -1,5 +1,5 @@
 //! Attacks on other toolhost instances' data dirs and on the bearer token of `mcp --listen`
-//! through the built binary (issue 27). Every data dir is private, not just the running
+//! through the built binary. Every data dir is private, not just the running
 //! one's: a session with another `--data-dir` must not read the first one's store or token,
 //! nor plant a `policy.json` (or a compiled component) in it when it lies in a writable root
 //! — the workspace, the temp dir (`TOOLHOST_HOME=/tmp/…`), or `~/.toolhost` of a workspace that

@@ -1,4 +1,4 @@
-//! Attacks on toolhost's protocols through the built binary (issues 14 and 15): an oversize
+//! Attacks on toolhost's protocols through the built binary: an oversize
 //! `session` request line and an oversize MCP stdio message (each must get an error answer,
 //! and the server must go on), the `Origin` check of `mcp --listen` (`localhost:80.evil.com`),
 //! and `mcp --listen` used without its token, from the test and from another workspace's bash.

@@ -1,5 +1,5 @@
-//! Untrusted definitions through the built binary (security issue 27: untrusted schemas take
-//! the host down). A third-party component's `describe` is untrusted data the host compiles,
+//! Untrusted definitions through the built binary (untrusted schemas must not
+//! take the host down). A third-party component's `describe` is untrusted data the host compiles,
 //! validates against and hands to models, so it is bounded before anything reads it, by one
 //! checker on every path (`toolhost_runtime::definition`), and a structured result is checked
 //! on a linear-time regex engine within the call's deadline.

@@ -1,4 +1,4 @@
-//! Attacks on `toolhost undo` / `reapply` through the built binary (issue 14): the agent
+//! Attacks on `toolhost undo` / `reapply` through the built binary: the agent
 //! records changes, then swaps the file for a symlink, and the user's undo (the usual answer
 //! to a bad change) must not write where the link points. A change recorded in one
 //! workspace must not be undone from another.

@@ -1,5 +1,5 @@
 //! A third party writes a tool in Rust, Python or JavaScript with nothing but the built
-//! `toolhost` and the language's own toolchain (issue 29): for each language, `toolhost new`
+//! `toolhost` and the language's own toolchain: for each language, `toolhost new`
 //! makes a project that builds with the one command its README gives and passes
 //! `toolhost conformance` unchanged; the example `examples/word_count/<lang>` (copied out of
 //! the repository, so it cannot lean on it) builds, passes conformance, installs with

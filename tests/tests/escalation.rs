@@ -246,7 +246,7 @@ fn next_event_within(
     }
 }
 
-/// Attack (issue 39): an escalation's approval was awaited without a deadline, so a
+/// Attack: an escalation's approval was awaited without a deadline, so a
 /// `session --client-approves` client that never answered held the bash call — and every
 /// call queued behind it — for ever (a run's approval already ended at the call's deadline).
 /// One wait rule for both now: unanswered, the call ends at its deadline (`timeout`), or at
@@ -319,7 +319,7 @@ fn an_unanswered_escalation_ends_at_the_calls_deadline_or_cancel_and_nothing_run
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "ran\n");
 }
 
-/// Attack (issue 39): a bearer-token holder who answered 4,096 approval rounds in ~10 s
+/// Attack: a bearer-token holder who answered 4,096 approval rounds in ~10 s
 /// filled the remembered answers, and every approval was refused for the next 600 s. Over
 /// `mcp --listen`, 4,200 rounds asked and declined as fast as the server answers: an approval
 /// asked after them is still answered and runs, once; no answer of the flood is accepted

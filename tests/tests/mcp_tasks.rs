@@ -334,7 +334,7 @@ fn look_up(server: &HttpServer, ids: &[String]) -> Vec<Result<Value, String>> {
         .collect()
 }
 
-/// Attack (issue 39): a finished task was kept for an hour with no bound on their number
+/// Attack: a finished task was kept for an hour with no bound on their number
 /// (394 bash tasks grew the server by 18 MB). Now at most `MCP_MAX_FINISHED_TASKS` finished
 /// tasks and `MCP_MAX_FINISHED_TASK_BYTES` of their final states are kept: 160 small bash
 /// tasks keep the last 128, and 60 whose output is 16 KiB of control characters (96 KiB as

@@ -417,7 +417,7 @@ mod tests {
             "[core] fsmonitor = evil\n",
             "[core]\n\tworktree = .\n",
             "[remote]\n\turl = x\n",
-            // Past the first 4 KiB, and an include on a header line (issue 39).
+            // Past the first 4 KiB, and an include on a header line.
             &padded,
             "[includeIf \"gitdir:/\"] path = ../inc.cfg ;\"]\n",
             "[core]\n\tbare = false\n[includeIf \"gitdir:/\"]\n\tpath = x\n",

@@ -71,7 +71,7 @@ const FILES: &[&str] = &[
     "outside/granted/f",
     "outside/other/f",
     "outside/exactdir/f",
-    // Stores inside readable entries of HOME, and other users' homes (issue 39).
+    // Stores inside readable entries of HOME, and other users' homes.
     "home/.config/git/credentials",
     "home/.nvm/versions/node/v20.1.0/etc/npmrc",
     "home/.nvm/versions/node/v20.1.0/bin/node",
@@ -163,7 +163,7 @@ const MATRIX: &[&str] = &[
     "home/.local/bin/tool",
     "home/.cargo/config.toml",
     "home/project/x",
-    // HOME's hidden entries: closed unless readable (issue 27).
+    // HOME's hidden entries: closed unless readable.
     "home/.claude/.credentials.json",
     "home/.newagent",
     "home/.newagent/token",
@@ -187,7 +187,7 @@ const MATRIX: &[&str] = &[
     "ws/other-data/cache/components/x",
     "ws/other-data/spill/s/x",
     "ws/other-data/new",
-    // Credential entries inside readable entries of HOME (issue 39): the entry wins.
+    // Credential entries inside readable entries of HOME: the entry wins.
     "home/.config/git/config",
     "home/.config/git/credentials",
     "home/.config/fish/fish_variables",
@@ -617,7 +617,7 @@ fn a_marker_file_alone_makes_no_data_dir() {
 
 #[test]
 fn other_homes_and_stores_in_readable_entries_are_closed_in_the_profile_too() {
-    // The matrix proves agreement; this proves what they agree on (issue 39), in any case
+    // The matrix proves agreement; this proves what they agree on, in any case
     // of the letters too (APFS).
     let f = Fixture::new();
     let policy = f.policy(SandboxMode::WorkspaceWrite, "ws");

@@ -1,5 +1,6 @@
-//! What a call returns: the structured value ([`ShellOutput`], the seed's fields) and the
-//! model-visible text, for a run that ended ([`ran`]) or a call that never ran ([`failed`]).
+//! What a call returns: the structured value ([`ShellOutput`], the fields of
+//! docs/workspace-tools.md) and the model-visible text, for a run that ended ([`ran`]) or a
+//! call that never ran ([`failed`]).
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -126,7 +126,7 @@ fn command_and_args_run_as_given_with_the_defaults() {
     assert_eq!((s.cwd, s.env, s.timeout_ms), (None, vec![], 60_000));
     assert_eq!(s.purpose.as_deref(), Some("check"));
     assert_eq!(spec(json!({"command": "ls", "purpose": "  "})).purpose, None);
-    // The seed's default `command: ""` is no command.
+    // The contract's default `command: ""` is no command.
     assert_eq!(spec(json!({"command": "", "shell_string": "ls"})).program, "ls");
 }
 

@@ -1,7 +1,7 @@
-//! What a call returns: the structured value ([`TestsOutput`], the seed's fields) and the
-//! model-visible text, for a detection ([`detected`]), a test run that ended ([`ran`]) or a
-//! call that did not happen ([`failed`]). The text is bounded by the caller
-//! (`toolhost_workspace_run::display::bound_text`).
+//! What a call returns: the structured value ([`TestsOutput`], the fields of
+//! docs/workspace-tools.md) and the model-visible text, for a detection ([`detected`]), a
+//! test run that ended ([`ran`]) or a call that did not happen ([`failed`]). The text is
+//! bounded by the caller (`toolhost_workspace_run::display::bound_text`).
 
 use schemars::JsonSchema;
 use serde::Serialize;

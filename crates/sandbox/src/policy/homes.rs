@@ -1,4 +1,4 @@
-//! Homes and the credential stores inside them (issue 39).
+//! Homes and the credential stores inside them.
 //!
 //! * [`CREDENTIAL_HOME_ENTRIES`] name stores by their HOME-relative place, some with a `*`
 //!   component (`.nvm/versions/*/*/etc/npmrc`): they are closed in HOME and in every other

@@ -426,7 +426,7 @@ fn another_data_dir_is_private_by_the_hosts_record_never_by_a_marker_and_a_token
     let base = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir_all(base.join("ws/state/other/spill")).unwrap();
     std::fs::create_dir_all(base.join("ws/shipped/cache")).unwrap();
-    // A repository may ship the marker file: it makes nothing a data dir (issue 39).
+    // A repository may ship the marker file: it makes nothing a data dir.
     std::fs::write(base.join("ws/shipped").join(DATA_DIR_MARKER), "").unwrap();
     let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
         .home(base.join("home"))

@@ -78,7 +78,7 @@ pub const CREDENTIAL_HOME_ENTRIES: &[&str] = &[
     ".sqlite_history",
     ".lesshst",
     ".viminfo",
-    // Stores inside the readable entries below (issue 39): git's XDG credential store, uv's
+    // Stores inside the readable entries below: git's XDG credential store, uv's
     // index logins, fish's universal variables (`set -Ux TOKEN …`), the global `npmrc` of a
     // node that nvm or volta installed (`npm config set --global //registry/:_authToken`),
     // npm's own built-in `npmrc`, the site `pip.conf` of a pyenv, pipenv, pipx or uv prefix

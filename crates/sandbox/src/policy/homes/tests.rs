@@ -88,7 +88,7 @@ fn write(p: &SandboxPolicy, path: &Path) -> bool {
 
 /// (path, readable, writable in workspace-write mode)
 const VERDICTS: &[(&str, bool, bool)] = &[
-    // Stores inside HOME's readable entries (issue 39, item 4).
+    // Stores inside HOME's readable entries.
     ("home/.config/git/config", true, false),
     ("home/.config/git/credentials", false, false),
     ("home/.config/fish/config.fish", true, false),
