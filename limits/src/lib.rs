@@ -386,6 +386,11 @@ pub const MCP_MAX_UNAUTHENTICATED_CONNECTIONS: usize = 32;
 /// [`MCP_HEADER_READ_TIMEOUT_SECS`], since a real client sends its first request at once.
 pub const MCP_AUTH_TIMEOUT_SECS: u64 = 10;
 
+/// `toolhost mcp --listen`: `/readyz` waits this long for the session store (and for the
+/// sandbox's first check) before it answers 503: an orchestrator's probe has a timeout of its
+/// own (Kubernetes' default is 1 s), and a store across the network must not hang it.
+pub const READY_CHECK_TIMEOUT_MS: u64 = 800;
+
 /// `toolhost session`: most requests (calls, undo, reapply) read but not yet answered; the
 /// next one is answered at once with an error naming this limit, and never run. Input is
 /// read while a call runs (so `cancel` reaches it), so without a bound a client could queue

@@ -62,6 +62,7 @@ async fn elicit(peer: &Peer<RoleServer>, message: String) -> Verdict {
         return Verdict::Unasked;
     }
     let Some(params) = approval_form(message) else { return Verdict::Unasked };
+    crate::metrics::metrics().approval_asked();
     match peer.create_elicitation(params).await {
         Ok(answer) => Verdict::answered(approves(&answer)),
         Err(e) => {

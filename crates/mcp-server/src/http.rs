@@ -24,7 +24,8 @@
 //!   (read-only tools' calls side by side), as on stdio. Both the 2025-11-25 revision (an MCP
 //!   session per `initialize`, with its `Mcp-Session-Id`) and the stateless 2026-07-28
 //!   revision are served.
-//! * Any path but `/mcp` is 404 (once the token has passed). `DELETE` of an MCP session
+//! * Any path but `/mcp` and `/metrics` is 404 (once the token has passed); `/healthz` and
+//!   `/readyz` answer before it is checked ([`super::probes`]). `DELETE` of an MCP session
 //!   answers 204 ([`session_ended`]).
 //! * Shutdown: stop accepting, cancel the calls in flight (they end as `cancelled` and are
 //!   recorded), and give open connections [`SHUTDOWN_GRACE`] to deliver their last responses.
@@ -47,6 +48,7 @@ use toolhost_limits::{
 
 use super::auth::Authenticator;
 use super::conns::Connections;
+use super::probes::{self, METRICS_PATH, Readiness};
 use super::sessions::{BoundedSessions, too_many_sessions, watch_refusal};
 use super::unread::{TrackedBody, close_if_unread};
 use super::watch::{ConnWatch, InFlightBody, WatchedIo};
@@ -161,13 +163,18 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The bearer token check; `None` only with `--no-auth` on a loopback address.
     pub auth: Option<Authenticator>,
+    /// What `/readyz` checks besides the session store.
+    pub readiness: Readiness,
 }
 
 impl HttpOptions {
     /// What answers a request whose token passed (checked first, in the connection's
-    /// handler: 401 without it) before rmcp sees it, if anything: 404 off [`MCP_PATH`], 403
-    /// for a malformed `Origin`.
+    /// handler: 401 without it) before rmcp sees it, if anything: the metrics at
+    /// [`METRICS_PATH`], 404 off [`MCP_PATH`], 403 for a malformed `Origin`.
     fn after_auth(&self, req: &hyper::Request<hyper::body::Incoming>) -> Option<Response> {
+        if req.uri().path() == METRICS_PATH {
+            return Some(probes::metrics_response(req.method()));
+        }
         if req.uri().path() != MCP_PATH {
             return Some(not_found());
         }
@@ -250,6 +257,7 @@ impl HttpEndpoint {
         let sessions = CancellationToken::new();
         let config = self.options.config(sessions.clone());
         let calls = server.clone();
+        let probed = server.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
             BoundedSessions::new(MCP_MAX_SESSIONS),
@@ -257,7 +265,7 @@ impl HttpEndpoint {
         );
         // Open connections, and a signal when the last one closes.
         let open = Arc::new((std::sync::atomic::AtomicUsize::new(0), tokio::sync::Notify::new()));
-        let result = self.accept_loop(service, &open, &shutdown, &sessions).await;
+        let result = self.accept_loop(service, probed, &open, &shutdown, &sessions).await;
         calls.cancel_calls();
         let _ = tokio::time::timeout(SHUTDOWN_GRACE, calls.idle()).await;
         // The cancelled call's result is on its way to the client's stream: let it go out.
@@ -282,6 +290,7 @@ impl HttpEndpoint {
     async fn accept_loop(
         &self,
         service: StreamableHttpService<McpServer, BoundedSessions>,
+        server: McpServer,
         open: &Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
         shutdown: &CancellationToken,
         sessions: &CancellationToken,
@@ -327,6 +336,7 @@ impl HttpEndpoint {
             let closing = sessions.clone();
             let open = open.clone();
             let options = options.clone();
+            let server = server.clone();
             open.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             tokio::spawn(async move {
                 let watch = ConnWatch::new(
@@ -340,6 +350,10 @@ impl HttpEndpoint {
                     let in_flight = requests.request_started();
                     let mut service = service.clone();
                     let options = options.clone();
+                    let server = server.clone();
+                    // The probes answer before the token is checked (they tell nothing).
+                    let probe = probes::is_probe(req.uri().path())
+                        .then(|| (req.method().clone(), req.uri().path().to_string()));
                     let refused = match &options.auth {
                         Some(auth) => auth
                             .check(req.headers())
@@ -347,7 +361,7 @@ impl HttpEndpoint {
                             .map(|refusal| auth.unauthorized(refusal)),
                         None => None,
                     };
-                    if refused.is_none() {
+                    if refused.is_none() && probe.is_none() {
                         authenticates.authenticated();
                     }
                     let early = refused.or_else(|| options.after_auth(&req));
@@ -358,9 +372,12 @@ impl HttpEndpoint {
                         (hyper::Request::from_parts(parts, body), ended)
                     };
                     async move {
-                        let mut res = match early {
-                            Some(res) => res,
-                            None => {
+                        let mut res = match (probe, early) {
+                            (Some((method, path)), _) => {
+                                probes::probe(&method, &path, &server, &options.readiness).await
+                            }
+                            (None, Some(res)) => res,
+                            (None, None) => {
                                 match watch_refusal(tower_service::Service::call(&mut service, req))
                                     .await
                                 {
@@ -427,6 +444,7 @@ mod tests {
             addr: "127.0.0.1:0".parse().unwrap(),
             allowed_hosts: vec!["box.lan".into()],
             auth: None,
+            readiness: Readiness::default(),
         };
         let config = options.config(CancellationToken::new());
         assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1", "box.lan"]);

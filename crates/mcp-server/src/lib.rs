@@ -35,8 +35,8 @@
 //! connection whose refused request body was left unread) — and hands it to
 //! the [`McpServer`] of [`server`]. A `tools/call` waits its turn, runs in the session runtime
 //! with [`elicit`] as the approver it may ask, sends the call's progress through [`progress`],
-//! and its `ToolResult` leaves as an MCP result built by [`convert`]; so does every tool of
-//! `tools/list`.
+//! and its `ToolResult` leaves as an MCP result built by [`convert`] (counted in [`metrics`] on
+//! the way); so does every tool of `tools/list`.
 //!
 //! The map:
 //!
@@ -54,6 +54,9 @@
 //! * [`stdio`] — the stdio transport.
 //! * [`http`] — the Streamable HTTP transport (`--listen`).
 //! * [`auth`] — the bearer token of `--listen`.
+//! * [`probes`] — `/healthz` and `/readyz` (no token), `/metrics` (behind it).
+//! * [`metrics`] — calls by tool and outcome, latency, denials, approvals asked, sandbox
+//!   unavailable: counted as calls end, rendered for `/metrics`.
 //! * [`conns`] — the bound on open HTTP connections.
 //! * `sessions` — the bound on live MCP sessions over HTTP.
 //! * `watch` — per-connection timeouts over HTTP.
@@ -66,6 +69,8 @@ pub mod conns;
 pub mod convert;
 pub mod elicit;
 pub mod http;
+pub mod metrics;
+pub mod probes;
 pub mod progress;
 pub mod roots;
 pub mod rounds;

@@ -78,6 +78,11 @@ impl McpServer {
         server
     }
 
+    /// The session runtime the calls run in (`/readyz` asks its store).
+    pub(crate) fn runtime(&self) -> &Arc<SessionRuntime> {
+        &self.runtime
+    }
+
     /// The tools offered now: the toolset's, less any disabled for the session.
     fn tools(&self) -> Vec<Tool> {
         self.runtime.toolset().available_definitions().iter().map(mcp_tool).collect()
@@ -250,6 +255,7 @@ impl McpServer {
                 _ = cancel.cancelled() => None,
             };
             let call_id = self.runtime.next_call_id();
+            let started = std::time::Instant::now();
             let result = self
                 .runtime
                 .call_under(
@@ -264,6 +270,7 @@ impl McpServer {
                 .await;
             drop(turn);
             done.cancel();
+            crate::metrics::metrics().call_ended(name, &result, started.elapsed());
             // A tool the call disabled (it crashed too often) leaves the list.
             self.notify_if_tools_changed().await;
             (result, call_id)
@@ -481,7 +488,10 @@ impl ServerHandler for McpServer {
             // The call was denied for want of an answer: ask for it.
             (Some(message), Some(rounds)) if can_answer => {
                 match rounds.ask(&name, &arguments, message) {
-                    Some(round) => Ok(CallToolResponse::InputRequired(round)),
+                    Some(round) => {
+                        crate::metrics::metrics().approval_asked();
+                        Ok(CallToolResponse::InputRequired(round))
+                    }
                     None => Ok(result.into()),
                 }
             }

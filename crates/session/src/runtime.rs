@@ -100,6 +100,17 @@ impl SessionRuntime {
         self.client_approvals.as_ref()
     }
 
+    /// Whether the session store answers (an orchestrator's readiness probe); `Ok` for a
+    /// session that records nothing.
+    pub fn store_reachable(&self) -> Result<(), StoreError> {
+        match &self.store {
+            None => Ok(()),
+            Some(store) => {
+                store.lock().unwrap_or_else(|e| e.into_inner()).schema_version().map(drop)
+            }
+        }
+    }
+
     /// The session context.
     pub fn session(&self) -> &ToolSessionContext {
         &self.session

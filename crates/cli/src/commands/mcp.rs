@@ -67,7 +67,7 @@ pub async fn run(
         return Ok(ExitCode::SUCCESS);
     };
     let auth = if no_auth { Auth::Off } else { Auth::Token(token_file) };
-    serve_http(server, &listen, allow_hosts, auth, &setup.data_dir).await
+    serve_http(server, &listen, allow_hosts, auth, setup).await
 }
 
 /// Keep the server's toolset the installed set's: when `tools.json` changes (`toolhost tool
@@ -152,8 +152,11 @@ async fn serve_http(
     listen: &str,
     allowed_hosts: Vec<String>,
     auth: Auth,
-    data_dir: &std::path::Path,
+    setup: &Setup,
 ) -> Result<ExitCode> {
+    let data_dir = setup.data_dir.as_path();
+    // `/readyz` reports whether bash's sandbox is available (checked once, then remembered).
+    let sandbox = setup.sandbox(false);
     use toolhost::mcp::auth::{self, Authenticator};
     use toolhost::mcp::http::{HttpEndpoint, HttpOptions, parse_listen_addr};
     let usage = |message: String| {
@@ -179,7 +182,8 @@ async fn serve_http(
             }
         }
     };
-    let endpoint = HttpEndpoint::bind(HttpOptions { addr, allowed_hosts, auth: None })
+    let readiness = toolhost::mcp::probes::Readiness { sandbox: Some(sandbox) };
+    let endpoint = HttpEndpoint::bind(HttpOptions { addr, allowed_hosts, auth: None, readiness })
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let token = match (&auth, fixed) {
