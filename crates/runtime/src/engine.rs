@@ -2,7 +2,7 @@
 //! one async `wasmtime::Engine` (epoch interruption; the pooling allocator for long-running
 //! servers, [`Allocation`]), the linker with every WIT version's imports, and the component
 //! cache, and prepares a compiled component for its calls (loading one as a tool is
-//! `load`'s).
+//! `loader`'s).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

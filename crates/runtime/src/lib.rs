@@ -19,7 +19,7 @@
 //!
 //! The modules, each over the ones listed after it (nothing below knows what stands above):
 //!
-//! * [`load`] — [`ComponentRuntime`]'s loading of a component file or its bytes as a
+//! * [`loader`] — [`ComponentRuntime`]'s loading of a component file or its bytes as a
 //!   [`ComponentTool`], and [`ComponentRuntime::inspect`] of an unknown one.
 //! * [`component_tool`] — [`ComponentTool`]: one component as a tool; beside it, one
 //!   instance and its store (`instance`), a call split into `parallel` parts and merged, the check
@@ -64,7 +64,7 @@ mod host;
 pub mod input;
 mod interrupt;
 mod limiter;
-pub mod load;
+pub mod loader;
 pub mod source;
 pub mod validate;
 pub mod wit;

@@ -1,7 +1,7 @@
 //! What a component is, before it is trusted with a call: a component (not a core module) of
 //! a `toolhost:tool` version this host links, importing nothing beyond that world and the
 //! WASI 0.2 interfaces the host links empty, and exporting `tool`: [`InvalidComponent`] says
-//! why not. `ComponentRuntime::inspect` (in `load`) compiles it once (into the cache, so
+//! why not. `ComponentRuntime::inspect` (in `loader`) compiles it once (into the cache, so
 //! loading it later is warm), checks it here, and asks it to describe itself.
 
 use wasmtime::component::Component;

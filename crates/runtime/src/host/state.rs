@@ -130,7 +130,7 @@ impl Drop for CallShare {
 pub struct CallState {
     pub(super) wasi: WasiCtx,
     pub(super) table: ResourceTable,
-    pub(crate) limits: crate::limiter::CallLimits,
+    pub(crate) limits: crate::limiter::MemoryLimiter,
     pub(crate) session: ToolSessionContext,
     pub(crate) call: ToolCallContext,
     pub(super) started: Instant,
@@ -167,7 +167,7 @@ impl CallState {
             // and `std::net` inside a component find nothing.
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
-            limits: crate::limiter::CallLimits::new(limits),
+            limits: crate::limiter::MemoryLimiter::new(limits),
             session,
             call,
             started: Instant::now(),
