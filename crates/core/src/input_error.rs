@@ -16,7 +16,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::result::ToolError;
-use crate::tool::INVALID_INPUT_PREFIX;
+
+/// The prefix of every input deserialisation error (docs/contract.md#definitions-and-the-toolset).
+pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
 /// How every refusal of a call's arguments ends: the model and the author can tell that the
 /// tool never saw them.

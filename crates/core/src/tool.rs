@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::context::{ToolCallContext, ToolSessionContext};
+pub use crate::input_error::INVALID_INPUT_PREFIX;
 use crate::result::{
     ToolError, ToolResult, ToolResultArtifact, ToolResultContent, ToolResultStatus,
 };
@@ -160,9 +161,6 @@ pub trait DynTool: Send + Sync + 'static {
         false
     }
 }
-
-/// The prefix of every input deserialisation error (docs/contract.md#definitions-and-the-toolset).
-pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
 /// The JSON Schema of `T` as tools advertise it: `$schema` and `title` removed
 /// (docs/contract.md#definitions-and-the-toolset).

@@ -26,7 +26,7 @@ use crate::roots::ClientRoots;
 use crate::rounds::{ApprovalRounds, RoundError};
 use crate::subscriptions::Subscriptions;
 use crate::task_store::{Cancelled, TaskContext, TaskStore};
-use crate::{progress, stdio, tasks};
+use crate::{progress, tasks};
 use toolhost_limits::MCP_MAX_RUNNING_TASKS;
 
 /// A call's hold on its turn (only dropped: it ends the turn).
@@ -181,12 +181,6 @@ impl McpServer {
     /// Wait until no call is running.
     pub async fn idle(&self) {
         drop(self.turn.write().await);
-    }
-
-    /// Serve MCP on this process's stdin/stdout until the client closes stdin (request lines
-    /// over the cap are answered with an error: [`stdio`]).
-    pub async fn serve_stdio(self) -> anyhow::Result<()> {
-        stdio::serve(self).await
     }
 
     /// One request's call: cancelled by the request's `notifications/cancelled`, its progress

@@ -34,7 +34,8 @@ pub fn too_large_response(id: Option<Value>, line_number: u64, bytes: u64) -> St
     format!("{error}\n")
 }
 
-/// Serve `server` on this process's stdin/stdout until stdin ends.
+/// Serve `server` on this process's stdin/stdout until the client closes stdin (request
+/// lines over the cap are answered with an error).
 pub async fn serve(server: crate::server::McpServer) -> anyhow::Result<()> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     serve_on(server, stdin, stdout).await

@@ -5,15 +5,18 @@
 //!
 //! The tool is here: its constructors, what it may do ([`RiskGrant`]), and [`DynTool`] (one
 //! call: prepare, run, check the structured result, turn the outcome into a [`ToolResult`]).
-//! One instance's store and how it ends is in `store`; a call split over the parts of a
+//! One instance's store and how it ends is in `instance`; a call split over the parts of a
 //! `parallel` component and their merge is in `parallel`; the check of a structured result
 //! against the output schema is in `structured`; the approval of a tool that asks before
 //! every run is in `gate`.
 
 mod gate;
+mod instance;
 mod parallel;
-pub(crate) mod store;
 mod structured;
+
+// `gate` names the instance module by its former name.
+use instance as store;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -35,11 +38,12 @@ use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_sandbox::policy::SandboxPolicy;
 
+pub use crate::interrupt::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
 pub use gate::OPERATOR_MEMBER;
+pub use instance::DEFAULT_CALL_TIMEOUT;
+use instance::{call_deadline, peak_memory, run};
 use parallel::run_parallel;
 pub use parallel::{MAX_PARTS, default_parts};
-pub use store::{DEFAULT_CALL_TIMEOUT, STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
-use store::{call_deadline, peak_memory, run};
 pub use structured::STRUCTURED_WITHHELD;
 
 /// Why a second `describe` of a loaded component failed (conformance asks for it).

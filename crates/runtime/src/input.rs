@@ -20,8 +20,7 @@ use toolhost_core::input_error::{Step, Violation, path_of_pointer, refusal};
 use toolhost_core::result::{ErrorCode, ToolError};
 use toolhost_core::tool::ToolDefinition;
 
-use crate::component_tool::STOPPED_ON_CANCEL;
-use crate::component_tool::store::{Interrupted, off_the_runtime};
+use crate::interrupt::{Interrupted, STOPPED_ON_CANCEL, off_the_runtime};
 
 pub use toolhost_core::input_error::INPUT_REFUSED_BY_HOST;
 

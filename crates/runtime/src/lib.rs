@@ -17,23 +17,29 @@
 //!
 //! The map:
 //!
-//! * [`engine`] — [`ComponentRuntime`], [`Allocation`], [`RuntimeError`], [`PrepareError`],
-//!   the engine config.
-//! * [`source`] — [`Source`] and [`ComponentBytes`]: where a component's bytes come from.
+//! The modules, each over the ones listed after it (nothing below knows what stands above):
+//!
+//! * [`loader`] — [`ComponentRuntime`]'s loading of a component file or its bytes as a
+//!   [`ComponentTool`], and [`ComponentRuntime::inspect`] of an unknown one.
 //! * [`component_tool`] — [`ComponentTool`]: one component as a tool; beside it, one
-//!   instance's store (`store`), a call split into `parallel` parts and merged, the check
+//!   instance and its store (`instance`), a call split into `parallel` parts and merged, the check
 //!   of a `structured` result, and the `gate` of a tool that asks before every run (its
 //!   `inspect`'s run checked, approved by the session's approver, then let through once by
 //!   `host/process.rs`).
+//! * [`validate`] — what a component is before it is trusted ([`validate::InvalidComponent`]).
+//! * [`input`] — the host's check of a call's arguments against the input schema, before
+//!   the component runs.
+//! * [`engine`] — [`ComponentRuntime`], [`Allocation`], [`RuntimeError`], [`PrepareError`],
+//!   the engine config, the linker, a component compiled and prepared.
+//! * [`source`] — [`Source`] and [`ComponentBytes`]: where a component's bytes come from.
 //! * [`grant`] — [`RiskGrant`]: what one component may do, and what it was refused or ran.
 //! * `epoch` — the epoch ticker, advancing while a store runs ([`EPOCH_TICK`]).
 //! * `limiter` — the memory bound of one call's store, and its peak for the usage.
 //! * [`cache`] — the on-disk cache of compiled components and their definitions.
 //! * [`definition`] — the one checker of a component's definition (its rules; a schema's
 //!   `bounds`, `$ref`s written out; `compile`, the one way a schema is compiled).
-//! * [`input`] — the host's check of a call's arguments against the input schema, before
-//!   the component runs.
-//! * [`validate`] — what a component is before it is trusted ([`ComponentRuntime::inspect`]).
+//! * `interrupt` — work beside the component moved off the async runtime, bounded by the
+//!   call's deadline and cancellation; why the host stopped a call, and its texts.
 //! * [`wit`] — the released WIT packages (text, frozen digest), one directory each under
 //!   `wit/`, and one module of bindings per version the way Zed's extension host keeps them:
 //!   `wit::since_v0_1_0`, `wit::since_v0_2_0`, and `wit::latest` (the newest), the only one
@@ -56,7 +62,9 @@ mod exports;
 pub mod grant;
 mod host;
 pub mod input;
+mod interrupt;
 mod limiter;
+pub mod loader;
 pub mod source;
 pub mod validate;
 pub mod wit;

@@ -5,16 +5,16 @@
 use wasmtime::{ResourceLimiter, StoreLimits};
 
 /// [`StoreLimits`] that also remember the most linear memory held at once.
-pub struct CallLimits {
+pub struct MemoryLimiter {
     inner: StoreLimits,
     held: usize,
     peak: usize,
 }
 
-impl CallLimits {
+impl MemoryLimiter {
     /// Limits that delegate every decision to `inner`.
     pub fn new(inner: StoreLimits) -> Self {
-        CallLimits { inner, held: 0, peak: 0 }
+        MemoryLimiter { inner, held: 0, peak: 0 }
     }
 
     /// The most bytes of linear memory the store's memories held at once.
@@ -23,7 +23,7 @@ impl CallLimits {
     }
 }
 
-impl ResourceLimiter for CallLimits {
+impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(
         &mut self,
         current: usize,
@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn the_peak_is_the_most_held_at_once_and_refusals_do_not_count() {
-        let mut l = CallLimits::new(StoreLimitsBuilder::new().memory_size(100).build());
+        let mut l = MemoryLimiter::new(StoreLimitsBuilder::new().memory_size(100).build());
         assert!(l.memory_growing(0, 40, None).unwrap());
         assert!(l.memory_growing(0, 30, None).unwrap());
         assert!(l.memory_growing(40, 60, None).unwrap());

@@ -1,18 +1,10 @@
 //! What a component is, before it is trusted with a call: a component (not a core module) of
 //! a `toolhost:tool` version this host links, importing nothing beyond that world and the
-//! WASI 0.2 interfaces the host links empty, and exporting `tool`. [`ComponentRuntime::inspect`]
-//! compiles it once (into the cache, so loading it later is warm), checks that, and asks it
-//! to describe itself.
-
-use std::path::Path;
-use std::sync::Arc;
+//! WASI 0.2 interfaces the host links empty, and exporting `tool`: [`InvalidComponent`] says
+//! why not. `ComponentRuntime::inspect` (in `loader`) compiles it once (into the cache, so
+//! loading it later is warm), checks it here, and asks it to describe itself.
 
 use wasmtime::component::Component;
-
-use crate::cache;
-use crate::component_tool::ComponentTool;
-use crate::engine::ComponentRuntime;
-use crate::source::{ComponentBytes, Source};
 
 pub use crate::wit::SUPPORTED_WIT_VERSIONS;
 
@@ -62,20 +54,6 @@ fn foreign_import_fix(import: &str) -> &'static str {
     }
 }
 
-/// A component that passed [`ComponentRuntime::inspect`]: loaded, with its facts.
-pub struct Inspected {
-    /// The loaded tool (its definition from `describe`).
-    pub tool: ComponentTool,
-    /// The `toolhost:tool` version it targets.
-    pub wit_version: String,
-    /// Every import, by name.
-    pub imports: Vec<String>,
-    /// Every export, by name.
-    pub exports: Vec<String>,
-    /// SHA-256 of its bytes (hex).
-    pub sha256: String,
-}
-
 /// `toolhost:tool/<interface>@<version>` split, when `name` is one.
 fn tool_interface(name: &str) -> Option<(&str, &str)> {
     let rest = name.strip_prefix("toolhost:tool/")?;
@@ -103,7 +81,7 @@ pub fn is_webassembly(bytes: &[u8]) -> bool {
 }
 
 /// Checks the header: WebAssembly, and a component rather than a core module.
-fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
+pub(crate) fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
     if !is_webassembly(bytes) {
         return Err(InvalidComponent::NotWasm);
     }
@@ -114,53 +92,39 @@ fn check_header(bytes: &[u8]) -> Result<(), InvalidComponent> {
     Ok(())
 }
 
-impl ComponentRuntime {
-    /// Check that `bytes` (named `path`) are a tool component this host can run, compile it
-    /// (cached), and ask it to describe itself; the definition is checked
-    /// ([`crate::definition::check_definition`], with no id taken: the caller knows which are)
-    /// before anything else reads it.
-    pub async fn inspect(
-        self: &Arc<Self>,
-        path: &Path,
-        bytes: Arc<[u8]>,
-    ) -> Result<Inspected, InvalidComponent> {
-        check_header(&bytes)?;
-        let key = cache::cache_key(&self.engine, &bytes);
-        let sha256 = key.split('-').next().unwrap_or_default().to_string();
-        let component: Component = self
-            .compile(path, &bytes, &key)
-            .map_err(|e| InvalidComponent::Compile(format!("{e:#}")))?;
-        let ty = component.component_type();
-        let imports: Vec<String> =
-            ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
-        let exports: Vec<String> =
-            ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
-        if let Some(foreign) = imports.iter().find(|name| !import_allowed(name)) {
-            return Err(InvalidComponent::ForeignImport(foreign.clone()));
-        }
-        let wit_version = exports
-            .iter()
-            .filter_map(|name| tool_interface(name))
-            .find(|(iface, version)| *iface == "tool" && SUPPORTED_WIT_VERSIONS.contains(version))
-            .map(|(_, version)| version.to_string())
-            .ok_or_else(|| {
-                InvalidComponent::NoToolExport(if exports.is_empty() {
-                    "nothing".into()
-                } else {
-                    exports.join(", ")
-                })
-            })?;
-        let pre = self.link(&component).map_err(|e| InvalidComponent::Link(e.to_string()))?;
-        let source = Source {
-            path: path.to_path_buf(),
-            key: key.clone(),
-            bytes: Some(ComponentBytes::Shared(bytes)),
-            pinned: None,
-        };
-        let tool = ComponentTool::describe(self.clone(), source, pre).await?;
-        cache::save_definition(self.cache_dir.as_deref(), &key, tool.definition_ref());
-        Ok(Inspected { tool, wit_version, imports, exports, sha256 })
+/// What a compiled component imports and exports, by name, and the `toolhost:tool` version
+/// whose `tool` it exports — or why it is not a tool this host can run.
+pub(crate) struct Facts {
+    pub(crate) imports: Vec<String>,
+    pub(crate) exports: Vec<String>,
+    pub(crate) wit_version: String,
+}
+
+/// The facts of `component`, compiled by `engine`: it imports nothing the host does not
+/// link and exports `tool` at a supported version.
+pub(crate) fn check_component(
+    engine: &wasmtime::Engine,
+    component: &Component,
+) -> Result<Facts, InvalidComponent> {
+    let ty = component.component_type();
+    let imports: Vec<String> = ty.imports(engine).map(|(name, _)| name.to_string()).collect();
+    let exports: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
+    if let Some(foreign) = imports.iter().find(|name| !import_allowed(name)) {
+        return Err(InvalidComponent::ForeignImport(foreign.clone()));
     }
+    let wit_version = exports
+        .iter()
+        .filter_map(|name| tool_interface(name))
+        .find(|(iface, version)| *iface == "tool" && SUPPORTED_WIT_VERSIONS.contains(version))
+        .map(|(_, version)| version.to_string())
+        .ok_or_else(|| {
+            InvalidComponent::NoToolExport(if exports.is_empty() {
+                "nothing".into()
+            } else {
+                exports.join(", ")
+            })
+        })?;
+    Ok(Facts { imports, exports, wit_version })
 }
 
 #[cfg(test)]

@@ -13,19 +13,19 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The limits of one call.
+/// What the cgroup of one sandboxed call may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct CallLimits {
+pub struct CgroupLimits {
     /// Most processes and threads at once.
     pub pids: u64,
     /// Most memory, in MiB.
     pub memory_mib: u64,
 }
 
-impl Default for CallLimits {
+impl Default for CgroupLimits {
     fn default() -> Self {
-        CallLimits {
+        CgroupLimits {
             pids: toolhost_limits::BASH_MAX_PIDS,
             memory_mib: toolhost_limits::BASH_MAX_MEMORY_MIB,
         }
@@ -128,7 +128,7 @@ pub enum CgroupError {
 
 /// Makes and removes one call cgroup, to prove [`detect`]'s answer (for `doctor`).
 pub fn verify() -> Result<(), CgroupError> {
-    CallCgroup::create(CallLimits::default()).map(drop)
+    CallCgroup::create(CgroupLimits::default()).map(drop)
 }
 
 /// The directory of this process's cgroup `path` under the hierarchy mounted at `mount`. In a
@@ -152,20 +152,20 @@ type CgroupPlan<'a> = (PathBuf, Vec<(&'a str, &'a str)>);
 pub struct CallCgroup {
     dirs: Vec<PathBuf>,
     procs: Vec<PathBuf>,
-    limits: CallLimits,
+    limits: CgroupLimits,
     v2: bool,
 }
 
 impl CallCgroup {
     /// A new cgroup with `limits`, where [`detect`] found support.
-    pub fn create(limits: CallLimits) -> Result<CallCgroup, CgroupError> {
+    pub fn create(limits: CgroupLimits) -> Result<CallCgroup, CgroupError> {
         match detect() {
             Support::Unavailable(why) => Err(CgroupError::Unsupported(why.clone())),
             s => crate::privileges::with_file_access_overrides(|| CallCgroup::create_in(s, limits)),
         }
     }
 
-    fn create_in(support: &Support, limits: CallLimits) -> Result<CallCgroup, CgroupError> {
+    fn create_in(support: &Support, limits: CgroupLimits) -> Result<CallCgroup, CgroupError> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let name =
             format!("toolhost-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
@@ -285,7 +285,7 @@ mod tests {
     fn a_call_cgroup_caps_processes_where_supported() {
         let support = detect();
         eprintln!("cgroup support: {support:?}");
-        let Ok(cg) = CallCgroup::create(CallLimits { pids: 8, memory_mib: 64 }) else { return };
+        let Ok(cg) = CallCgroup::create(CgroupLimits { pids: 8, memory_mib: 64 }) else { return };
         assert_eq!(cg.procs_files().len(), if matches!(support, Support::V2(_)) { 1 } else { 2 });
         assert!(cg.limit_hit().is_none());
     }

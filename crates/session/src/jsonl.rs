@@ -21,7 +21,7 @@ use toolhost_limits::{
 
 use crate::bounded_lines::{BoundedLines, Line, too_long_message};
 use crate::output::OutputQueue;
-use crate::runtime::{SESSION_ACTIVE, SessionRuntime};
+use crate::session_runtime::{SESSION_ACTIVE, SessionRuntime};
 
 impl SessionRuntime {
     /// Serve the JSON Lines protocol of `docs/sessions.md` until `input` ends and every request read

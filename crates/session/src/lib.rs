@@ -27,7 +27,7 @@
 //!
 //! The map:
 //!
-//! * `runtime` — [`SessionRuntime`], [`SessionError`], undo and reapply of recorded changes
+//! * `session_runtime` — [`SessionRuntime`], [`SessionError`], undo and reapply of recorded changes
 //!   (one in a session, or a batch with [`apply_recorded`] for the CLI).
 //! * `jsonl` — [`SessionRuntime::serve_jsonl`]: reader, runner and writer, requests and events.
 //! * [`output`] — the output queue: progress bounded and counted, results always sent.
@@ -48,6 +48,6 @@ pub mod bounded_lines;
 mod jsonl;
 pub mod output;
 mod request_id;
-mod runtime;
+mod session_runtime;
 
-pub use runtime::{SESSION_ACTIVE, SessionError, SessionRuntime, apply_recorded};
+pub use session_runtime::{SESSION_ACTIVE, SessionError, SessionRuntime, apply_recorded};

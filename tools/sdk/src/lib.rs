@@ -58,6 +58,8 @@ pub use toolhost_error_kinds as error_kinds;
 pub use toolhost_limits as limits;
 mod error;
 mod export;
+mod failure;
+pub mod head_tail;
 mod host;
 mod input;
 mod output;
@@ -67,6 +69,7 @@ mod tool;
 
 #[doc(hidden)]
 pub use export::__private;
+pub use failure::Failure;
 pub use host::{READ_CHUNK_BYTES, read_to_end};
 pub use input::{INVALID_INPUT_PREFIX, input_schema, parse_input};
 pub use output::{Output, output_schema};

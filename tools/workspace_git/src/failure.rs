@@ -4,9 +4,9 @@
 use toolhost_sdk::ToolError;
 use toolhost_sdk::error_kinds::ErrorKind;
 
-/// Why a call failed.
+/// Why a call failed: a kind and a message as the SDK's `Failure` has them, and git's stderr.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
+pub struct GitFailure {
     /// The kind, whose name goes to `error_kind`.
     pub kind: ErrorKind,
     /// What went wrong, for the model.
@@ -15,10 +15,10 @@ pub struct Failure {
     pub stderr: String,
 }
 
-impl Failure {
+impl GitFailure {
     /// A failure of `kind` saying `message`, with no stderr.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into(), stderr: String::new() }
+        GitFailure { kind, message: message.into(), stderr: String::new() }
     }
 
     /// The same failure with git's `stderr`.
@@ -31,11 +31,11 @@ impl Failure {
     /// only path git's run hands the host is `cwd`, so a refused path names that field.
     pub fn from_tool_error(error: &ToolError) -> Self {
         match error.error_kind() {
-            ErrorKind::PathDenied => Failure::new(
+            ErrorKind::PathDenied => GitFailure::new(
                 ErrorKind::PathDenied,
                 format!("`cwd`: {}; git did not run", error.message),
             ),
-            kind => Failure::new(kind, format!("git could not run: {}", error.message)),
+            kind => GitFailure::new(kind, format!("git could not run: {}", error.message)),
         }
     }
 }
@@ -48,7 +48,7 @@ mod tests {
     #[test]
     fn host_refusals_map_to_kinds() {
         let kind = |code, message: &str| {
-            Failure::from_tool_error(&ToolError::new(code, message.to_owned())).kind
+            GitFailure::from_tool_error(&ToolError::new(code, message.to_owned())).kind
         };
         assert_eq!(kind(ErrorCode::PermissionDenied, "outside"), ErrorKind::PathDenied);
         assert_eq!(kind(ErrorCode::SandboxUnavailable, "no bwrap"), ErrorKind::SandboxUnavailable);
@@ -60,7 +60,7 @@ mod tests {
             ErrorKind::NotFound
         );
         assert_eq!(kind(ErrorCode::OutcomeUnknown, "?"), ErrorKind::Internal);
-        let f = Failure::from_tool_error(&ToolError::new(
+        let f = GitFailure::from_tool_error(&ToolError::new(
             ErrorCode::PermissionDenied,
             "\"..\" leads outside the workspace".to_owned(),
         ));

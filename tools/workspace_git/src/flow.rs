@@ -6,14 +6,14 @@
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
-use crate::bounded::Kept;
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 use crate::hardening::{argv, driver_overrides, driver_query};
 use crate::input::{Checked, Operation};
 use crate::report::GitOutput;
 use crate::revision;
 use crate::runner::{Git, Keep, Ran, exit_failure};
 use crate::{branch, log, status};
+use toolhost_sdk::head_tail::Kept;
 
 /// A call that succeeded: its structured value, the full text, and for diff/show the kept
 /// stdout (which the structured value may cut further).
@@ -28,7 +28,7 @@ pub struct Done {
 }
 
 /// The `-c` overrides disabling the repository's drivers (a first git run).
-pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, Failure> {
+pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, GitFailure> {
     let ran = git.run(&driver_query(), Keep::Whole)?;
     match ran.code {
         0 => driver_overrides(&ran.text()),
@@ -40,7 +40,7 @@ pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, Failure> {
 }
 
 /// Runs the call.
-pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, Failure> {
+pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, GitFailure> {
     let overrides = overrides(git)?;
     let start = match &input.revision {
         Some(rev) => Some(revision::resolve(git, &overrides, rev)?),
@@ -63,11 +63,11 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
-    fn git<G: Git>(&self, git: &mut G, rest: &[String], keep: Keep) -> Result<Ran, Failure> {
+    fn git<G: Git>(&self, git: &mut G, rest: &[String], keep: Keep) -> Result<Ran, GitFailure> {
         git.run(&argv(self.overrides, rest), keep)
     }
 
-    fn status<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+    fn status<G: Git>(&self, git: &mut G) -> Result<Done, GitFailure> {
         let ran = self.git(git, &status::args(&self.input.pathspecs), Keep::Whole)?;
         let ran = ok(ran, "git status")?;
         let parsed = status::parse(&ran.text()).map_err(|e| unreadable("git status", &e.0))?;
@@ -84,7 +84,7 @@ impl Call<'_> {
         Ok(Done { text: with_notes(lines.join("\n"), &ran), output, kept: None })
     }
 
-    fn log<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+    fn log<G: Git>(&self, git: &mut G) -> Result<Done, GitFailure> {
         let input = self.input;
         let args = log::args(input.max_count, self.start, &input.pathspecs);
         let ran = self.git(git, &args, Keep::Whole)?;
@@ -112,7 +112,7 @@ impl Call<'_> {
         Ok(Done { text: with_notes(text, &ran), output, kept: None })
     }
 
-    fn branch<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+    fn branch<G: Git>(&self, git: &mut G) -> Result<Done, GitFailure> {
         let ran = ok(self.git(git, &branch::args(), Keep::Whole)?, "git for-each-ref")?;
         let branches =
             branch::parse(&ran.text()).map_err(|e| unreadable("git for-each-ref", &e))?;
@@ -140,7 +140,7 @@ impl Call<'_> {
     }
 
     /// diff and show: git's patch, kept within `max_bytes`.
-    fn patch<G: Git>(&self, git: &mut G) -> Result<Done, Failure> {
+    fn patch<G: Git>(&self, git: &mut G) -> Result<Done, GitFailure> {
         let input = self.input;
         let sub = input.operation.name();
         let mut args: Vec<String> =
@@ -162,7 +162,7 @@ impl Call<'_> {
         let ran = ok(ran, &format!("git {sub}"))?;
         let kept = ran.stdout.clone();
         let total = kept.len() as u64 + kept.omitted;
-        let stdout = kept.render();
+        let stdout = kept.render(crate::GIT_OUTPUT);
         let mut output = GitOutput::new(input.operation);
         output.summary = if total == 0 {
             "no changes".to_owned()
@@ -193,12 +193,12 @@ impl Call<'_> {
 }
 
 /// `ran` when git exited 0, else its failure.
-fn ok(ran: Ran, what: &str) -> Result<Ran, Failure> {
+fn ok(ran: Ran, what: &str) -> Result<Ran, GitFailure> {
     if ran.code == 0 { Ok(ran) } else { Err(exit_failure(what, &ran)) }
 }
 
-fn unreadable(what: &str, why: &str) -> Failure {
-    Failure::new(ErrorKind::Internal, format!("could not read the output of {what}: {why}"))
+fn unreadable(what: &str, why: &str) -> GitFailure {
+    GitFailure::new(ErrorKind::Internal, format!("could not read the output of {what}: {why}"))
 }
 
 fn nonempty(ran: &Ran) -> Option<String> {

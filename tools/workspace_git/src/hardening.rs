@@ -20,7 +20,7 @@
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 
 /// The program run: `git`, looked up on the host's PATH.
 pub const PROGRAM: &str = "git";
@@ -107,7 +107,7 @@ fn neutral(section: &str) -> &'static [(&'static str, &'static str)] {
 /// [`DRIVER_QUERY`]: `section.driver.key` names, NUL-separated). A driver whose name a `-c`
 /// cannot carry (`=`, a control character, bytes that are not UTF-8) fails the call: it could
 /// not be disabled.
-pub fn driver_overrides(names: &str) -> Result<Vec<String>, Failure> {
+pub fn driver_overrides(names: &str) -> Result<Vec<String>, GitFailure> {
     let mut drivers: Vec<(&str, &str)> = Vec::new();
     for name in names.split(['\0', '\n']).filter(|n| !n.is_empty()) {
         let Some((section, rest)) = name.split_once('.') else { continue };
@@ -120,7 +120,7 @@ pub fn driver_overrides(names: &str) -> Result<Vec<String>, Failure> {
             || driver.contains('\u{fffd}')
             || driver.chars().any(char::is_control)
         {
-            return Err(Failure::new(
+            return Err(GitFailure::new(
                 ErrorKind::PolicyDenied,
                 format!(
                     "the repository's config defines a {section} driver named {:?}, which cannot be disabled on git's command line, so git was not run on it",

@@ -7,10 +7,10 @@ use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::process::{self, Captured, Command, Termination};
 use toolhost_sdk::{READ_CHUNK_BYTES, cancelled, open_file, scan::CANCELLED};
 
-use crate::bounded::{HeadTail, Kept};
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 use crate::hardening::{ENV, PROGRAM};
 use crate::runner::{Git, Keep, Ran, Source, source};
+use toolhost_sdk::head_tail::{HeadTail, Kept};
 
 /// The host's spill file for a long text (shared with the approval-gated workspace tools).
 pub use toolhost_workspace_run::host::HostSink;
@@ -26,9 +26,9 @@ pub struct HostGit {
 }
 
 impl Git for HostGit {
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, Failure> {
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure> {
         if cancelled() {
-            return Err(Failure::new(ErrorKind::Cancelled, CANCELLED));
+            return Err(GitFailure::new(ErrorKind::Cancelled, CANCELLED));
         }
         let command = Command {
             program: PROGRAM.into(),
@@ -37,9 +37,10 @@ impl Git for HostGit {
             env: ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             timeout_ms: Some(GIT_TIMEOUT_MS),
         };
-        let finished = process::run(&command).map_err(|e| Failure::from_tool_error(&e))?;
+        let finished = process::run(&command).map_err(|e| GitFailure::from_tool_error(&e))?;
         let stderr = finished.stderr.text.clone();
-        let failure = |kind, message: String| Err(Failure::new(kind, message).with_stderr(&stderr));
+        let failure =
+            |kind, message: String| Err(GitFailure::new(kind, message).with_stderr(&stderr));
         match finished.termination {
             Termination::Exited => {}
             Termination::TimedOut => {
@@ -51,7 +52,7 @@ impl Git for HostGit {
                     ),
                 );
             }
-            Termination::Cancelled => return Err(Failure::new(ErrorKind::Cancelled, CANCELLED)),
+            Termination::Cancelled => return Err(GitFailure::new(ErrorKind::Cancelled, CANCELLED)),
             Termination::Signalled => {
                 return failure(
                     ErrorKind::CommandFailed,
@@ -78,7 +79,7 @@ impl Git for HostGit {
 
 /// The stdout `captured` stands for, kept as asked, and whether bytes are missing: its text
 /// when it is whole, else the file the host saved it to.
-fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure> {
+fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), GitFailure> {
     let limit = match keep {
         Keep::Whole => usize::MAX,
         Keep::HeadTail(n) => n,
@@ -90,7 +91,7 @@ fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure>
         Source::File(path) => path,
     };
     let file = open_file(path).map_err(|e| {
-        Failure::new(
+        GitFailure::new(
             ErrorKind::Internal,
             format!(
                 "git's output ({} bytes) was saved to {path}, which could not be read back: {}",
@@ -102,7 +103,7 @@ fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure>
     let mut read = 0u64;
     loop {
         let chunk = file.read(READ_CHUNK_BYTES).map_err(|e| {
-            Failure::new(
+            GitFailure::new(
                 ErrorKind::Internal,
                 format!("reading git's saved output failed: {}", e.message),
             )
@@ -120,8 +121,8 @@ fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), Failure>
     Ok((kept.finish(), incomplete))
 }
 
-fn too_large(total: u64) -> Failure {
-    Failure::new(
+fn too_large(total: u64) -> GitFailure {
+    GitFailure::new(
         ErrorKind::UnsupportedContent,
         format!(
             "git printed {total} bytes, more than the host saves whole; narrow the call with pathspecs"

@@ -1,5 +1,5 @@
 //! The input of `workspace_git` and every check made on it before git runs: the
-//! repository directory, the pathspecs and the bounds, each refused with a [`Failure`] of
+//! repository directory, the pathspecs and the bounds, each refused with a [`GitFailure`] of
 //! kind invalid input that says what is accepted. Revisions have their own module
 //! ([`crate::revision`]).
 
@@ -10,7 +10,7 @@ use toolhost_sdk::limits::{
     GIT_DEFAULT_MAX_BYTES, GIT_DEFAULT_MAX_COUNT, GIT_MAX_COUNT, GIT_MAX_MAX_BYTES,
 };
 
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 
 /// Most pathspecs one call may give (each is one argument of git's command line).
 pub const MAX_PATHSPECS: usize = 1000;
@@ -102,14 +102,14 @@ pub struct Checked {
     pub max_count: u32,
 }
 
-fn invalid(message: String) -> Failure {
-    Failure::new(ErrorKind::InvalidInput, message)
+fn invalid(message: String) -> GitFailure {
+    GitFailure::new(ErrorKind::InvalidInput, message)
 }
 
 /// Checks every field of `input` against what its operation takes.
-pub fn check(input: &GitInput) -> Result<Checked, Failure> {
+pub fn check(input: &GitInput) -> Result<Checked, GitFailure> {
     let op = input.operation;
-    let takes = |field: &str, ops: &[Operation]| -> Result<(), Failure> {
+    let takes = |field: &str, ops: &[Operation]| -> Result<(), GitFailure> {
         if ops.contains(&op) {
             return Ok(());
         }
@@ -158,8 +158,8 @@ fn has_dot_dot(path: &str) -> bool {
 /// The repository directory as git's runs name it; `""` and `.` are the root. Where it may
 /// lead is the host's one rule for the workspace tools (relative, inside the workspace, no
 /// symlink out: `toolhost_core::fence::resolve_in_workspace`), applied before git runs; its
-/// refusal names `cwd` ([`Failure::from_tool_error`]).
-pub fn check_cwd(cwd: Option<&str>) -> Result<Option<String>, Failure> {
+/// refusal names `cwd` ([`GitFailure::from_tool_error`]).
+pub fn check_cwd(cwd: Option<&str>) -> Result<Option<String>, GitFailure> {
     let Some(cwd) = cwd else { return Ok(None) };
     if cwd.contains('\0') {
         return Err(invalid("`cwd` contains a NUL byte".into()));
@@ -169,7 +169,7 @@ pub fn check_cwd(cwd: Option<&str>) -> Result<Option<String>, Failure> {
 }
 
 /// The pathspecs: relative, literal, no `..`, no magic.
-pub fn check_pathspecs(pathspecs: &[String]) -> Result<Vec<String>, Failure> {
+pub fn check_pathspecs(pathspecs: &[String]) -> Result<Vec<String>, GitFailure> {
     if pathspecs.len() > MAX_PATHSPECS {
         return Err(invalid(format!("at most {MAX_PATHSPECS} pathspecs; got {}", pathspecs.len())));
     }
@@ -199,7 +199,7 @@ pub fn check_pathspecs(pathspecs: &[String]) -> Result<Vec<String>, Failure> {
 }
 
 /// `max_bytes`: 1 to [`GIT_MAX_MAX_BYTES`], default [`GIT_DEFAULT_MAX_BYTES`].
-pub fn check_max_bytes(max_bytes: Option<i64>) -> Result<usize, Failure> {
+pub fn check_max_bytes(max_bytes: Option<i64>) -> Result<usize, GitFailure> {
     match max_bytes {
         None => Ok(GIT_DEFAULT_MAX_BYTES),
         Some(n) if (1..=GIT_MAX_MAX_BYTES as i64).contains(&n) => Ok(n as usize),
@@ -210,7 +210,7 @@ pub fn check_max_bytes(max_bytes: Option<i64>) -> Result<usize, Failure> {
 }
 
 /// `max_count`: 1 to [`GIT_MAX_COUNT`], default [`GIT_DEFAULT_MAX_COUNT`].
-pub fn check_max_count(max_count: Option<i64>) -> Result<u32, Failure> {
+pub fn check_max_count(max_count: Option<i64>) -> Result<u32, GitFailure> {
     match max_count {
         None => Ok(GIT_DEFAULT_MAX_COUNT),
         Some(n) if (1..=i64::from(GIT_MAX_COUNT)).contains(&n) => Ok(n as u32),

@@ -9,7 +9,7 @@
 //!   filter/diff/merge drivers are listed and disabled ([`hardening`], which also holds the
 //!   global options and environment every run gets), then the command runs and its output
 //!   is parsed ([`status`], [`log`], [`branch`]; paths through [`paths`]) or kept within
-//!   `max_bytes` ([`bounded`]);
+//!   `max_bytes` ([`toolhost_sdk::head_tail`], rendered with [`GIT_OUTPUT`]);
 //! * [`report`]: the structured value (bounded for the host), the failure value, and the
 //!   text bounded to `MAX_RESULT_BYTES` with the whole text in a spill file;
 //! * [`host`]: the component's runner (`process.run`, reading a long stdout back from the
@@ -19,7 +19,6 @@
 //! is a structured value with `success: false` and an `error_kind` ([`failure`]); only
 //! cancellation is an error of the call itself.
 
-pub mod bounded;
 pub mod branch;
 pub mod failure;
 pub mod flow;
@@ -36,9 +35,12 @@ pub mod status;
 mod tests;
 
 use toolhost_sdk::error_kinds::ErrorKind;
+
+/// What the line standing for the omitted middle of a kept output names.
+pub const GIT_OUTPUT: &str = "git's output";
 use toolhost_sdk::{Output, Risk, Tool, ToolError};
 
-use failure::Failure;
+use failure::GitFailure;
 use flow::Done;
 use input::{GitInput, Operation};
 use report::{GitOutput, Sink};
@@ -90,7 +92,7 @@ impl Tool for WorkspaceGit {
 /// (bounded, spilled to `sink` when long); a cancelled call is the SDK's cancelled error.
 pub fn finish(
     operation: Operation,
-    result: Result<Done, Failure>,
+    result: Result<Done, GitFailure>,
     sink: &mut dyn Sink,
 ) -> Result<Output, ToolError> {
     let (mut value, text, kept) = match result {

@@ -8,12 +8,12 @@ use toolhost_sdk::limits::MAX_STRUCTURED_BYTES;
 /// The text's bound and its spill, shared with the approval-gated workspace tools.
 pub use toolhost_workspace_run::display::{Sink, bound_text};
 
-use crate::bounded::Kept;
 use crate::branch::Branch;
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 use crate::input::Operation;
 use crate::log::Commit;
 use crate::status::FileEntry;
+use toolhost_sdk::head_tail::Kept;
 
 /// Bytes of JSON the structured value keeps under: the host's bound less room for what
 /// [`fit`] does not measure exactly.
@@ -70,7 +70,7 @@ impl GitOutput {
 }
 
 /// The value and text of a failed call: the text starts with the error.
-pub fn failed(operation: Operation, failure: &Failure) -> (GitOutput, String) {
+pub fn failed(operation: Operation, failure: &GitFailure) -> (GitOutput, String) {
     let stderr = (!failure.stderr.is_empty()).then(|| failure.stderr.clone());
     let output = GitOutput {
         operation: operation.name().into(),
@@ -111,7 +111,7 @@ pub fn fit(output: &mut GitOutput, kept: Option<&Kept>) -> bool {
             let scaled = (limit as u128 * target as u128 * 15 / 16 / size as u128) as usize;
             limit = scaled.min(limit.saturating_sub(64));
             let smaller = kept.shrink(limit);
-            output.stdout = Some(smaller.render());
+            output.stdout = Some(smaller.render(crate::GIT_OUTPUT));
             output.stdout_truncated = Some(true);
             size = json_len(output);
         }
@@ -199,8 +199,8 @@ mod tests {
 
     #[test]
     fn a_failure_says_its_kind_and_starts_the_text() {
-        let f =
-            Failure::new(ErrorKind::NotARepository, "not a git repository").with_stderr("fatal: x");
+        let f = GitFailure::new(ErrorKind::NotARepository, "not a git repository")
+            .with_stderr("fatal: x");
         let (value, text) = failed(Operation::Status, &f);
         assert!(text.starts_with("not a git repository (LOCAL_EXECUTOR_NOT_A_REPOSITORY)"));
         assert!(text.ends_with("fatal: x"));
@@ -225,7 +225,7 @@ mod tests {
         let big: Vec<u8> = b"+added line with \"quotes\"\n".repeat(STRUCTURED_BUDGET / 10);
         let kept = Kept::of(&big, big.len());
         let mut o = GitOutput::new(Operation::Diff);
-        o.stdout = Some(kept.render());
+        o.stdout = Some(kept.render(crate::GIT_OUTPUT));
         o.stdout_truncated = Some(false);
         assert!(fit(&mut o, Some(&kept)));
         assert!(json_len(&o) <= STRUCTURED_BUDGET);
@@ -237,7 +237,7 @@ mod tests {
         let lines: Vec<u8> = b"-1234\n".repeat(STRUCTURED_BUDGET * 4 / 6);
         let kept = Kept::of(&lines, lines.len());
         let mut o = GitOutput::new(Operation::Diff);
-        o.stdout = Some(kept.render());
+        o.stdout = Some(kept.render(crate::GIT_OUTPUT));
         assert!(fit(&mut o, Some(&kept)));
         let stdout = o.stdout.as_ref().unwrap();
         assert!(json_len(&o) <= STRUCTURED_BUDGET);

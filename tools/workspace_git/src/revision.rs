@@ -14,7 +14,7 @@
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 use crate::hardening::argv;
 use crate::runner::{Git, Keep, exit_failure};
 
@@ -44,12 +44,12 @@ pub enum Base {
     Name(String),
 }
 
-fn refuse(given: &str, why: &str) -> Failure {
-    Failure::new(ErrorKind::InvalidInput, format!("revision {given:?}: {why}; {ACCEPTED}"))
+fn refuse(given: &str, why: &str) -> GitFailure {
+    GitFailure::new(ErrorKind::InvalidInput, format!("revision {given:?}: {why}; {ACCEPTED}"))
 }
 
 /// Checks the syntax of `given`.
-pub fn parse(given: &str) -> Result<Revision, Failure> {
+pub fn parse(given: &str) -> Result<Revision, GitFailure> {
     let no = |why: &str| Err(refuse(given, why));
     if given.is_empty() {
         return no("is empty");
@@ -128,7 +128,7 @@ pub fn resolve<G: Git>(
     git: &mut G,
     overrides: &[String],
     revision: &Revision,
-) -> Result<String, Failure> {
+) -> Result<String, GitFailure> {
     let given = &revision.given;
     let base = match &revision.base {
         Base::Head => "HEAD".to_owned(),
@@ -174,7 +174,7 @@ fn commit_of<G: Git>(
     overrides: &[String],
     spec: &str,
     given: &str,
-) -> Result<String, Failure> {
+) -> Result<String, GitFailure> {
     let args = argv(
         overrides,
         &[

@@ -4,8 +4,8 @@
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
-use crate::bounded::Kept;
-use crate::failure::Failure;
+use crate::failure::GitFailure;
+use toolhost_sdk::head_tail::Kept;
 
 /// What to keep of stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub struct Ran {
 impl Ran {
     /// stdout as text (lossy UTF-8).
     pub fn text(&self) -> String {
-        self.stdout.render()
+        self.stdout.render(crate::GIT_OUTPUT)
     }
 
     /// stderr without trailing blank lines.
@@ -48,16 +48,16 @@ impl Ran {
 /// directory with exactly the given arguments.
 pub trait Git {
     /// Runs `git args…`; `Err` when it did not exit by itself (not started, timed out,
-    /// killed, cancelled: a [`Failure`] of kind cancelled) or the host refused it.
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, Failure>;
+    /// killed, cancelled: a [`GitFailure`] of kind cancelled) or the host refused it.
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure>;
 }
 
 /// The failure for a git run that exited with a non-zero code: not a repository, or a
 /// command failure with git's first error line.
-pub fn exit_failure(what: &str, ran: &Ran) -> Failure {
+pub fn exit_failure(what: &str, ran: &Ran) -> GitFailure {
     let stderr = ran.stderr_trimmed();
     if stderr.contains("not a git repository") {
-        return Failure::new(
+        return GitFailure::new(
             ErrorKind::NotARepository,
             "not a git repository: `cwd` (default: the workspace root) is not inside one",
         )
@@ -68,7 +68,7 @@ pub fn exit_failure(what: &str, ran: &Ran) -> Failure {
         .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
         .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("no message");
-    Failure::new(ErrorKind::CommandFailed, format!("{what} failed (exit {}): {line}", ran.code))
+    GitFailure::new(ErrorKind::CommandFailed, format!("{what} failed (exit {}): {line}", ran.code))
         .with_stderr(stderr)
 }
 

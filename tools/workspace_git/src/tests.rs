@@ -12,13 +12,13 @@ use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES};
 use toolhost_sdk::{ErrorCode, parse_input};
 
-use crate::bounded::Kept;
-use crate::failure::Failure;
+use crate::failure::GitFailure;
 use crate::hardening::{ENV, PROGRAM};
 use crate::input::{GitInput, check};
 use crate::report::Sink;
 use crate::runner::{Git, Keep, Ran};
 use crate::{finish, flow};
+use toolhost_sdk::head_tail::Kept;
 
 /// git run natively, as the host would run it.
 pub struct NativeGit {
@@ -27,14 +27,14 @@ pub struct NativeGit {
 }
 
 impl Git for NativeGit {
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, Failure> {
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure> {
         self.runs.push(args.to_vec());
         let out = Command::new(PROGRAM)
             .args(args)
             .current_dir(&self.dir)
             .envs(ENV.iter().copied())
             .output()
-            .map_err(|e| Failure::new(ErrorKind::SpawnFailed, e.to_string()))?;
+            .map_err(|e| GitFailure::new(ErrorKind::SpawnFailed, e.to_string()))?;
         let limit = match keep {
             Keep::Whole => usize::MAX,
             Keep::HeadTail(n) => n,
@@ -336,7 +336,7 @@ fn failures_are_structured() {
 
 #[test]
 fn cancellation_is_the_sdks_error() {
-    let failure = Failure::new(ErrorKind::Cancelled, "the call was cancelled");
+    let failure = GitFailure::new(ErrorKind::Cancelled, "the call was cancelled");
     let error =
         finish(crate::input::Operation::Log, Err(failure), &mut MemorySink::default()).unwrap_err();
     assert_eq!(error.code, ErrorCode::Cancelled);

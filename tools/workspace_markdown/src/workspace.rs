@@ -2,25 +2,10 @@
 //! natively in tests: [`Host`] reads through the SDK's fenced `stat` and `open_file`, and
 //! turns each refusal into a [`Failure`] with its `LOCAL_EXECUTOR_*` kind.
 
+pub use toolhost_sdk::Failure;
 use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::limits::MARKDOWN_MAX_FILE_BYTES;
 use toolhost_sdk::{EntryKind, READ_CHUNK_BYTES, ToolError, open_file, stat};
-
-/// Why a read failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The kind, as the structured result names it.
-    pub kind: ErrorKind,
-    /// The message for the model.
-    pub message: String,
-}
-
-impl Failure {
-    /// A failure of `kind`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into() }
-    }
-}
 
 /// What is at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,24 +1,8 @@
 //! Why a preview failed: a [`Failure`] carries the `LOCAL_EXECUTOR_*` kind and the message the
 //! model reads; [`from_host`] turns an error of the host's `workspace` handles into one.
 
-use toolhost_sdk::error_kinds::ErrorKind;
+pub use toolhost_sdk::Failure;
 use toolhost_sdk::{ErrorCode, ToolError};
-
-/// A failure the tool detected; reported as a structured value with `success: false`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The stable machine code.
-    pub kind: ErrorKind,
-    /// What went wrong, for the model.
-    pub message: String,
-}
-
-impl Failure {
-    /// A failure of `kind` saying `message`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into() }
-    }
-}
 
 /// What stopped a call: a failure to report as a value, or an error that ends the call as
 /// the host's own (cancellation).
@@ -41,13 +25,14 @@ impl From<Failure> for Stop {
 pub fn from_host(error: ToolError) -> Stop {
     match error.code {
         ErrorCode::Cancelled => Stop::Error(error),
-        _ => Stop::Failed(Failure::new(error.error_kind(), error.message)),
+        _ => Stop::Failed(Failure::from_tool_error(&error)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolhost_sdk::error_kinds::ErrorKind;
 
     #[test]
     fn host_errors_map_to_kinds() {

@@ -42,7 +42,7 @@ pub fn command(command: &str, example: &str) -> Result<(), Failure> {
 /// `/` is dropped. Where it may lead is the host's one rule for the workspace tools
 /// (`toolhost_core::fence::resolve_in_workspace`: relative, inside the workspace, no symlink
 /// out), applied when the run is asked about and again when it starts; a refusal names `cwd`
-/// ([`Failure::from_run_error`]).
+/// ([`crate::from_run_error`]).
 pub fn cwd(cwd: Option<&str>) -> Result<Option<String>, Failure> {
     let Some(cwd) = cwd else { return Ok(None) };
     if cwd.contains('\0') {

@@ -1,50 +1,34 @@
-//! A call that ends without its run finishing as the tool reports it: an [`ErrorKind`] from
-//! the shared `LOCAL_EXECUTOR_*` vocabulary and the message the model reads.
+//! A call that ends without its run finishing as the tool reports it: the SDK's [`Failure`]
+//! (an [`ErrorKind`] from the shared `LOCAL_EXECUTOR_*` vocabulary and the message the model
+//! reads), and [`from_run_error`], the kind of a run the host refused.
 
+pub use toolhost_sdk::Failure;
 use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::{ErrorCode, ToolError};
 
-/// Why a call failed before (or instead of) its run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The kind, whose name goes to `error_kind`.
-    pub kind: ErrorKind,
-    /// What went wrong, for the model.
-    pub message: String,
-}
-
-impl Failure {
-    /// A failure of `kind` saying `message`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into() }
-    }
-
-    /// The failure of a run the host refused (`process.run` returned `error`) for a run in
-    /// `cwd`: a refused working directory is path denied, a refused variable or any other
-    /// permission refusal (a run that is not the approved one) policy denied; the other
-    /// codes keep the SDK's kinds (a missing directory is not found, another invalid
-    /// argument invalid input, an unavailable sandbox its own kind).
-    /// A refused working directory names the field: `` `cwd`: <the host's reason> ``.
-    pub fn from_run_error(error: &ToolError, cwd: Option<&str>) -> Self {
-        let kind = match error.code {
-            ErrorCode::PermissionDenied if names_a_variable(&error.message) => {
-                ErrorKind::PolicyDenied
-            }
-            ErrorCode::PermissionDenied
-                if error.message.contains("outside")
-                    || cwd.is_some_and(|c| error.message.contains(c)) =>
-            {
-                ErrorKind::PathDenied
-            }
-            ErrorCode::PermissionDenied => ErrorKind::PolicyDenied,
-            _ => error.error_kind(),
-        };
-        let message = match (kind, cwd) {
-            (ErrorKind::PathDenied, Some(_)) => format!("`cwd`: {}; nothing ran", error.message),
-            _ => format!("the host refused the run: {}", error.message),
-        };
-        Failure::new(kind, message)
-    }
+/// The failure of a run the host refused (`process.run` returned `error`) for a run in
+/// `cwd`: a refused working directory is path denied, a refused variable or any other
+/// permission refusal (a run that is not the approved one) policy denied; the other
+/// codes keep the SDK's kinds (a missing directory is not found, another invalid
+/// argument invalid input, an unavailable sandbox its own kind).
+/// A refused working directory names the field: `` `cwd`: <the host's reason> ``.
+pub fn from_run_error(error: &ToolError, cwd: Option<&str>) -> Failure {
+    let kind = match error.code {
+        ErrorCode::PermissionDenied if names_a_variable(&error.message) => ErrorKind::PolicyDenied,
+        ErrorCode::PermissionDenied
+            if error.message.contains("outside")
+                || cwd.is_some_and(|c| error.message.contains(c)) =>
+        {
+            ErrorKind::PathDenied
+        }
+        ErrorCode::PermissionDenied => ErrorKind::PolicyDenied,
+        _ => error.error_kind(),
+    };
+    let message = match (kind, cwd) {
+        (ErrorKind::PathDenied, Some(_)) => format!("`cwd`: {}; nothing ran", error.message),
+        _ => format!("the host refused the run: {}", error.message),
+    };
+    Failure::new(kind, message)
 }
 
 /// Whether a host refusal is about an environment variable (the host's words for them).
@@ -57,7 +41,7 @@ mod tests {
     use super::*;
 
     fn kind(code: ErrorCode, message: &str, cwd: Option<&str>) -> ErrorKind {
-        Failure::from_run_error(&ToolError::new(code, message.to_owned()), cwd).kind
+        from_run_error(&ToolError::new(code, message.to_owned()), cwd).kind
     }
 
     #[test]
@@ -95,11 +79,11 @@ mod tests {
         assert_eq!(kind(Cancelled, "stop", None), ErrorKind::Cancelled);
         assert_eq!(kind(Timeout, "late", None), ErrorKind::Timeout);
         assert_eq!(kind(ExecutionFailed, "?", None), ErrorKind::Internal);
-        let f = Failure::from_run_error(&ToolError::new(SandboxUnavailable, "no bwrap"), None);
+        let f = from_run_error(&ToolError::new(SandboxUnavailable, "no bwrap"), None);
         assert_eq!(f.message, "the host refused the run: no bwrap");
         let outside =
             "\"..\" leads outside the workspace (its `..` climbs above the workspace root)";
-        let f = Failure::from_run_error(&ToolError::new(denied, outside), Some(".."));
+        let f = from_run_error(&ToolError::new(denied, outside), Some(".."));
         assert_eq!(f.kind, ErrorKind::PathDenied);
         assert_eq!(f.message, format!("`cwd`: {outside}; nothing ran"));
     }

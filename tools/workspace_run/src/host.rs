@@ -18,7 +18,7 @@ impl Runner for HostRunner {
     fn run(&mut self, spec: &RunSpec) -> Result<Ran, Failure> {
         process::run(&spec.command())
             .map(|finished| Ran::from_finished(&finished))
-            .map_err(|e| Failure::from_run_error(&e, spec.cwd.as_deref()))
+            .map_err(|e| crate::from_run_error(&e, spec.cwd.as_deref()))
     }
 }
 

@@ -17,7 +17,7 @@
 //!
 //! The operator's settings the host adds to the input (`$operator`) are an [`Operator`].
 //! A host refusal of the run (`process.run` returning an error) becomes a [`Failure`] with
-//! its `LOCAL_EXECUTOR_*` kind ([`Failure::from_run_error`]).
+//! its `LOCAL_EXECUTOR_*` kind ([`from_run_error`]).
 
 pub mod check;
 pub mod display;
@@ -29,7 +29,7 @@ pub mod operator;
 pub mod runner;
 pub mod spec;
 
-pub use failure::Failure;
+pub use failure::{Failure, from_run_error};
 pub use operator::Operator;
 pub use runner::{Ran, Runner};
 pub use spec::RunSpec;

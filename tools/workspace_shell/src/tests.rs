@@ -388,7 +388,7 @@ struct Host(Result<Ran, ToolError>);
 
 impl Runner for Host {
     fn run(&mut self, spec: &RunSpec) -> Result<Ran, Failure> {
-        self.0.clone().map_err(|e| Failure::from_run_error(&e, spec.cwd.as_deref()))
+        self.0.clone().map_err(|e| toolhost_workspace_run::from_run_error(&e, spec.cwd.as_deref()))
     }
 }
 

@@ -3,13 +3,14 @@
 //! host's `process.run`, which keeps where it saved each long stream, so the parsers read the
 //! whole output rather than the head and tail the result shows.
 
+use toolhost_sdk::head_tail::HeadTail;
 use toolhost_sdk::process;
 use toolhost_sdk::{EntryKind, READ_CHUNK_BYTES, open_dir, open_file, stat};
 use toolhost_workspace_run::{Ran, RunSpec, Runner};
 
 use crate::TestRunner;
 use crate::detect::{Kind, MAX_READ_BYTES, Tree};
-use crate::failure::{Failure, from_tool_error};
+use crate::failure::Failure;
 
 /// The most bytes of a saved stream read back for parsing: its first [`PARSE_HEAD_BYTES`]
 /// and its last [`PARSE_TAIL_BYTES`].
@@ -31,20 +32,20 @@ pub struct HostTree;
 
 impl Tree for HostTree {
     fn kind(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
-        Ok(stat(path).map_err(|e| from_tool_error(&e))?.map(|s| kind(s.kind)))
+        Ok(stat(path).map_err(|e| Failure::from_tool_error(&e))?.map(|s| kind(s.kind)))
     }
 
     fn list(&mut self, path: &str) -> Result<Vec<(String, Kind)>, Failure> {
-        let dir = open_dir(path).map_err(|e| from_tool_error(&e))?;
-        let entries = dir.entries().map_err(|e| from_tool_error(&e))?;
+        let dir = open_dir(path).map_err(|e| Failure::from_tool_error(&e))?;
+        let entries = dir.entries().map_err(|e| Failure::from_tool_error(&e))?;
         Ok(entries.into_iter().map(|e| (e.name, kind(e.kind))).collect())
     }
 
     fn read(&mut self, path: &str) -> Result<Vec<u8>, Failure> {
-        let file = open_file(path).map_err(|e| from_tool_error(&e))?;
+        let file = open_file(path).map_err(|e| Failure::from_tool_error(&e))?;
         let mut bytes = Vec::new();
         while bytes.len() < MAX_READ_BYTES {
-            let chunk = file.read(READ_CHUNK_BYTES).map_err(|e| from_tool_error(&e))?;
+            let chunk = file.read(READ_CHUNK_BYTES).map_err(|e| Failure::from_tool_error(&e))?;
             if chunk.is_empty() {
                 break;
             }
@@ -65,7 +66,7 @@ pub struct HostTestRunner {
 impl Runner for HostTestRunner {
     fn run(&mut self, spec: &RunSpec) -> Result<Ran, Failure> {
         let finished = process::run(&spec.command())
-            .map_err(|e| Failure::from_run_error(&e, spec.cwd.as_deref()))?;
+            .map_err(|e| toolhost_workspace_run::from_run_error(&e, spec.cwd.as_deref()))?;
         self.saved = [finished.stdout.spill_path.clone(), finished.stderr.spill_path.clone()];
         Ok(Ran::from_finished(&finished))
     }
@@ -81,7 +82,7 @@ impl TestRunner for HostTestRunner {
 /// The saved stream at `path`, its start and end when long; none when it cannot be read.
 fn read_saved(path: &str) -> Option<String> {
     let file = open_file(path).ok()?;
-    let mut kept = HeadTail::default();
+    let mut kept = head_tail();
     loop {
         let chunk = file.read(READ_CHUNK_BYTES).ok()?;
         if chunk.is_empty() {
@@ -89,45 +90,24 @@ fn read_saved(path: &str) -> Option<String> {
         }
         kept.push(&chunk);
     }
-    Some(kept.finish())
+    Some(kept_text(kept))
 }
 
-/// The first [`PARSE_HEAD_BYTES`] and the last [`PARSE_TAIL_BYTES`] of a stream read in
-/// chunks.
-#[derive(Debug, Default)]
-pub struct HeadTail {
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    cut: bool,
+/// The text kept of a stream (lossy UTF-8): its first [`PARSE_HEAD_BYTES`] and its last
+/// [`PARSE_TAIL_BYTES`], a line marking where the middle was cut.
+fn kept_text(kept: HeadTail) -> String {
+    let kept = kept.finish();
+    let mut bytes = kept.head;
+    if kept.omitted > 0 {
+        bytes.extend_from_slice(b"\n[...]\n");
+    }
+    bytes.extend_from_slice(&kept.tail);
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
-impl HeadTail {
-    /// Adds the next chunk.
-    pub fn push(&mut self, mut chunk: &[u8]) {
-        let room = PARSE_HEAD_BYTES - self.head.len();
-        let into_head = room.min(chunk.len());
-        self.head.extend_from_slice(&chunk[..into_head]);
-        chunk = &chunk[into_head..];
-        self.tail.extend_from_slice(chunk);
-        if self.tail.len() > 2 * PARSE_TAIL_BYTES {
-            self.tail.drain(..self.tail.len() - PARSE_TAIL_BYTES);
-            self.cut = true;
-        }
-    }
-
-    /// The text kept (lossy UTF-8), a line marking where the middle was cut.
-    pub fn finish(mut self) -> String {
-        if self.tail.len() > PARSE_TAIL_BYTES {
-            self.tail.drain(..self.tail.len() - PARSE_TAIL_BYTES);
-            self.cut = true;
-        }
-        let mut bytes = self.head;
-        if self.cut {
-            bytes.extend_from_slice(b"\n[...]\n");
-        }
-        bytes.extend_from_slice(&self.tail);
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
+/// Keeps what [`kept_text`] shows of a stream read in chunks.
+fn head_tail() -> HeadTail {
+    HeadTail::with_limits(PARSE_HEAD_BYTES, PARSE_TAIL_BYTES)
 }
 
 #[cfg(test)]
@@ -136,17 +116,17 @@ mod tests {
 
     #[test]
     fn head_and_tail_of_a_long_stream() {
-        let mut kept = HeadTail::default();
+        let mut kept = head_tail();
         kept.push(b"start\n");
         kept.push(b"end\n");
-        assert_eq!(kept.finish(), "start\nend\n");
-        let mut kept = HeadTail::default();
+        assert_eq!(kept_text(kept), "start\nend\n");
+        let mut kept = head_tail();
         let chunk = vec![b'x'; 1 << 20];
         for _ in 0..20 {
             kept.push(&chunk);
         }
         kept.push(b"\ntest result: ok. 1 passed; 0 failed;\n");
-        let text = kept.finish();
+        let text = kept_text(kept);
         assert!(text.len() <= PARSE_HEAD_BYTES + PARSE_TAIL_BYTES + 8, "{}", text.len());
         assert!(text.contains("\n[...]\n") && text.ends_with("0 failed;\n"));
     }

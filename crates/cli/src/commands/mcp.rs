@@ -63,7 +63,7 @@ pub async fn run(
         server.clone(),
     ));
     let Some(listen) = listen else {
-        server.serve_stdio().await?;
+        toolhost::mcp::stdio::serve(server).await?;
         return Ok(ExitCode::SUCCESS);
     };
     let auth = if no_auth { Auth::Off } else { Auth::Token(token_file) };

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::store::{is_crash, new_store, trap_to_error};
+use super::instance::{is_crash, new_store, trap_to_error};
 use crate::engine::ComponentRuntime;
 use crate::exports::{Output, Prepared};
 use crate::grant::RiskGrant;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::ComponentTool;
-use super::store::{Interrupted, STOPPED_ON_CANCEL, off_the_runtime};
 use crate::definition::CompileError;
+use crate::interrupt::{Interrupted, STOPPED_ON_CANCEL, off_the_runtime};
 use toolhost_core::result::{ErrorCode, ToolError};
 
 /// How every call ends whose structured result the host refused to pass on (no schema, no

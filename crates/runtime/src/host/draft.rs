@@ -15,8 +15,8 @@ use toolhost_limits::{MAX_COMMIT_FILES, MAX_EDIT_FILE_BYTES};
 use toolhost_sandbox::policy::Access;
 
 use super::state::CallState;
+use super::types::open_checked;
 use super::types::{WitResult, err, io_err, write_error};
-use super::workspace::open_checked;
 use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// A file about to be written, holding its path's write lock.

@@ -1,5 +1,6 @@
 //! The data of one call's `Store` ([`CallState`]) and what the instances of one call share
-//! ([`CallShare`]): the grant, shared walks and spills, and the call's spill bounds.
+//! ([`CallShare`]): the grant, shared walks and spills, and the call's spill bounds; and the
+//! `types` interface's one function.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,8 +17,9 @@ use toolhost_core::spill::SpillWriter;
 use toolhost_sandbox::policy::Access;
 
 use super::types::to_wit;
-use super::walk::{SharedQueue, WalkKey};
+use super::walk_queue::{SharedQueue, WalkKey};
 use crate::grant::RiskGrant;
+use crate::wit::latest::HostError;
 use crate::wit::latest::toolhost::tool::types as wit_types;
 
 /// A spill file, appended to by every instance of the call; `None` once finished.
@@ -128,7 +130,7 @@ impl Drop for CallShare {
 pub struct CallState {
     pub(super) wasi: WasiCtx,
     pub(super) table: ResourceTable,
-    pub(crate) limits: crate::limiter::CallLimits,
+    pub(crate) limits: crate::limiter::MemoryLimiter,
     pub(crate) session: ToolSessionContext,
     pub(crate) call: ToolCallContext,
     pub(super) started: Instant,
@@ -165,7 +167,7 @@ impl CallState {
             // and `std::net` inside a component find nothing.
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
-            limits: crate::limiter::CallLimits::new(limits),
+            limits: crate::limiter::MemoryLimiter::new(limits),
             session,
             call,
             started: Instant::now(),
@@ -224,6 +226,13 @@ impl CallState {
 impl WasiView for CallState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+/// The `types` interface: a host error reaches the component as its `tool-error`, or traps.
+impl wit_types::Host for CallState {
+    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<wit_types::ToolError> {
+        e.into_wit()
     }
 }
 

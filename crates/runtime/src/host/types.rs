@@ -1,10 +1,11 @@
-//! `types`: the contract's error type in the host's terms and back, and the helpers every
-//! interface builds its errors with.
+//! `types`: the contract's error type in the host's terms and back, [`TrappableError`], the
+//! helpers every interface builds its errors with, and `open_checked`, the one open of a
+//! checked file for reading that words its failures that way. The `types` interface's one
+//! function is implemented beside [`CallState`](super::CallState), in `state`.
 
 use toolhost_core::observations;
 use toolhost_core::result::ErrorCode;
 
-use super::state::CallState;
 use crate::wit::latest::HostError;
 use crate::wit::latest::toolhost::tool::types;
 
@@ -101,12 +102,6 @@ impl<E> From<wasmtime::component::ResourceTableError> for TrappableError<E> {
 /// What a host function whose WIT result carries a `tool-error` returns.
 pub(super) type WitResult<T> = Result<T, HostError>;
 
-impl types::Host for CallState {
-    fn convert_tool_error(&mut self, e: HostError) -> wasmtime::Result<types::ToolError> {
-        e.into_wit()
-    }
-}
-
 /// The model-facing error for a failed write step (`what`: the step, for I/O errors).
 pub(super) fn write_error(
     what: &str,
@@ -139,4 +134,20 @@ pub(super) fn raced(display: &str) -> types::ToolError {
             "{display} changed while it was being opened (a symlink or rename raced the check); refusing it"
         ),
     )
+}
+
+/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
+/// check cannot redirect or hang it: [`open_regular`](toolhost_core::open::open_regular) reaches the checked (real) path with no
+/// symlink followed, so the object opened is the one at that path (identity after open); a
+/// symlink met on the way is the race, refused.
+pub(super) fn open_checked(
+    checked: &toolhost_core::fence::CheckedPath,
+) -> Result<std::fs::File, types::ToolError> {
+    let (file, _) = toolhost_core::open::open_regular(checked.as_path()).map_err(|e| {
+        match e.raw_os_error() {
+            Some(libc::ELOOP) => raced(checked.display()),
+            _ => io_err(&format!("cannot open {}", checked.display()), e),
+        }
+    })?;
+    Ok(file)
 }

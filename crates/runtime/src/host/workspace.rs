@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use sha2::Digest;
 use wasmtime::component::Resource;
 
-use toolhost_core::fence::{CheckedPath, Intent};
-use toolhost_core::open::{open_no_symlinks, open_regular};
+use toolhost_core::fence::Intent;
+use toolhost_core::open::open_no_symlinks;
 use toolhost_sandbox::policy::{Access, Actor};
 
 use super::draft::DraftHandle;
 use super::state::CallState;
-use super::types::{WitResult, err, io_err, raced};
-use super::walk::{WalkerHandle, modified_millis};
+use super::types::{WitResult, err, io_err, open_checked, raced};
+use super::walk::WalkerHandle;
+use super::walk_queue::modified_millis;
 use crate::wit::latest::toolhost::tool::{types, workspace};
 
 /// The largest chunk one `file.read` serves: the guest asks, the host allocates, so the
@@ -256,16 +257,4 @@ impl workspace::HostDir for CallState {
         self.table.delete(this)?;
         Ok(())
     }
-}
-
-/// Open a checked file for reading so that a symlink, rename or FIFO swapped in after the
-/// check cannot redirect or hang it: [`open_regular`] reaches the checked (real) path with no
-/// symlink followed, so the object opened is the one at that path (identity after open); a
-/// symlink met on the way is the race, refused.
-pub(super) fn open_checked(checked: &CheckedPath) -> Result<std::fs::File, types::ToolError> {
-    let (file, _) = open_regular(checked.as_path()).map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => raced(checked.display()),
-        _ => io_err(&format!("cannot open {}", checked.display()), e),
-    })?;
-    Ok(file)
 }

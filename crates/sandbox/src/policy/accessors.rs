@@ -60,7 +60,7 @@ impl SandboxPolicy {
     }
 
     /// bash's per-call limits.
-    pub fn limits(&self) -> crate::cgroup::CallLimits {
+    pub fn limits(&self) -> crate::cgroup::CgroupLimits {
         self.limits
     }
 

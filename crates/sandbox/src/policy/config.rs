@@ -42,7 +42,7 @@ pub struct PolicyConfig {
     /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
     pub network: NetworkAccess,
     /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
-    pub limits: crate::cgroup::CallLimits,
+    pub limits: crate::cgroup::CgroupLimits,
     /// How many entries bash's protected-entry scan may visit before bash refuses to run;
     /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
     /// may need more).

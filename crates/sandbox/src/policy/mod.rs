@@ -224,7 +224,7 @@ pub struct SandboxPolicy {
     /// Whether other programs may write in `temp_dir` too (not the session's private one).
     temp_dir_shared: bool,
     network: NetworkAccess,
-    limits: crate::cgroup::CallLimits,
+    limits: crate::cgroup::CgroupLimits,
     scan_entries: usize,
     /// `policy.json`'s `process_env_allow`.
     process_env_allow: Vec<String>,

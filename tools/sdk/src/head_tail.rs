@@ -1,10 +1,11 @@
 //! Output kept within a byte bound: the start and the end, the middle cut out and counted
-//! ([`HeadTail`] while it streams, [`Kept`] once it ended). diff and show keep `max_bytes` of
-//! git's stdout this way; the structured value may cut it further ([`Kept::shrink`]).
+//! ([`HeadTail`] while it streams, [`Kept`] once it ended). `workspace_git`'s diff and show keep
+//! `max_bytes` of git's stdout this way (its structured value may cut it further:
+//! [`Kept::shrink`]); `workspace_tests` keeps the start and end of a saved stream to parse.
 
 use std::collections::VecDeque;
 
-/// The start and end of a stream of bytes, at most `limit` bytes in all, as it arrives.
+/// The start and end of a stream of bytes, within a bound, as it arrives.
 #[derive(Debug)]
 pub struct HeadTail {
     head_limit: usize,
@@ -18,13 +19,12 @@ impl HeadTail {
     /// Keeps at most `limit` bytes: half from the start, half from the end.
     pub fn new(limit: usize) -> Self {
         let head_limit = limit.div_ceil(2);
-        HeadTail {
-            head_limit,
-            tail_limit: limit - head_limit,
-            head: Vec::new(),
-            tail: VecDeque::new(),
-            total: 0,
-        }
+        HeadTail::with_limits(head_limit, limit - head_limit)
+    }
+
+    /// Keeps the first `head_limit` bytes and the last `tail_limit` bytes.
+    pub fn with_limits(head_limit: usize, tail_limit: usize) -> Self {
+        HeadTail { head_limit, tail_limit, head: Vec::new(), tail: VecDeque::new(), total: 0 }
     }
 
     /// Takes the next chunk.
@@ -104,8 +104,9 @@ impl Kept {
     }
 
     /// The kept text (lossy UTF-8): whole, or the head and the tail, each cut at a line
-    /// boundary when one is near, around one line saying how much was omitted.
-    pub fn render(&self) -> String {
+    /// boundary when one is near, around one line saying how much of `what` was omitted
+    /// ([`omitted_line`]).
+    pub fn render(&self, what: &str) -> String {
         if !self.truncated() {
             let mut all = self.head.clone();
             all.extend_from_slice(&self.tail);
@@ -125,16 +126,16 @@ impl Kept {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&omitted_line(omitted));
+        text.push_str(&omitted_line(omitted, what));
         text.push('\n');
         text.push_str(&String::from_utf8_lossy(&tail[tail_start..]));
         text
     }
 }
 
-/// The line standing for the omitted middle of git's output.
-pub fn omitted_line(bytes: u64) -> String {
-    format!("[... {bytes} bytes of git's output omitted here ...]")
+/// The line standing for the omitted middle of `what` (e.g. "git's output").
+pub fn omitted_line(bytes: u64, what: &str) -> String {
+    format!("[... {bytes} bytes of {what} omitted here ...]")
 }
 
 #[cfg(test)]
@@ -145,7 +146,7 @@ mod tests {
     fn short_output_is_kept_whole() {
         let kept = Kept::of(b"abc\ndef\n", 8);
         assert!(!kept.truncated());
-        assert_eq!(kept.render(), "abc\ndef\n");
+        assert_eq!(kept.render("git's output"), "abc\ndef\n");
     }
 
     #[test]
@@ -154,13 +155,13 @@ mod tests {
         let kept = Kept::of(text.as_bytes(), 100);
         assert_eq!(kept.len(), 100);
         assert_eq!(kept.omitted, text.len() as u64 - 100);
-        let shown = kept.render();
+        let shown = kept.render("git's output");
         assert!(shown.starts_with("line 000\n"), "{shown}");
         assert!(shown.ends_with("line 099\n"), "{shown}");
         let lines: Vec<&str> = shown.lines().collect();
         let marker = lines.iter().find(|l| l.starts_with("[...")).unwrap();
         let kept_lines = lines.iter().filter(|l| l.starts_with("line ")).count();
-        assert_eq!(*marker, omitted_line(((100 - kept_lines) * 9) as u64));
+        assert_eq!(*marker, omitted_line(((100 - kept_lines) * 9) as u64, "git's output"));
         assert!(lines.iter().all(|l| l.len() == 8 || l.starts_with("[...")), "{shown}");
     }
 
@@ -185,6 +186,17 @@ mod tests {
         assert_eq!(
             (one.head.as_slice(), one.tail.as_slice(), one.omitted),
             (&b"a"[..], &b""[..], 5)
+        );
+    }
+
+    #[test]
+    fn separate_limits_keep_that_much_of_each_end() {
+        let mut kept = HeadTail::with_limits(3, 2);
+        kept.push(b"abcdefgh");
+        let kept = kept.finish();
+        assert_eq!(
+            (kept.head.as_slice(), kept.tail.as_slice(), kept.omitted),
+            (&b"abc"[..], &b"gh"[..], 3)
         );
     }
 
