@@ -25,6 +25,7 @@
 
 mod case_fold;
 pub mod profile;
+mod sbpl;
 
 use std::ffi::OsString;
 use std::path::Path;

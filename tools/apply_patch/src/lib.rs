@@ -10,7 +10,7 @@
 //! it (or restores what it wrote when a write fails); then the summary, one line per file.
 //!
 //! A failure before the commit names the operation (`Update File: src/a.rs: …`) and writes
-//! nothing.
+//! nothing; a patch that cannot be read is a [`parse::ParseError`] naming its line.
 
 pub mod apply;
 pub mod parse;

@@ -3,20 +3,23 @@
 //! Reads top to bottom as its section of docs/contract.md: the input and its bounds, then the loop
 //! — the host walks (`.gitignore`, hidden entries, symlinks and credential paths handled there) and
 //! delivers each file's contents; [`scan::Scan`] runs one `grep-searcher` `Searcher` with one
-//! `grep-regex` matcher over them, counting every match, writing the full list to a spill and
-//! keeping only what the result shows ([`collect`]) — then the footer ([`report`]).
+//! `grep-regex` matcher over them, counting every match, writing the full list to a spill
+//! (`spill_lines`) and keeping only what the result shows ([`collect`]); `bytes` is the byte
+//! work it does per line — then the footer ([`report`]).
 //!
 //! The matcher finds candidate lines faster than the regex would on wasm32 (which has no
 //! Teddy): [`literal`] for a pattern that is one literal, [`required`] for one that requires
 //! literals (`\b(impl|struct)\s+\w+`, `(TODO|FIXME)`), scanned for with [`needles`]. The
 //! regex decides every line these do not settle themselves.
 
+mod bytes;
 mod collect;
 mod literal;
 mod needles;
 mod report;
 mod required;
 mod scan;
+mod spill_lines;
 #[cfg(test)]
 mod test_support;
 

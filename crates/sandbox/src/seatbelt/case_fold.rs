@@ -2,7 +2,7 @@
 //! finds `.GIT/config` or `~/.SSH/id_rsa` under those names, so every path the profile
 //! excludes is also excluded in any case of its ASCII letters.
 
-use super::profile::dedup;
+use super::sbpl::dedup;
 
 /// Appends to `filters` each one's case-insensitive twin ([`any_case`]).
 pub(super) fn add_any_case(filters: &mut Vec<String>) {

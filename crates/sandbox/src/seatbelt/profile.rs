@@ -34,6 +34,10 @@ use crate::policy::{
 use crate::protected::Protected;
 
 use super::case_fold::{add_any_case, fold_literal};
+use super::sbpl::{
+    allow_except, covered_by, dedup, literal, pattern_regex, private_alias, regex_escape,
+    sensitive_regex, subpath,
+};
 
 /// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
 /// reads, mach lookups and POSIX shared memory.
@@ -48,9 +52,6 @@ const DOT_GIT: &str = r#"(regex #"/\.git$")"#;
 
 /// The device nodes every command writes.
 const DEV_WRITES: &str = "(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\"))\n";
-
-/// Top-level directories that are symlinks into `/private` on macOS.
-const PRIVATE_ALIASES: &[&str] = &["/etc", "/var", "/tmp"];
 
 /// The Seatbelt profile that follows from `policy` alone (a pure function: no file system
 /// access beyond what the policy already holds). bash runs under [`call_profile`].
@@ -119,45 +120,6 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
         )));
     }
     Ok(())
-}
-
-fn quoted(p: &Path) -> String {
-    format!("\"{}\"", p.to_string_lossy().replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-fn subpath(p: &Path) -> String {
-    format!("(subpath {})", quoted(p))
-}
-
-fn literal(p: &Path) -> String {
-    format!("(literal {})", quoted(p))
-}
-
-/// What `g` covers, as a filter.
-fn covered_by(g: &PathGrant) -> String {
-    match g.scope {
-        Scope::Exact => literal(&g.path),
-        Scope::Subtree => subpath(&g.path),
-    }
-}
-
-/// `/private/etc/x` for `/etc/x` (and `/var`, `/tmp`).
-fn private_alias(p: &Path) -> Option<PathBuf> {
-    if !PRIVATE_ALIASES.iter().any(|a| p.starts_with(a)) {
-        return None;
-    }
-    Some(Path::new("/private").join(p.strip_prefix("/").ok()?))
-}
-
-/// `op` allowed on `filter`, except on `excluded`.
-fn allow_except(op: &str, filter: &str, excluded: &[String]) -> String {
-    if excluded.is_empty() {
-        return format!("(allow {op} {filter})\n");
-    }
-    format!(
-        "(allow {op}\n  (require-all\n    {filter}\n    (require-not (require-any\n      {}))))\n",
-        excluded.join("\n      ")
-    )
 }
 
 fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
@@ -404,32 +366,6 @@ fn confined_read_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
     out
 }
 
-/// A HOME-relative pattern of [`crate::policy::READABLE_HOME_ENTRIES`] as a regex: each
-/// component literal, a trailing `*` one or more characters of that component.
-fn pattern_regex(pattern: &str) -> String {
-    let parts: Vec<String> = pattern
-        .split('/')
-        .filter(|p| !p.is_empty())
-        .map(|part| match part.strip_suffix('*') {
-            Some(prefix) => format!("{}[^/]+", regex_escape(prefix)),
-            None => regex_escape(part),
-        })
-        .collect();
-    parts.join("/")
-}
-
-/// `text` with the regex metacharacters escaped.
-fn regex_escape(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if "\\.^$|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Whether `g` opens for reading part of HOME's hidden entries (so it needs a read rule of its
 /// own): it lies in one, or it is a subtree grant over HOME.
 fn hidden_home_granted(policy: &SandboxPolicy, g: &PathGrant) -> bool {
@@ -630,36 +566,6 @@ fn pins(policy: &SandboxPolicy) -> Vec<PathBuf> {
         }
     }
     out.sort();
-    out
-}
-
-pub(super) fn dedup(v: &mut Vec<String>) {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|x| seen.insert(x.clone()));
-}
-
-fn sensitive_regex(pattern: &str) -> String {
-    let mut out = String::from("/");
-    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        let (lit, star) = match part.strip_suffix('*') {
-            Some(p) => (p, true),
-            None => (*part, false),
-        };
-        for ch in lit.chars() {
-            if "\\.^$|?*+()[]{}".contains(ch) {
-                out.push('\\');
-            }
-            out.push(ch);
-        }
-        if star {
-            out.push_str("[^/]+");
-        }
-    }
-    out.push('$');
     out
 }
 
