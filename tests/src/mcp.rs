@@ -322,6 +322,7 @@ impl HttpServer {
 
     /// Sends SIGTERM and waits (up to 30 s) for the exit status.
     pub fn terminate(mut self) -> ExitStatus {
+        // SAFETY: kill takes a pid and a signal number and touches no memory of ours.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {

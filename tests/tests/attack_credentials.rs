@@ -578,7 +578,7 @@ fn a_data_dir_inside_a_hidden_entry_of_a_home_workspace_stays_private() {
     });
 }
 
-// ---- Issue 39: stores inside readable entries, system secrets, other users' homes. ----
+// ---- Stores inside readable entries, system secrets, other users' homes. ----
 
 /// Credential stores that live inside HOME entries the readable list opens: (path under HOME, marker stem). Each must be read by no tool, no bash and no approved
 /// run, while the entry around it stays readable.
@@ -688,7 +688,7 @@ fn every_tool_on(a: &Attack, targets: &[PathBuf], dirs: &[PathBuf]) -> Vec<(Stri
     outs
 }
 
-/// Issue 39, item 4: a readable HOME entry never opens a credential file inside it.
+/// A readable HOME entry never opens a credential file inside it.
 #[test]
 fn stores_inside_readable_home_entries_are_read_by_no_tool_bash_or_approved_run() {
     let a = Attack::new();
@@ -758,7 +758,7 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// Issue 39, item 5: running as root (as CI does), the system's TLS private keys are read by
+/// Running as root (as CI does), the system's TLS private keys are read by
 /// no tool, no bash and no approved run. A key file is made in `/etc/ssl/private` for the
 /// test, and one whose name is a marker (for listings), and removed again.
 #[test]
@@ -797,7 +797,7 @@ fn tls_private_keys_in_etc_ssl_private_are_unreadable_as_root() {
     }
 }
 
-/// Issue 39, item 5: another user's home (`/home/<user>`) is closed whole, its own names
+/// Another user's home (`/home/<user>`) is closed whole, its own names
 /// included, but for the toolchains in it; made here as root and removed again.
 #[test]
 fn another_users_home_is_closed_but_its_toolchains() {
@@ -859,7 +859,7 @@ fn another_users_home_is_closed_but_its_toolchains() {
     }
 }
 
-/// Issue 39, item 5: `/root`, when it is not HOME (the suites run as root with a fake HOME),
+/// `/root`, when it is not HOME (the suites run as root with a fake HOME),
 /// is closed like another user's home — while the toolchains there keep working in bash.
 #[test]
 fn roots_home_is_closed_when_it_is_not_home_but_its_toolchains_run() {

@@ -31,6 +31,6 @@ pub use registry::{
     builtin_registry, builtin_registry_from, components_override, uncompiled_bytes,
 };
 pub use toolset::{
-    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, PATCH_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET,
-    parse_tools,
+    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, EmptyToolId, PATCH_TOOLSET, Selection, ToolIds,
+    WORKSPACE_TOOLSET, parse_tools,
 };

@@ -117,14 +117,19 @@ impl Selection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolIds(pub Vec<String>);
 
+/// A `--tools` value with an empty id in it (the value as given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--tools takes tool ids separated by commas, e.g. read,grep,workspace_git; {0:?} has an empty one"
+)]
+pub struct EmptyToolId(pub String);
+
 /// The ids of a `--tools` value: comma-separated, in order, spaces around each trimmed; an
 /// empty one is refused.
-pub fn parse_tools(value: &str) -> Result<ToolIds, String> {
+pub fn parse_tools(value: &str) -> Result<ToolIds, EmptyToolId> {
     let ids: Vec<String> = value.split(',').map(|id| id.trim().to_owned()).collect();
     if ids.iter().any(String::is_empty) {
-        return Err(format!(
-            "--tools takes tool ids separated by commas, e.g. read,grep,workspace_git; {value:?} has an empty one"
-        ));
+        return Err(EmptyToolId(value.to_owned()));
     }
     Ok(ToolIds(ids))
 }
@@ -161,7 +166,7 @@ mod selection_tests {
             parse_tools("read, workspace_git,grep").unwrap().0,
             ["read", "workspace_git", "grep"]
         );
-        assert!(parse_tools("read,,grep").unwrap_err().contains("empty"));
+        assert!(parse_tools("read,,grep").unwrap_err().to_string().contains("empty"));
         assert!(parse_tools("").is_err());
         let s = Selection::Tools(parse_tools("grep,read").unwrap().0);
         assert!(s.on_demand_tools().is_empty());

@@ -3,51 +3,25 @@
 //! Exit codes: 0 succeeded, 1 the call did not succeed, 2 usage.
 //!
 //! This file holds the options and `main`; [`setup`] builds what every command works with
-//! once (workspace, data dir, policy, bash's sandbox, the finalized toolset), and each
-//! command is a module of its own under [`commands`].
+//! once (workspace, data dir, policy, bash's sandbox, the finalized toolset), each command is
+//! a module of its own under [`commands`] ([`commands::dispatch`] picks it), [`signals`] ends
+//! one on SIGINT or SIGTERM, and [`output`] writes what it says.
 
-/// `print!` for a command's output: a closed stdout (`toolhost tools --json | head -1`) ends
-/// the process quietly, as `cat` and `rg` do, instead of a panic ([`stdout_closed`]).
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
-            $crate::stdout_closed(e);
-        }
-    }};
-}
-
-/// `println!` for a command's output, ending quietly on a closed stdout like [`out!`].
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
-            $crate::stdout_closed(e);
-        }
-    }};
-}
-
+#[macro_use]
+mod output;
 mod commands;
 mod help;
 mod setup;
+mod signals;
 
-/// What a failed write of a command's output does: a reader that went away (`EPIPE`) ends the
-/// process with success and no word; any other failure is said on stderr and exits 1.
-pub(crate) fn stdout_closed(e: std::io::Error) -> ! {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
-    }
-    eprintln!("toolhost: cannot write the output: {e}");
-    std::process::exit(1);
-}
+pub(crate) use output::error_text;
+pub(crate) use signals::termination_signal;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use toolhost::undo::Direction;
 use toolhost::{Agent, SandboxMode};
 
 #[derive(Parser)]
@@ -116,7 +90,7 @@ impl Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {
+pub(crate) enum Command {
     /// Print the finalized toolset's definitions, in toolset order.
     Tools {
         /// Print the definitions as JSON.
@@ -246,20 +220,6 @@ fn keep_freed_memory() {
     }
 }
 
-/// An error and its causes, `: `-separated like `{:#}`, each cause left out when the text so
-/// far already says it (a typed error that quotes its reason and also gives it as `source()`
-/// would otherwise print the reason twice).
-pub(crate) fn error_text(e: &anyhow::Error) -> String {
-    let mut text = e.to_string();
-    for cause in e.chain().skip(1) {
-        let cause = cause.to_string();
-        if !text.contains(&cause) {
-            text = format!("{text}: {cause}");
-        }
-    }
-    text
-}
-
 fn main() -> ExitCode {
     // Helper mode inside the bash sandbox: apply Landlock, then exec. Before anything else.
     let mut args = std::env::args_os();
@@ -305,103 +265,19 @@ fn main() -> ExitCode {
         Ok(setup) => setup,
         Err(e) => return failed(&e),
     };
-    let outcome = runtime.block_on(run(&cli, &setup));
+    let outcome = runtime.block_on(signals::run(&cli, &setup));
     // Every task ends before the session's temp dir goes with the setup: their sandboxed
     // programs are killed as they are dropped. After a signal a blocking read of stdin is not
     // waited for.
-    if matches!(outcome, Ok(Ended::BySignal(_))) {
-        runtime.shutdown_timeout(SIGNAL_SHUTDOWN_GRACE);
+    if matches!(outcome, Ok(signals::Ended::BySignal(_))) {
+        runtime.shutdown_timeout(signals::SIGNAL_SHUTDOWN_GRACE);
     } else {
         drop(runtime);
     }
     drop(setup);
     match outcome {
-        Ok(Ended::Finished(code)) => code,
-        Ok(Ended::BySignal(signal)) => ExitCode::from(128 + signal),
+        Ok(signals::Ended::Finished(code)) => code,
+        Ok(signals::Ended::BySignal(signal)) => ExitCode::from(128 + signal),
         Err(e) => failed(&e),
-    }
-}
-
-/// How long the async runtime's threads get to drop their tasks after SIGINT or SIGTERM
-/// ended a command, before the session's temp dir is removed anyway: dropping a task kills
-/// its sandboxed program at once, so this is ample; a thread blocked reading stdin is not
-/// waited for past it.
-const SIGNAL_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// How a command ended.
-enum Ended {
-    /// By itself, with this exit code.
-    Finished(ExitCode),
-    /// On SIGINT or SIGTERM (the signal's number), before it finished.
-    BySignal(u8),
-}
-
-/// The first SIGINT or SIGTERM this process gets from now on: its number.
-pub(crate) async fn termination_signal() -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) =
-        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-    else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => libc::SIGINT as u8,
-        _ = term.recv() => libc::SIGTERM as u8,
-    }
-}
-
-/// Run the command over the setup. SIGINT or SIGTERM ends it (its calls dropped, their
-/// sandboxed programs killed), so `main` still removes the session's temp dir; `call` and
-/// `mcp --listen` handle both themselves (they cancel what runs, then end as usual).
-async fn run(cli: &Cli, setup: &setup::Setup) -> Result<Ended> {
-    let handles_signals =
-        matches!(cli.command, Command::Call { .. } | Command::Mcp { listen: Some(_), .. });
-    if handles_signals {
-        return command(cli, setup).await.map(Ended::Finished);
-    }
-    tokio::select! {
-        finished = command(cli, setup) => finished.map(Ended::Finished),
-        signal = termination_signal() => Ok(Ended::BySignal(signal)),
-    }
-}
-
-/// The command of `cli` over `setup`.
-async fn command(cli: &Cli, setup: &setup::Setup) -> Result<ExitCode> {
-    match &cli.command {
-        Command::Tools { json } => commands::tools::run(setup, cli, *json).await,
-        Command::Call { tool, input, json } => {
-            commands::call::run(setup, cli, tool, input, *json).await
-        }
-        Command::Session { client_approves } => {
-            commands::session::run(setup, cli, *client_approves).await
-        }
-        Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
-            commands::mcp::run(
-                setup,
-                cli,
-                listen.clone(),
-                allow_hosts.clone(),
-                token_file.clone(),
-                *no_auth,
-            )
-            .await
-        }
-        Command::Conformance { file, json, junit, cases, seed } => {
-            commands::conformance::run(setup, file, *json, junit.as_ref(), *cases, *seed).await
-        }
-        Command::Wit { version } => Ok(commands::wit::run(version.as_deref())),
-        Command::New { .. } => unreachable!("handled before the setup"),
-        Command::Tool { action } => commands::tool::run(setup, action).await,
-        Command::Changes { json } => commands::changes::list(setup, cli, *json),
-        Command::Undo { change_ids } => {
-            commands::changes::apply(setup, cli, change_ids, Direction::Undo).await
-        }
-        Command::Reapply { change_ids } => {
-            commands::changes::apply(setup, cli, change_ids, Direction::Reapply).await
-        }
-        Command::Doctor => {
-            toolhost::spill::remove_expired(&setup.data_dir);
-            Ok(commands::doctor::run(&*setup.sandbox(true), &setup.policy))
-        }
     }
 }

@@ -28,7 +28,7 @@ use toolhost_sandbox::policy::SandboxPolicy;
 
 /// One client's roots as the server knows them.
 #[derive(Debug, Clone)]
-pub enum Scope {
+pub enum RootsScope {
     /// Asked for the first time, not yet answered: its calls wait (bounded).
     Asking,
     /// Answered: the policy its roots give (`None`: the operator's, for want of an answer).
@@ -41,7 +41,7 @@ struct Entry {
     /// pointer; held here, so never reused while the entry lives).
     info: Arc<ClientConfig>,
     peer: Peer<RoleServer>,
-    scope: watch::Sender<Scope>,
+    scope: watch::Sender<RootsScope>,
 }
 
 /// The clients whose roots narrow their reads (at most one per MCP session; entries of closed
@@ -113,7 +113,7 @@ fn say(text: &str) {
 }
 
 impl ClientRoots {
-    fn find(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<Scope>> {
+    fn find(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<RootsScope>> {
         let info = peer.peer_info()?;
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         entries.iter().find(|e| Arc::ptr_eq(&e.info, &info)).map(|e| e.scope.clone())
@@ -123,20 +123,20 @@ impl ClientRoots {
     /// started already: its calls wait for the first answer, bounded. Both `initialized` and
     /// a request that overtook it (rmcp handles them side by side) start it, so neither
     /// misses the wait. `None` when rmcp knows no `initialize` of it.
-    pub fn start(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<Scope>> {
+    pub fn start(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<RootsScope>> {
         let info = peer.peer_info()?;
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = entries.iter().find(|e| Arc::ptr_eq(&e.info, &info)) {
             return Some(e.scope.clone());
         }
-        let (scope, _) = watch::channel(Scope::Asking);
+        let (scope, _) = watch::channel(RootsScope::Asking);
         entries.retain(|e| !e.peer.is_transport_closed());
         entries.push(Entry { info, peer: peer.clone(), scope: scope.clone() });
         Some(scope)
     }
 
     /// The scope of `peer`, if its roots are asked for (after `start`).
-    pub fn scope_of(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<Scope>> {
+    pub fn scope_of(&self, peer: &Peer<RoleServer>) -> Option<watch::Sender<RootsScope>> {
         self.find(peer)
     }
 
@@ -145,11 +145,11 @@ impl ClientRoots {
     /// that gave no usable answer, or one that has not answered in time.
     pub async fn policy_for(&self, peer: &Peer<RoleServer>) -> Option<Arc<SandboxPolicy>> {
         let mut rx = self.find(peer)?.subscribe();
-        let wait = rx.wait_for(|s| matches!(s, Scope::Known(_)));
+        let wait = rx.wait_for(|s| matches!(s, RootsScope::Known(_)));
         match tokio::time::timeout(Duration::from_millis(MCP_ROOTS_TIMEOUT_MS), wait).await {
             Ok(Ok(s)) => match &*s {
-                Scope::Known(p) => p.clone(),
-                Scope::Asking => None,
+                RootsScope::Known(p) => p.clone(),
+                RootsScope::Asking => None,
             },
             _ => None,
         }
@@ -164,10 +164,10 @@ impl ClientRoots {
 pub async fn ask(
     session: &SandboxPolicy,
     peer: &Peer<RoleServer>,
-    scope: &watch::Sender<Scope>,
+    scope: &watch::Sender<RootsScope>,
 ) -> bool {
     let before = match &*scope.borrow() {
-        Scope::Known(Some(p)) => p.read_roots().to_vec(),
+        RootsScope::Known(Some(p)) => p.read_roots().to_vec(),
         _ => session.read_roots().to_vec(),
     };
     let answer =
@@ -213,19 +213,19 @@ pub async fn ask(
         ));
     }
     let changed = narrowed.policy.read_roots() != before.as_slice();
-    scope.send_replace(Scope::Known(Some(Arc::new(narrowed.policy))));
+    scope.send_replace(RootsScope::Known(Some(Arc::new(narrowed.policy))));
     changed
 }
 
 /// After a failed ask: a first one leaves the operator's roots; a later one keeps what the
 /// client said before.
-fn keep_unless_known(scope: &watch::Sender<Scope>) {
+fn keep_unless_known(scope: &watch::Sender<RootsScope>) {
     scope.send_if_modified(|s| match s {
-        Scope::Asking => {
-            *s = Scope::Known(None);
+        RootsScope::Asking => {
+            *s = RootsScope::Known(None);
             true
         }
-        Scope::Known(_) => false,
+        RootsScope::Known(_) => false,
     });
 }
 

@@ -98,10 +98,10 @@ fn probe() -> Support {
         Support::Unavailable(_) => vec![],
     };
     // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let euid = unsafe { libc::geteuid() };
+    let root = euid == 0;
     let ours = |d: &PathBuf| {
-        std::fs::metadata(d)
-            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() })
+        std::fs::metadata(d).is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == euid)
     };
     if root || dirs.iter().all(|d| ours(d)) {
         candidate

@@ -11,7 +11,8 @@
 //! * [`doctor`] — whether bash's sandbox works here.
 //! * [`new`] — a new tool project in Rust, Python or JavaScript, from the templates.
 //!
-//! A new command is a module here and a variant of `Command` in `main.rs`.
+//! A new command is a module here, a variant of `Command` in `main.rs` and an arm of
+//! [`dispatch`].
 
 pub mod call;
 pub mod changes;
@@ -24,5 +25,42 @@ pub mod tool;
 pub mod tools;
 pub mod wit;
 
+use std::process::ExitCode;
+
+use anyhow::Result;
+use toolhost::undo::Direction;
+
+use crate::{Cli, Command, setup};
+
 /// Exit code for a usage error (bad flags, malformed JSON arguments).
 pub const EXIT_USAGE: u8 = 2;
+
+/// The command of `cli` over `setup`.
+pub(crate) async fn dispatch(cli: &Cli, setup: &setup::Setup) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Tools { json } => tools::run(setup, cli, *json).await,
+        Command::Call { tool, input, json } => call::run(setup, cli, tool, input, *json).await,
+        Command::Session { client_approves } => session::run(setup, cli, *client_approves).await,
+        Command::Mcp { listen, allow_hosts, token_file, no_auth } => {
+            mcp::run(setup, cli, listen.clone(), allow_hosts.clone(), token_file.clone(), *no_auth)
+                .await
+        }
+        Command::Conformance { file, json, junit, cases, seed } => {
+            conformance::run(setup, file, *json, junit.as_ref(), *cases, *seed).await
+        }
+        Command::Wit { version } => Ok(wit::run(version.as_deref())),
+        Command::New { .. } => unreachable!("handled before the setup"),
+        Command::Tool { action } => tool::run(setup, action).await,
+        Command::Changes { json } => changes::list(setup, cli, *json),
+        Command::Undo { change_ids } => {
+            changes::apply(setup, cli, change_ids, Direction::Undo).await
+        }
+        Command::Reapply { change_ids } => {
+            changes::apply(setup, cli, change_ids, Direction::Reapply).await
+        }
+        Command::Doctor => {
+            toolhost::spill::remove_expired(&setup.data_dir);
+            Ok(doctor::run(&*setup.sandbox(true), &setup.policy))
+        }
+    }
+}

@@ -150,6 +150,8 @@ fn read_walked(file: &mut std::fs::File, size: u64) -> Option<Vec<u8>> {
         let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
         match n {
             0 => break,
+            // SAFETY: the read initialised the `n` bytes after the current length, within
+            // the capacity (`n <= want`).
             n if n > 0 => unsafe { bytes.set_len(bytes.len() + n as usize) },
             _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
             _ => return None,

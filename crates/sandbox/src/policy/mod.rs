@@ -64,7 +64,7 @@ pub use escalation::{
 };
 pub use home::HomeMask;
 pub use paths::{normalize_lexically, real_path};
-pub use reads::ClientRoots;
+pub use reads::NarrowedReads;
 pub use tiers::{
     CREDENTIAL_HOME_ENTRIES, DATA_DIR_MARKER, DATA_DIR_PRIVATE, HOME_SENSITIVE_ENTRIES,
     OTHER_HOME_DIRS, OTHER_HOME_PARENTS, READABLE_HOME_ENTRIES, SENSITIVE_NAMES,

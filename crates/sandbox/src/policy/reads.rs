@@ -28,7 +28,7 @@ const ROOT_ENTRIES_LOOKED_AT: usize = 1_000;
 
 /// A session's policy narrowed by an MCP client's roots ([`SandboxPolicy::with_client_roots`]).
 #[derive(Debug, Clone)]
-pub struct ClientRoots {
+pub struct NarrowedReads {
     /// The policy whose read roots are the client's, within the operator's.
     pub policy: SandboxPolicy,
     /// The client's roots that lie within no read root and no writable root: ignored.
@@ -88,9 +88,9 @@ impl SandboxPolicy {
     /// readable), and any other is ignored. Roots only narrow reads: nothing the operator did
     /// not list becomes readable, and nothing becomes writable. Unchanged when reads are not
     /// confined (every root is then ignored).
-    pub fn with_client_roots(&self, roots: &[PathBuf]) -> ClientRoots {
+    pub fn with_client_roots(&self, roots: &[PathBuf]) -> NarrowedReads {
         if !self.reads_confined() {
-            return ClientRoots { policy: self.clone(), ignored: roots.to_vec() };
+            return NarrowedReads { policy: self.clone(), ignored: roots.to_vec() };
         }
         let mut kept: Vec<PathBuf> = Vec::new();
         let mut ignored = Vec::new();
@@ -110,7 +110,7 @@ impl SandboxPolicy {
             }
         }
         dedup(&mut kept);
-        ClientRoots { policy: SandboxPolicy { read_roots: Some(kept), ..self.clone() }, ignored }
+        NarrowedReads { policy: SandboxPolicy { read_roots: Some(kept), ..self.clone() }, ignored }
     }
 
     /// What bash's sandbox replaces with an empty tmpfs (a directory) or `/dev/null` (a file)
