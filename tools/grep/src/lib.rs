@@ -31,7 +31,7 @@ use toolhost_sdk::{
     open_dir, open_file,
 };
 
-use report::{End, Found};
+use report::{Found, GrepEnd};
 use scan::{Scan, Stop};
 
 /// Matching lines returned in all (docs/contract.md#grep, docs/limits.md `MAX_LINES`: 250).
@@ -233,8 +233,10 @@ fn finish(
     // An unfinished spill is deleted by the host at the end of the call.
     let spilled = if found.omits(input.output_mode) { spill.finish() } else { None };
     let end = match stop {
-        Some(_) => End::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() },
-        None => End::Complete { spilled: spilled.as_ref() },
+        Some(_) => {
+            GrepEnd::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() }
+        }
+        None => GrepEnd::Complete { spilled: spilled.as_ref() },
     };
     let root = root.unwrap_or_else(|| input.path.clone());
     Ok(report::render(&input.pattern, &root, input.output_mode, &found, end))

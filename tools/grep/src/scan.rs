@@ -13,7 +13,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch}
 use toolhost_sdk::ToolError;
 
 use crate::bytes::{count_newlines, has_line_longer_than, push_u64, strip_terminator, text_of};
-use crate::collect::{Line, cut_line};
+use crate::collect::{KeptLine, cut_line};
 use crate::literal::LiteralMatcher;
 use crate::report::Found;
 use crate::spill_lines::SpillLines;
@@ -44,7 +44,7 @@ pub struct Scan<'c, C: Control, A: Append> {
     /// Set once the scan must stop; no file is searched after it.
     pub stop: Option<Stop>,
     /// Kept lines of the current file (reused across files).
-    lines: Vec<Line>,
+    lines: Vec<KeptLine>,
 }
 
 impl<'c, C: Control, A: Append> Scan<'c, C, A> {
@@ -181,7 +181,7 @@ struct FileSink<'a, C: Control, A: Append> {
     spill: &'a mut SpillLines<A>,
     /// Whether this file's lines may still be shown.
     keep: bool,
-    lines: &'a mut Vec<Line>,
+    lines: &'a mut Vec<KeptLine>,
     count: u64,
     stop: Option<Stop>,
     /// The file, when it is in memory: line numbers are counted here.
@@ -241,7 +241,7 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 line.push_str(&text);
                 self.spill.end_line();
                 if self.keep && self.lines.len() < MAX_LINES_PER_FILE {
-                    self.lines.push(Line { number, text: cut_line(&text) });
+                    self.lines.push(KeptLine { number, text: cut_line(&text) });
                 }
                 self.count += 1;
                 Ok(true)

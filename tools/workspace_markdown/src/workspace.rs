@@ -1,5 +1,5 @@
 //! What the tool reads, behind one small trait ([`Workspace`]) so every operation also runs
-//! natively in tests: [`Host`] reads through the SDK's fenced `stat` and `open_file`, and
+//! natively in tests: [`HostWorkspace`] reads through the SDK's fenced `stat` and `open_file`, and
 //! turns each refusal into a [`Failure`] with its `LOCAL_EXECUTOR_*` kind.
 
 pub use toolhost_sdk::Failure;
@@ -66,9 +66,9 @@ pub fn from_tool_error(e: ToolError) -> Failure {
 
 /// The workspace of this call, through the host.
 #[derive(Debug, Default)]
-pub struct Host;
+pub struct HostWorkspace;
 
-impl Workspace for Host {
+impl Workspace for HostWorkspace {
     fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
         let found = stat(path).map_err(from_tool_error)?;
         Ok(found.map(|s| match s.kind {
