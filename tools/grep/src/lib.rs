@@ -31,7 +31,7 @@ use toolhost_sdk::{
     open_dir, open_file,
 };
 
-use report::{Found, GrepEnd};
+use report::{Findings, GrepEnd};
 use scan::{Scan, Stop};
 
 /// Matching lines returned in all (docs/contract.md#grep, docs/limits.md `MAX_LINES`: 250).
@@ -152,7 +152,7 @@ impl ParallelTool for Grep {
 /// What one part of a search (or the whole one-instance search) found.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Part {
-    found: Found,
+    found: Findings,
     stop: Option<Stop>,
     /// The searched path as the model sees it (part 0 always says it).
     root: Option<String>,

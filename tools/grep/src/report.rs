@@ -49,7 +49,7 @@ pub fn timed_out_files(files: u64, timeout_ms: u64) -> String {
 
 /// What a scan found, kept and counted.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct Found {
+pub struct Findings {
     /// Kept lines (`content` mode).
     pub content: ContentCollector,
     /// Kept files (`files_with_matches` and `count` mode).
@@ -60,9 +60,9 @@ pub struct Found {
     pub total_files: u64,
 }
 
-impl Found {
+impl Findings {
     /// Add what another part of the same search found.
-    pub fn merge(&mut self, other: Found) {
+    pub fn merge(&mut self, other: Findings) {
         self.content.merge(other.content);
         self.files.merge(other.files);
         self.total_lines += other.total_lines;
@@ -100,7 +100,7 @@ pub fn render(
     pattern: &str,
     root: &str,
     mode: OutputMode,
-    found: &Found,
+    found: &Findings,
     end: GrepEnd<'_>,
 ) -> String {
     let timed_out = matches!(end, GrepEnd::TimedOut { .. });
@@ -223,8 +223,8 @@ mod tests {
         assert_eq!(seconds(0), "0s");
     }
 
-    fn found_content(files: &[(&str, u64, u64)]) -> Found {
-        let mut found = Found::default();
+    fn found_content(files: &[(&str, u64, u64)]) -> Findings {
+        let mut found = Findings::default();
         for &(path, kept, total) in files {
             let lines = (1..=kept).map(|n| KeptLine { number: n, text: format!("x{n}") }).collect();
             found.content.add(path.into(), lines, total);
@@ -273,7 +273,7 @@ mod tests {
 
     #[test]
     fn no_match_and_timeouts() {
-        let found = Found::default();
+        let found = Findings::default();
         assert_eq!(
             render("a|b", "src", OutputMode::Count, &found, GrepEnd::Complete { spilled: None }),
             "No matches for /a|b/ in src"
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn file_modes() {
-        let mut found = Found::default();
+        let mut found = Findings::default();
         for (p, n) in [("b", 3), ("a", 1)] {
             found.files.add(p.into(), n);
             found.total_files += 1;

@@ -15,7 +15,7 @@ use toolhost_sdk::ToolError;
 use crate::bytes::{count_newlines, has_line_longer_than, push_u64, strip_terminator, text_of};
 use crate::collect::{KeptLine, cut_line};
 use crate::literal::LiteralMatcher;
-use crate::report::Found;
+use crate::report::Findings;
 use crate::spill_lines::SpillLines;
 use crate::{MAX_LINE_LENGTH, MAX_LINES_PER_FILE, OutputMode};
 
@@ -39,7 +39,7 @@ pub struct Scan<'c, C: Control, A: Append> {
     streaming: Searcher,
     matcher: LiteralMatcher,
     control: &'c C,
-    pub found: Found,
+    pub found: Findings,
     pub spill: SpillLines<A>,
     /// Set once the scan must stop; no file is searched after it.
     pub stop: Option<Stop>,
@@ -66,7 +66,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             streaming: searcher(mode == OutputMode::Content),
             matcher,
             control,
-            found: Found::default(),
+            found: Findings::default(),
             spill: SpillLines::new(spill),
             stop: None,
             lines: Vec::new(),
@@ -294,7 +294,7 @@ mod tests {
         pattern: &str,
         files: &[(&str, &[u8])],
         control: &After,
-    ) -> (Found, Vec<String>, Option<Stop>) {
+    ) -> (Findings, Vec<String>, Option<Stop>) {
         let mut chunks = Chunks::default();
         let (found, stop) = {
             let mut scan = Scan::new(mode, matcher(pattern).unwrap(), control, &mut chunks);
