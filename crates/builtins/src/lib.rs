@@ -14,7 +14,8 @@
 //!   ([`ON_DEMAND_FILE_TOOLS`]: `apply_patch`); [`READ_TOOL`], the one tool whose reads are observations.
 //! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
 //! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`],
-//!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list.
+//!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list
+//!   ([`parse_tools`], refused as an [`EmptyToolId`]).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

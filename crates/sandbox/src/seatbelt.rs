@@ -22,6 +22,10 @@
 //! bubblewrap helper, nothing inside tells the host the command started, so a command that
 //! itself prints `sandbox-exec: …` first on stderr and exits 65 or 71 (a nested
 //! `sandbox-exec`) is taken for one too: it is reported as not run.
+//!
+//! The profile is written by `profile` in the words of `sbpl` (a path as a filter, a grant as
+//! what it covers, a name pattern as a regex), with the case-insensitive twin of every
+//! exclusion from `case_fold`.
 
 mod case_fold;
 pub mod profile;

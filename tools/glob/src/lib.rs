@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toolhost_sdk::{Risk, Spill, Tool, ToolError, WalkOptions, cancelled, open_dir};
 
-use newest::Entry;
-use report::End;
+use newest::NewestEntry;
+use report::GlobEnd;
 use scan::Stop;
 
 /// Files returned (docs/contract.md#glob, docs/limits.md `MAX_RESULTS`: 100).
@@ -69,7 +69,7 @@ impl Tool for Glob {
             walker
                 .next_batch()
                 .into_iter()
-                .map(|f| Entry { path: f.path, modified_ms: f.modified_ms })
+                .map(|f| NewestEntry { path: f.path, modified_ms: f.modified_ms })
                 .collect()
         };
         let mut scanned = scan::scan(next_batch, &control, &mut spill);
@@ -87,9 +87,9 @@ impl Tool for Glob {
         let spilled = if (kept.len() as u64) < scanned.total { spill.finish() } else { None };
         let end = match scanned.stop {
             Some(_) => {
-                End::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() }
+                GlobEnd::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() }
             }
-            None => End::Complete { spilled: spilled.as_ref() },
+            None => GlobEnd::Complete { spilled: spilled.as_ref() },
         };
         Ok(report::render(&input.pattern, &dir.display_path(), &kept, scanned.total, end))
     }

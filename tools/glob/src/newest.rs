@@ -8,7 +8,7 @@ use crate::MAX_RESULTS;
 
 /// A matched file and its modification time.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct NewestEntry {
     /// The path as the host displays it.
     pub path: String,
     /// Milliseconds since the Unix epoch; none when the platform has no time for it.
@@ -17,14 +17,14 @@ pub struct Entry {
 
 /// Output order: newest first, files without a time last, ties by path (byte order) so the
 /// result does not depend on traversal order. `Less` means "shown earlier".
-impl Ord for Entry {
+impl Ord for NewestEntry {
     fn cmp(&self, other: &Self) -> Ordering {
         // `None < Some`, so reversing the comparison puts missing times last.
         other.modified_ms.cmp(&self.modified_ms).then_with(|| self.path.cmp(&other.path))
     }
 }
 
-impl PartialOrd for Entry {
+impl PartialOrd for NewestEntry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -34,12 +34,12 @@ impl PartialOrd for Entry {
 /// shown last, the one a better entry replaces.
 #[derive(Debug, Default)]
 pub struct Newest {
-    heap: BinaryHeap<Entry>,
+    heap: BinaryHeap<NewestEntry>,
 }
 
 impl Newest {
     /// Offer one entry; it is kept if it is among the first [`MAX_RESULTS`] so far.
-    pub fn push(&mut self, entry: Entry) {
+    pub fn push(&mut self, entry: NewestEntry) {
         if self.heap.len() < MAX_RESULTS {
             self.heap.push(entry);
         } else if let Some(mut last) = self.heap.peek_mut()
@@ -56,7 +56,7 @@ impl Newest {
     }
 
     /// The kept entries in output order.
-    pub fn into_sorted(self) -> Vec<Entry> {
+    pub fn into_sorted(self) -> Vec<NewestEntry> {
         self.heap.into_sorted_vec()
     }
 }
@@ -65,8 +65,8 @@ impl Newest {
 mod tests {
     use super::*;
 
-    fn e(path: &str, modified_ms: Option<u64>) -> Entry {
-        Entry { path: path.into(), modified_ms }
+    fn e(path: &str, modified_ms: Option<u64>) -> NewestEntry {
+        NewestEntry { path: path.into(), modified_ms }
     }
 
     #[test]
@@ -83,7 +83,7 @@ mod tests {
 
     #[test]
     fn keeps_the_hundred_newest_in_any_order() {
-        let entries: Vec<Entry> = (0..250u64)
+        let entries: Vec<NewestEntry> = (0..250u64)
             .map(|i| e(&format!("f{i:03}"), if i % 10 == 0 { None } else { Some(i / 2) }))
             .collect();
         let expected = {

@@ -3,7 +3,7 @@
 
 use toolhost_sdk::Spilled;
 
-use crate::newest::Entry;
+use crate::newest::NewestEntry;
 
 pub use toolhost_sdk::scan::{CANCELLED, found_so_far_saved, saved_clause, seconds};
 
@@ -30,7 +30,7 @@ pub fn timed_out(total: u64, timeout_ms: u64) -> String {
 
 /// How the scan ended, for the footer.
 #[derive(Debug)]
-pub enum End<'a> {
+pub enum GlobEnd<'a> {
     /// Everything was walked; `spilled` is where the full list went when it was saved.
     Complete { spilled: Option<&'a Spilled> },
     /// The walk stopped after `timeout_ms`.
@@ -38,16 +38,22 @@ pub enum End<'a> {
 }
 
 /// The result: one path per line, newest first, then the footer.
-pub fn render(pattern: &str, root: &str, kept: &[Entry], total: u64, end: End<'_>) -> String {
-    if total == 0 && matches!(end, End::Complete { .. }) {
+pub fn render(
+    pattern: &str,
+    root: &str,
+    kept: &[NewestEntry],
+    total: u64,
+    end: GlobEnd<'_>,
+) -> String {
+    if total == 0 && matches!(end, GlobEnd::Complete { .. }) {
         return no_files(pattern, root);
     }
     let mut lines: Vec<String> = kept.iter().map(|e| e.path.clone()).collect();
     let omits = (kept.len() as u64) < total;
     match end {
-        End::Complete { .. } if !omits => {}
-        End::Complete { spilled } => lines.push(showing(kept.len(), total, spilled)),
-        End::TimedOut { timeout_ms, spilled } => {
+        GlobEnd::Complete { .. } if !omits => {}
+        GlobEnd::Complete { spilled } => lines.push(showing(kept.len(), total, spilled)),
+        GlobEnd::TimedOut { timeout_ms, spilled } => {
             lines.push(timed_out(total, timeout_ms));
             if let (true, Some(s)) = (omits, spilled) {
                 lines.push(found_so_far_saved(s));
@@ -65,8 +71,8 @@ mod tests {
         Spilled { path: "<path>".into(), capped }
     }
 
-    fn entries(n: usize) -> Vec<Entry> {
-        (0..n).map(|i| Entry { path: format!("f{i}"), modified_ms: Some(i as u64) }).collect()
+    fn entries(n: usize) -> Vec<NewestEntry> {
+        (0..n).map(|i| NewestEntry { path: format!("f{i}"), modified_ms: Some(i as u64) }).collect()
     }
 
     #[test]
@@ -103,17 +109,17 @@ mod tests {
 
     #[test]
     fn render_cases() {
-        let end = || End::Complete { spilled: None };
+        let end = || GlobEnd::Complete { spilled: None };
         assert_eq!(render("*.x", ".", &[], 0, end()), "No files match *.x in .");
         assert_eq!(render("*", ".", &entries(2), 2, end()), "f0\nf1");
         let s = spilled(false);
-        let text = render("*", ".", &entries(100), 150, End::Complete { spilled: Some(&s) });
+        let text = render("*", ".", &entries(100), 150, GlobEnd::Complete { spilled: Some(&s) });
         assert!(text.starts_with("f0\nf1\n"));
         assert!(text.ends_with(
             "f99\n[showing the 100 most recently modified of 150 files; full list saved to <path>]"
         ));
         assert_eq!(
-            render("*", ".", &[], 0, End::TimedOut { timeout_ms: 200, spilled: None }),
+            render("*", ".", &[], 0, GlobEnd::TimedOut { timeout_ms: 200, spilled: None }),
             "[at least 0 files; search timed out after 0.2s — narrow the path or pattern]"
         );
         let text = render(
@@ -121,7 +127,7 @@ mod tests {
             ".",
             &entries(100),
             120,
-            End::TimedOut { timeout_ms: 30_000, spilled: Some(&s) },
+            GlobEnd::TimedOut { timeout_ms: 30_000, spilled: Some(&s) },
         );
         assert!(text.ends_with(
             "f99\n[at least 120 files; search timed out after 30s — narrow the path or pattern]\n\

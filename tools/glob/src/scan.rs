@@ -5,7 +5,7 @@
 //! The host is reached through two seams so the loop runs natively in tests: [`Control`]
 //! and [`Append`].
 
-use crate::newest::{Entry, Newest};
+use crate::newest::{Newest, NewestEntry};
 
 pub use toolhost_sdk::scan::{Append, Control, SPILL_CHUNK_BYTES, Stop};
 
@@ -22,7 +22,7 @@ pub struct Scanned {
 
 /// Walk `batches` (an empty batch ends the walk), writing every path to `spill`.
 pub fn scan(
-    mut next_batch: impl FnMut() -> Vec<Entry>,
+    mut next_batch: impl FnMut() -> Vec<NewestEntry>,
     control: &impl Control,
     spill: &mut impl Append,
 ) -> Scanned {
@@ -90,12 +90,12 @@ mod tests {
         }
     }
 
-    fn batches(n: u64, per: u64) -> impl FnMut() -> Vec<Entry> {
+    fn batches(n: u64, per: u64) -> impl FnMut() -> Vec<NewestEntry> {
         let mut next = 0u64;
         move || {
             let end = (next + per).min(n);
             let batch = (next..end)
-                .map(|i| Entry {
+                .map(|i| NewestEntry {
                     path: format!("p{}", (i * 7919) % n),
                     modified_ms: Some((i * 7919) % n),
                 })

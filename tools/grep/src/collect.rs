@@ -35,7 +35,7 @@ pub fn cut_line(line: &str) -> String {
 
 /// One kept matching line, already cut for display.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Line {
+pub struct KeptLine {
     /// 1-based line number.
     pub number: u64,
     /// The line without its terminator, cut by [`cut_line`].
@@ -47,7 +47,7 @@ pub struct Line {
 pub struct FileLines {
     /// The first matching lines of the file, in line order; never more than
     /// [`MAX_LINES_PER_FILE`], fewer when the global bound cut them.
-    pub lines: Vec<Line>,
+    pub lines: Vec<KeptLine>,
     /// Matching lines in the file, kept or not.
     pub total: u64,
 }
@@ -70,7 +70,7 @@ impl ContentCollector {
 
     /// Add a searched file: its first matching lines (at most [`MAX_LINES_PER_FILE`]) and its
     /// total; then drop lines from the files that sort last until [`MAX_LINES`] remain.
-    pub fn add(&mut self, path: String, mut lines: Vec<Line>, total: u64) {
+    pub fn add(&mut self, path: String, mut lines: Vec<KeptLine>, total: u64) {
         lines.truncate(MAX_LINES_PER_FILE);
         self.kept += lines.len();
         if lines.is_empty() {
@@ -156,8 +156,8 @@ impl FileCollector {
 mod tests {
     use super::*;
 
-    fn lines(n: u64) -> Vec<Line> {
-        (1..=n).map(|number| Line { number, text: format!("l{number}") }).collect()
+    fn lines(n: u64) -> Vec<KeptLine> {
+        (1..=n).map(|number| KeptLine { number, text: format!("l{number}") }).collect()
     }
 
     #[test]

@@ -31,7 +31,7 @@ use toolhost_sdk::{
     open_dir, open_file,
 };
 
-use report::{End, Found};
+use report::{Findings, GrepEnd};
 use scan::{Scan, Stop};
 
 /// Matching lines returned in all (docs/contract.md#grep, docs/limits.md `MAX_LINES`: 250).
@@ -152,7 +152,7 @@ impl ParallelTool for Grep {
 /// What one part of a search (or the whole one-instance search) found.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Part {
-    found: Found,
+    found: Findings,
     stop: Option<Stop>,
     /// The searched path as the model sees it (part 0 always says it).
     root: Option<String>,
@@ -233,8 +233,10 @@ fn finish(
     // An unfinished spill is deleted by the host at the end of the call.
     let spilled = if found.omits(input.output_mode) { spill.finish() } else { None };
     let end = match stop {
-        Some(_) => End::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() },
-        None => End::Complete { spilled: spilled.as_ref() },
+        Some(_) => {
+            GrepEnd::TimedOut { timeout_ms: control.timeout_ms(), spilled: spilled.as_ref() }
+        }
+        None => GrepEnd::Complete { spilled: spilled.as_ref() },
     };
     let root = root.unwrap_or_else(|| input.path.clone());
     Ok(report::render(&input.pattern, &root, input.output_mode, &found, end))

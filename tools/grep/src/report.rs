@@ -49,7 +49,7 @@ pub fn timed_out_files(files: u64, timeout_ms: u64) -> String {
 
 /// What a scan found, kept and counted.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct Found {
+pub struct Findings {
     /// Kept lines (`content` mode).
     pub content: ContentCollector,
     /// Kept files (`files_with_matches` and `count` mode).
@@ -60,9 +60,9 @@ pub struct Found {
     pub total_files: u64,
 }
 
-impl Found {
+impl Findings {
     /// Add what another part of the same search found.
-    pub fn merge(&mut self, other: Found) {
+    pub fn merge(&mut self, other: Findings) {
         self.content.merge(other.content);
         self.files.merge(other.files);
         self.total_lines += other.total_lines;
@@ -82,7 +82,7 @@ impl Found {
 
 /// How the scan ended, for the footer.
 #[derive(Debug)]
-pub enum End<'a> {
+pub enum GrepEnd<'a> {
     /// Everything was scanned; `spilled` is where the full list went when it was saved.
     Complete { spilled: Option<&'a Spilled> },
     /// The scan stopped after `timeout_ms`.
@@ -96,8 +96,14 @@ pub enum End<'a> {
 /// groups and the footer are separated by a blank line. `files_with_matches`: one path per
 /// line. `count`: `path:count` per line. The footer follows when lines or files were left
 /// out, or the scan timed out.
-pub fn render(pattern: &str, root: &str, mode: OutputMode, found: &Found, end: End<'_>) -> String {
-    let timed_out = matches!(end, End::TimedOut { .. });
+pub fn render(
+    pattern: &str,
+    root: &str,
+    mode: OutputMode,
+    found: &Findings,
+    end: GrepEnd<'_>,
+) -> String {
+    let timed_out = matches!(end, GrepEnd::TimedOut { .. });
     if found.total_files == 0 && !timed_out {
         return no_matches(pattern, root);
     }
@@ -134,14 +140,14 @@ pub fn render(pattern: &str, root: &str, mode: OutputMode, found: &Found, end: E
     }
     let omits = found.omits(mode);
     let footer = match end {
-        End::Complete { .. } if !omits => None,
-        End::Complete { spilled } => Some(match mode {
+        GrepEnd::Complete { .. } if !omits => None,
+        GrepEnd::Complete { spilled } => Some(match mode {
             OutputMode::Content => {
                 showing_lines(found.content.shown(), found.total_lines, found.total_files, spilled)
             }
             _ => showing_files(found.files.shown(), found.total_files, spilled),
         }),
-        End::TimedOut { timeout_ms, spilled } => {
+        GrepEnd::TimedOut { timeout_ms, spilled } => {
             let mut f = match mode {
                 OutputMode::FilesWithMatches => timed_out_files(found.total_files, timeout_ms),
                 _ => timed_out_lines(found.total_lines, found.total_files, timeout_ms),
@@ -167,7 +173,7 @@ pub fn render(pattern: &str, root: &str, mode: OutputMode, found: &Found, end: E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collect::Line;
+    use crate::collect::KeptLine;
 
     fn spilled(capped: bool) -> Spilled {
         Spilled { path: "<path>".into(), capped }
@@ -217,10 +223,10 @@ mod tests {
         assert_eq!(seconds(0), "0s");
     }
 
-    fn found_content(files: &[(&str, u64, u64)]) -> Found {
-        let mut found = Found::default();
+    fn found_content(files: &[(&str, u64, u64)]) -> Findings {
+        let mut found = Findings::default();
         for &(path, kept, total) in files {
-            let lines = (1..=kept).map(|n| Line { number: n, text: format!("x{n}") }).collect();
+            let lines = (1..=kept).map(|n| KeptLine { number: n, text: format!("x{n}") }).collect();
             found.content.add(path.into(), lines, total);
             found.total_lines += total;
             found.total_files += 1;
@@ -231,13 +237,14 @@ mod tests {
     #[test]
     fn content_groups_by_file() {
         let found = found_content(&[("b.rs", 1, 1), ("a.rs", 2, 2)]);
-        let text = render("x", ".", OutputMode::Content, &found, End::Complete { spilled: None });
+        let text =
+            render("x", ".", OutputMode::Content, &found, GrepEnd::Complete { spilled: None });
         assert_eq!(text, "a.rs\n1:x1\n2:x2\n\nb.rs\n1:x1");
         // Lines left out by the per-file bound are an omission too: exact totals, full list.
         let found = found_content(&[("b.rs", 1, 1), ("a.rs", 2, 5)]);
         let s = spilled(false);
         let text =
-            render("x", ".", OutputMode::Content, &found, End::Complete { spilled: Some(&s) });
+            render("x", ".", OutputMode::Content, &found, GrepEnd::Complete { spilled: Some(&s) });
         assert_eq!(
             text,
             "a.rs\n1:x1\n2:x2\n(+3 more matching lines in this file)\n\nb.rs\n1:x1\n\n\
@@ -257,7 +264,7 @@ mod tests {
         ]);
         let s = spilled(false);
         let text =
-            render("x", ".", OutputMode::Content, &found, End::Complete { spilled: Some(&s) });
+            render("x", ".", OutputMode::Content, &found, GrepEnd::Complete { spilled: Some(&s) });
         assert!(text.ends_with("50:x50\n\n[showing 250 of 310 matching lines in 6 files; full list saved to <path>]"), "{text}");
         assert!(text.contains("a\n1:x1\n"));
         assert!(text.contains("(+10 more matching lines in this file)"));
@@ -266,9 +273,9 @@ mod tests {
 
     #[test]
     fn no_match_and_timeouts() {
-        let found = Found::default();
+        let found = Findings::default();
         assert_eq!(
-            render("a|b", "src", OutputMode::Count, &found, End::Complete { spilled: None }),
+            render("a|b", "src", OutputMode::Count, &found, GrepEnd::Complete { spilled: None }),
             "No matches for /a|b/ in src"
         );
         assert_eq!(
@@ -277,7 +284,7 @@ mod tests {
                 ".",
                 OutputMode::Content,
                 &found,
-                End::TimedOut { timeout_ms: 30_000, spilled: None }
+                GrepEnd::TimedOut { timeout_ms: 30_000, spilled: None }
             ),
             "[at least 0 matching lines in 0 files; search timed out after 30s — narrow the path or glob]"
         );
@@ -288,7 +295,7 @@ mod tests {
                 ".",
                 OutputMode::Content,
                 &found,
-                End::TimedOut { timeout_ms: 30_000, spilled: None }
+                GrepEnd::TimedOut { timeout_ms: 30_000, spilled: None }
             ),
             "a\n1:x1\n2:x2\n\n[at least 2 matching lines in 1 files; search timed out after 30s — narrow the path or glob]"
         );
@@ -305,7 +312,7 @@ mod tests {
             ".",
             OutputMode::Content,
             &found,
-            End::TimedOut { timeout_ms: 500, spilled: Some(&s) },
+            GrepEnd::TimedOut { timeout_ms: 500, spilled: Some(&s) },
         );
         assert!(text.ends_with(
             "[at least 500 matching lines in 5 files; search timed out after 0.5s — narrow the path or glob]\n\
@@ -315,19 +322,19 @@ mod tests {
 
     #[test]
     fn file_modes() {
-        let mut found = Found::default();
+        let mut found = Findings::default();
         for (p, n) in [("b", 3), ("a", 1)] {
             found.files.add(p.into(), n);
             found.total_files += 1;
             found.total_lines += n;
         }
-        let end = || End::Complete { spilled: None };
+        let end = || GrepEnd::Complete { spilled: None };
         assert_eq!(render("x", ".", OutputMode::FilesWithMatches, &found, end()), "a\nb");
         assert_eq!(render("x", ".", OutputMode::Count, &found, end()), "a:1\nb:3");
         found.total_files = 300;
         let s = spilled(false);
         assert_eq!(
-            render("x", ".", OutputMode::Count, &found, End::Complete { spilled: Some(&s) }),
+            render("x", ".", OutputMode::Count, &found, GrepEnd::Complete { spilled: Some(&s) }),
             "a:1\nb:3\n[showing 2 of 300 files; full list saved to <path>]"
         );
     }

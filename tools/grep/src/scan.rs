@@ -13,9 +13,9 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch}
 use toolhost_sdk::ToolError;
 
 use crate::bytes::{count_newlines, has_line_longer_than, push_u64, strip_terminator, text_of};
-use crate::collect::{Line, cut_line};
+use crate::collect::{KeptLine, cut_line};
 use crate::literal::LiteralMatcher;
-use crate::report::Found;
+use crate::report::Findings;
 use crate::spill_lines::SpillLines;
 use crate::{MAX_LINE_LENGTH, MAX_LINES_PER_FILE, OutputMode};
 
@@ -39,12 +39,12 @@ pub struct Scan<'c, C: Control, A: Append> {
     streaming: Searcher,
     matcher: LiteralMatcher,
     control: &'c C,
-    pub found: Found,
+    pub found: Findings,
     pub spill: SpillLines<A>,
     /// Set once the scan must stop; no file is searched after it.
     pub stop: Option<Stop>,
     /// Kept lines of the current file (reused across files).
-    lines: Vec<Line>,
+    lines: Vec<KeptLine>,
 }
 
 impl<'c, C: Control, A: Append> Scan<'c, C, A> {
@@ -66,7 +66,7 @@ impl<'c, C: Control, A: Append> Scan<'c, C, A> {
             streaming: searcher(mode == OutputMode::Content),
             matcher,
             control,
-            found: Found::default(),
+            found: Findings::default(),
             spill: SpillLines::new(spill),
             stop: None,
             lines: Vec::new(),
@@ -181,7 +181,7 @@ struct FileSink<'a, C: Control, A: Append> {
     spill: &'a mut SpillLines<A>,
     /// Whether this file's lines may still be shown.
     keep: bool,
-    lines: &'a mut Vec<Line>,
+    lines: &'a mut Vec<KeptLine>,
     count: u64,
     stop: Option<Stop>,
     /// The file, when it is in memory: line numbers are counted here.
@@ -241,7 +241,7 @@ impl<C: Control, A: Append> Sink for FileSink<'_, C, A> {
                 line.push_str(&text);
                 self.spill.end_line();
                 if self.keep && self.lines.len() < MAX_LINES_PER_FILE {
-                    self.lines.push(Line { number, text: cut_line(&text) });
+                    self.lines.push(KeptLine { number, text: cut_line(&text) });
                 }
                 self.count += 1;
                 Ok(true)
@@ -294,7 +294,7 @@ mod tests {
         pattern: &str,
         files: &[(&str, &[u8])],
         control: &After,
-    ) -> (Found, Vec<String>, Option<Stop>) {
+    ) -> (Findings, Vec<String>, Option<Stop>) {
         let mut chunks = Chunks::default();
         let (found, stop) = {
             let mut scan = Scan::new(mode, matcher(pattern).unwrap(), control, &mut chunks);

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toolhost_sdk::{EntryKind, Risk, Tool, ToolError, open_dir};
 
-use page::{Entry, render_page};
+use page::{ListedEntry, render_page};
 
 /// Entries per page when `limit` is not given (docs/contract.md#list; docs/limits.md, list page:
 /// default 200). Keeps one page well inside the 32,000-byte result budget for typical names.
@@ -69,7 +69,7 @@ impl Tool for List {
         let entries = dir
             .entries()?
             .into_iter()
-            .map(|e| Entry { is_dir: e.kind == EntryKind::Directory, name: e.name })
+            .map(|e| ListedEntry { is_dir: e.kind == EntryKind::Directory, name: e.name })
             .collect();
         render_page(&dir.display_path(), entries, input.offset, input.limit)
     }

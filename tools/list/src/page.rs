@@ -6,7 +6,7 @@ use crate::MAX_LIMIT;
 
 /// One directory entry as `list` sees it: only directory or not (docs/contract.md#list).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct ListedEntry {
     /// The entry's file name.
     pub name: String,
     /// True for directories only; symlinks and others are non-directories.
@@ -50,7 +50,7 @@ pub fn join_display(dir: &str, name: &str) -> String {
 /// lines, directories with a trailing `/`, then the footer when more remain.
 pub fn render_page(
     dir: &str,
-    mut entries: Vec<Entry>,
+    mut entries: Vec<ListedEntry>,
     offset: u32,
     limit: u32,
 ) -> Result<String, ToolError> {
@@ -85,8 +85,8 @@ mod tests {
     use super::*;
     use toolhost_sdk::ErrorCode;
 
-    fn entries(spec: &[(&str, bool)]) -> Vec<Entry> {
-        spec.iter().map(|&(name, is_dir)| Entry { name: name.into(), is_dir }).collect()
+    fn entries(spec: &[(&str, bool)]) -> Vec<ListedEntry> {
+        spec.iter().map(|&(name, is_dir)| ListedEntry { name: name.into(), is_dir }).collect()
     }
 
     #[test]

@@ -49,6 +49,11 @@
 //!
 //! The tool crate is a `cdylib` built with `cargo build --target wasm32-wasip2`; the
 //! result is a component. It needs `serde` and `schemars` besides this crate.
+//!
+//! Beside the contract, what the workspace tools share: [`Failure`] (a structured failure's
+//! `LOCAL_EXECUTOR_*` kind and message), [`head_tail`] (a stream's start and end within a
+//! bound), [`scan`] (a search loop's seams to the host) and [`text`] (a BOM and CRLF-only
+//! lines).
 
 pub mod bindings;
 

@@ -8,10 +8,10 @@ use toolhost_sdk::error_kinds::ErrorKind;
 
 use crate::failure::GitFailure;
 use crate::hardening::{argv, driver_overrides, driver_query};
-use crate::input::{Checked, Operation};
+use crate::input::{CheckedGit, Operation};
 use crate::report::GitOutput;
 use crate::revision;
-use crate::runner::{Git, Keep, Ran, exit_failure};
+use crate::runner::{Git, GitRun, Keep, exit_failure};
 use crate::{branch, log, status};
 use toolhost_sdk::head_tail::Kept;
 
@@ -40,7 +40,7 @@ pub fn overrides<G: Git>(git: &mut G) -> Result<Vec<String>, GitFailure> {
 }
 
 /// Runs the call.
-pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, GitFailure> {
+pub fn run<G: Git>(git: &mut G, input: &CheckedGit) -> Result<Done, GitFailure> {
     let overrides = overrides(git)?;
     let start = match &input.revision {
         Some(rev) => Some(revision::resolve(git, &overrides, rev)?),
@@ -57,13 +57,13 @@ pub fn run<G: Git>(git: &mut G, input: &Checked) -> Result<Done, GitFailure> {
 
 /// What every operation needs: the input, the driver overrides and the resolved revision.
 struct Call<'a> {
-    input: &'a Checked,
+    input: &'a CheckedGit,
     overrides: &'a [String],
     start: Option<&'a str>,
 }
 
 impl Call<'_> {
-    fn git<G: Git>(&self, git: &mut G, rest: &[String], keep: Keep) -> Result<Ran, GitFailure> {
+    fn git<G: Git>(&self, git: &mut G, rest: &[String], keep: Keep) -> Result<GitRun, GitFailure> {
         git.run(&argv(self.overrides, rest), keep)
     }
 
@@ -193,7 +193,7 @@ impl Call<'_> {
 }
 
 /// `ran` when git exited 0, else its failure.
-fn ok(ran: Ran, what: &str) -> Result<Ran, GitFailure> {
+fn ok(ran: GitRun, what: &str) -> Result<GitRun, GitFailure> {
     if ran.code == 0 { Ok(ran) } else { Err(exit_failure(what, &ran)) }
 }
 
@@ -201,13 +201,13 @@ fn unreadable(what: &str, why: &str) -> GitFailure {
     GitFailure::new(ErrorKind::Internal, format!("could not read the output of {what}: {why}"))
 }
 
-fn nonempty(ran: &Ran) -> Option<String> {
+fn nonempty(ran: &GitRun) -> Option<String> {
     let stderr = ran.stderr_trimmed();
     (!stderr.is_empty()).then(|| stderr.to_owned())
 }
 
 /// The text with a note when stdout lost bytes the runner could not read back.
-fn with_notes(mut text: String, ran: &Ran) -> String {
+fn with_notes(mut text: String, ran: &GitRun) -> String {
     if ran.stdout_incomplete {
         text.push_str("\n[git's output was larger than the host saves (64 MiB); the rest is missing — narrow with pathspecs]");
     }

@@ -9,7 +9,7 @@ use toolhost_sdk::{READ_CHUNK_BYTES, cancelled, open_file, scan::CANCELLED};
 
 use crate::failure::GitFailure;
 use crate::hardening::{ENV, PROGRAM};
-use crate::runner::{Git, Keep, Ran, Source, source};
+use crate::runner::{CapturedAt, Git, GitRun, Keep, source};
 use toolhost_sdk::head_tail::{HeadTail, Kept};
 
 /// The host's spill file for a long text (shared with the approval-gated workspace tools).
@@ -26,7 +26,7 @@ pub struct HostGit {
 }
 
 impl Git for HostGit {
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure> {
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<GitRun, GitFailure> {
         if cancelled() {
             return Err(GitFailure::new(ErrorKind::Cancelled, CANCELLED));
         }
@@ -67,7 +67,7 @@ impl Git for HostGit {
             }
         }
         let (stdout, incomplete) = read_stdout(&finished.stdout, keep)?;
-        Ok(Ran {
+        Ok(GitRun {
             code: finished.exit_code.unwrap_or(-1),
             stdout,
             stdout_saved: finished.stdout.spill_path.clone(),
@@ -85,10 +85,10 @@ fn read_stdout(captured: &Captured, keep: Keep) -> Result<(Kept, bool), GitFailu
         Keep::HeadTail(n) => n,
     };
     let path = match source(captured.total_bytes, captured.spill_path.as_deref()) {
-        Source::Text => return Ok((Kept::of(captured.text.as_bytes(), limit), false)),
-        Source::Lost if keep == Keep::Whole => return Err(too_large(captured.total_bytes)),
-        Source::Lost => return Ok((Kept::of(captured.text.as_bytes(), limit), true)),
-        Source::File(path) => path,
+        CapturedAt::Text => return Ok((Kept::of(captured.text.as_bytes(), limit), false)),
+        CapturedAt::Lost if keep == Keep::Whole => return Err(too_large(captured.total_bytes)),
+        CapturedAt::Lost => return Ok((Kept::of(captured.text.as_bytes(), limit), true)),
+        CapturedAt::File(path) => path,
     };
     let file = open_file(path).map_err(|e| {
         GitFailure::new(

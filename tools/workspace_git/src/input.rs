@@ -87,7 +87,7 @@ impl Operation {
 
 /// A call's input once checked: everything git will be given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checked {
+pub struct CheckedGit {
     /// The operation.
     pub operation: Operation,
     /// The working directory for git, relative to the workspace (none: the root).
@@ -107,7 +107,7 @@ fn invalid(message: String) -> GitFailure {
 }
 
 /// Checks every field of `input` against what its operation takes.
-pub fn check(input: &GitInput) -> Result<Checked, GitFailure> {
+pub fn check(input: &GitInput) -> Result<CheckedGit, GitFailure> {
     let op = input.operation;
     let takes = |field: &str, ops: &[Operation]| -> Result<(), GitFailure> {
         if ops.contains(&op) {
@@ -133,7 +133,7 @@ pub fn check(input: &GitInput) -> Result<Checked, GitFailure> {
     if input.max_count.is_some() {
         takes("max_count", &[Log])?;
     }
-    Ok(Checked {
+    Ok(CheckedGit {
         operation: op,
         cwd: check_cwd(input.cwd.as_deref())?,
         pathspecs: check_pathspecs(&input.pathspecs)?,

@@ -18,7 +18,7 @@ pub enum Keep {
 
 /// A git run that exited.
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub struct GitRun {
     /// The exit code.
     pub code: i32,
     /// stdout, kept as asked.
@@ -32,7 +32,7 @@ pub struct Ran {
     pub stderr: String,
 }
 
-impl Ran {
+impl GitRun {
     /// stdout as text (lossy UTF-8).
     pub fn text(&self) -> String {
         self.stdout.render(crate::GIT_OUTPUT)
@@ -49,12 +49,12 @@ impl Ran {
 pub trait Git {
     /// Runs `git args…`; `Err` when it did not exit by itself (not started, timed out,
     /// killed, cancelled: a [`GitFailure`] of kind cancelled) or the host refused it.
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure>;
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<GitRun, GitFailure>;
 }
 
 /// The failure for a git run that exited with a non-zero code: not a repository, or a
 /// command failure with git's first error line.
-pub fn exit_failure(what: &str, ran: &Ran) -> GitFailure {
+pub fn exit_failure(what: &str, ran: &GitRun) -> GitFailure {
     let stderr = ran.stderr_trimmed();
     if stderr.contains("not a git repository") {
         return GitFailure::new(
@@ -74,7 +74,7 @@ pub fn exit_failure(what: &str, ran: &Ran) -> GitFailure {
 
 /// Where the whole of a stream `process.run` captured is (toolhost:tool `captured`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source<'a> {
+pub enum CapturedAt<'a> {
     /// In its text: the stream was at most the host's 2 KiB head + 14 KiB tail.
     Text,
     /// In the file the host saved it to (the text is only its head and tail).
@@ -84,12 +84,12 @@ pub enum Source<'a> {
 }
 
 /// Where to read a stream of `total` bytes that the host saved at `spill` (if it did).
-pub fn source(total: u64, spill: Option<&str>) -> Source<'_> {
+pub fn source(total: u64, spill: Option<&str>) -> CapturedAt<'_> {
     use toolhost_sdk::limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES};
     if total <= (BASH_HEAD_BYTES + BASH_TAIL_BYTES) as u64 {
-        return Source::Text;
+        return CapturedAt::Text;
     }
-    spill.map_or(Source::Lost, Source::File)
+    spill.map_or(CapturedAt::Lost, CapturedAt::File)
 }
 
 #[cfg(test)]
@@ -98,15 +98,15 @@ mod tests {
 
     #[test]
     fn a_stream_is_read_from_its_text_only_when_the_text_is_all_of_it() {
-        assert_eq!(source(0, None), Source::Text);
-        assert_eq!(source(16 * 1024, None), Source::Text);
-        assert_eq!(source(16 * 1024 + 1, Some("/s/out.txt")), Source::File("/s/out.txt"));
-        assert_eq!(source(16 * 1024 + 1, None), Source::Lost);
+        assert_eq!(source(0, None), CapturedAt::Text);
+        assert_eq!(source(16 * 1024, None), CapturedAt::Text);
+        assert_eq!(source(16 * 1024 + 1, Some("/s/out.txt")), CapturedAt::File("/s/out.txt"));
+        assert_eq!(source(16 * 1024 + 1, None), CapturedAt::Lost);
     }
 
     #[test]
     fn exit_failures_name_the_repository_problem_or_git_s_error() {
-        let ran = |stderr: &str| Ran {
+        let ran = |stderr: &str| GitRun {
             code: 128,
             stdout: Kept::of(b"", 1),
             stdout_saved: None,

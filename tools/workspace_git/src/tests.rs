@@ -16,7 +16,7 @@ use crate::failure::GitFailure;
 use crate::hardening::{ENV, PROGRAM};
 use crate::input::{GitInput, check};
 use crate::report::Sink;
-use crate::runner::{Git, Keep, Ran};
+use crate::runner::{Git, GitRun, Keep};
 use crate::{finish, flow};
 use toolhost_sdk::head_tail::Kept;
 
@@ -27,7 +27,7 @@ pub struct NativeGit {
 }
 
 impl Git for NativeGit {
-    fn run(&mut self, args: &[String], keep: Keep) -> Result<Ran, GitFailure> {
+    fn run(&mut self, args: &[String], keep: Keep) -> Result<GitRun, GitFailure> {
         self.runs.push(args.to_vec());
         let out = Command::new(PROGRAM)
             .args(args)
@@ -44,7 +44,7 @@ impl Git for NativeGit {
         } else {
             Kept::of(&out.stdout, limit)
         };
-        Ok(Ran {
+        Ok(GitRun {
             code: out.status.code().unwrap_or(-1),
             stdout,
             stdout_saved: None,

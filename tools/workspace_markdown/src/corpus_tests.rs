@@ -16,21 +16,21 @@ use std::time::Instant;
 use toolhost_sdk::error_kinds::ErrorKind;
 
 use crate::document::Document;
-use crate::workspace::{Failure, Kind, Loaded, Workspace, decode};
+use crate::workspace::{Failure, Loaded, PathKind, Workspace, decode};
 use crate::{diagnose, links, outline, suggest};
 
 /// The real filesystem below one directory.
 struct Dir(PathBuf);
 
 impl Workspace for Dir {
-    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
+    fn stat(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
         Ok(std::fs::metadata(self.0.join(path)).ok().map(|m| {
             if m.is_dir() {
-                Kind::Dir
+                PathKind::Dir
             } else if m.is_file() {
-                Kind::File
+                PathKind::File
             } else {
-                Kind::Other
+                PathKind::Other
             }
         }))
     }

@@ -3,7 +3,7 @@
 //! suggestions as `edit` replacements, and a check of its local links.
 //!
 //! A call flows top to bottom: [`analyze`] loads the file through a [`workspace::Workspace`]
-//! (the host's fenced `stat` and `open_file`: [`workspace::Host`]), parses it once
+//! (the host's fenced `stat` and `open_file`: [`workspace::HostWorkspace`]), parses it once
 //! ([`document`], over [`lines`]), and runs the operation — [`outline`] (anchors by [`slug`]),
 //! [`diagnose`], [`suggest`] (unique `oldString`s by [`unique`]) or [`links`] (destinations
 //! by [`target`]). The result is a [`report::Report`], the structured value; [`render`] makes
@@ -32,7 +32,7 @@ use toolhost_sdk::{Output, Risk, Spill, Tool, ToolError, cancelled, output_schem
 
 use document::Document;
 use report::{MAX_ENTRIES, Operation, Report, Severity};
-use suggest::Cancelled;
+use suggest::SuggestCancelled;
 use workspace::Workspace;
 
 /// The message of a cancelled call.
@@ -92,8 +92,8 @@ impl Tool for WorkspaceMarkdown {
     }
 
     fn run(&self, input: MarkdownInput) -> Result<Output, ToolError> {
-        let mut report = analyze(&input, &mut workspace::Host, &cancelled)
-            .map_err(|Cancelled| ToolError::cancelled(CANCELLED))?;
+        let mut report = analyze(&input, &mut workspace::HostWorkspace, &cancelled)
+            .map_err(|SuggestCancelled| ToolError::cancelled(CANCELLED))?;
         let text = render::bound(&render::render(&report), &mut SpillSave);
         report.fit();
         Output::structured(text, &report)
@@ -120,11 +120,11 @@ pub fn analyze(
     input: &MarkdownInput,
     ws: &mut dyn Workspace,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Report, Cancelled> {
+) -> Result<Report, SuggestCancelled> {
     let op = input.operation;
     let loaded = match ws.load(&input.path) {
         Ok(loaded) => loaded,
-        Err(f) if f.kind == ErrorKind::Cancelled => return Err(Cancelled),
+        Err(f) if f.kind == ErrorKind::Cancelled => return Err(SuggestCancelled),
         // The host holds `path` to the workspace; its refusal names the field.
         Err(f) if f.kind == ErrorKind::PathDenied => {
             let message = format!("`path`: {}", f.message);
@@ -133,7 +133,7 @@ pub fn analyze(
         Err(f) => return Ok(Report::failed(op, &input.path, f.kind, f.message)),
     };
     if cancelled() {
-        return Err(Cancelled);
+        return Err(SuggestCancelled);
     }
     let path = loaded.display_path.as_str();
     let doc = Document::parse(&loaded.text);
@@ -168,7 +168,8 @@ pub fn analyze(
             report.suggested_edits = Some(s.edits);
         }
         Operation::LinkCheckLocal => {
-            let mut c = links::check_links(&doc, path, ws, cancelled).map_err(|_| Cancelled)?;
+            let mut c =
+                links::check_links(&doc, path, ws, cancelled).map_err(|_| SuggestCancelled)?;
             let mut parts =
                 vec![plural(c.broken, "broken link"), plural(c.missing_anchors, "missing anchor")];
             if c.unchecked > 0 {

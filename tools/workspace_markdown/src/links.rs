@@ -21,7 +21,7 @@ use crate::outline::anchors;
 use crate::report::{Diagnostic, DiagnosticKind as K, Severity};
 use crate::slug::slug;
 use crate::target::{Target, classify, is_markdown, normalize};
-use crate::workspace::{Failure, Kind, Workspace};
+use crate::workspace::{Failure, PathKind, Workspace};
 
 /// Most other Markdown files read to check the anchors links name in them.
 pub const MAX_OTHER_FILES: usize = 200;
@@ -107,7 +107,7 @@ fn check(
 ) -> Result<LinkCheck, Failure> {
     let own = anchors(doc);
     let me = normalize("", path);
-    let mut stats: HashMap<String, Option<Kind>> = HashMap::new();
+    let mut stats: HashMap<String, Option<PathKind>> = HashMap::new();
     // Other Markdown files, in the order first linked, with the fragments named in each.
     let mut pending: Vec<(String, Vec<Pending>)> = Vec::new();
     let mut pending_at: HashMap<String, usize> = HashMap::new();
@@ -164,7 +164,7 @@ fn check(
                 let message = format!("{what} target {target} does not exist");
                 out.push(line, dest, K::BrokenLink, Severity::Error, message);
             }
-            Some(Kind::File) if !fragment.is_empty() && is_markdown(&target) => {
+            Some(PathKind::File) if !fragment.is_empty() && is_markdown(&target) => {
                 let at = *pending_at.entry(target.clone()).or_insert_with(|| {
                     pending.push((target.clone(), Vec::new()));
                     pending.len() - 1

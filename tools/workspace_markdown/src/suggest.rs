@@ -59,7 +59,7 @@ pub const MAX_MERGED_GROUPS: usize = 4;
 
 /// The call was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cancelled;
+pub struct SuggestCancelled;
 
 /// Line changes of `doc`.
 pub fn fixes(doc: &Document<'_>) -> Fixes {
@@ -149,7 +149,7 @@ pub fn suggest(
     doc: &Document<'_>,
     file_path: &str,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Suggestions, Cancelled> {
+) -> Result<Suggestions, SuggestCancelled> {
     let fixes = fixes(doc);
     let touched: BTreeSet<usize> = fixes.lines.keys().chain(fixes.gaps.keys()).copied().collect();
     let mut groups: Vec<(usize, usize)> = Vec::new();
@@ -167,7 +167,7 @@ pub fn suggest(
     'groups: while k < groups.len() {
         asked += 1;
         if asked % 64 == 1 && cancelled() {
-            return Err(Cancelled);
+            return Err(SuggestCancelled);
         }
         if out.edits.len() == MAX_ENTRIES {
             break;

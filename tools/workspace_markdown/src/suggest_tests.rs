@@ -140,7 +140,7 @@ fn identical_blocks_that_cannot_be_told_apart_are_left_out() {
 #[test]
 fn cancellation_is_noticed() {
     let r = suggest(&Document::parse("a \n"), "doc.md", &|| true);
-    assert_eq!(r.unwrap_err(), Cancelled);
+    assert_eq!(r.unwrap_err(), SuggestCancelled);
 }
 
 /// Documents made of tricky fragments, from a fixed seed: every operation's invariants hold.

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use toolhost_sdk::error_kinds::ErrorKind;
 
-use crate::workspace::{Failure, Kind, Loaded, Workspace, decode, too_large};
+use crate::workspace::{Failure, Loaded, PathKind, Workspace, decode, too_large};
 use toolhost_sdk::limits::MARKDOWN_MAX_FILE_BYTES;
 
 /// Files and directories by path; counts what was read.
@@ -28,14 +28,14 @@ impl Fake {
         }
     }
 
-    fn kind(&self, path: &str) -> Result<Option<Kind>, Failure> {
+    fn kind(&self, path: &str) -> Result<Option<PathKind>, Failure> {
         if self.denied.iter().any(|d| d == path) {
             return Err(Failure::new(ErrorKind::PathDenied, format!("{path} is protected")));
         }
         Ok(if self.files.contains_key(path) {
-            Some(Kind::File)
+            Some(PathKind::File)
         } else if self.dirs.iter().any(|d| d == path) {
-            Some(Kind::Dir)
+            Some(PathKind::Dir)
         } else {
             None
         })
@@ -43,7 +43,7 @@ impl Fake {
 }
 
 impl Workspace for Fake {
-    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
+    fn stat(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
         self.stats += 1;
         self.kind(path)
     }
@@ -56,7 +56,7 @@ impl Workspace for Fake {
         }
         match self.kind(path)? {
             None => Err(Failure::new(ErrorKind::NotFound, format!("{path} does not exist"))),
-            Some(Kind::Dir) => {
+            Some(PathKind::Dir) => {
                 Err(Failure::new(ErrorKind::InvalidInput, format!("{path} is a directory")))
             }
             Some(_) => {

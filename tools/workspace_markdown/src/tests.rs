@@ -199,7 +199,7 @@ const MARKDOWN_MAX: usize = toolhost_sdk::limits::MARKDOWN_MAX_FILE_BYTES as usi
 fn cancellation_is_a_tool_error_not_a_report() {
     assert_eq!(
         analyze(&input("outline", "docs/guide.md"), &mut workspace(), &|| true).unwrap_err(),
-        Cancelled
+        SuggestCancelled
     );
 }
 

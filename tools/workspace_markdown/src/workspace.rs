@@ -1,5 +1,5 @@
 //! What the tool reads, behind one small trait ([`Workspace`]) so every operation also runs
-//! natively in tests: [`Host`] reads through the SDK's fenced `stat` and `open_file`, and
+//! natively in tests: [`HostWorkspace`] reads through the SDK's fenced `stat` and `open_file`, and
 //! turns each refusal into a [`Failure`] with its `LOCAL_EXECUTOR_*` kind.
 
 pub use toolhost_sdk::Failure;
@@ -9,7 +9,7 @@ use toolhost_sdk::{EntryKind, READ_CHUNK_BYTES, ToolError, open_file, stat};
 
 /// What is at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum PathKind {
     /// A regular file.
     File,
     /// A directory.
@@ -30,7 +30,7 @@ pub struct Loaded {
 /// The reads an operation makes.
 pub trait Workspace {
     /// What is at `path`, or none when nothing is.
-    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure>;
+    fn stat(&mut self, path: &str) -> Result<Option<PathKind>, Failure>;
     /// The text of the file at `path`: UTF-8, at most `MARKDOWN_MAX_FILE_BYTES`.
     fn load(&mut self, path: &str) -> Result<Loaded, Failure>;
 }
@@ -66,15 +66,15 @@ pub fn from_tool_error(e: ToolError) -> Failure {
 
 /// The workspace of this call, through the host.
 #[derive(Debug, Default)]
-pub struct Host;
+pub struct HostWorkspace;
 
-impl Workspace for Host {
-    fn stat(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
+impl Workspace for HostWorkspace {
+    fn stat(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
         let found = stat(path).map_err(from_tool_error)?;
         Ok(found.map(|s| match s.kind {
-            EntryKind::File => Kind::File,
-            EntryKind::Directory => Kind::Dir,
-            EntryKind::Symlink | EntryKind::Other => Kind::Other,
+            EntryKind::File => PathKind::File,
+            EntryKind::Directory => PathKind::Dir,
+            EntryKind::Symlink | EntryKind::Other => PathKind::Other,
         }))
     }
 

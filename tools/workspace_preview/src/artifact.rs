@@ -9,9 +9,9 @@ use toolhost_sdk::READ_CHUNK_BYTES;
 use toolhost_sdk::limits::PREVIEW_MAX_SOURCE_BYTES;
 
 use crate::clock::rfc3339;
-use crate::failure::{Stop, from_host};
+use crate::failure::{Halt, from_host};
 use crate::sniff::{language, sniff};
-use crate::source::{Host, Reader, cancelled_error, stat_file};
+use crate::source::{HostSource, Reader, cancelled_error, stat_file};
 
 /// Bytes read to recognise a file's format.
 pub const HEAD_BYTES: usize = 64 * 1024;
@@ -94,12 +94,12 @@ impl TextStats {
     }
 }
 
-fn read_upto<R: Reader, H: Host>(
+fn read_upto<R: Reader, H: HostSource>(
     host: &H,
     file: &mut R,
     into: &mut Vec<u8>,
     want: usize,
-) -> Result<bool, Stop> {
+) -> Result<bool, Halt> {
     while into.len() < want {
         if host.cancelled() {
             return Err(cancelled_error());
@@ -115,7 +115,7 @@ fn read_upto<R: Reader, H: Host>(
 }
 
 /// The metadata of the file at `path`.
-pub fn summarize<H: Host>(host: &H, path: &str) -> Result<Artifact, Stop> {
+pub fn summarize<H: HostSource>(host: &H, path: &str) -> Result<Artifact, Halt> {
     let stat = stat_file(host, path)?;
     let mut file = host.open(path).map_err(from_host)?;
     let shown = file.display_path();

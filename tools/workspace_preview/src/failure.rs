@@ -7,25 +7,25 @@ use toolhost_sdk::{ErrorCode, ToolError};
 /// What stopped a call: a failure to report as a value, or an error that ends the call as
 /// the host's own (cancellation).
 #[derive(Debug)]
-pub enum Stop {
+pub enum Halt {
     /// Reported as `success: false`.
     Failed(Failure),
     /// Ends the call with this error (the SDK's cancelled error).
     Error(ToolError),
 }
 
-impl From<Failure> for Stop {
+impl From<Failure> for Halt {
     fn from(f: Failure) -> Self {
-        Stop::Failed(f)
+        Halt::Failed(f)
     }
 }
 
 /// The failure for an error a `workspace` handle (`stat`, `open-file`, `file.read`) returned:
 /// its kind ([`ToolError::error_kind`]), except cancellation, which stays the host's error.
-pub fn from_host(error: ToolError) -> Stop {
+pub fn from_host(error: ToolError) -> Halt {
     match error.code {
-        ErrorCode::Cancelled => Stop::Error(error),
-        _ => Stop::Failed(Failure::from_tool_error(&error)),
+        ErrorCode::Cancelled => Halt::Error(error),
+        _ => Halt::Failed(Failure::from_tool_error(&error)),
     }
 }
 
@@ -37,8 +37,8 @@ mod tests {
     #[test]
     fn host_errors_map_to_kinds() {
         let kind = |code| match from_host(ToolError::new(code, "m")) {
-            Stop::Failed(f) => Some(f.kind),
-            Stop::Error(_) => None,
+            Halt::Failed(f) => Some(f.kind),
+            Halt::Error(_) => None,
         };
         assert_eq!(kind(ErrorCode::PermissionDenied), Some(ErrorKind::PathDenied));
         assert_eq!(kind(ErrorCode::InvalidArguments), Some(ErrorKind::InvalidInput));

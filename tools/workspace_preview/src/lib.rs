@@ -4,7 +4,7 @@
 //! `open-file` and writes nothing.
 //!
 //! A call flows top to bottom through [`preview`]: the [`PreviewInput`] is checked
-//! ([`check`]); the source is taken from a file or inline ([`source`], behind the [`Host`]
+//! ([`check`]); the source is taken from a file or inline ([`source`], behind the [`HostSource`]
 //! trait so everything runs natively in tests); the operation renders it —
 //! [`markdown`] (pulldown-cmark, a cost check of its HTML in [`nesting`], then [`sanitize`]), [`outline`] (html5ever's tokenizer) or
 //! [`artifact`] (`stat`, [`sniff`], [`clock`]); [`truncate`] keeps the preview within
@@ -31,9 +31,9 @@ use toolhost_sdk::limits::PREVIEW_MAX_BYTES;
 use toolhost_sdk::{Output, Risk, Spill, Tool, ToolError, output_schema};
 
 pub use failure::Failure;
-use failure::Stop;
+use failure::Halt;
 pub use report::Preview;
-pub use source::Host;
+pub use source::HostSource;
 use source::{SdkHost, cancelled_error};
 
 /// Largest structured value, as JSON text (the host withholds a larger one): a preview whose
@@ -92,7 +92,7 @@ impl Operation {
 
 /// The input, checked: the source to read and the preview's byte bound.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checked {
+pub struct CheckedPreview {
     /// The file, when given.
     pub path: Option<String>,
     /// Inline content, when no path is given.
@@ -102,7 +102,7 @@ pub struct Checked {
 }
 
 /// The input's fields checked together; a refusal is `LOCAL_EXECUTOR_INVALID_INPUT`.
-pub fn check(input: &PreviewInput) -> Result<Checked, Failure> {
+pub fn check(input: &PreviewInput) -> Result<CheckedPreview, Failure> {
     let invalid = |m: String| Failure::new(ErrorKind::InvalidInput, m);
     let max_bytes = match input.max_bytes {
         None => PREVIEW_MAX_BYTES,
@@ -126,7 +126,7 @@ pub fn check(input: &PreviewInput) -> Result<Checked, Failure> {
         )));
     }
     let content = if input.path.is_some() { None } else { input.content.clone() };
-    Ok(Checked { path: input.path.clone(), content, max_bytes })
+    Ok(CheckedPreview { path: input.path.clone(), content, max_bytes })
 }
 
 /// A successful preview's parts, before the byte bound.
@@ -138,7 +138,11 @@ struct Rendered {
     path: Option<String>,
 }
 
-fn render<H: Host>(host: &H, op: Operation, checked: &Checked) -> Result<Rendered, Stop> {
+fn render<H: HostSource>(
+    host: &H,
+    op: Operation,
+    checked: &CheckedPreview,
+) -> Result<Rendered, Halt> {
     if op == Operation::ArtifactSummary {
         let path = checked.path.as_deref().unwrap_or_default();
         let a = artifact::summarize(host, path)?;
@@ -194,7 +198,7 @@ fn bound(format: &str, preview: &str, max: usize) -> Option<String> {
 }
 
 /// Run one call against `host`: the structured result, or the error that ends the call.
-pub fn preview<H: Host>(host: &H, input: &PreviewInput) -> Result<Preview, ToolError> {
+pub fn preview<H: HostSource>(host: &H, input: &PreviewInput) -> Result<Preview, ToolError> {
     let op = input.operation.name();
     let checked = match check(input) {
         Ok(c) => c,
@@ -203,12 +207,12 @@ pub fn preview<H: Host>(host: &H, input: &PreviewInput) -> Result<Preview, ToolE
     let r = match render(host, input.operation, &checked) {
         Ok(r) => r,
         // The only path the tool hands the host is `path`: a refusal names the field.
-        Err(Stop::Failed(f)) if f.kind == ErrorKind::PathDenied => {
+        Err(Halt::Failed(f)) if f.kind == ErrorKind::PathDenied => {
             let named = Failure::new(f.kind, format!("`path`: {}", f.message));
             return Ok(Preview::failed(op, &named));
         }
-        Err(Stop::Failed(f)) => return Ok(Preview::failed(op, &f)),
-        Err(Stop::Error(e)) => return Err(e),
+        Err(Halt::Failed(f)) => return Ok(Preview::failed(op, &f)),
+        Err(Halt::Error(e)) => return Err(e),
     };
     let mut max = checked.max_bytes;
     loop {

@@ -4,7 +4,7 @@
 
 /// A recognised binary format.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kind {
+pub struct BinaryFormat {
     /// Short name, e.g. `png`.
     pub name: &'static str,
     /// What it is, e.g. `PNG image`.
@@ -17,8 +17,8 @@ pub struct Kind {
     pub dimensions: Option<(u32, u32)>,
 }
 
-fn kind(name: &'static str, description: &'static str, mime: &'static str) -> Kind {
-    Kind { name, description, mime, detail: None, dimensions: None }
+fn kind(name: &'static str, description: &'static str, mime: &'static str) -> BinaryFormat {
+    BinaryFormat { name, description, mime, detail: None, dimensions: None }
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u32> {
@@ -36,7 +36,7 @@ fn le24(b: &[u8], at: usize) -> Option<u32> {
 }
 
 /// The format `head` (a file's first bytes) starts with, if it is one of the known ones.
-pub fn sniff(head: &[u8]) -> Option<Kind> {
+pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
     let starts = |m: &[u8]| head.starts_with(m);
     let at = |offset: usize, m: &[u8]| head.get(offset..offset + m.len()) == Some(m);
     let k = if starts(b"\x89PNG\r\n\x1a\n") {

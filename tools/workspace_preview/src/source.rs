@@ -1,4 +1,4 @@
-//! Where a preview's source comes from: the [`Host`] trait (the SDK's fenced `stat` and
+//! Where a preview's source comes from: the [`HostSource`] trait (the SDK's fenced `stat` and
 //! `open-file`, and cancellation) so the tool's logic runs natively in tests, and
 //! [`load_text`], which reads a Markdown or HTML source from a file or takes it inline.
 
@@ -6,7 +6,7 @@ use toolhost_sdk::error_kinds::ErrorKind;
 use toolhost_sdk::limits::PREVIEW_MAX_SOURCE_BYTES;
 use toolhost_sdk::{EntryKind, PathStat, READ_CHUNK_BYTES, ToolError};
 
-use crate::failure::{Failure, Stop, from_host};
+use crate::failure::{Failure, Halt, from_host};
 
 /// A file opened for reading.
 pub trait Reader {
@@ -17,8 +17,8 @@ pub trait Reader {
 }
 
 /// What the tool asks of the host.
-pub trait Host {
-    /// The reader [`Host::open`] returns.
+pub trait HostSource {
+    /// The reader [`HostSource::open`] returns.
     type File: Reader;
     /// What is at `path`, or none when nothing is there (fenced by the host).
     fn stat(&self, path: &str) -> Result<Option<PathStat>, ToolError>;
@@ -28,7 +28,7 @@ pub trait Host {
     fn cancelled(&self) -> bool;
 }
 
-/// The [`Host`] of a real call: the SDK's imported handles.
+/// The [`HostSource`] of a real call: the SDK's imported handles.
 pub struct SdkHost;
 
 impl Reader for toolhost_sdk::File {
@@ -40,7 +40,7 @@ impl Reader for toolhost_sdk::File {
     }
 }
 
-impl Host for SdkHost {
+impl HostSource for SdkHost {
     type File = toolhost_sdk::File;
     fn stat(&self, path: &str) -> Result<Option<PathStat>, ToolError> {
         toolhost_sdk::stat(path)
@@ -54,13 +54,13 @@ impl Host for SdkHost {
 }
 
 /// The error a cancelled call ends with.
-pub fn cancelled_error() -> Stop {
-    Stop::Error(ToolError::cancelled(toolhost_sdk::scan::CANCELLED))
+pub fn cancelled_error() -> Halt {
+    Halt::Error(ToolError::cancelled(toolhost_sdk::scan::CANCELLED))
 }
 
 /// A source to render.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
+pub struct PreviewSource {
     /// Its text.
     pub text: String,
     /// Its size in bytes (as read, or of the inline content).
@@ -70,7 +70,7 @@ pub struct Source {
 }
 
 /// `path`'s stat, refusing what is not a regular file.
-pub fn stat_file<H: Host>(host: &H, path: &str) -> Result<PathStat, Stop> {
+pub fn stat_file<H: HostSource>(host: &H, path: &str) -> Result<PathStat, Halt> {
     match host.stat(path).map_err(from_host)? {
         None => Err(Failure::new(ErrorKind::NotFound, format!("no file at {path}")).into()),
         Some(s) if s.kind == EntryKind::Directory => Err(Failure::new(
@@ -87,7 +87,7 @@ pub fn stat_file<H: Host>(host: &H, path: &str) -> Result<PathStat, Stop> {
     }
 }
 
-fn too_large(what: &str, bytes: u64) -> Stop {
+fn too_large(what: &str, bytes: u64) -> Halt {
     Failure::new(
         ErrorKind::UnsupportedContent,
         format!(
@@ -100,18 +100,18 @@ fn too_large(what: &str, bytes: u64) -> Stop {
 
 /// The source of a `markdown` or `html` preview: the file at `path` when given (read whole,
 /// at most [`PREVIEW_MAX_SOURCE_BYTES`], UTF-8 without NUL bytes), else `content`.
-pub fn load_text<H: Host>(
+pub fn load_text<H: HostSource>(
     host: &H,
     path: Option<&str>,
     content: Option<&str>,
     format: &str,
-) -> Result<Source, Stop> {
+) -> Result<PreviewSource, Halt> {
     let Some(path) = path else {
         let text = content.unwrap_or_default();
         if text.len() > PREVIEW_MAX_SOURCE_BYTES {
             return Err(too_large("content", text.len() as u64));
         }
-        return Ok(Source { text: text.to_owned(), bytes: text.len() as u64, path: None });
+        return Ok(PreviewSource { text: text.to_owned(), bytes: text.len() as u64, path: None });
     };
     let stat = stat_file(host, path)?;
     if stat.size > PREVIEW_MAX_SOURCE_BYTES as u64 {
@@ -135,13 +135,13 @@ pub fn load_text<H: Host>(
     }
     let size = bytes.len() as u64;
     let text = decode(bytes, &shown, format)?;
-    Ok(Source { text, bytes: size, path: Some(shown) })
+    Ok(PreviewSource { text, bytes: size, path: Some(shown) })
 }
 
 /// `bytes` as text, or why they are not: a NUL byte (binary) or invalid UTF-8. A leading
 /// byte-order mark is dropped.
-pub fn decode(bytes: Vec<u8>, shown: &str, format: &str) -> Result<String, Stop> {
-    let unsupported = |why: String| -> Stop {
+pub fn decode(bytes: Vec<u8>, shown: &str, format: &str) -> Result<String, Halt> {
+    let unsupported = |why: String| -> Halt {
         Failure::new(
             ErrorKind::UnsupportedContent,
             format!("{shown} {why}; the {format} preview needs UTF-8 text (try artifact_summary)"),
@@ -167,7 +167,7 @@ pub fn decode(bytes: Vec<u8>, shown: &str, format: &str) -> Result<String, Stop>
 
 #[cfg(test)]
 pub mod fake {
-    //! An in-memory [`Host`] for tests.
+    //! An in-memory [`HostSource`] for tests.
 
     use super::*;
     use std::cell::Cell;
@@ -213,7 +213,7 @@ pub mod fake {
         }
     }
 
-    impl Host for FakeHost {
+    impl HostSource for FakeHost {
         type File = FakeFile;
         fn stat(&self, path: &str) -> Result<Option<PathStat>, ToolError> {
             if self.denied.iter().any(|d| d == path) {
@@ -255,9 +255,9 @@ mod tests {
     use super::fake::FakeHost;
     use super::*;
 
-    fn failure(r: Result<Source, Stop>) -> Failure {
+    fn failure(r: Result<PreviewSource, Halt>) -> Failure {
         match r {
-            Err(Stop::Failed(f)) => f,
+            Err(Halt::Failed(f)) => f,
             other => panic!("expected a failure, got {other:?}"),
         }
     }
@@ -316,7 +316,7 @@ mod tests {
         let host = FakeHost::with("a.md", b"x");
         host.cancel.set(true);
         match load_text(&host, Some("a.md"), None, "markdown") {
-            Err(Stop::Error(e)) => assert_eq!(e.code, toolhost_sdk::ErrorCode::Cancelled),
+            Err(Halt::Error(e)) => assert_eq!(e.code, toolhost_sdk::ErrorCode::Cancelled),
             other => panic!("{other:?}"),
         }
     }

@@ -9,7 +9,7 @@ use toolhost_sdk::process::Termination;
 use toolhost_workspace_run::display::{command_display, how_it_ended, streams, termination};
 use toolhost_workspace_run::{Ran, RunSpec};
 
-use crate::detect::{Detected, Found, Project};
+use crate::detect::{Detected, DirFindings, Project};
 use crate::failure::Failure;
 use crate::input::Operation;
 use crate::parse::{FailureHint, Parsed};
@@ -137,7 +137,7 @@ fn describe(project: &Project) -> String {
 }
 
 /// The value and text of a detection.
-pub fn detected(found: Found) -> (TestsOutput, String) {
+pub fn detected(found: DirFindings) -> (TestsOutput, String) {
     let Some(detected) = found.detected else {
         let mut summary = format!(
             "no Cargo, Node, pytest or Go project found in {} (no Cargo.toml, package.json, go.mod, pytest configuration or test files)",
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn nothing_detected_is_a_success_with_a_null_project() {
-        let found = Found {
+        let found = DirFindings {
             dir: ".".into(),
             detected: None,
             subprojects: vec![("web".into(), "package.json".into())],

@@ -43,7 +43,7 @@ const WALK_TAKE: usize = 32;
 pub const WALK_QUEUE_CHUNKS: usize = 16;
 
 /// A file the walk found, not yet read.
-pub struct Found {
+pub(super) struct Found {
     path: PathBuf,
     /// The path as results show it (relative to the workspace when inside it).
     display: String,
@@ -52,7 +52,7 @@ pub struct Found {
 }
 
 /// A walk's queue of found files.
-pub struct WalkQueue {
+pub(super) struct WalkQueue {
     chunks: tokio::sync::mpsc::Receiver<Vec<Found>>,
     /// The files of the chunk being taken from, last first.
     current: Vec<Found>,

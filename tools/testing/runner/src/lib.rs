@@ -33,7 +33,8 @@ pub struct RunnerInput {
 /// One captured stream in the structured result.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Stream {
+#[schemars(rename = "Stream")]
+pub struct RunnerStream {
     /// The stream, or its head and tail when long.
     pub text: String,
     /// Bytes the program wrote to it.
@@ -45,7 +46,8 @@ pub struct Stream {
 /// The structured result.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Ran {
+#[schemars(rename = "Ran")]
+pub struct RunnerOutput {
     /// How it ended: exited, timed-out, cancelled, signalled or spawn-failed.
     pub termination: String,
     /// Its exit code, when it exited.
@@ -53,15 +55,15 @@ pub struct Ran {
     /// The signal that ended it, when one did.
     pub signal: Option<i32>,
     /// Its standard output.
-    pub stdout: Stream,
+    pub stdout: RunnerStream,
     /// Its standard error.
-    pub stderr: Stream,
+    pub stderr: RunnerStream,
     /// Wall time of the run in milliseconds.
     pub duration_ms: u64,
 }
 
-fn stream(c: Captured) -> Stream {
-    Stream { text: c.text, total_bytes: c.total_bytes, spill_path: c.spill_path }
+fn stream(c: Captured) -> RunnerStream {
+    RunnerStream { text: c.text, total_bytes: c.total_bytes, spill_path: c.spill_path }
 }
 
 fn termination(t: Termination) -> &'static str {
@@ -76,9 +78,9 @@ fn termination(t: Termination) -> &'static str {
 
 /// The runner test tool.
 #[derive(Default)]
-pub struct Runner;
+pub struct RunnerTool;
 
-impl Tool for Runner {
+impl Tool for RunnerTool {
     type Input = RunnerInput;
 
     fn id(&self) -> &'static str {
@@ -100,7 +102,7 @@ impl Tool for Runner {
     }
 
     fn output_schema(&self) -> Option<serde_json::Value> {
-        Some(output_schema::<Ran>())
+        Some(output_schema::<RunnerOutput>())
     }
 
     fn execute(&self, input: RunnerInput) -> Result<String, ToolError> {
@@ -125,7 +127,7 @@ impl Tool for Runner {
             env,
             timeout_ms: input.timeout_ms,
         })?;
-        let ran = Ran {
+        let ran = RunnerOutput {
             termination: termination(finished.termination).to_owned(),
             exit_code: finished.exit_code,
             signal: finished.signal,
@@ -154,4 +156,4 @@ impl Tool for Runner {
     }
 }
 
-toolhost_sdk::export_tool!(Runner);
+toolhost_sdk::export_tool!(RunnerTool);

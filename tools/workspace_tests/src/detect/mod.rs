@@ -4,7 +4,7 @@
 //! ([`rust`]: Cargo, [`node`]: npm, pnpm or yarn with jest or vitest, [`python`]: pytest,
 //! [`go`]), which answers a [`Project`] with its evidence when it finds one. The best match
 //! (highest [`Confidence`], then in that module order) is the result; the others are its
-//! `candidates`. A directory with none names the subdirectories that have one ([`Found`]).
+//! `candidates`. A directory with none names the subdirectories that have one ([`DirFindings`]).
 
 pub mod go;
 pub mod node;
@@ -25,7 +25,7 @@ pub const MAX_SUBDIRS: usize = 50;
 
 /// What is at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum PathKind {
     /// A regular file.
     File,
     /// A directory.
@@ -37,9 +37,9 @@ pub enum Kind {
 /// Read-only access to the workspace, paths relative to its root.
 pub trait Tree {
     /// What is at `path`, or none.
-    fn kind(&mut self, path: &str) -> Result<Option<Kind>, Failure>;
+    fn kind(&mut self, path: &str) -> Result<Option<PathKind>, Failure>;
     /// The entries of the directory `path`, names and kinds.
-    fn list(&mut self, path: &str) -> Result<Vec<(String, Kind)>, Failure>;
+    fn list(&mut self, path: &str) -> Result<Vec<(String, PathKind)>, Failure>;
     /// The first [`MAX_READ_BYTES`] of the file `path`.
     fn read(&mut self, path: &str) -> Result<Vec<u8>, Failure>;
 }
@@ -117,7 +117,7 @@ pub struct Detected {
 
 /// What `detect` found in a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub struct DirFindings {
     /// The directory looked at, relative to the workspace (`.` for the root).
     pub dir: String,
     /// The best match and the other candidates, or none.
@@ -131,7 +131,7 @@ pub struct Dir<'a> {
     tree: &'a mut dyn Tree,
     /// The directory, relative to the workspace (none: the root).
     pub path: Option<String>,
-    entries: Vec<(String, Kind)>,
+    entries: Vec<(String, PathKind)>,
 }
 
 impl Dir<'_> {
@@ -145,12 +145,12 @@ impl Dir<'_> {
 
     /// Whether the directory has a file `name`.
     pub fn has_file(&self, name: &str) -> bool {
-        self.entries.iter().any(|(n, k)| n == name && *k == Kind::File)
+        self.entries.iter().any(|(n, k)| n == name && *k == PathKind::File)
     }
 
     /// Whether the directory has a subdirectory `name`.
     pub fn has_dir(&self, name: &str) -> bool {
-        self.entries.iter().any(|(n, k)| n == name && *k == Kind::Dir)
+        self.entries.iter().any(|(n, k)| n == name && *k == PathKind::Dir)
     }
 
     /// The names of the files whose name satisfies `keep`, sorted.
@@ -158,7 +158,7 @@ impl Dir<'_> {
         let mut names: Vec<String> = self
             .entries
             .iter()
-            .filter(|(n, k)| *k == Kind::File && keep(n))
+            .filter(|(n, k)| *k == PathKind::File && keep(n))
             .map(|(n, _)| n.clone())
             .collect();
         names.sort();
@@ -182,7 +182,7 @@ impl Dir<'_> {
             .list(&path)
             .unwrap_or_default()
             .into_iter()
-            .filter(|(_, k)| *k == Kind::File)
+            .filter(|(_, k)| *k == PathKind::File)
             .map(|(n, _)| n)
             .collect();
         names.sort();
@@ -214,14 +214,14 @@ fn skipped_subdir(name: &str) -> bool {
 
 /// Detects the project in `cwd` (none is the root). The host holds every path to the
 /// workspace; its refusal of `cwd` names the field.
-pub fn detect(tree: &mut dyn Tree, cwd: Option<&str>) -> Result<Found, Failure> {
+pub fn detect(tree: &mut dyn Tree, cwd: Option<&str>) -> Result<DirFindings, Failure> {
     let shown = cwd.unwrap_or(".").to_owned();
     let found = tree.kind(cwd.unwrap_or(".")).map_err(|f| match f.kind {
         ErrorKind::PathDenied => Failure::new(f.kind, format!("`cwd`: {}", f.message)),
         _ => f,
     })?;
     match found {
-        Some(Kind::Dir) => {}
+        Some(PathKind::Dir) => {}
         None => {
             return Err(Failure::new(
                 ErrorKind::NotFound,
@@ -245,10 +245,10 @@ pub fn detect(tree: &mut dyn Tree, cwd: Option<&str>) -> Result<Found, Failure> 
     found.sort_by_key(|p| std::cmp::Reverse(p.confidence));
     if found.is_empty() {
         let subprojects = subprojects(&mut dir);
-        return Ok(Found { dir: shown, detected: None, subprojects });
+        return Ok(DirFindings { dir: shown, detected: None, subprojects });
     }
     let project = found.remove(0);
-    Ok(Found {
+    Ok(DirFindings {
         dir: shown,
         detected: Some(Detected { project, candidates: found }),
         subprojects: vec![],
@@ -261,7 +261,7 @@ fn subprojects(dir: &mut Dir) -> Vec<(String, String)> {
     let mut names: Vec<String> = dir
         .entries
         .iter()
-        .filter(|(n, k)| *k == Kind::Dir && !skipped_subdir(n))
+        .filter(|(n, k)| *k == PathKind::Dir && !skipped_subdir(n))
         .map(|(n, _)| n.clone())
         .collect();
     names.sort();
@@ -294,13 +294,13 @@ pub(crate) mod native {
         }
     }
 
-    fn kind_of(meta: &std::fs::Metadata) -> Kind {
+    fn kind_of(meta: &std::fs::Metadata) -> PathKind {
         if meta.is_dir() {
-            Kind::Dir
+            PathKind::Dir
         } else if meta.is_file() {
-            Kind::File
+            PathKind::File
         } else {
-            Kind::Other
+            PathKind::Other
         }
     }
 
@@ -309,7 +309,7 @@ pub(crate) mod native {
     }
 
     impl Tree for NativeTree {
-        fn kind(&mut self, path: &str) -> Result<Option<Kind>, Failure> {
+        fn kind(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
             match std::fs::metadata(self.path(path)) {
                 Ok(meta) => Ok(Some(kind_of(&meta))),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -317,7 +317,7 @@ pub(crate) mod native {
             }
         }
 
-        fn list(&mut self, path: &str) -> Result<Vec<(String, Kind)>, Failure> {
+        fn list(&mut self, path: &str) -> Result<Vec<(String, PathKind)>, Failure> {
             let mut out = Vec::new();
             for entry in std::fs::read_dir(self.path(path)).map_err(io)? {
                 let entry = entry.map_err(io)?;
@@ -355,7 +355,7 @@ pub(crate) mod native {
     }
 
     /// What `detect` finds in `files` at `cwd`.
-    pub fn found(files: &[(&str, &str)], cwd: Option<&str>) -> Found {
+    pub fn found(files: &[(&str, &str)], cwd: Option<&str>) -> DirFindings {
         let (_dir, mut tree) = workspace(files);
         detect(&mut tree, cwd).unwrap()
     }
