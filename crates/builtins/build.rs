@@ -65,7 +65,8 @@ fn build_components(out_dir: &Path) -> Vec<(&'static str, PathBuf)> {
         std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
     );
     let root = manifest_dir.join("../..");
-    for dir in ["tools", "wit"] {
+    // The guest crates and every crate of the repository they depend on.
+    for dir in ["tools", "wit", "limits", "error-kinds", "run-spec"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
     let target_dir = out_dir.join("wasm-target");

@@ -115,7 +115,7 @@ async fn an_unapproved_escalation_is_denied_and_does_not_run() {
 #[tokio::test]
 async fn an_approved_escalation_never_unlocks_hard_protected_paths() {
     let fx = Fixture::new();
-    let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowEscalations));
+    let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowApprovals));
     let ts = finalize(&registry_with_test_tools().await, &ToolsetConfig::new(["bash"]), session)
         .unwrap();
     let spill = fx.data.path().join("spill");

@@ -10,7 +10,7 @@ use toolhost_tests::*;
 #[tokio::test]
 async fn a_write_grant_lets_write_reach_outside_but_never_the_data_dir() {
     let fx = Fixture::new();
-    let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowEscalations));
+    let session = fx.session().with_approver(Arc::new(toolhost::approval::AllowApprovals));
     let ts = finalize(
         &registry_with_test_tools().await,
         &ToolsetConfig::new(["write", "edit"]),
@@ -410,4 +410,108 @@ fn a_flood_of_answered_approval_rounds_locks_no_later_approval_out() {
     promise(std::fs::read_to_string(&marker).ok().as_deref() == Some("approved\n"), || {
         "the approved call ran other than once".into()
     });
+}
+
+/// `toolhost call` on a pseudo-terminal (through `script`) whose question nobody answers,
+/// stdin kept open: how it ended and whether it exited within `limit`.
+fn unanswered_on_a_terminal(
+    a: &toolhost_tests::attack::Attack,
+    global: &str,
+    tool: &str,
+    arguments: &serde_json::Value,
+    limit: std::time::Duration,
+) -> (String, bool) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let inner = format!(
+        "{} --workspace {} --data-dir {} {global} call {tool} '{}'",
+        toolhost_bin().display(),
+        a.ws.display(),
+        a.data.display(),
+        arguments.to_string().replace('\'', r"'\''")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .env("HOME", &a.home)
+        .process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("script starts");
+    // Held open and never written: nobody answers, and no end of input says no.
+    let _stdin = child.stdin.take();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let until = std::time::Instant::now() + limit;
+    let exited = loop {
+        if child.try_wait().ok().flatten().is_some() {
+            break true;
+        }
+        if std::time::Instant::now() > until {
+            // SAFETY: killing the process group this test started (`process_group(0)`).
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    (reader.join().unwrap_or_default().replace("\r\n", "\n"), exited)
+}
+
+/// Attack: on a terminal, an escalation (or a run) nobody answered ended its call at the
+/// longest wait for an answer (`timeout`, nothing ran) — and then `toolhost call` never
+/// exited: the read of the answer went on after its wait had ended, holding the process
+/// until someone typed a line. The question's read now stops with its wait, by the one rule
+/// for every channel: the call ends as `timeout`, nothing runs, and the command exits.
+#[test]
+fn an_unanswered_question_on_the_terminal_ends_with_its_call_and_the_command_exits() {
+    use std::time::Duration;
+    use toolhost_tests::attack::{Attack, promise};
+    let a = Attack::new();
+    if !a.sandbox_or_skip("an_unanswered_question_on_the_terminal_ends_with_its_call") {
+        return;
+    }
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` for a pseudo-terminal");
+        return;
+    }
+    let outside = a.outside_dir("granted");
+    let marker = outside.join("ran.txt");
+    let escalation = json!({
+        "command": format!("echo ran >> {}", marker.display()),
+        "sandboxPermissions": {"paths": [{"path": outside, "access": "write", "scope": "subtree"}]},
+        "justification": "the test writes one file outside the workspace",
+    });
+    let run = json!({"command": "touch", "args": ["ran.txt"], "purpose": "mark it"});
+    // The call has no deadline of its own: it waits the longest an answer is waited for.
+    let limit = Duration::from_millis(toolhost_limits::APPROVAL_MAX_WAIT_MS + 60_000);
+    let (asked, ran) = std::thread::scope(|scope| {
+        let asked = scope.spawn(|| unanswered_on_a_terminal(&a, "", "bash", &escalation, limit));
+        let ran = scope.spawn(|| {
+            let tools = "--tools workspace_shell";
+            unanswered_on_a_terminal(&a, tools, "workspace_shell", &run, limit)
+        });
+        (asked.join().unwrap(), ran.join().unwrap())
+    });
+    for ((shown, exited), what, file) in
+        [(asked, "an escalation", &marker), (ran, "a run", &a.ws.join("ran.txt"))]
+    {
+        assert!(shown.contains("[y/N]"), "{what}: not asked on the terminal: {shown:?}");
+        promise(shown.contains("reached its deadline while it waited for approval"), || {
+            format!("{what}: the unanswered call did not end at its deadline: {shown:?}")
+        });
+        promise(exited, || {
+            format!(
+                "{what}: `toolhost call` was still running {} s after its question was asked, \
+                 long after its call ended: {shown:?}",
+                limit.as_secs()
+            )
+        });
+        assert!(!file.exists(), "{what}: {} exists, so it ran", file.display());
+    }
 }

@@ -369,7 +369,7 @@ impl Setup {
         );
         session = session.with_reads_note(self.policy.reads_note());
         if cli.allow_escalation {
-            session = session.with_approver(Arc::new(toolhost::approval::AllowEscalations));
+            session = session.with_approver(Arc::new(toolhost::approval::AllowApprovals));
         } else if let Some(approver) = approver {
             session = session.with_approver(approver);
         }

@@ -108,7 +108,7 @@ impl ToolSessionContext {
             scan_timeout: None,
             sandbox,
             process_backend: Arc::new(toolhost_sandbox::process::TokioProcessBackend::new()),
-            approver: Arc::new(crate::approval::DenyEscalations),
+            approver: Arc::new(crate::approval::DenyApprovals),
             write_locks: WriteLocks::default(),
             run_cache: crate::approval::RunCache::default(),
             reads_note: None,

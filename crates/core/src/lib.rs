@@ -5,8 +5,10 @@
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`];
 //! [`finalize`] binds them to a [`ToolSessionContext`] as a [`FinalizedToolset`]; each
 //! [`FinalizedToolset::call`] gets a fresh [`ToolCallContext`] (id, cancellation, deadline,
-//! this call's `toolhost_sandbox::policy::SandboxPolicy`), runs the tool and returns one [`ToolResult`], cut to the
-//! result bound with the rest in a spill file.
+//! this call's `toolhost_sandbox::policy::SandboxPolicy`), passes the approval stage
+//! ([`approval::decide`]: what the call asks — an escalation, or the one run its tool will
+//! make — asked of the session's approver and awaited by one rule), runs the tool and returns
+//! one [`ToolResult`], cut to the result bound with the rest in a spill file.
 //!
 //! A tool reaches the filesystem only through the host side of this crate: [`fence`] turns a
 //! path into a [`CheckedPath`], `open` opens it without following a symlink, [`atomic`]
@@ -16,13 +18,16 @@
 //!
 //! The map:
 //!
-//! * [`tool`] — the contract: [`Tool`] (typed, host-native), [`DynTool`] (erased).
+//! * [`tool`] — the contract: [`Tool`] (typed, host-native), [`DynTool`] (erased; it says
+//!   whether it asks before every run, and the run a call will make).
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
 //! * [`context`] — session and call contexts, progress.
 //! * [`result`] — `ToolResult`, error codes, file-change artifacts.
-//! * [`approval`] — who may allow what a call asks ([`approval::Approver`]): an escalation,
-//!   or one program run ([`approval::RunApproval`], held for its call by a
-//!   [`approval::RunGate`]), in the words every channel shows ([`approval::Approval`]).
+//! * [`approval`] — the approval stage of every call ([`approval::decide`], its wait
+//!   [`approval::wait_for_approval`]): who may allow what a call asks
+//!   ([`approval::Approver`], one per channel), an escalation or one program run
+//!   ([`approval::RunApproval`], held for its call by a [`approval::RunGate`]), in the words
+//!   every channel shows ([`approval::Approval`]).
 //! * [`fence`] — path resolution into a [`CheckedPath`].
 //! * [`open`] — opening checked paths and walked files with no symlink followed.
 //! * [`walk`] — the recursive walk of grep and glob: ignore rules, no symlink followed.

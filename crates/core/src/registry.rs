@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::approval::Request;
 use crate::context::{ToolCallContext, ToolSessionContext};
 use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent};
 use crate::spill;
@@ -213,6 +214,15 @@ fn advise_no_grant(result: &mut ToolResult) {
     }
 }
 
+/// What a call may have to ask a person before it runs ([`FinalizedToolset::asks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asks {
+    /// The extra access its escalation parameters ask for.
+    Escalation,
+    /// The one run its tool will make.
+    Run,
+}
+
 /// The tools one agent may call, bound to one session
 /// (docs/contract.md#definitions-and-the-toolset).
 ///
@@ -281,10 +291,25 @@ impl FinalizedToolset {
             && !tool.asks_before_running()
     }
 
-    /// Whether every program tool `id` runs needs a person's approval first
-    /// ([`DynTool::asks_before_running`]).
-    pub fn asks_before_running(&self, id: &str) -> bool {
-        self.find(id).is_some_and(|t| t.asks_before_running())
+    /// What a call of `tool` with `input` may have to ask a person before it runs: a run,
+    /// when the tool asks before every run; an escalation, when the toolset offers the tool
+    /// the escalation parameters and `input` carries them. The approval stage starts here.
+    fn asks(&self, tool: &Arc<dyn DynTool>, input: &serde_json::Value) -> Option<Asks> {
+        if tool.asks_before_running() {
+            return Some(Asks::Run);
+        }
+        let carries = input
+            .as_object()
+            .is_some_and(|o| ESCALATION_PARAMETERS.iter().any(|k| o.contains_key(*k)));
+        (carries && self.escalates(tool)).then_some(Asks::Escalation)
+    }
+
+    /// Whether the call of tool `id` with `input` may need a person's decision before it
+    /// runs (the same rule [`Self::call`]'s approval stage starts from): the MCP server asks
+    /// this before it chooses how to run the call; whether a person is actually asked is the
+    /// call's own decision (`crate::approval::decide`).
+    pub fn may_ask(&self, id: &str, input: &serde_json::Value) -> bool {
+        self.find(id).is_some_and(|tool| self.asks(tool, input).is_some())
     }
 
     fn find(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
@@ -372,9 +397,15 @@ impl FinalizedToolset {
         let Some(tool) = self.find(name) else {
             return ToolResult::from_error(self.not_found(name));
         };
-        let (input, call) = match self.stamp_escalation(name, tool, input, call).await {
+        // The approval stage: what the call asks, decided (and awaited) in one place.
+        let (input, request) = match self.request(tool, input, &call).await {
             Ok(pair) => pair,
             Err(result) => return result,
+        };
+        let approver = &*self.session.approver;
+        let call = match crate::approval::decide(approver, name, request, call).await {
+            Ok(call) => call,
+            Err(refused) => return refused,
         };
         let mut result = tool.call(&self.session, call, input).await;
         if !self.escalates(tool) {
@@ -384,52 +415,52 @@ impl FinalizedToolset {
         result
     }
 
-    /// Take the escalation parameters out of `input`; when present, ask the approver and
-    /// widen this call's policy by the approved grants (docs/security.md,
-    /// docs/contract.md#escalation-parameters), or refuse the call.
-    async fn stamp_escalation(
+    /// What the call of `tool` with `input` asks a person to allow ([`Self::asks`]): the
+    /// escalation its parameters carry (taken out of `input`, validated), or the one run the
+    /// tool will make ([`DynTool::planned_run`]); its result when that is refused before
+    /// anyone is asked.
+    async fn request(
         &self,
-        name: &str,
         tool: &Arc<dyn DynTool>,
         mut input: serde_json::Value,
-        mut call: ToolCallContext,
-    ) -> Result<(serde_json::Value, ToolCallContext), ToolResult> {
-        let Some(obj) = input.as_object_mut() else { return Ok((input, call)) };
-        let offered = self.escalates(tool);
-        if !offered || !ESCALATION_PARAMETERS.iter().any(|k| obj.contains_key(*k)) {
-            // Not offered: the tool's own input parser rejects the unknown fields.
-            return Ok((input, call));
+        call: &ToolCallContext,
+    ) -> Result<(serde_json::Value, Request), ToolResult> {
+        match self.asks(tool, &input) {
+            None => Ok((input, Request::Nothing)),
+            Some(Asks::Run) => {
+                let run = tool
+                    .planned_run(&self.session, call.clone(), &input)
+                    .await
+                    .map_err(ToolResult::from_error)?;
+                Ok((input, Request::Run(run.map(Box::new))))
+            }
+            Some(Asks::Escalation) => {
+                let escalation = self.escalation(&mut input).map_err(ToolResult::from_error)?;
+                Ok((input, escalation.map_or(Request::Nothing, Request::Escalation)))
+            }
         }
+    }
+
+    /// The escalation parameters taken out of `input`, validated (docs/security.md,
+    /// docs/contract.md#escalation-parameters); none when they ask for nothing.
+    fn escalation(
+        &self,
+        input: &mut serde_json::Value,
+    ) -> Result<Option<toolhost_sandbox::policy::Escalation>, ToolError> {
+        let Some(obj) = input.as_object_mut() else { return Ok(None) };
         let request = EscalationRequest {
             sandbox_permissions: match obj.remove("sandboxPermissions") {
-                Some(v) => Some(
-                    crate::input_error::parse_at(
-                        &v,
-                        &[crate::input_error::Step::Key("sandboxPermissions".into())],
-                    )
-                    .map_err(ToolResult::from_error)?,
-                ),
+                Some(v) => Some(crate::input_error::parse_at(
+                    &v,
+                    &[crate::input_error::Step::Key("sandboxPermissions".into())],
+                )?),
                 None => None,
             },
             justification: obj.remove("justification").and_then(|v| v.as_str().map(str::to_string)),
         };
-        let escalation = request
+        request
             .validate(&self.session.working_directory)
-            .map_err(|e| ToolResult::from_error(ToolError::invalid_arguments(e.to_string())))?;
-        let Some(escalation) = escalation else { return Ok((input, call)) };
-        let approval = crate::approval::Approval::Escalation(&escalation);
-        let outcome =
-            crate::approval::wait_for_approval(&*self.session.approver, name, approval, &call)
-                .await;
-        if let Some(refused) = outcome.refusal(name, approval) {
-            return Err(refused);
-        }
-        call.sandbox_policy = call.sandbox_policy.with_grants(escalation.grants);
-        if escalation.network {
-            call.sandbox_policy =
-                call.sandbox_policy.with_network(toolhost_sandbox::policy::NetworkAccess::Allow);
-        }
-        Ok((input, call))
+            .map_err(|e| ToolError::invalid_arguments(e.to_string()))
     }
 
     /// The fallback cut (docs/contract.md#spill-files): every result leaves here with at most

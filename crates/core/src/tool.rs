@@ -156,9 +156,24 @@ pub trait DynTool: Send + Sync + 'static {
     }
     /// Whether every program this tool runs needs a person's approval first
     /// (docs/workspace-tools.md#approvals): `workspace_shell`, `workspace_tests`. Such a tool
-    /// takes no escalation parameters; its run is the approval.
+    /// takes no escalation parameters; its run is the approval ([`Self::planned_run`]).
     fn asks_before_running(&self) -> bool {
         false
+    }
+    /// For a tool that [asks before running](Self::asks_before_running): the one run this
+    /// call will make, with what the host found out about it (its program file, directory,
+    /// policy), or none when it runs nothing — what the approval stage
+    /// (`crate::approval::stage::decide`) asks a person about before [`Self::call`]. An error
+    /// (a run the host would refuse anyway, a description it cannot read) ends the call
+    /// before anyone is asked, and nothing runs. Any other tool runs nothing it must ask
+    /// about.
+    async fn planned_run(
+        &self,
+        _session: &ToolSessionContext,
+        _call: ToolCallContext,
+        _input: &serde_json::Value,
+    ) -> Result<Option<crate::approval::RunApproval>, ToolError> {
+        Ok(None)
     }
 }
 

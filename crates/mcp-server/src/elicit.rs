@@ -1,5 +1,5 @@
 //! The approver (escalations and runs) of `toolhost mcp` without `--allow-escalation`, in the words of
-//! the terminal prompt (`toolhost_core::approval::approval_request`): on a handshake session
+//! the terminal prompt (`toolhost_core::approval::Approval::question`): on a handshake session
 //! it asks the user through MCP elicitation; on the stateless 2026-07-28 revision, which
 //! forbids the server's own requests, the question leaves as an input-required result
 //! ([`crate::rounds`]) and the retried call brings the answer.
@@ -37,10 +37,10 @@ tokio::task_local! {
 
 /// Asks whoever answers for the running MCP request ([`Asker`]); denies when nobody can be
 /// asked or asking fails.
-pub struct ElicitEscalations;
+pub struct ElicitApprovals;
 
 #[async_trait]
-impl Approver for ElicitEscalations {
+impl Approver for ElicitApprovals {
     async fn approve(&self, tool: &str, approval: Approval<'_>) -> Verdict {
         let Ok(asker) = ASKER.try_with(Asker::clone) else { return Verdict::Unasked };
         // The words of every approval channel, the model's on one escaped line.
@@ -66,7 +66,7 @@ async fn elicit(peer: &Peer<RoleServer>, message: String) -> Verdict {
     match peer.create_elicitation(params).await {
         Ok(answer) => Verdict::answered(approves(&answer)),
         Err(e) => {
-            tracing::warn!("elicitation for an escalation failed: {e}");
+            tracing::warn!("elicitation for an approval failed: {e}");
             Verdict::Unasked
         }
     }

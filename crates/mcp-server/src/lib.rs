@@ -12,13 +12,17 @@
 //!   `usage` (wall time, peak memory).
 //! * `notifications/progress` for calls that carry a progress token (the call's
 //!   `ToolProgress`, in order); `notifications/cancelled` cancels the call's token.
-//! * Escalation (`sandboxPermissions`): with `--allow-escalation` every one is approved;
-//!   otherwise [`ElicitEscalations`] asks the user through MCP elicitation when the client
+//! * Approvals (an escalation's `sandboxPermissions`, a run of `workspace_shell` or
+//!   `workspace_tests`): decided and awaited by the core's approval stage
+//!   (`toolhost_core::approval::decide`), which the server never second-guesses — it only
+//!   asks the toolset whether a call may need one (`FinalizedToolset::may_ask`) to choose
+//!   how to run it. With `--allow-escalation` every one is approved;
+//!   otherwise [`ElicitApprovals`], the session's approver, asks the user through MCP elicitation when the client
 //!   declared it — on a handshake session as a request of the server's, on the stateless
 //!   2026-07-28 revision (which forbids those) as an input-required result answered by the
 //!   retried call ([`rounds`]) — and denies when nobody can be asked (a 2026-07-28 request
 //!   that did not declare elicitation gets MissingRequiredClientCapability, -32021, instead).
-//!   The message is the terminal prompt's words (`toolhost_core::approval::approval_request`).
+//!   The message is the terminal prompt's words (`toolhost_core::approval::Approval::question`).
 //! * `subscriptions/listen` (2026-07-28): `notifications/tools/list_changed` for clients
 //!   without a session, tagged with the subscription id, as the client's filter asks
 //!   ([`subscriptions`]).
@@ -44,7 +48,7 @@
 //! * [`subscriptions`] — `subscriptions/listen` (2026-07-28): `tools/list_changed` for
 //!   clients without a session.
 //! * [`convert`] — toolset definitions to MCP tools, results to MCP results, the `_meta` keys.
-//! * [`elicit`] — [`ElicitEscalations`]: escalations approved through MCP elicitation, or
+//! * [`elicit`] — [`ElicitApprovals`]: approvals (escalations and runs) asked through MCP elicitation, or
 //!   asked as an input-required result on the stateless revision.
 //! * [`rounds`] — [`rounds::ApprovalRounds`]: those input-required approvals, their sealed
 //!   request state and the answers redeemed once.
@@ -87,6 +91,6 @@ pub use convert::{
     META_ARTIFACTS, META_CALL_ID, META_ERROR, META_SANDBOX_DENIED, META_STATUS, META_USAGE,
     mcp_result, mcp_tool,
 };
-pub use elicit::ElicitEscalations;
+pub use elicit::ElicitApprovals;
 pub use progress::{PROGRESS_TOTAL, ProgressCounter};
 pub use server::McpServer;

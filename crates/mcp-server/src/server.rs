@@ -460,10 +460,7 @@ impl ServerHandler for McpServer {
         // declared tasks — unless it first needs the answer to an approval round (asked
         // before anything runs, so that request ends at once).
         // A call whose approval is still to be asked, or already declined, ends at once.
-        let needs_approval = toolset.asks_before_running(&name)
-            || arguments.as_object().is_some_and(|o| {
-                toolhost_core::registry::ESCALATION_PARAMETERS.iter().any(|k| o.contains_key(*k))
-            });
+        let needs_approval = toolset.may_ask(&name, &arguments);
         let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
             && toolset.available_definition(&name).is_some_and(tasks::eligible)
             && !(needs_approval

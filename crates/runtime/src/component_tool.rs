@@ -7,16 +7,13 @@
 //! call: prepare, run, check the structured result, turn the outcome into a [`ToolResult`]).
 //! One instance's store and how it ends is in `instance`; a call split over the parts of a
 //! `parallel` component and their merge is in `parallel`; the check of a structured result
-//! against the output schema is in `structured`; the approval of a tool that asks before
-//! every run is in `gate`.
+//! against the output schema is in `structured`; the run a call of a tool that asks before
+//! every run will make, found out for the core's approval stage, is in `planned_run`.
 
-mod gate;
 mod instance;
 mod parallel;
+mod planned_run;
 mod structured;
-
-// `gate` names the instance module by its former name.
-use instance as store;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,11 +36,11 @@ use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
 use toolhost_sandbox::policy::SandboxPolicy;
 
 pub use crate::interrupt::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
-pub use gate::OPERATOR_MEMBER;
 pub use instance::DEFAULT_CALL_TIMEOUT;
 use instance::{call_deadline, peak_memory, run};
 use parallel::run_parallel;
 pub use parallel::{MAX_PARTS, default_parts};
+pub use planned_run::OPERATOR_MEMBER;
 pub use structured::STRUCTURED_WITHHELD;
 
 /// Why a second `describe` of a loaded component failed (conformance asks for it).
@@ -82,7 +79,7 @@ pub struct ComponentTool {
     /// Calls in a row that crashed; at [`COMPONENT_MAX_CONSECUTIVE_CRASHES`] the tool is
     /// disabled for the rest of the session.
     crashes: std::sync::atomic::AtomicU32,
-    /// Every program it runs needs a person's approval first (`gate`).
+    /// Every program it runs needs a person's approval first (`planned_run`).
     asks_before_running: bool,
 }
 
@@ -289,6 +286,18 @@ impl DynTool for ComponentTool {
         self.asks_before_running
     }
 
+    async fn planned_run(
+        &self,
+        session: &ToolSessionContext,
+        call: ToolCallContext,
+        input: &serde_json::Value,
+    ) -> Result<Option<toolhost_core::approval::RunApproval>, ToolError> {
+        if !self.asks_before_running {
+            return Ok(None);
+        }
+        self.plan_run(session, call, input).await
+    }
+
     fn disabled(&self) -> Option<String> {
         (self.crashes.load(std::sync::atomic::Ordering::SeqCst) >= COMPONENT_MAX_CONSECUTIVE_CRASHES).then(|| {
             format!(
@@ -356,12 +365,17 @@ impl ComponentTool {
     async fn call_checked(
         &self,
         session: &ToolSessionContext,
-        call: ToolCallContext,
+        mut call: ToolCallContext,
         input: serde_json::Value,
     ) -> ToolResult {
-        let gated = self.asks_before_running;
-        let (text, kept) =
-            if gated { (String::new(), Some(input.clone())) } else { (input.to_string(), None) };
+        let text = if self.asks_before_running {
+            // Its run was decided by the approval stage; a call that skipped it runs nothing.
+            call.run_gate
+                .get_or_insert_with(|| Arc::new(toolhost_core::approval::RunGate::closed()));
+            planned_run::with_operator(&input, &call.sandbox_policy)
+        } else {
+            input.to_string()
+        };
         if !self.parses_own_input
             && let Err(e) = self
                 .input_check
@@ -377,13 +391,6 @@ impl ComponentTool {
         if let Some(reason) = self.disabled() {
             return ToolResult::from_error(ToolError::execution_failed(reason));
         }
-        let (text, call) = match kept {
-            Some(input) => match self.gate(session, call, input, prepared).await {
-                Ok(gated) => gated,
-                Err(result) => return result,
-            },
-            None => (text, call),
-        };
         let started = Instant::now();
         let deadline = call_deadline(&call);
         let cancel = call.cancel.clone();

@@ -23,9 +23,10 @@
 //!   [`ComponentTool`], and [`ComponentRuntime::inspect`] of an unknown one.
 //! * [`component_tool`] — [`ComponentTool`]: one component as a tool; beside it, one
 //!   instance and its store (`instance`), a call split into `parallel` parts and merged, the check
-//!   of a `structured` result, and the `gate` of a tool that asks before every run (its
-//!   `inspect`'s run checked, approved by the session's approver, then let through once by
-//!   `host/process.rs`).
+//!   of a `structured` result, and the `planned_run` of a tool that asks before every run
+//!   (`DynTool::planned_run`: its `inspect`'s run checked and found out, for the core's
+//!   approval stage to ask about; the approved run then let through once by
+//!   `host/process/approved.rs`).
 //! * [`validate`] — what a component is before it is trusted ([`validate::InvalidComponent`]).
 //! * [`input`] — the host's check of a call's arguments against the input schema, before
 //!   the component runs.
@@ -49,7 +50,8 @@
 //!   against (its `Prepared` picks the version by what the component exports).
 //! * `host/` — the host side of the imports, written against `wit::latest`: `types` (with
 //!   `TrappableError`: a `tool-error` or a trap, each version's trappable error type),
-//!   `workspace` (with `walk` and `draft`), `call`, `process`.
+//!   `workspace` (with `walk` and `draft`), `call`, `process` (with `approved`, `command`,
+//!   `env` and `output`).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -8,15 +8,15 @@ use toolhost_sdk::process;
 use crate::display::Sink;
 use crate::failure::Failure;
 use crate::runner::{Ran, Runner};
-use crate::spec::RunSpec;
+use crate::spec::{RunSpec, command};
 
-/// Runs a spec with `process.run`, exactly as [`RunSpec::command`] says.
+/// Runs a spec with `process.run`, exactly as [`command`] says.
 #[derive(Debug, Default)]
 pub struct HostRunner;
 
 impl Runner for HostRunner {
     fn run(&mut self, spec: &RunSpec) -> Result<Ran, Failure> {
-        process::run(&spec.command())
+        process::run(&command(spec))
             .map(|finished| Ran::from_finished(&finished))
             .map_err(|e| crate::from_run_error(&e, spec.cwd.as_deref()))
     }

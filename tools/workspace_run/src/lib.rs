@@ -5,9 +5,10 @@
 //! * [`check`]: the parts of an input both tools check the same way — `cwd` (relative, no
 //!   `..`), `env` (PATH and loader variables refused) and `timeout_ms` (a range, refused
 //!   rather than clamped) — each refusal a [`Failure`];
-//! * [`spec`]: the [`RunSpec`] a checked input becomes: the one command the call will run.
-//!   `inspect` answers [`RunSpec::approval_text`] (what the user approves) and `execute` runs
-//!   [`RunSpec::command`], both derived from the same spec;
+//! * [`spec`]: the [`RunSpec`] a checked input becomes (one definition with the host's,
+//!   `toolhost-run-spec`): the one command the call will run. `inspect` answers
+//!   [`RunSpec::to_json`] (what the user approves) and `execute` runs [`spec::command`], both
+//!   derived from the same spec;
 //! * [`runner`]: the [`Runner`] trait that runs a spec and returns what it [`Ran`] — over
 //!   `process.run` in the component ([`host::HostRunner`]), over `std::process` in tests
 //!   ([`native::NativeRunner`]);

@@ -69,7 +69,7 @@ impl Tool for WorkspaceShell {
 
     fn inspect(&self, input: &ShellInput) -> Inspection {
         match input::plan(input) {
-            Ok(spec) => Inspection::Runs(spec.approval_text()),
+            Ok(spec) => Inspection::Runs(spec.to_json()),
             Err(_) => Inspection::ReadOnly,
         }
     }

@@ -263,7 +263,7 @@ fn inspect_asks_about_exactly_the_run_execute_makes() {
     );
     let (out, _, runs) = run_in(tmp.path(), value);
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0].approval_text(), text);
+    assert_eq!(runs[0].to_json(), text);
     assert_eq!(out["stdout"], "two words x\n");
     assert_eq!(out["cwd"], "sub");
 }

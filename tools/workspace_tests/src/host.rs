@@ -56,7 +56,7 @@ impl Tree for HostTree {
     }
 }
 
-/// Runs the spec with `process.run`, exactly as [`RunSpec::command`] says, remembering the
+/// Runs the spec with `process.run`, exactly as [`toolhost_workspace_run::spec::command`] says, remembering the
 /// files the host saved long streams to.
 #[derive(Debug, Default)]
 pub struct HostTestRunner {
@@ -65,7 +65,7 @@ pub struct HostTestRunner {
 
 impl Runner for HostTestRunner {
     fn run(&mut self, spec: &RunSpec) -> Result<Ran, Failure> {
-        let finished = process::run(&spec.command())
+        let finished = process::run(&toolhost_workspace_run::spec::command(spec))
             .map_err(|e| toolhost_workspace_run::from_run_error(&e, spec.cwd.as_deref()))?;
         self.saved = [finished.stdout.spill_path.clone(), finished.stderr.spill_path.clone()];
         Ok(Ran::from_finished(&finished))

@@ -216,7 +216,7 @@ mod tests {
                 purpose: None,
             }
         );
-        let approval: Value = serde_json::from_str(&s.approval_text()).unwrap();
+        let approval: Value = serde_json::from_str(&s.to_json()).unwrap();
         assert_eq!(approval["purpose"], Value::Null);
         assert_eq!(approval["timeout_ms"], 300_000);
         assert_eq!(

@@ -86,7 +86,7 @@ impl Tool for WorkspaceTests {
 
     fn inspect(&self, input: &TestsInput) -> Inspection {
         match input::plan(input) {
-            Ok(Plan::Run(spec)) => Inspection::Runs(spec.approval_text()),
+            Ok(Plan::Run(spec)) => Inspection::Runs(spec.to_json()),
             Ok(Plan::Detect { .. }) | Err(_) => Inspection::ReadOnly,
         }
     }

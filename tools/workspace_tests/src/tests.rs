@@ -115,7 +115,7 @@ fn inspect_asks_for_run_only_with_the_spec_execute_runs() {
         json!({"program": "pytest", "args": ["-q"], "cwd": "py", "env": [], "timeout_ms": 300000, "purpose": null})
     );
     let Ok(Plan::Run(spec)) = plan(&run) else { panic!() };
-    assert_eq!(spec.approval_text(), text);
+    assert_eq!(spec.to_json(), text);
     assert!(matches!(tool.inspect(&input(json!({"operation": "detect"}))), Inspection::ReadOnly));
     assert!(matches!(tool.inspect(&input(json!({"operation": "run"}))), Inspection::ReadOnly));
     assert_eq!(tool.id(), "workspace_tests");

@@ -24,7 +24,7 @@ pub async fn run(
     // On a terminal, an escalation is asked for there; otherwise it is refused.
     let approver: Option<Arc<dyn Approver>> =
         if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-            Some(Arc::new(toolhost::approval::TerminalApprover))
+            Some(Arc::new(toolhost::approval::TerminalApprovals))
         } else {
             None
         };

@@ -43,7 +43,7 @@ pub async fn run(
     };
     eprintln!("toolhost: reads: {}", toolhost::display::terminal_text(&reads));
     // Ask the MCP client's user (elicitation) when it can; deny otherwise.
-    let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitEscalations)));
+    let context = setup.session_context(cli, Some(Arc::new(toolhost::mcp::ElicitApprovals)));
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
     let selection = cli.selection();
     let toolset = setup.toolset_on(&selection, &cli.extra_tools, context.clone(), &runtime).await?;

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use toolhost_sandbox::policy::{Escalation, SandboxPolicy};
 
 use super::*;
+use crate::approval::{AllowApprovals, DenyApprovals};
 use crate::context::ToolCallContext;
-use crate::result::{ErrorCode, ToolResultStatus};
 
 /// An approver that never answers.
 struct Silent;
@@ -32,10 +32,10 @@ fn call() -> ToolCallContext {
 async fn an_answer_ends_the_wait() {
     let e = escalation();
     let asking = Approval::Escalation(&e);
-    let allowed = wait_for_approval(&AllowEscalations, "bash", asking, &call()).await;
+    let allowed = wait_for_approval(&AllowApprovals, "bash", asking, &call()).await;
     assert_eq!(allowed, ApprovalOutcome::Allowed);
     assert!(allowed.refusal("bash", asking).is_none());
-    let denied = wait_for_approval(&DenyEscalations, "bash", asking, &call()).await;
+    let denied = wait_for_approval(&DenyApprovals, "bash", asking, &call()).await;
     assert_eq!(denied, ApprovalOutcome::Denied);
     let result = denied.refusal("bash", asking).unwrap();
     assert_eq!(result.status, ToolResultStatus::Denied);

@@ -1,84 +1,104 @@
-//! The approval of a tool that asks before every run (docs/workspace-tools.md#approvals):
-//! before `execute`, the host hands the tool the operator's `shell` rules as `$operator`, asks
-//! its `inspect` which program the call will run (`runs(<RunApproval as JSON>)`), checks what
-//! `process.run` would refuse of it, finds out what the run will actually be
-//! ([`RunFacts`]: the program file on PATH, the policy with every writable place, the
-//! session's private cache dir, a package manager's scripts), asks the session's approver in
-//! words built from those, and gives the call a [`RunGate`] that lets exactly that run
-//! through, once. A call whose `inspect` says it runs nothing gets a closed gate; a run that
-//! cannot start (no such program) is not asked about and starts nothing.
+//! The run a call of a tool that asks before every run will make
+//! (docs/workspace-tools.md#approvals), found out before anyone is asked: the host hands the
+//! tool the operator's `shell` rules as `$operator`, asks its `inspect` which program the
+//! call will run (`runs(<toolhost_run_spec::RunSpec as JSON>)`), checks what `process.run`
+//! would refuse of it, and finds out what the run will actually be ([`RunFacts`]: the program
+//! file on PATH, the policy with every writable place, the session's private cache dir, a
+//! package manager's scripts). That is [`DynTool::planned_run`] of a component tool; the
+//! core's approval stage (`toolhost_core::approval::decide`) asks the session's approver about
+//! it and gives the call a `RunGate` that lets exactly that run through, once, in
+//! `host/process.rs`. A call whose `inspect` says it runs nothing runs nothing.
+//!
+//! [`DynTool::planned_run`]: toolhost_core::tool::DynTool::planned_run
 
 use std::sync::Arc;
 
 use toolhost_core::approval::package::{package_manager, package_scripts};
 use toolhost_core::approval::program::{NotFound, find_program};
-use toolhost_core::approval::{Approval, RunApproval, RunFacts, RunGate, wait_for_approval};
+use toolhost_core::approval::{RunApproval, RunFacts, RunGate};
 use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::fence::Intent;
-use toolhost_core::result::{ToolError, ToolResult};
-use toolhost_core::tool::CallInspection;
+use toolhost_core::result::ToolError;
+use toolhost_core::tool::{CallInspection, DynTool};
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
-use toolhost_sandbox::policy::{Access, POLICY_FILE, PathGrant, SandboxMode, Scope};
+use toolhost_run_spec::RunSpec;
+use toolhost_sandbox::policy::{Access, POLICY_FILE, PathGrant, SandboxMode, SandboxPolicy, Scope};
 
 use super::ComponentTool;
-use super::store::run;
-use crate::exports::Prepared;
+use super::instance::{call_deadline, run};
 use crate::host::{run_cache_parent, run_policy};
 
 /// The input member the operator's rules reach the tool in; never in its schema.
 pub const OPERATOR_MEMBER: &str = "$operator";
 
+/// The input text a tool that asks before every run gets, for `inspect` and `execute`
+/// alike: `input` with the operator's `shell` rules of `policy` as [`OPERATOR_MEMBER`].
+pub(super) fn with_operator(input: &serde_json::Value, policy: &SandboxPolicy) -> String {
+    let mut input = input.clone();
+    if let Some(object) = input.as_object_mut() {
+        let rules = serde_json::to_value(policy.shell()).unwrap_or_default();
+        object.insert(OPERATOR_MEMBER.into(), rules);
+    }
+    input.to_string()
+}
+
 impl ComponentTool {
-    /// The input text `execute` gets and the call it runs under, once the run it describes
-    /// was approved; the call's result when it was not (or cannot be asked).
-    pub(super) async fn gate(
+    /// The one run this call will make, checked and with its facts found out; none when its
+    /// `inspect` says it runs nothing; the call's error when it may not run (before anyone
+    /// is asked). Refusals of the input are worded as the call's would be.
+    pub(super) async fn plan_run(
         &self,
         session: &ToolSessionContext,
-        mut call: ToolCallContext,
-        mut input: serde_json::Value,
-        pre: &Prepared,
-    ) -> Result<(String, ToolCallContext), ToolResult> {
-        let id = self.definition.id.to_string();
-        if let Some(object) = input.as_object_mut() {
-            let rules = serde_json::to_value(call.sandbox_policy.shell()).unwrap_or_default();
-            object.insert(OPERATOR_MEMBER.into(), rules);
+        call: ToolCallContext,
+        input: &serde_json::Value,
+    ) -> Result<Option<RunApproval>, ToolError> {
+        let (deadline, cancel) = (call_deadline(&call), call.cancel.clone());
+        match self.described_run(session, call, input).await {
+            Err(e) if self.parses_own_input => {
+                Err(self.reworded(e, input.clone(), deadline, &cancel).await)
+            }
+            planned => planned,
         }
-        let text = input.to_string();
+    }
+
+    /// [`Self::plan_run`] before its refusals are reworded.
+    async fn described_run(
+        &self,
+        session: &ToolSessionContext,
+        call: ToolCallContext,
+        input: &serde_json::Value,
+    ) -> Result<Option<RunApproval>, ToolError> {
+        if !self.parses_own_input {
+            let deadline = call_deadline(&call);
+            self.input_check.check(&self.definition, input.clone(), deadline, &call.cancel).await?;
+        }
+        let pre = self.pre().await?;
+        if let Some(reason) = self.disabled() {
+            return Err(ToolError::execution_failed(reason));
+        }
+        let text = with_operator(input, &call.sandbox_policy);
         // `inspect` runs nothing itself.
         let mut inspecting = call.clone();
         inspecting.run_gate = Some(Arc::new(RunGate::closed()));
-        let asked = text.clone();
         let said =
             run(&self.runtime, pre, &self.grant, session.clone(), inspecting, move |pre, store| {
-                Box::pin(async move { pre.inspect(store, &asked).await })
+                Box::pin(async move { pre.inspect(store, &text).await })
             })
             .await;
-        let inspection = said.value.and_then(|inner| inner).map_err(ToolResult::from_error)?;
-        let CallInspection::Runs(described) = inspection else {
-            call.run_gate = Some(Arc::new(RunGate::closed()));
-            return Ok((text, call));
+        let CallInspection::Runs(described) = said.value.and_then(|inner| inner)? else {
+            return Ok(None);
         };
-        let mut approval: RunApproval = serde_json::from_str(&described).map_err(|e| {
-            ToolResult::from_error(ToolError::execution_failed(format!(
+        let id = &self.definition.id;
+        let spec = RunSpec::from_json(&described).map_err(|e| {
+            ToolError::execution_failed(format!(
                 "the `{id}` tool described the program it would run in a form the host cannot read ({e}), so nothing ran"
-            )))
+            ))
         })?;
-        self.check_run(session, &call, &approval).map_err(ToolResult::from_error)?;
+        let mut approval = RunApproval::from(spec);
+        self.check_run(session, &call, &approval)?;
         approval.facts = self.run_facts(session, &call, &approval);
-        self.check_program(&call, &approval).map_err(ToolResult::from_error)?;
-        if approval.facts.program.is_none() {
-            // Nothing of that name can start (or its directory is not there): nobody is
-            // asked, and `process.run` reports it without running anything.
-            call.run_gate = Some(Arc::new(RunGate::approved(approval)));
-            return Ok((text, call));
-        }
-        let asking = Approval::Run(&approval);
-        let outcome = wait_for_approval(&*session.approver, &id, asking, &call).await;
-        if let Some(refused) = outcome.refusal(&id, asking) {
-            return Err(refused);
-        }
-        call.run_gate = Some(Arc::new(RunGate::approved(approval)));
-        Ok((text, call))
+        self.check_program(&call, &approval)?;
+        Ok(Some(approval))
     }
 
     /// What `run` will actually be (docs/workspace-tools.md#approvals): its working
@@ -106,7 +126,7 @@ impl ComponentTool {
             cache = Some(dir);
         }
         let mut facts = RunFacts { policy: Some(policy.clone()), cache, ..RunFacts::default() };
-        let cwd = match &run.cwd {
+        let cwd = match &run.spec.cwd {
             None => Ok(session.working_directory.clone()),
             Some(dir) => {
                 let policy = &call.sandbox_policy;
@@ -131,13 +151,13 @@ impl ComponentTool {
             }
         };
         let path_var = session.environment.get("PATH").map(String::as_str);
-        match find_program(&run.program, &cwd, path_var, &policy) {
+        match find_program(&run.spec.program, &cwd, path_var, &policy) {
             Ok(file) => facts.program = Some(file),
             Err(NotFound(why)) => facts.not_found = Some(why),
         }
         let found = facts.program.as_ref().map(|f| f.path.as_path());
-        if let Some(manager) = package_manager(&run.program, found) {
-            facts.package = Some(package_scripts(manager, &run.args, &cwd, &policy));
+        if let Some(manager) = package_manager(&run.spec.program, found) {
+            facts.package = Some(package_scripts(manager, &run.spec.args, &cwd, &policy));
         }
         facts.cwd = cwd;
         facts
@@ -156,7 +176,7 @@ impl ComponentTool {
         }
         Err(ToolError::permission_denied(format!(
             "{} is found on PATH as {}, a file in a place the run can write (so the model may have written it); the operator's command_whitelist allows only programs found outside those places; nothing ran",
-            toolhost_core::display::quoted(&run.program),
+            toolhost_core::display::quoted(&run.spec.program),
             toolhost_core::display::quoted(&file.path.to_string_lossy())
         )))
     }
@@ -171,18 +191,18 @@ impl ComponentTool {
         run: &RunApproval,
     ) -> Result<(), ToolError> {
         let id = &self.definition.id;
-        if run.timeout_ms == 0 || run.timeout_ms > APPROVED_RUN_MAX_TIMEOUT_MS {
+        if run.spec.timeout_ms == 0 || run.spec.timeout_ms > APPROVED_RUN_MAX_TIMEOUT_MS {
             return Err(ToolError::invalid_arguments(format!(
                 "the `{id}` run's timeout is {} ms; it must be 1 to {APPROVED_RUN_MAX_TIMEOUT_MS}",
-                run.timeout_ms
+                run.spec.timeout_ms
             )));
         }
         let policy_file = session.data_dir.join(POLICY_FILE);
         let whitelist = &call.sandbox_policy.shell().command_whitelist;
-        if !whitelist.is_empty() && !whitelist.contains(&run.program) {
+        if !whitelist.is_empty() && !whitelist.contains(&run.spec.program) {
             return Err(ToolError::permission_denied(format!(
                 "{} is not in the operator's command_whitelist ({}), which allows only: {}; nothing ran",
-                toolhost_core::display::quoted(&run.program),
+                toolhost_core::display::quoted(&run.spec.program),
                 policy_file.display(),
                 whitelist.join(", ")
             )));
