@@ -44,22 +44,37 @@ impl Registry {
         Self::start_on("127.0.0.1", "127.0.0.1")
     }
 
+    /// A registry on 127.0.0.1 that requires HTTP basic authentication against `htpasswd`
+    /// (lines of `user:bcrypt-hash`).
+    pub fn start_with_htpasswd(htpasswd: &str) -> Self {
+        Self::start_with("127.0.0.1", "127.0.0.1", Some(htpasswd))
+    }
+
     /// A registry listening on `bind` (an IP), reached by clients at `reach` (an IP).
     pub fn start_on(bind: &str, reach: &str) -> Self {
+        Self::start_with(bind, reach, None)
+    }
+
+    fn start_with(bind: &str, reach: &str, htpasswd: Option<&str>) -> Self {
         let binary = registry_binary();
         let dir = tempfile::tempdir().expect("a temp dir");
         let port = TcpListener::bind((bind, 0)).unwrap().local_addr().unwrap().port();
         let storage = dir.path().join("storage");
         std::fs::create_dir_all(&storage).unwrap();
         let config = dir.path().join("config.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {bind}:{port}\n",
-                storage.display()
-            ),
-        )
-        .unwrap();
+        let mut yaml = format!(
+            "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {bind}:{port}\n",
+            storage.display()
+        );
+        if let Some(lines) = htpasswd {
+            let file = dir.path().join("htpasswd");
+            std::fs::write(&file, format!("{lines}\n")).unwrap();
+            yaml.push_str(&format!(
+                "auth:\n  htpasswd:\n    realm: toolhost-test\n    path: {}\n",
+                file.display()
+            ));
+        }
+        std::fs::write(&config, yaml).unwrap();
         let log = std::fs::File::create(dir.path().join("registry.log")).unwrap();
         let child = Command::new(&binary)
             .arg("serve")
@@ -77,10 +92,9 @@ impl Registry {
     fn wait_ready(&self) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok((status, _, _)) = self.request("GET", "/v2/", &[], None) {
-                if status == 200 {
-                    return;
-                }
+            // 401: up, and asking for credentials.
+            if let Ok(Response(200 | 401, _, _)) = self.request("GET", "/v2/", &[], None) {
+                return;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -112,7 +126,7 @@ impl Registry {
     /// says (`Docker-Content-Digest`).
     pub fn manifest(&self, repo: &str, reference: &str) -> (Vec<u8>, String) {
         let path = format!("/v2/{repo}/manifests/{reference}");
-        let (status, headers, body) =
+        let Response(status, headers, body) =
             self.request("GET", &path, &[("Accept", OCI_MANIFEST)], None).unwrap();
         assert_eq!(status, 200, "GET {path}: {}", String::from_utf8_lossy(&body));
         let digest = header(&headers, "docker-content-digest").unwrap_or_default();
@@ -122,26 +136,9 @@ impl Registry {
     /// Put `manifest` at `reference` of `repo` (its blobs must be there).
     pub fn put_manifest(&self, repo: &str, reference: &str, manifest: &[u8]) {
         let path = format!("/v2/{repo}/manifests/{reference}");
-        let (status, _, body) =
+        let Response(status, _, body) =
             self.request("PUT", &path, &[("Content-Type", OCI_MANIFEST)], Some(manifest)).unwrap();
         assert_eq!(status, 201, "PUT {path}: {}", String::from_utf8_lossy(&body));
-    }
-
-    /// Upload `bytes` as a blob of `repo` (monolithic: POST then PUT); its digest.
-    pub fn put_blob(&self, repo: &str, bytes: &[u8]) -> String {
-        let digest = toolhost::observations::sha256_hex(bytes);
-        let (status, headers, _) =
-            self.request("POST", &format!("/v2/{repo}/blobs/uploads/"), &[], Some(&[])).unwrap();
-        assert_eq!(status, 202, "POST upload");
-        let location = header(&headers, "location").expect("a Location");
-        let path = location.split_once(&self.host).map_or(location.as_str(), |(_, p)| p);
-        let sep = if path.contains('?') { '&' } else { '?' };
-        let put = format!("{path}{sep}digest=sha256:{digest}");
-        let (status, _, body) = self
-            .request("PUT", &put, &[("Content-Type", "application/octet-stream")], Some(bytes))
-            .unwrap();
-        assert_eq!(status, 201, "PUT blob: {}", String::from_utf8_lossy(&body));
-        format!("sha256:{digest}")
     }
 
     /// One HTTP/1.1 request to the registry: status, headers, body.
@@ -151,7 +148,7 @@ impl Registry {
         path: &str,
         headers: &[(&str, &str)],
         body: Option<&[u8]>,
-    ) -> std::io::Result<(u16, Vec<(String, String)>, Vec<u8>)> {
+    ) -> std::io::Result<Response> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
         stream.set_read_timeout(Some(Duration::from_secs(30)))?;
         let mut head =
@@ -188,9 +185,12 @@ impl Registry {
         if header(&headers, "transfer-encoding").is_some_and(|t| t.contains("chunked")) {
             body = dechunk(&body);
         }
-        Ok((status, headers, body))
+        Ok(Response(status, headers, body))
     }
 }
+
+/// An HTTP response: status, headers (names lowercased), body.
+struct Response(u16, Vec<(String, String)>, Vec<u8>);
 
 fn header(headers: &[(String, String)], name: &str) -> Option<String> {
     headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
@@ -222,12 +222,12 @@ pub fn non_loopback_ipv4() -> Option<String> {
     // No packet is sent: connecting a UDP socket only picks the route's source address.
     let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
     for probe in ["10.255.255.255:9", "192.0.2.1:9", "198.51.100.1:9"] {
-        if socket.connect(probe).is_ok() {
-            if let Ok(addr) = socket.local_addr() {
-                if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
-                    return Some(addr.ip().to_string());
-                }
-            }
+        if socket.connect(probe).is_ok()
+            && let Ok(addr) = socket.local_addr()
+            && !addr.ip().is_loopback()
+            && !addr.ip().is_unspecified()
+        {
+            return Some(addr.ip().to_string());
         }
     }
     None

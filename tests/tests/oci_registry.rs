@@ -300,3 +300,34 @@ fn a_docker_config_that_is_not_json_is_named_but_never_printed() {
     assert_refused(&a, &out, ".docker/config.json");
     out.assert_hidden(&a.secret(".docker/config.json").marker, "the docker config");
 }
+
+/// The registry's user and password (a bcrypt hash of it, cost 4, for `htpasswd`), and
+/// base64 of `user:password` as `docker login` writes it.
+const REGISTRY_USER: &str = "toolhost";
+const REGISTRY_PASSWORD: &str = "reg-pass-7f3a9c";
+const REGISTRY_HASH: &str = "$2b$04$yrRFPvlMXlJv1013yfIa7.NujIZlqEwi.PTUfK9nHAtA2842Jiv2a";
+const REGISTRY_AUTH: &str = "dG9vbGhvc3Q6cmVnLXBhc3MtN2YzYTlj";
+
+#[test]
+fn credentials_come_from_the_docker_config_and_are_never_printed() {
+    let registry = Registry::start_with_htpasswd(&format!("{REGISTRY_USER}:{REGISTRY_HASH}"));
+    let mut a = setup();
+    a.env.push(("TOOLHOST_LOG".into(), "trace".into()));
+    let reference = registry.oci("tools/scribe:1");
+    let out = a.run(&[], &["tool", "publish", s(&component("scribe")), &reference]);
+    assert_eq!(out.code, Some(1), "pushed without credentials: {}", out.all());
+    assert!(out.stderr.contains("not published"), "{}", out.all());
+
+    let docker = a.outside_dir("docker");
+    let config = format!(r#"{{"auths": {{"{}": {{"auth": "{REGISTRY_AUTH}"}}}}}}"#, registry.host);
+    std::fs::write(docker.join("config.json"), config).unwrap();
+    let out = a.run(&[], &["tool", "publish", s(&component("scribe")), &reference]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    let added = add(&a, &reference, &[]);
+    assert_eq!(added.code, Some(0), "{}", added.all());
+    for run in [&out, &added] {
+        for secret in [REGISTRY_PASSWORD, REGISTRY_AUTH] {
+            assert!(!run.all().contains(secret), "a credential was printed: {}", run.all());
+        }
+    }
+}

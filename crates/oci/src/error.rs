@@ -10,6 +10,8 @@ pub enum OciError {
     Reference { text: String, why: String },
     #[error("{what}: registry {registry} answered: {message}{hint}")]
     Registry { what: &'static str, registry: String, message: String, hint: &'static str },
+    #[error("{reference}: the registry has no such {what}")]
+    NotFound { reference: String, what: &'static str },
     #[error("{what} from {registry} did not finish within {secs} s; stopped")]
     Timeout { what: &'static str, registry: String, secs: u64 },
     #[error("{what} is {size} bytes, over the limit of {limit} bytes (docs/limits.md)")]

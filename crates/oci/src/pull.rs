@@ -58,10 +58,13 @@ async fn pull_unbounded(
         (Some(d), _) => d.to_string(),
         (None, tag) => {
             let tagged = reference.at_tag(tag.unwrap_or("latest"));
-            let d = client
-                .fetch_manifest_digest(&tagged, &auth)
-                .await
-                .map_err(|e| transport.registry_error("resolving the tag", registry, &e))?;
+            let d = client.fetch_manifest_digest(&tagged, &auth).await.map_err(|e| {
+                if not_found(&e) {
+                    OciError::NotFound { reference: reference.to_string(), what: "tag" }
+                } else {
+                    transport.registry_error("resolving the tag", registry, &e)
+                }
+            })?;
             if !crate::is_sha256_digest(&d) {
                 return Err(OciError::NotAComponent {
                     reference: reference.to_string(),
@@ -128,10 +131,13 @@ async fn manifest_at(
     image: &Reference,
     what: &str,
 ) -> Result<Vec<u8>, OciError> {
-    let (bytes, _) = client
-        .pull_manifest_raw(image, auth, &[MANIFEST_MEDIA_TYPE])
-        .await
-        .map_err(|e| transport.registry_error("fetching the manifest", image.registry(), &e))?;
+    let (bytes, _) =
+        client.pull_manifest_raw(image, auth, &[MANIFEST_MEDIA_TYPE]).await.map_err(|e| {
+            match not_found(&e) {
+                true => OciError::NotFound { reference: what.to_string(), what: "manifest" },
+                false => transport.registry_error("fetching the manifest", image.registry(), &e),
+            }
+        })?;
     check_manifest_bytes(&bytes, image.digest(), what)?;
     Ok(bytes.to_vec())
 }

@@ -1,7 +1,6 @@
 //! [`publish`]: a component pushed as a wasm artifact under a tag, and, with a key, its
 //! cosign signature under `sha256-<hex>.sig`.
 
-use oci_client::secrets::RegistryAuth;
 use oci_client::{Reference, RegistryOperation};
 
 use crate::artifact::{MANIFEST_MEDIA_TYPE, component_artifact};
@@ -50,7 +49,7 @@ pub async fn publish(
         push_manifest(transport, &client, &image, artifact.manifest.clone()).await?;
         let digest = crate::sha256_digest(&artifact.manifest);
         let signature_tag = match key {
-            Some(key) => Some(sign(transport, &client, &auth, reference, &digest, key).await?),
+            Some(key) => Some(sign(transport, &client, reference, &digest, key).await?),
             None => None,
         };
         Ok(Published { manifest_digest: digest, signature_tag })
@@ -62,7 +61,6 @@ pub async fn publish(
 async fn sign(
     transport: &Transport,
     client: &oci_client::Client,
-    _auth: &RegistryAuth,
     reference: &OciReference,
     digest: &str,
     key: &SigningKey,

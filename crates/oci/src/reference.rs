@@ -29,10 +29,10 @@ impl OciReference {
         if after_repo.is_empty() {
             return Err(bad("it names neither a tag nor a digest"));
         }
-        if let Some(digest) = inner.digest() {
-            if !crate::is_sha256_digest(digest) {
-                return Err(bad("only sha256 digests (64 lowercase hex digits) are accepted"));
-            }
+        if let Some(digest) = inner.digest()
+            && !crate::is_sha256_digest(digest)
+        {
+            return Err(bad("only sha256 digests (64 lowercase hex digits) are accepted"));
         }
         Ok(OciReference { inner, text: text.into() })
     }
