@@ -331,3 +331,42 @@ fn credentials_come_from_the_docker_config_and_are_never_printed() {
         }
     }
 }
+
+/// An independent client (skopeo) copies the published artifact and its signature tag to
+/// another repository, digests preserved: it installs from there, verified, with the same pin.
+#[test]
+fn an_artifact_copied_by_another_client_installs_with_the_same_pin() {
+    let skopeo = ["/usr/bin/skopeo", "/usr/local/bin/skopeo"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("skopeo is not installed (`apt-get install skopeo`; .ci/run does)");
+    let registry = Registry::start();
+    let a = setup();
+    let (signing, public) = keypair(&a.outside_dir("keys"), "author", true);
+    let digest =
+        publish(&a, &component("scribe"), &registry.oci("tools/scribe:1"), &["--key", s(&signing)]);
+    let sig_tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    for tag in ["1", sig_tag.as_str()] {
+        let out = std::process::Command::new(skopeo)
+            .args([
+                "copy",
+                "--src-tls-verify=false",
+                "--dest-tls-verify=false",
+                "--preserve-digests",
+            ])
+            .arg(format!("docker://{}/tools/scribe:{tag}", registry.host))
+            .arg(format!("docker://{}/mirror/scribe:{tag}", registry.host))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "skopeo copy {tag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = add(&a, &registry.oci("mirror/scribe:1"), &["--key", s(&public)]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    let show = a.run(&[], &["tool", "show", "scribe"]);
+    assert_eq!(field(&show.stdout, "manifest:"), digest);
+    assert_eq!(field(&show.stdout, "sha256:"), sha256_file(&component("scribe")));
+}

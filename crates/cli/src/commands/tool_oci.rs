@@ -55,6 +55,7 @@ pub async fn add(
     }
     let temp_dir = setup.data_dir.join(PULL_DIR);
     std::fs::create_dir_all(&temp_dir)?;
+    remove_stale_pulls(&temp_dir);
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("toolhost: pulling {}…", terminal_line(reference.as_str()));
     }
@@ -75,6 +76,23 @@ pub async fn add(
     };
     // The temp file is removed when `pulled` drops, after the install copied it.
     super::tool::add(setup, store, pulled.file.path(), yes, origin).await
+}
+
+/// Remove what a killed add left in `dir`: downloads older than twice the longest transfer.
+fn remove_stale_pulls(dir: &Path) {
+    let stale = std::time::Duration::from_millis(2 * toolhost_limits::OCI_TRANSFER_TIMEOUT_MS);
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > stale);
+        if old && entry.file_name().to_string_lossy().starts_with(".oci-") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The pin's lines of a summary or `tool show`, each prefixed by `indent`.
