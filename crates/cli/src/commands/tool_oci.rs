@@ -45,6 +45,10 @@ pub async fn add(
     };
     let mut key_files = how.keys.to_vec();
     key_files.extend(setup.registries.keys_for(&reference.repository_path()));
+    // Recorded as `signed by`: absolute, so the pin names the file wherever it is shown.
+    let mut key_files: Vec<PathBuf> =
+        key_files.iter().map(|k| std::path::absolute(k).unwrap_or_else(|_| k.clone())).collect();
+    key_files.sort();
     key_files.dedup();
     let mut keys = Vec::new();
     for file in &key_files {
