@@ -468,3 +468,27 @@ pub const MAX_GIT_CONFIG_JUDGE_BYTES: u64 = 1024 * 1024;
 /// Longest git may take to list a config file's keys for that judgement, in milliseconds;
 /// past it the config is not judged inert.
 pub const GIT_CONFIG_JUDGE_TIMEOUT_MS: u64 = 5_000;
+
+/// `tool add oci://…`: the largest component (the `application/wasm` layer) downloaded, in
+/// bytes; a larger declared size is refused before anything is downloaded.
+pub const OCI_MAX_COMPONENT_BYTES: u64 = 128 * 1024 * 1024;
+
+/// `tool add oci://…`: the largest manifest (the artifact's or its signature's), in bytes.
+pub const OCI_MAX_MANIFEST_BYTES: u64 = 256 * 1024;
+
+/// `tool add oci://…`: the largest config blob and the largest signature payload, in bytes.
+pub const OCI_MAX_SMALL_BLOB_BYTES: u64 = 64 * 1024;
+
+/// `tool add oci://…`: at most this many signature layers are looked at under one
+/// `sha256-<hex>.sig` tag.
+pub const OCI_MAX_SIGNATURES: usize = 16;
+
+/// Connecting to a registry gives up after this many milliseconds.
+pub const OCI_CONNECT_TIMEOUT_MS: u64 = 10_000;
+
+/// A registry that sends nothing for this many milliseconds is given up on.
+pub const OCI_READ_TIMEOUT_MS: u64 = 30_000;
+
+/// A whole `tool add oci://…` download (or `tool publish` upload), every request of it, ends
+/// within this many milliseconds.
+pub const OCI_TRANSFER_TIMEOUT_MS: u64 = 300_000;

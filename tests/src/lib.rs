@@ -10,6 +10,7 @@ pub mod http;
 pub mod http_load;
 pub mod jsonl;
 pub mod mcp;
+pub mod registry;
 pub mod toolchains;
 pub mod watchdog;
 

@@ -185,6 +185,7 @@ fn an_installed_hostile_definition_is_not_loaded() {
             source: file.display().to_string(),
             added: "2026-01-01T00:00:00Z".into(),
             wit: "0.2.0".into(),
+            oci: None,
         };
         let lock = store.lock().unwrap();
         store.install(&lock, record, &bytes).unwrap();

@@ -17,6 +17,7 @@ const COMMANDS: &[&[&str]] = &[
     &["new"],
     &["tool"],
     &["tool", "add"],
+    &["tool", "publish"],
     &["tool", "list"],
     &["tool", "show"],
     &["tool", "remove"],

@@ -55,7 +55,19 @@ const EXAMPLES: &[(&str, &[&str])] = &[
     ("tool", &["toolhost tool add ./wordcount.wasm", "toolhost tool list"]),
     (
         "tool add",
-        &["toolhost tool add ./wordcount.wasm", "toolhost tool add ./wordcount.wasm --yes"],
+        &[
+            "toolhost tool add ./wordcount.wasm",
+            "toolhost tool add ./wordcount.wasm --yes",
+            "toolhost tool add oci://ghcr.io/acme/wordcount:1.0 --key acme.pub",
+            "toolhost tool add oci://ghcr.io/acme/wordcount@sha256:<64 hex digits>",
+        ],
+    ),
+    (
+        "tool publish",
+        &[
+            "toolhost tool publish ./wordcount.wasm oci://ghcr.io/acme/wordcount:1.0",
+            "COSIGN_PASSWORD=… toolhost tool publish ./wordcount.wasm oci://ghcr.io/acme/wordcount:1.0 --key cosign.key",
+        ],
     ),
     ("tool list", &["toolhost tool list", "toolhost tool list --json"]),
     ("tool show", &["toolhost tool show wordcount", "toolhost tool show wordcount --json"]),

@@ -84,6 +84,8 @@ pub struct Setup {
     pub policy: SandboxPolicy,
     /// `policy.json` requires the full sandbox tier (`"sandbox_tier": "full"`).
     pub require_full_tier: bool,
+    /// `policy.json`'s `registries`: the keys `tool add oci://…` requires.
+    pub registries: toolhost_sandbox::policy::RegistriesConfig,
     /// The private temp dir the policy's temp dir is (none when `policy.json` names one),
     /// removed with everything in it when the last clone of the setup is dropped: `main`
     /// drops it after the async runtime, once no task and no sandboxed program is left.
@@ -161,6 +163,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         }
     };
     let require_full_tier = config.sandbox_tier == toolhost_sandbox::policy::SandboxTier::Full;
+    let registries = config.registries.clone();
     let mut builder = SandboxPolicy::builder(cli.mode, &workspace)
         .data_dir(&data_dir)
         .other_data_dirs(others)
@@ -180,6 +183,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         data_dir,
         policy: builder.build(),
         require_full_tier,
+        registries,
         _temp_dir: temp_dir,
     })
 }

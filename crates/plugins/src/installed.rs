@@ -37,6 +37,24 @@ pub struct InstalledTool {
     pub added: String,
     /// The `toolhost:tool` version it targets.
     pub wit: String,
+    /// When it came from an OCI registry: the reference and the digests it was pinned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci: Option<OciPin>,
+}
+
+/// Where a component pulled from an OCI registry came from, as pinned at install: the
+/// reference as given, the manifest digest it resolved to (once), and the keys whose cosign
+/// signature of that digest verified. The component's own sha256 is [`InstalledTool::sha256`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OciPin {
+    /// `oci://HOST[:PORT]/REPOSITORY:TAG` or `…@sha256:…`, as given to `tool add`.
+    pub reference: String,
+    /// `sha256:<hex>` of the manifest that was pulled.
+    pub manifest_digest: String,
+    /// The public keys (their files) whose signature of the manifest digest verified.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signed_by: Vec<String>,
 }
 
 /// `tools.json`.
@@ -298,6 +316,7 @@ mod tests {
             source: "/src".into(),
             added: now_rfc3339(),
             wit: "0.1.0".into(),
+            oci: None,
         }
     }
 

@@ -28,6 +28,6 @@ pub mod rules;
 pub mod stamps;
 
 pub use check::{Candidate, PluginError, check_component};
-pub use installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded};
+pub use installed::{InstalledSet, InstalledSetError, InstalledTool, NotLoaded, OciPin};
 pub use load::{Installed, load_installed, load_uninstalled};
 pub use rules::{DefinitionError, RESERVED_IDS, Taken};

@@ -4,7 +4,9 @@
 //! * [`call`] — one tool call, recorded in the store.
 //! * [`session`] — JSON Lines on stdin/stdout.
 //! * [`mcp`] — the MCP server, stdio or Streamable HTTP.
-//! * [`tool`] — `tool add|list|show|remove`: the installed third-party tools.
+//! * [`tool`] — `tool add|publish|list|show|remove`: the installed third-party tools.
+//! * [`tool_oci`] — `tool add oci://…` (pulled, verified, then added as a file) and
+//!   `tool publish`.
 //! * [`conformance`] — every conformance check on one component.
 //! * [`changes`] — `changes`, `undo`, `reapply`: from the session store alone.
 //! * [`wit`] — the text of a WIT package the host links.
@@ -22,6 +24,7 @@ pub mod mcp;
 pub mod new;
 pub mod session;
 pub mod tool;
+pub mod tool_oci;
 pub mod tools;
 pub mod wit;
 

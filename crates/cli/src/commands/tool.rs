@@ -1,9 +1,10 @@
-//! `toolhost tool add|list|show|remove`: the installed third-party tools (contract in
+//! `toolhost tool add|publish|list|show|remove`: the installed third-party tools (contract in
 //! docs/cli.md and docs/extending.md). `add` checks the component (the rules, and conformance's
 //! static and describe checks), shows the user what it is and what its risk lets it do, asks on a
 //! terminal (default no; `--yes` for scripts, a non-terminal without it is refused), then records
-//! it pinned by its SHA-256. Exit codes: 0 done, 1 refused or no such tool (the reason on stderr),
-//! 2 usage.
+//! it pinned by its SHA-256. An `oci://` reference is first pulled into a temp file
+//! ([`super::tool_oci`]) and then added the same way, its pin also naming the reference and
+//! manifest digest. Exit codes: 0 done, 1 refused or no such tool (the reason on stderr), 2 usage.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -14,7 +15,9 @@ use clap::Subcommand;
 
 use toolhost::display::{terminal_line, terminal_text};
 use toolhost::plugins::rules::{risk_meaning, risk_rank};
-use toolhost::plugins::{Candidate, InstalledSet, InstalledTool, Taken, installed::now_rfc3339};
+use toolhost::plugins::{
+    Candidate, InstalledSet, InstalledTool, OciPin, Taken, installed::now_rfc3339,
+};
 use toolhost::runtime::Allocation;
 
 use crate::setup::Setup;
@@ -22,13 +25,36 @@ use crate::setup::Setup;
 /// What `toolhost tool` does.
 #[derive(Subcommand)]
 pub enum Action {
-    /// Install a tool component (or upgrade the installed one with its id).
+    /// Install a tool component (or upgrade the installed one with its id), from a file or
+    /// an OCI registry (`oci://HOST[:PORT]/REPOSITORY:TAG` or `…@sha256:DIGEST`).
     Add {
-        /// The component (`.wasm`).
+        /// The component (`.wasm`) or its `oci://` reference.
         file: PathBuf,
         /// Install without asking (for scripts).
         #[arg(long)]
         yes: bool,
+        /// An `oci://` component must carry a cosign signature by this public key (PEM; may be
+        /// repeated; policy.json's `registries.keys` may require more).
+        #[arg(long, value_name = "KEY.pub")]
+        key: Vec<PathBuf>,
+        /// Reach a registry that is not on loopback in plain HTTP (no TLS).
+        #[arg(long)]
+        insecure_http: bool,
+    },
+    /// Push a tool component to an OCI registry (`oci://HOST[:PORT]/REPOSITORY:TAG`), signed
+    /// with a cosign key when `--key` is given.
+    Publish {
+        /// The component (`.wasm`).
+        file: PathBuf,
+        /// Where to push it: `oci://HOST[:PORT]/REPOSITORY:TAG`.
+        reference: String,
+        /// Sign it with this private key: cosign's encrypted format (password in
+        /// COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM, ECDSA P-256.
+        #[arg(long, value_name = "cosign.key")]
+        key: Option<PathBuf>,
+        /// Reach a registry that is not on loopback in plain HTTP (no TLS).
+        #[arg(long)]
+        insecure_http: bool,
     },
     /// List the installed tools.
     List {
@@ -55,26 +81,57 @@ pub enum Action {
 pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
     let store = setup.installed_set();
     match action {
-        Action::Add { file, yes } => add(setup, &store, file, *yes).await,
+        Action::Add { file, yes, key, insecure_http } => {
+            match file.to_str().filter(|f| f.starts_with(super::tool_oci::SCHEME)) {
+                Some(reference) => {
+                    let how = super::tool_oci::How { keys: key, insecure_http: *insecure_http };
+                    super::tool_oci::add(setup, &store, reference, *yes, how).await
+                }
+                None if !key.is_empty() || *insecure_http => Ok(refuse(
+                    "--key and --insecure-http apply to an oci:// reference, not to a file",
+                )),
+                None => {
+                    let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+                    let origin =
+                        Origin { shown: source.display().to_string(), ..Origin::default() };
+                    add(setup, &store, &source, *yes, origin).await
+                }
+            }
+        }
+        Action::Publish { file, reference, key, insecure_http } => {
+            super::tool_oci::publish(setup, file, reference, key.as_deref(), *insecure_http).await
+        }
         Action::List { json } => list(&store, *json),
         Action::Show { id, json } => show(setup, &store, id, *json).await,
         Action::Remove { id } => remove(&store, id),
     }
 }
 
-fn refuse(message: &str) -> ExitCode {
+/// Where a component being added came from, beyond its file.
+#[derive(Default)]
+pub(crate) struct Origin {
+    /// How it is shown and recorded as `source` (the file, or the `oci://` reference).
+    pub shown: String,
+    /// Its registry pin, when pulled from one.
+    pub oci: Option<OciPin>,
+    /// The SHA-256 (hex) its bytes must have (the pulled layer's digest).
+    pub sha256: Option<String>,
+}
+
+pub(crate) fn refuse(message: &str) -> ExitCode {
     eprintln!("toolhost: {}", terminal_text(message));
     ExitCode::FAILURE
 }
 
-async fn add(
+/// Check, show, ask about and install the component in `source` (from `origin`).
+pub(crate) async fn add(
     setup: &Setup,
     store: &InstalledSet,
-    file: &std::path::Path,
+    source: &std::path::Path,
     yes: bool,
+    origin: Origin,
 ) -> Result<ExitCode> {
     let runtime = setup.runtime(Allocation::OnDemand)?;
-    let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     // Its id must differ, ignoring case, from every built-in's and installed one's (but the
     // one it upgrades, spelt exactly the same).
     let installed: Vec<String> = store.list()?.into_iter().map(|t| t.id).collect();
@@ -84,24 +141,30 @@ async fn add(
     // Compiling a large component takes seconds (a CPython one, ~10 s): say so on a terminal.
     // It is compiled once: the checks below and every later call use the compiled cache.
     if std::io::stderr().is_terminal() {
-        let size = std::fs::metadata(&source).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(source).map(|m| m.len()).unwrap_or(0);
         eprintln!(
             "toolhost: checking {} ({:.1} MB): validating, compiling and describing it…",
-            terminal_text(&source.display().to_string()),
+            terminal_text(&origin.shown),
             size as f64 / 1e6
         );
     }
-    let candidate = match toolhost::plugins::check_component(&runtime, &source, &taken).await {
+    let candidate = match toolhost::plugins::check_component(&runtime, source, &taken).await {
         Ok(c) => c,
         Err(e) => return Ok(refuse(&format!("not installed: {e}"))),
     };
+    if let Some(expected) = origin.sha256.as_ref().filter(|e| **e != candidate.sha256) {
+        return Ok(refuse(&format!(
+            "not installed: the downloaded component changed before it was checked (sha256 {} is not the pulled {expected})",
+            candidate.sha256
+        )));
+    }
     // The conformance suite's static and describe checks too (`--yes` bypasses none).
     let options = toolhost_conformance::Options {
         cache_dir: Some(setup.data_dir.join("cache").join("components")),
         static_and_describe_only: true,
         ..Default::default()
     };
-    if let Ok(report) = toolhost_conformance::check(&source, &options, &setup.policy).await {
+    if let Ok(report) = toolhost_conformance::check(source, &options, &setup.policy).await {
         let failed: Vec<String> = report
             .checks
             .iter()
@@ -111,7 +174,7 @@ async fn add(
         if !failed.is_empty() {
             return Ok(refuse(&format!(
                 "not installed: {} fails conformance: {}",
-                source.display(),
+                origin.shown,
                 failed.join("; ")
             )));
         }
@@ -119,7 +182,7 @@ async fn add(
     let def = candidate.definition();
     let id = def.id.to_string();
     let previous = store.get(&id)?;
-    out!("{}", summary(&candidate, previous.as_ref()));
+    out!("{}", summary(&candidate, &origin, previous.as_ref()));
     if !yes {
         if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
             return Ok(refuse(
@@ -144,9 +207,10 @@ async fn add(
         sha256: candidate.sha256.clone(),
         risk: def.risk,
         size: candidate.bytes.len() as u64,
-        source: source.display().to_string(),
+        source: origin.shown.clone(),
         added: now_rfc3339(),
         wit: candidate.wit_version.clone(),
+        oci: origin.oci.clone(),
     };
     let lock = store.lock()?;
     store.install(&lock, record, &candidate.bytes)?;
@@ -160,11 +224,11 @@ async fn add(
 
 /// What the user is asked to approve: every field the component wrote made safe for a
 /// terminal (its description cannot redraw the prompt).
-fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
+fn summary(candidate: &Candidate, origin: &Origin, previous: Option<&InstalledTool>) -> String {
     let def = candidate.definition();
     let mut out = format!(
         "tool component {}\n  id:          {}\n  description: {}\n  risk:        {} — {}\n  size:        {} bytes\n  sha256:      {}\n  contract:    toolhost:tool@{}\n",
-        terminal_line(&candidate.path.display().to_string()),
+        terminal_line(&origin.shown),
         def.id,
         terminal_line(def.description.trim()),
         def.risk.name(),
@@ -173,7 +237,13 @@ fn summary(candidate: &Candidate, previous: Option<&InstalledTool>) -> String {
         candidate.sha256,
         candidate.wit_version,
     );
+    if let Some(pin) = &origin.oci {
+        out.push_str(&super::tool_oci::pin_lines(pin, "  "));
+    }
     if let Some(old) = previous {
+        if let Some(old_pin) = &old.oci {
+            out.push_str(&super::tool_oci::changed_lines(old_pin, origin.oci.as_ref()));
+        }
         out.push_str(&format!(
             "  upgrades:    `{}` installed {} (sha256 {}, granted {})\n",
             old.id,
@@ -263,6 +333,9 @@ async fn show(setup: &Setup, store: &InstalledSet, id: &str, json: bool) -> Resu
         outln!("sha256:      {}", t.sha256);
         outln!("size:        {} bytes", t.size);
         outln!("source:      {}", terminal_line(&t.source));
+        if let Some(pin) = &t.oci {
+            out!("{}", super::tool_oci::pin_lines(pin, ""));
+        }
         outln!("added:       {}", t.added);
         outln!("contract:    toolhost:tool@{}", t.wit);
         match &definition {

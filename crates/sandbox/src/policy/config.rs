@@ -62,6 +62,34 @@ pub struct PolicyConfig {
     /// Landlock tier where bubblewrap cannot start) or `"full"` (bubblewrap only: where it
     /// cannot start, bash runs nothing).
     pub sandbox_tier: SandboxTier,
+    /// What `tool add oci://…` requires of a registry's components
+    /// (`{"keys": {"registry.example.com/acme": "/etc/toolhost/acme.pub"}}`).
+    pub registries: RegistriesConfig,
+}
+
+/// `policy.json`'s `registries`: the public keys whose cosign signature a component pulled
+/// from a registry must carry (docs/cli.md#the-data-dir-policyjson-and-the-environment).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RegistriesConfig {
+    /// PEM public key files by `HOST[:PORT]` or `HOST[:PORT]/REPOSITORY` prefix: every key
+    /// whose prefix covers a reference (whole path segments) must have signed it.
+    pub keys: std::collections::BTreeMap<String, PathBuf>,
+}
+
+impl RegistriesConfig {
+    /// The key files required for `repository` (`HOST[:PORT]/REPOSITORY`).
+    pub fn keys_for(&self, repository: &str) -> Vec<PathBuf> {
+        self.keys
+            .iter()
+            .filter(|(prefix, _)| {
+                let prefix = prefix.trim_end_matches('/');
+                repository == prefix
+                    || repository.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))
+            })
+            .map(|(_, key)| key.clone())
+            .collect()
+    }
 }
 
 /// The sandbox tiers an operator accepts (`policy.json`'s `sandbox_tier`).

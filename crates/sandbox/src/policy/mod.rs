@@ -58,7 +58,10 @@ mod tiers;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{POLICY_FILE, PolicyBuilder, PolicyConfig, ReadsConfig, SandboxTier, ShellPolicy};
+pub use config::{
+    POLICY_FILE, PolicyBuilder, PolicyConfig, ReadsConfig, RegistriesConfig, SandboxTier,
+    ShellPolicy,
+};
 pub use escalation::{
     Escalation, EscalationError, EscalationRequest, PathPermission, SandboxPermissionsInput,
 };
