@@ -463,3 +463,16 @@ pub const MAX_GIT_CONFIG_JUDGE_BYTES: u64 = 1024 * 1024;
 /// Longest git may take to list a config file's keys for that judgement, in milliseconds;
 /// past it the config is not judged inert.
 pub const GIT_CONFIG_JUDGE_TIMEOUT_MS: u64 = 5_000;
+
+/// Session store on PostgreSQL: longest a connection attempt (at start, or a reconnect after
+/// the server went away) may take before the store is reported unreachable, in seconds.
+pub const STORE_CONNECT_TIMEOUT_SECS: u64 = 5;
+
+/// Session store: the smallest, average and largest content-defined chunk (FastCDC) a file
+/// version is cut into, in bytes. A one-line edit stores about one average chunk plus the
+/// version's list of chunk hashes (32 bytes per chunk).
+pub const STORE_CHUNK_MIN_BYTES: u32 = 1024;
+/// See [`STORE_CHUNK_MIN_BYTES`].
+pub const STORE_CHUNK_AVG_BYTES: u32 = 4096;
+/// See [`STORE_CHUNK_MIN_BYTES`].
+pub const STORE_CHUNK_MAX_BYTES: u32 = 16 * 1024;
