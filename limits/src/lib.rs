@@ -469,10 +469,11 @@ pub const GIT_CONFIG_JUDGE_TIMEOUT_MS: u64 = 5_000;
 pub const STORE_CONNECT_TIMEOUT_SECS: u64 = 5;
 
 /// Session store: the smallest, average and largest content-defined chunk (FastCDC) a file
-/// version is cut into, in bytes. A one-line edit stores about one average chunk plus the
-/// version's list of chunk hashes (32 bytes per chunk).
-pub const STORE_CHUNK_MIN_BYTES: u32 = 1024;
+/// version is cut into, in bytes. A one-line edit stores about one chunk plus the version's
+/// list of chunk keys (16 bytes per chunk): smaller chunks store less of the file again but
+/// lengthen that list.
+pub const STORE_CHUNK_MIN_BYTES: u32 = 512;
 /// See [`STORE_CHUNK_MIN_BYTES`].
-pub const STORE_CHUNK_AVG_BYTES: u32 = 4096;
+pub const STORE_CHUNK_AVG_BYTES: u32 = 2048;
 /// See [`STORE_CHUNK_MIN_BYTES`].
-pub const STORE_CHUNK_MAX_BYTES: u32 = 16 * 1024;
+pub const STORE_CHUNK_MAX_BYTES: u32 = 8 * 1024;

@@ -1,6 +1,6 @@
 //! File contents stored once: a version is cut into content-defined chunks (FastCDC, so an
 //! insertion moves only the chunks around it), each distinct chunk is kept once in `chunks`
-//! under its SHA-256, and the version in `contents` under the SHA-256 of the whole content,
+//! under (half) its SHA-256, and the version in `contents` under the SHA-256 of the whole content,
 //! as the list of its chunks' hashes. A one-line edit of a large file so adds about one
 //! chunk and one list; undo and reapply read the whole content back, checked against its
 //! hash.
@@ -13,8 +13,10 @@ use toolhost_limits::{STORE_CHUNK_AVG_BYTES, STORE_CHUNK_MAX_BYTES, STORE_CHUNK_
 use crate::StoreError;
 use crate::sql::Sql;
 
-/// The bytes of a chunk hash.
-const HASH_BYTES: usize = 32;
+/// The bytes of a chunk's key: the first half of its SHA-256. A whole content is checked
+/// against its full SHA-256 when it is read back, so two chunks sharing a key could only
+/// make a read fail, never return other bytes.
+const HASH_BYTES: usize = 16;
 
 /// The key of a content: the SHA-256 of it, in hex.
 pub(crate) fn key_of(content: &str) -> String {
@@ -37,7 +39,7 @@ pub(crate) fn put(sql: &mut dyn Sql, content: &str) -> Result<String, StoreError
     let mut list = Vec::new();
     for chunk in chunker {
         let data = &bytes[chunk.offset..chunk.offset + chunk.length];
-        let hash = Sha256::digest(data).to_vec();
+        let hash = Sha256::digest(data)[..HASH_BYTES].to_vec();
         sql.execute(
             "INSERT INTO chunks (hash, data) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             &[hash.clone().into(), data.to_vec().into()],

@@ -14,7 +14,7 @@ pub enum StoreLocation {
     /// `<data-dir>/toolhost.db` (the default).
     Sqlite(PathBuf),
     /// A PostgreSQL database.
-    Postgres(PgUrl),
+    Postgres(Box<PgUrl>),
 }
 
 impl StoreLocation {
@@ -26,7 +26,7 @@ impl StoreLocation {
             return Ok(StoreLocation::Sqlite(data_dir.to_path_buf()));
         }
         if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            return PgUrl::parse(text).map(StoreLocation::Postgres);
+            return PgUrl::parse(text).map(|url| StoreLocation::Postgres(Box::new(url)));
         }
         Err(StoreError::BadLocation(format!(
             "the session store `{}` is neither `sqlite` nor a postgres://USER@HOST:PORT/DB URL",
