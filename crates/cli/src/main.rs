@@ -60,11 +60,6 @@ pub struct Cli {
     /// (default: $TOOLHOST_HOME, else ~/.toolhost).
     #[arg(long, global = true)]
     pub data_dir: Option<PathBuf>,
-    /// The session store: `sqlite` (the default: toolhost.db in the data dir) or
-    /// `postgres://USER@HOST:PORT/DB`, shared by a fleet (default: $TOOLHOST_STORE, else
-    /// policy.json's "store").
-    #[arg(long, global = true, value_name = "URL")]
-    pub store: Option<String>,
     /// The sandbox mode of the session.
     #[arg(long, global = true, value_enum, default_value = "workspace-write")]
     pub mode: SandboxMode,
@@ -100,6 +95,11 @@ pub struct Cli {
     /// (repeatable).
     #[arg(long = "read-root", global = true, value_name = "DIR")]
     pub read_roots: Vec<PathBuf>,
+    /// The session store: `sqlite` (the default: toolhost.db in the data dir) or
+    /// `postgres://USER@HOST:PORT/DB`, shared by a fleet (default: $TOOLHOST_STORE, else
+    /// policy.json's "store").
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
