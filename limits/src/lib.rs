@@ -492,3 +492,16 @@ pub const OCI_READ_TIMEOUT_MS: u64 = 30_000;
 /// A whole `tool add oci://…` download (or `tool publish` upload), every request of it, ends
 /// within this many milliseconds.
 pub const OCI_TRANSFER_TIMEOUT_MS: u64 = 300_000;
+/// Session store on PostgreSQL: longest a connection attempt (at start, or a reconnect after
+/// the server went away) may take before the store is reported unreachable, in seconds.
+pub const STORE_CONNECT_TIMEOUT_SECS: u64 = 5;
+
+/// Session store: the smallest, average and largest content-defined chunk (FastCDC) a file
+/// version is cut into, in bytes. A one-line edit stores about one chunk plus the version's
+/// list of chunk keys (16 bytes per chunk): smaller chunks store less of the file again but
+/// lengthen that list.
+pub const STORE_CHUNK_MIN_BYTES: u32 = 512;
+/// See [`STORE_CHUNK_MIN_BYTES`].
+pub const STORE_CHUNK_AVG_BYTES: u32 = 2048;
+/// See [`STORE_CHUNK_MIN_BYTES`].
+pub const STORE_CHUNK_MAX_BYTES: u32 = 8 * 1024;

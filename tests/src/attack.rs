@@ -403,6 +403,7 @@ impl Attack {
         if let Some(mode) = confined {
             confined::chown_tree(&root, mode).expect("chown the attack base dir");
         }
+        crate::postgres::register(&data);
         Attack {
             base,
             home,
@@ -457,6 +458,7 @@ impl Attack {
             cmd.env(k, v);
         }
         cmd.arg("--workspace").arg(&self.ws).arg("--data-dir").arg(&self.data).args(global);
+        crate::postgres::store_env(&mut cmd, &self.data);
         self.confined_command(cmd)
     }
 

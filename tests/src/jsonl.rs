@@ -19,11 +19,15 @@ pub struct SessionProc {
 impl SessionProc {
     /// Start a session over the fixture with `args` before the `session` command.
     pub fn start(fx: &Fixture, args: &[&str]) -> Self {
-        let mut child = Command::new(toolhost_bin())
-            .arg("--workspace")
-            .arg(fx.root())
-            .arg("--data-dir")
-            .arg(fx.data.path())
+        let mut cmd = Command::new(toolhost_bin());
+        cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path());
+        crate::postgres::store_env(&mut cmd, fx.data.path());
+        Self::from_command(cmd, args)
+    }
+
+    /// Start `cmd` (a `toolhost` with its options) with `args`, then the `session` command.
+    pub fn from_command(mut cmd: Command, args: &[&str]) -> Self {
+        let mut child = cmd
             .args(args)
             .arg("session")
             .stdin(Stdio::piped())

@@ -11,6 +11,7 @@ pub mod http_load;
 pub mod jsonl;
 pub mod mcp;
 pub mod registry;
+pub mod postgres;
 pub mod toolchains;
 pub mod watchdog;
 
@@ -83,11 +84,13 @@ pub struct Fixture {
 impl Fixture {
     /// An empty workspace.
     pub fn new() -> Self {
-        Fixture {
+        let fx = Fixture {
             workspace: tempfile::tempdir().unwrap(),
             data: tempfile::tempdir().unwrap(),
             temp: toolhost_sandbox::temp_dir::PrivateTempDir::create().unwrap(),
-        }
+        };
+        postgres::register(fx.data.path());
+        fx
     }
 
     /// The workspace root (canonical).
@@ -252,6 +255,7 @@ pub fn median_pair(
 pub fn toolhost_command(fx: &Fixture) -> std::process::Command {
     let mut cmd = std::process::Command::new(toolhost_bin());
     cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path());
+    postgres::store_env(&mut cmd, fx.data.path());
     cmd
 }
 

@@ -173,6 +173,7 @@ async fn reapply_restores_chained_changes_in_forward_order() {
 fn toolhost(fx: &Fixture) -> Command {
     let mut cmd = Command::new(toolhost_bin());
     cmd.arg("--workspace").arg(fx.root()).arg("--data-dir").arg(fx.data.path());
+    toolhost_tests::postgres::store_env(&mut cmd, fx.data.path());
     cmd
 }
 
@@ -260,12 +261,14 @@ async fn a_change_written_but_not_recorded_is_on_disk_and_not_listed() {
     assert!(r.succeeded(), "the tool's result is still returned: {}", r.text());
     assert_eq!(std::fs::read_to_string(fx.root().join("lost.txt")).unwrap(), "written\n");
 
-    let out = toolhost(&fx).args(["changes", "--json"]).output().unwrap();
+    // The store this test wrote through the library is SQLite's, whatever store the suite
+    // runs on (on PostgreSQL no tool runs while the store cannot record: postgres_store.rs).
+    let out = toolhost(&fx).args(["--store", "sqlite", "changes", "--json"]).output().unwrap();
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     let paths: Vec<&str> =
         listed.as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["kept.txt"], "the unrecorded change is not listed");
-    let out = toolhost(&fx).args(["undo", &id]).output().unwrap();
+    let out = toolhost(&fx).args(["--store", "sqlite", "undo", &id]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(fx.root().join("lost.txt")).unwrap(), "written\n");
 }

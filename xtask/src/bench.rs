@@ -15,6 +15,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("tools", "bench_tools"),
     ("journey", "bench_journey"),
     ("patch", "bench_patch"),
+    ("store", "bench_store"),
 ];
 
 /// Run the named benchmark.

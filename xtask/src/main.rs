@@ -113,7 +113,7 @@ fn main() -> Result<()> {
             bench::run(&args[1..])
         }
         _ => bail!(
-            "usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools|journey|patch"
+            "usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools|journey|patch|store"
         ),
     }
 }

@@ -69,6 +69,11 @@ pub struct Cli {
     /// (repeatable).
     #[arg(long = "read-root", global = true, value_name = "DIR")]
     pub read_roots: Vec<PathBuf>,
+    /// The session store: `sqlite` (the default: toolhost.db in the data dir) or
+    /// `postgres://USER@HOST:PORT/DB`, shared by a fleet (default: $TOOLHOST_STORE, else
+    /// policy.json's "store").
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }

@@ -15,6 +15,8 @@ use toolhost_sandbox::temp_dir::{PrivateTempDir, remove_stale};
 
 use crate::Cli;
 
+mod store_option;
+
 fn data_dir(cli: &Cli) -> Result<PathBuf> {
     if let Some(dir) = &cli.data_dir {
         return Ok(dir.clone());
@@ -82,6 +84,10 @@ pub struct Setup {
     pub workspace: PathBuf,
     pub data_dir: PathBuf,
     pub policy: SandboxPolicy,
+    /// Where the session store is (`--store`, `TOOLHOST_STORE`, policy.json's `"store"`).
+    pub store: toolhost::store::StoreLocation,
+    /// The identity of the workspace copy this instance serves (`INSTANCE:WORKSPACE`).
+    pub workspace_id: String,
     /// `policy.json` requires the full sandbox tier (`"sandbox_tier": "full"`).
     pub require_full_tier: bool,
     /// `policy.json`'s `registries`: the keys `tool add oci://…` requires.
@@ -107,6 +113,9 @@ pub enum UsageError {
     /// `--read-root` names nothing, or something that is not a directory.
     #[error("--read-root {path}: {why}")]
     ReadRoot { path: String, why: String },
+    /// The session store named is not understood, or cannot be reached.
+    #[error("{0}")]
+    Store(String),
 }
 
 pub fn setup(cli: &Cli) -> Result<Setup> {
@@ -164,6 +173,8 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
     };
     let require_full_tier = config.sandbox_tier == toolhost_sandbox::policy::SandboxTier::Full;
     let registries = config.registries.clone();
+    let store = store_option::location(cli.store.as_deref(), config.store.as_deref(), &data_dir)?;
+    let workspace_id = store_option::workspace_id(config.instance.as_deref(), &workspace);
     let mut builder = SandboxPolicy::builder(cli.mode, &workspace)
         .data_dir(&data_dir)
         .other_data_dirs(others)
@@ -182,6 +193,8 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         workspace,
         data_dir,
         policy: builder.build(),
+        store,
+        workspace_id,
         require_full_tier,
         registries,
         _temp_dir: temp_dir,

@@ -58,6 +58,16 @@ impl std::fmt::Display for Direction {
     }
 }
 
+impl Direction {
+    /// The state a change is in once this direction has been applied: "undone" or "applied".
+    pub fn done_state(self) -> &'static str {
+        match self {
+            Direction::Undo => "undone",
+            Direction::Reapply => "applied",
+        }
+    }
+}
+
 /// Why an undo or reapply did not happen (or did not fully happen).
 #[derive(Debug, thiserror::Error)]
 pub enum UndoError {
@@ -211,10 +221,7 @@ async fn apply(
     }
     for change in changes {
         check_record(change)?;
-        let (state, wanted) = match direction {
-            Direction::Undo => ("undone", false),
-            Direction::Reapply => ("applied", true),
-        };
+        let (state, wanted) = (direction.done_state(), direction == Direction::Reapply);
         if change.undone != wanted {
             return Err(UndoError::AlreadyDone { change_id: change.change_id.clone(), state });
         }

@@ -16,7 +16,7 @@ use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
 use toolhost_core::undo::{Direction, UndoError};
 use toolhost_sandbox::policy::SandboxPolicy;
-use toolhost_store::{RecordedChange, Store, StoreError};
+use toolhost_store::{ClaimRefused, RecordedChange, Store, StoreError};
 
 /// The text of the error returned for undo/reapply while a call is running or queued.
 pub const SESSION_ACTIVE: &str =
@@ -38,6 +38,15 @@ pub enum SessionError {
         "change {change_id} was made in workspace {recorded}, not in this one ({current}); nothing was written. To {direction} it, run toolhost --workspace {recorded} {direction} {change_id}"
     )]
     OtherWorkspace { change_id: String, recorded: String, current: String, direction: Direction },
+    /// The change was made in a same-path copy of this workspace that this instance does not
+    /// serve (another machine, pod or volume).
+    #[error(
+        "change {change_id} was made in workspace copy {recorded}, which this toolhost does not serve (it serves {current}); nothing was written. Undo or reapply it from the toolhost that serves that copy"
+    )]
+    OtherCopy { change_id: String, recorded: String, current: String },
+    /// A call was not run because the store cannot record it.
+    #[error("{0}; the call was not run")]
+    StoreDown(StoreError),
     #[error("a toolset finalized for session {0} cannot replace this session's")]
     OtherSession(String),
     #[error(
@@ -190,8 +199,16 @@ impl SessionRuntime {
         progress: Option<mpsc::Sender<ToolProgress>>,
         deadline: Option<std::time::Instant>,
     ) -> ToolResult {
+        // A store that cannot record the call (PostgreSQL gone) runs no tool: no write is
+        // made that the record would miss. The next call tries again (reconnecting).
+        let down = self.with_store(|s| s.ready()).and_then(Result::err);
         let result = if cancel.is_cancelled() {
             ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
+        } else if let Some(e) = down {
+            let mut error =
+                ToolError::new(ErrorCode::ExecutionFailed, SessionError::StoreDown(e).to_string());
+            error.retryable = true;
+            return ToolResult::from_error(error);
         } else {
             let policy = policy.unwrap_or(&self.policy).clone();
             let mut call = ToolCallContext::new(call_id, policy).with_cancel(cancel);
@@ -237,16 +254,16 @@ impl SessionRuntime {
             return Err(StoreError::UnknownChange(change_id.into()).into());
         };
         let ids = [change_id.to_string()];
-        let batch = {
+        let (batch, serving) = {
             let store = store.lock().unwrap_or_else(|e| e.into_inner());
-            recorded_batch(&store, &ids)?
+            (recorded_batch(&store, &ids)?, store.workspace_id().map(str::to_string))
         };
         let session = self.session();
-        same_workspace(&batch, &session.working_directory, direction)?;
-        let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
-        apply_changes(&changes, session, &self.policy, direction).await?;
-        let store = store.lock().unwrap_or_else(|e| e.into_inner());
-        mark(&store, &changes, direction)
+        same_workspace(&batch, &session.working_directory, serving.as_deref(), direction)?;
+        let lock = || store.lock().unwrap_or_else(|e| e.into_inner());
+        let changes = claim(&lock(), batch, &ids, direction)?;
+        let applied = apply_changes(&changes, session, &self.policy, direction).await;
+        settle(&lock(), &ids, direction, applied)
     }
 }
 
@@ -259,33 +276,95 @@ fn paths_equal(a: &Path, b: &Path) -> bool {
 fn same_workspace(
     batch: &[RecordedChange],
     current: &Path,
+    serving: Option<&str>,
     direction: Direction,
 ) -> Result<(), SessionError> {
-    match batch.iter().find(|r| !paths_equal(&r.workspace, current)) {
-        None => Ok(()),
-        Some(r) => Err(SessionError::OtherWorkspace {
+    if let Some(r) = batch.iter().find(|r| !paths_equal(&r.workspace, current)) {
+        return Err(SessionError::OtherWorkspace {
             change_id: r.change.change_id.clone(),
             recorded: r.workspace.display().to_string(),
             current: current.display().to_string(),
             direction,
+        });
+    }
+    // The same path on another machine is another copy: its files are not these.
+    let other = |r: &&RecordedChange| {
+        r.workspace_id.as_deref().zip(serving).is_some_and(|(made, here)| made != here)
+    };
+    match batch.iter().find(other) {
+        None => Ok(()),
+        Some(r) => Err(SessionError::OtherCopy {
+            change_id: r.change.change_id.clone(),
+            recorded: r.workspace_id.clone().unwrap_or_default(),
+            current: serving.unwrap_or_default().to_string(),
         }),
     }
 }
 
 /// The recorded changes `ids`, in the order they were made.
 fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, SessionError> {
-    for id in ids {
-        store.find_change(id)?;
-    }
-    let batch: Vec<RecordedChange> = store
-        .recorded_changes(None)?
-        .into_iter()
-        .filter(|r| ids.contains(&r.change.change_id))
-        .collect();
+    let batch = store.find_changes(ids)?;
     if batch.iter().any(|r| r.workspace != batch[0].workspace) {
         return Err(SessionError::MixedWorkspaces(ids.join(", ")));
     }
     Ok(batch)
+}
+
+/// Claim every change of `ids` for `direction` (of two instances racing, one gets it; the
+/// other is told why), releasing those already claimed when one is refused. The changes
+/// of `batch`, with the state the store holds.
+fn claim(
+    store: &Store,
+    mut batch: Vec<RecordedChange>,
+    ids: &[String],
+    direction: Direction,
+) -> Result<Vec<toolhost_core::result::FileChange>, SessionError> {
+    let ids = unique(ids);
+    for (n, id) in ids.iter().enumerate() {
+        let Err(refused) = store.claim(id, direction) else { continue };
+        for held in &ids[..n] {
+            let _ = store.settle(held, direction, false);
+        }
+        return Err(match refused {
+            ClaimRefused::AlreadyDone => {
+                UndoError::AlreadyDone { change_id: id.to_string(), state: direction.done_state() }
+                    .into()
+            }
+            ClaimRefused::Store(e) => e.into(),
+        });
+    }
+    for r in &mut batch {
+        r.change.undone = direction == Direction::Reapply;
+    }
+    Ok(batch.into_iter().map(|r| r.change).collect())
+}
+
+/// `ids` without repeats, in order.
+fn unique(ids: &[String]) -> Vec<&String> {
+    let mut seen = Vec::new();
+    for id in ids {
+        if !seen.contains(&id) {
+            seen.push(id);
+        }
+    }
+    seen
+}
+
+/// End the claims on `ids`: the new state if the files were rewritten, the old one if not.
+fn settle(
+    store: &Store,
+    ids: &[String],
+    direction: Direction,
+    applied: Result<(), UndoError>,
+) -> Result<(), SessionError> {
+    let done = applied.is_ok();
+    for id in unique(ids) {
+        let settled = store.settle(id, direction, done);
+        if done {
+            settled.map_err(SessionError::NotRecorded)?;
+        }
+    }
+    Ok(applied?)
 }
 
 async fn apply_changes(
@@ -300,19 +379,6 @@ async fn apply_changes(
     }
 }
 
-fn mark(
-    store: &Store,
-    changes: &[toolhost_core::result::FileChange],
-    direction: Direction,
-) -> Result<(), SessionError> {
-    for c in changes {
-        store
-            .set_undone(&c.change_id, direction == Direction::Undo)
-            .map_err(SessionError::NotRecorded)?;
-    }
-    Ok(())
-}
-
 /// Undo or reapply recorded changes from the store, outside any session (the CLI's
 /// `toolhost undo|reapply`): only changes made in `session`'s workspace, under `policy` (the
 /// one every entry point builds) plus exact write grants for the recorded paths.
@@ -324,8 +390,8 @@ pub async fn apply_recorded(
     direction: Direction,
 ) -> Result<(), SessionError> {
     let batch = recorded_batch(store, ids)?;
-    same_workspace(&batch, &session.working_directory, direction)?;
-    let changes: Vec<_> = batch.iter().map(|r| r.change.clone()).collect();
-    apply_changes(&changes, session, policy, direction).await?;
-    mark(store, &changes, direction)
+    same_workspace(&batch, &session.working_directory, store.workspace_id(), direction)?;
+    let changes = claim(store, batch, ids, direction)?;
+    let applied = apply_changes(&changes, session, policy, direction).await;
+    settle(store, ids, direction, applied)
 }

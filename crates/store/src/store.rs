@@ -1,15 +1,19 @@
-//! [`Store`]: one connection to `<data-dir>/toolhost.db`, recording sessions and calls and
-//! finding the file changes they made.
+//! [`Store`]: the session store on either engine, recording sessions and calls and finding,
+//! claiming and settling the file changes they made. What is recorded is written once, over
+//! [`Sql`]; the engines only carry the statements.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, OptionalExtension, params};
-
 use toolhost_core::result::{FileChange, ToolResult, ToolResultArtifact};
+use toolhost_core::undo::Direction;
 
 use crate::StoreError;
-use crate::migrations::{DB_FILE, migrate};
+use crate::contents::{self, ChunkCache};
+use crate::location::StoreLocation;
+use crate::pg::PgEngine;
+use crate::sql::{Row, Sql, Value};
+use crate::sqlite::SqliteEngine;
 
 /// A recorded file change and where it was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,93 +21,132 @@ pub struct RecordedChange {
     pub session_id: String,
     /// The workspace of that session: the change's relative path resolves against it.
     pub workspace: PathBuf,
+    /// The identity of that workspace's copy (`INSTANCE:PATH`), when it was recorded.
+    pub workspace_id: Option<String>,
     pub change: FileChange,
+}
+
+enum Engine {
+    Sqlite(SqliteEngine),
+    Postgres(PgEngine),
 }
 
 /// The session store. Not shared between threads; wrap it in a mutex.
 pub struct Store {
-    conn: Option<Connection>,
+    engine: Engine,
+    shown: String,
+    workspace_id: Option<String>,
 }
 
 fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
-/// How long opening the store waits for other processes that hold its lock.
-const OPEN_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Which rows a listing reads.
+enum Filter {
+    All,
+    Session(String),
+    Change(String),
+}
 
 impl Store {
     /// Open (creating it and running migrations if needed) `<data_dir>/toolhost.db`.
     pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
-        let path = data_dir.join(DB_FILE);
-        let open_err = |source| StoreError::Open { path: path.clone(), source };
-        std::fs::create_dir_all(data_dir)
-            .map_err(|source| StoreError::DataDir { path: data_dir.to_path_buf(), source })?;
-        let mut conn = Connection::open(&path).map_err(open_err)?;
-        conn.busy_timeout(OPEN_BUSY_TIMEOUT).map_err(open_err)?;
-        // Switching a fresh database to WAL takes an exclusive lock, and SQLite answers
-        // SQLITE_BUSY at once (not through the busy handler) while another process is doing
-        // the same: retry for as long as the busy timeout allows.
-        let started = std::time::Instant::now();
-        loop {
-            match conn.pragma_update(None, "journal_mode", "WAL") {
-                Err(rusqlite::Error::SqliteFailure(e, _))
-                    if e.code == rusqlite::ErrorCode::DatabaseBusy
-                        && started.elapsed() < OPEN_BUSY_TIMEOUT =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                other => break other.map_err(open_err)?,
-            }
-        }
-        // WAL + NORMAL: a commit survives a crash of toolhost (not a power cut) without an
-        // fsync per call, which would cap a session at a few hundred calls per second.
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
-        // Closing the last connection would checkpoint the WAL into the database and delete
-        // it, with an fsync or four (~1.5 ms of every one-shot `toolhost call`). Leave the
-        // WAL for the next open instead: SQLite checkpoints it when it grows past its
-        // autocheckpoint size, and it is as private as the database (`DATA_DIR_PRIVATE`).
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-            .map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", true).map_err(open_err)?;
-        migrate(&mut conn)?;
-        Ok(Store { conn: Some(conn) })
+        Store::connect(&StoreLocation::Sqlite(data_dir.to_path_buf()))
+    }
+
+    /// Open the store at `location` (connecting to PostgreSQL and running its migrations).
+    pub fn connect(location: &StoreLocation) -> Result<Store, StoreError> {
+        let engine = match location {
+            StoreLocation::Sqlite(dir) => Engine::Sqlite(SqliteEngine::open(dir)?),
+            StoreLocation::Postgres(url) => Engine::Postgres(PgEngine::connect(url)?),
+        };
+        Ok(Store { engine, shown: location.shown(), workspace_id: None })
+    }
+
+    /// This store records `workspace_id` as the identity of the workspace of the sessions it
+    /// records, and serves changes of that identity only.
+    pub fn serving(mut self, workspace_id: impl Into<String>) -> Store {
+        self.workspace_id = Some(workspace_id.into());
+        self
+    }
+
+    /// The identity of the workspace copy this store serves, if one was given.
+    pub fn workspace_id(&self) -> Option<&str> {
+        self.workspace_id.as_deref()
+    }
+
+    /// The store as shown in messages (a file, or a URL without its password).
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 
     /// Close the database; every later operation fails with [`StoreError::Closed`].
     pub fn close(&mut self) {
-        self.conn = None;
-    }
-
-    fn conn(&self) -> Result<&Connection, StoreError> {
-        self.conn.as_ref().ok_or(StoreError::Closed)
+        match &mut self.engine {
+            Engine::Sqlite(e) => e.close(),
+            Engine::Postgres(e) => e.close(),
+        }
     }
 
     /// The schema version of the open database.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        Ok(self.conn()?.pragma_query_value(None, "user_version", |r| r.get(0))?)
+        match &self.engine {
+            Engine::Sqlite(e) => e.schema_version(),
+            Engine::Postgres(e) => e.schema_version(),
+        }
+    }
+
+    /// `f` in one transaction (a write transaction when `write`).
+    fn tx<R: Send + 'static>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        match &self.engine {
+            Engine::Sqlite(e) => e.transaction(write, f),
+            Engine::Postgres(e) => e.transaction(write, f),
+        }
+    }
+
+    /// Whether the store can record now (PostgreSQL: a round trip, reconnecting if the
+    /// connection was lost; SQLite: open).
+    pub fn ready(&self) -> Result<(), StoreError> {
+        match &self.engine {
+            Engine::Sqlite(_) => Ok(()),
+            Engine::Postgres(e) => e.transaction(false, |sql| sql.query("SELECT 1", &[]).map(drop)),
+        }
     }
 
     /// Record a session (once; recording it again keeps the first record).
     pub fn record_session(&self, session_id: &str, workspace: &Path) -> Result<(), StoreError> {
-        self.conn()?.execute(
-            "INSERT OR IGNORE INTO sessions (id, workspace, created_at) VALUES (?1, ?2, ?3)",
-            params![session_id, workspace.to_string_lossy(), now_ms()],
-        )?;
-        Ok(())
+        let params: Vec<Value> = vec![
+            session_id.into(),
+            workspace.to_string_lossy().into_owned().into(),
+            self.workspace_id.clone().into(),
+            now_ms().into(),
+        ];
+        self.tx(true, move |sql| {
+            sql.execute(
+                "INSERT INTO sessions (id, workspace, workspace_id, created_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT DO NOTHING",
+                &params,
+            )
+            .map(drop)
+        })
     }
 
     /// How many calls a session has recorded (a resumed session numbers its calls on).
     pub fn call_count(&self, session_id: &str) -> Result<u64, StoreError> {
-        let n: i64 = self.conn()?.query_row(
-            "SELECT COUNT(*) FROM calls WHERE session_id = ?1",
-            [session_id],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
+        let id: Value = session_id.into();
+        self.tx(false, move |sql| {
+            let rows = sql.query("SELECT COUNT(*) FROM calls WHERE session_id = ?1", &[id])?;
+            Ok(rows.first().map_or(Ok(0), |r| r.int(0))? as u64)
+        })
     }
 
-    /// Record one call and its result.
+    /// Record one call and its result; the contents of its file changes are stored once, as
+    /// chunks ([`crate::contents`]).
     pub fn record_call(
         &self,
         session_id: &str,
@@ -114,24 +157,49 @@ impl Store {
     ) -> Result<(), StoreError> {
         let status = serde_json::to_value(result.status)?;
         let error = result.error.as_ref().map(serde_json::to_string).transpose()?;
-        // Cached: a session records one call after another with the same statement.
-        self.conn()?.prepare_cached(
-            "INSERT INTO calls (session_id, call_id, tool, arguments, status, text, error, artifacts, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?.execute(
-            params![
-                session_id,
-                call_id,
-                tool,
-                serde_json::to_string(arguments)?,
-                status.as_str().unwrap_or_default(),
-                result.text(),
-                error,
-                serde_json::to_string(&result.artifacts)?,
-                now_ms(),
-            ],
-        )?;
-        Ok(())
+        let mut stripped = result.artifacts.clone();
+        let mut contents = Vec::new();
+        for ToolResultArtifact::FileChange(c) in &mut stripped {
+            let before = std::mem::take(&mut c.before_content);
+            let after = std::mem::take(&mut c.after_content);
+            contents.push((c.change_id.clone(), c.undone, before, after));
+        }
+        let call: Vec<Value> = vec![
+            session_id.into(),
+            call_id.into(),
+            tool.into(),
+            serde_json::to_string(arguments)?.into(),
+            status.as_str().unwrap_or_default().into(),
+            result.text().into(),
+            error.into(),
+            serde_json::to_string(&stripped)?.into(),
+            now_ms().into(),
+        ];
+        let call_id = call_id.to_string();
+        self.tx(true, move |sql| {
+            sql.execute(
+                "INSERT INTO calls (session_id, call_id, tool, arguments, status, text, error, artifacts, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                &call,
+            )?;
+            for (idx, (change_id, undone, before, after)) in contents.into_iter().enumerate() {
+                let before_ref = contents::put(sql, &before)?;
+                let after_ref = contents::put(sql, &after)?;
+                sql.execute(
+                    "INSERT INTO changes (call_id, idx, change_id, undone, before_ref, after_ref)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    &[
+                        call_id.clone().into(),
+                        (idx as i64).into(),
+                        change_id.into(),
+                        undone.into(),
+                        before_ref.into(),
+                        after_ref.into(),
+                    ],
+                )?;
+            }
+            Ok(())
+        })
     }
 
     /// Every recorded file change, oldest first; only `session`'s when given.
@@ -144,152 +212,197 @@ impl Store {
         &self,
         session: Option<&str>,
     ) -> Result<Vec<RecordedChange>, StoreError> {
-        let conn = self.conn()?;
-        let mut stmt = conn.prepare(
-            "SELECT c.session_id, s.workspace, c.artifacts FROM calls c JOIN sessions s ON s.id = c.session_id
-             WHERE c.artifacts != '[]' AND (?1 IS NULL OR c.session_id = ?1) ORDER BY c.seq",
-        )?;
-        let rows = stmt.query_map([session], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (session_id, workspace, artifacts) = row?;
-            let artifacts: Vec<ToolResultArtifact> = serde_json::from_str(&artifacts)?;
-            for ToolResultArtifact::FileChange(change) in artifacts {
-                out.push(RecordedChange {
-                    session_id: session_id.clone(),
-                    workspace: PathBuf::from(&workspace),
-                    change,
-                });
-            }
-        }
-        Ok(out)
+        let filter = session.map_or(Filter::All, |s| Filter::Session(s.into()));
+        self.tx(false, move |sql| Ok(load(sql, &filter)?.into_iter().map(|(_, f)| f).collect()))
     }
 
-    /// The change with this id (= the id of the call that made it).
+    /// The change with this id (= the id of the call that made it): its first file.
     pub fn find_change(&self, change_id: &str) -> Result<RecordedChange, StoreError> {
-        let conn = self.conn()?;
-        let row: Option<(String, String, String)> = conn
-            .query_row(
-                "SELECT c.session_id, s.workspace, c.artifacts FROM calls c JOIN sessions s ON s.id = c.session_id
-                 WHERE c.call_id = ?1",
-                [change_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        let Some((session_id, workspace, artifacts)) = row else {
-            return Err(StoreError::UnknownChange(change_id.into()));
-        };
-        let artifacts: Vec<ToolResultArtifact> = serde_json::from_str(&artifacts)?;
-        artifacts
+        self.find_changes(&[change_id.to_string()])?
             .into_iter()
-            .map(|ToolResultArtifact::FileChange(change)| change)
-            .find(|c| c.change_id == change_id)
-            .map(|change| RecordedChange {
-                session_id,
-                workspace: PathBuf::from(workspace),
-                change,
-            })
+            .next()
             .ok_or_else(|| StoreError::UnknownChange(change_id.into()))
     }
 
-    /// Rewrite the `undone` flag of a change's artifact.
-    pub fn set_undone(&self, change_id: &str, undone: bool) -> Result<(), StoreError> {
-        let conn = self.conn()?;
-        let artifacts: Option<String> = conn
-            .query_row("SELECT artifacts FROM calls WHERE call_id = ?1", [change_id], |r| r.get(0))
-            .optional()?;
-        let Some(artifacts) = artifacts else {
-            return Err(StoreError::UnknownChange(change_id.into()));
-        };
-        let mut artifacts: Vec<ToolResultArtifact> = serde_json::from_str(&artifacts)?;
-        let mut found = false;
-        for ToolResultArtifact::FileChange(change) in &mut artifacts {
-            if change.change_id == change_id {
-                change.undone = undone;
-                found = true;
+    /// Every file of the changes `ids`, in the order they were made; an unknown id fails.
+    pub fn find_changes(&self, ids: &[String]) -> Result<Vec<RecordedChange>, StoreError> {
+        let mut ids = ids.to_vec();
+        ids.dedup();
+        self.tx(false, move |sql| {
+            let mut found = Vec::new();
+            for id in ids {
+                let files = load(sql, &Filter::Change(id.clone()))?;
+                if files.is_empty() {
+                    return Err(StoreError::UnknownChange(id));
+                }
+                found.extend(files);
             }
+            found.sort_by_key(|(seq, _)| *seq);
+            Ok(found.into_iter().map(|(_, f)| f).collect())
+        })
+    }
+
+    /// Set the `undone` flag of every file of a change (and end any claim on it).
+    pub fn set_undone(&self, change_id: &str, undone: bool) -> Result<(), StoreError> {
+        let params: Vec<Value> = vec![change_id.into(), undone.into()];
+        let id = change_id.to_string();
+        self.tx(true, move |sql| {
+            let n = sql.execute(
+                "UPDATE changes SET undone = ?2, pending = NULL, pending_at = NULL WHERE change_id = ?1",
+                &params,
+            )?;
+            if n == 0 { Err(StoreError::UnknownChange(id)) } else { Ok(()) }
+        })
+    }
+
+    /// Claim a change for `direction`: only if it is in the state that direction starts from
+    /// and nobody else holds it. Of two instances claiming at once exactly one succeeds; the
+    /// other learns why ([`StoreError::Busy`], or [`ClaimRefused::AlreadyDone`]).
+    pub fn claim(&self, change_id: &str, direction: Direction) -> Result<(), ClaimRefused> {
+        let from_undone = direction == Direction::Reapply;
+        let params: Vec<Value> = vec![
+            change_id.into(),
+            direction.to_string().into(),
+            from_undone.into(),
+            now_ms().into(),
+        ];
+        let id = change_id.to_string();
+        self.tx(true, move |sql| {
+            let claimed = sql.execute(
+                "UPDATE changes SET pending = ?2, pending_at = ?4
+                 WHERE change_id = ?1 AND undone = ?3 AND pending IS NULL",
+                &params,
+            )?;
+            let rows = sql.query(
+                "SELECT undone, pending FROM changes WHERE change_id = ?1",
+                &[id.clone().into()],
+            )?;
+            let Some(first) = rows.first() else {
+                return Ok(Err(ClaimRefused::Store(StoreError::UnknownChange(id))));
+            };
+            let busy = |pending: String| StoreError::Busy { change_id: id.clone(), pending };
+            if claimed > 0 {
+                if claimed as usize == rows.len() {
+                    return Ok(Ok(()));
+                }
+                // Part of its files were held: the transaction rolls back, nothing is kept.
+                return Err(busy("changed".into()));
+            }
+            Ok(Err(match first.opt_text(1)? {
+                Some(pending) => busy(past(&pending)).into(),
+                None if (first.int(0)? == 1) != from_undone => ClaimRefused::AlreadyDone,
+                None => busy("changed".into()).into(),
+            }))
+        })
+        .map_err(ClaimRefused::Store)?
+    }
+
+    /// End a claim: `applied` sets the change to the state `direction` leads to; otherwise it
+    /// stays as it was.
+    pub fn settle(
+        &self,
+        change_id: &str,
+        direction: Direction,
+        applied: bool,
+    ) -> Result<(), StoreError> {
+        if applied {
+            return self.set_undone(change_id, direction == Direction::Undo);
         }
-        if !found {
-            return Err(StoreError::UnknownChange(change_id.into()));
-        }
-        conn.execute(
-            "UPDATE calls SET artifacts = ?1 WHERE call_id = ?2",
-            params![serde_json::to_string(&artifacts)?, change_id],
-        )?;
-        Ok(())
+        let id: Value = change_id.into();
+        self.tx(true, move |sql| {
+            sql.execute(
+                "UPDATE changes SET pending = NULL, pending_at = NULL WHERE change_id = ?1",
+                &[id],
+            )
+            .map(drop)
+        })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::MIGRATIONS;
-    use toolhost_core::changes::file_change;
+/// Why a claim was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimRefused {
+    /// The change is already in the state the direction leads to.
+    #[error("the change is already in that state")]
+    AlreadyDone,
+    /// The store refused or failed ([`StoreError::Busy`]: another toolhost holds it).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
-    fn result_with(change: FileChange) -> ToolResult {
-        let mut r = ToolResult::success("Edited a.txt:1 (+1 -1)");
-        r.artifacts.push(ToolResultArtifact::FileChange(change));
-        r
+/// "undo" → "undone", "reapply" → "reapplied".
+fn past(pending: &str) -> String {
+    match pending {
+        "undo" => "undone".into(),
+        "reapply" => "reapplied".into(),
+        other => other.into(),
     }
+}
 
-    #[test]
-    fn records_and_finds_changes_and_flips_undone() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
-        store.record_session("s1", Path::new("/w")).unwrap();
-        store.record_session("s1", Path::new("/other")).unwrap();
-        store
-            .record_call(
-                "s1",
-                "s1-1",
-                "read",
-                &serde_json::json!({"path": "a.txt"}),
-                &ToolResult::success("1\tx"),
-            )
-            .unwrap();
-        let change = file_change("s1-2", "a.txt", Some("x\n"), "y\n");
-        store
-            .record_call("s1", "s1-2", "edit", &serde_json::json!({}), &result_with(change.clone()))
-            .unwrap();
-        assert_eq!(store.call_count("s1").unwrap(), 2);
-        assert_eq!(store.changes(None).unwrap(), vec![change.clone()]);
-        assert_eq!(store.changes(Some("s2")).unwrap(), vec![]);
-        let found = store.find_change("s1-2").unwrap();
-        assert_eq!(found.workspace, PathBuf::from("/w"));
-        store.set_undone("s1-2", true).unwrap();
-        assert!(store.find_change("s1-2").unwrap().change.undone);
-        assert!(matches!(store.find_change("s1-1"), Err(StoreError::UnknownChange(_))));
-        assert!(matches!(store.set_undone("nope", true), Err(StoreError::UnknownChange(_))));
-        // A duplicate call id is refused, not silently merged.
-        assert!(
-            store
-                .record_call("s1", "s1-2", "edit", &serde_json::json!({}), &ToolResult::success(""))
-                .is_err()
-        );
-    }
+const LOAD: &str = "SELECT c.session_id, s.workspace, s.workspace_id, c.call_id, c.artifacts,
+        ch.idx, ch.undone, ch.before_ref, ch.after_ref, c.seq
+     FROM calls c JOIN sessions s ON s.id = c.session_id
+     LEFT JOIN changes ch ON ch.call_id = c.call_id
+     WHERE c.artifacts != '[]'";
 
-    #[test]
-    fn reopening_keeps_the_records_and_does_not_rerun_migrations() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let store = Store::open(dir.path()).unwrap();
-            store.record_session("s", Path::new("/w")).unwrap();
+/// The recorded changes `filter` selects, oldest first (with the sequence number of their
+/// call), their contents read back.
+fn load(sql: &mut dyn Sql, filter: &Filter) -> Result<Vec<(i64, RecordedChange)>, StoreError> {
+    let order = " ORDER BY c.seq, ch.idx";
+    let rows = match filter {
+        Filter::All => sql.query(&format!("{LOAD}{order}"), &[])?,
+        Filter::Session(s) => {
+            sql.query(&format!("{LOAD} AND c.session_id = ?1{order}"), &[s.clone().into()])?
         }
-        let mut store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.call_count("s").unwrap(), 0);
-        store.close();
-        assert!(matches!(store.changes(None), Err(StoreError::Closed)));
+        Filter::Change(id) => {
+            sql.query(&format!("{LOAD} AND ch.change_id = ?1{order}"), &[id.clone().into()])?
+        }
+    };
+    let mut cache = ChunkCache::new();
+    let mut out = Vec::new();
+    let mut parsed: Option<(String, Vec<ToolResultArtifact>)> = None;
+    for row in rows {
+        let call_id = row.text(3)?;
+        if parsed.as_ref().is_none_or(|(id, _)| *id != call_id) {
+            parsed = Some((call_id.clone(), serde_json::from_str(&row.text(4)?)?));
+        }
+        let artifacts = parsed.as_ref().map(|(_, a)| a.as_slice()).unwrap_or_default();
+        let recorded = |change: FileChange| -> Result<(i64, RecordedChange), StoreError> {
+            Ok((
+                row.int(9)?,
+                RecordedChange {
+                    session_id: row.text(0)?,
+                    workspace: PathBuf::from(row.text(1)?),
+                    workspace_id: row.opt_text(2)?,
+                    change,
+                },
+            ))
+        };
+        let Some(idx) = int_or_null(&row, 5)? else {
+            // A call recorded before changes had rows of their own: all its artifacts as
+            // they are in its JSON.
+            for ToolResultArtifact::FileChange(c) in artifacts {
+                out.push(recorded(c.clone())?);
+            }
+            continue;
+        };
+        let Some(ToolResultArtifact::FileChange(c)) = artifacts.get(idx as usize) else {
+            return Err(StoreError::Corrupt(format!("change {call_id} #{idx}")));
+        };
+        let mut change = c.clone();
+        change.undone = row.int(6)? == 1;
+        if let (Some(before), Some(after)) = (row.opt_text(7)?, row.opt_text(8)?) {
+            change.before_content = contents::get(sql, &before, &mut cache)?;
+            change.after_content = contents::get(sql, &after, &mut cache)?;
+        }
+        out.push(recorded(change)?);
     }
+    Ok(out)
+}
 
-    #[test]
-    fn a_store_from_a_newer_toolhost_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
-        conn.pragma_update(None, "user_version", 99).unwrap();
-        drop(conn);
-        assert!(matches!(Store::open(dir.path()), Err(StoreError::TooNew { found: 99, .. })));
+fn int_or_null(row: &Row, i: usize) -> Result<Option<i64>, StoreError> {
+    match row.0.get(i) {
+        Some(Value::Null) | None => Ok(None),
+        _ => row.int(i).map(Some),
     }
 }

@@ -62,13 +62,19 @@ pub async fn run(
     // Recorded like a session's calls, so `toolhost changes`/`undo` see what it did. The
     // store opens (SQLite reads its schema and write-ahead log) on its own thread while the
     // toolset is built: on more than one core, a one-shot call does not wait for both.
-    let data_dir = setup.data_dir.clone();
-    let opening = std::thread::spawn(move || toolhost::store::Store::open(&data_dir));
+    let opening = {
+        let setup = setup.clone();
+        std::thread::spawn(move || setup.open_store())
+    };
     let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::OnDemand).await;
     let opened = opening.join();
     let toolset = toolset?;
     let store = match opened {
         Ok(Ok(store)) => Some(store),
+        // A shared store that cannot record the call: no call (a write it would miss).
+        Ok(Err(e)) if matches!(setup.store, toolhost::store::StoreLocation::Postgres(_)) => {
+            return Err(e);
+        }
         Err(_) => {
             eprintln!(
                 "toolhost: the session store is unavailable (opening it failed); this call will not be recorded"
@@ -77,7 +83,7 @@ pub async fn run(
         }
         Ok(Err(e)) => {
             eprintln!(
-                "toolhost: the session store is unavailable ({e}); this call will not be recorded"
+                "toolhost: the session store is unavailable ({e:#}); this call will not be recorded"
             );
             None
         }

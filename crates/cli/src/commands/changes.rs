@@ -18,7 +18,7 @@ use crate::setup::{Setup, new_session_id};
 
 /// `changes`: list the recorded file changes with their diffs (only `--session`'s when given).
 pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
-    let store = toolhost::store::Store::open(&setup.data_dir)?;
+    let store = setup.open_store()?;
     let mut changes = store.recorded_changes(cli.session.as_deref())?;
     // With --workspace, that workspace's changes only.
     if cli.workspace.is_some() {
@@ -44,7 +44,7 @@ pub async fn apply(
     ids: &[String],
     direction: Direction,
 ) -> Result<ExitCode> {
-    let store = toolhost::store::Store::open(&setup.data_dir)?;
+    let store = setup.open_store()?;
     let session = ToolSessionContext::local(
         &setup.workspace,
         &setup.data_dir,

@@ -47,7 +47,7 @@ pub async fn run(
     let runtime = setup.runtime(toolhost::runtime::Allocation::Pooling)?;
     let selection = cli.selection();
     let toolset = setup.toolset_on(&selection, &cli.extra_tools, context.clone(), &runtime).await?;
-    let store = toolhost::store::Store::open(&setup.data_dir)?;
+    let store = setup.open_store()?;
     let session = Arc::new(toolhost::session::SessionRuntime::new(
         toolset,
         setup.policy.clone(),

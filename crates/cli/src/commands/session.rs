@@ -14,7 +14,7 @@ pub async fn run(setup: &Setup, cli: &Cli, client_approves: bool) -> Result<Exit
     let approvals = client_approves.then(toolhost::session::approvals::ClientApprovals::new);
     let approver = approvals.clone().map(|a| a as Arc<dyn toolhost::approval::Approver>);
     let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::Pooling).await?;
-    let store = toolhost::store::Store::open(&setup.data_dir)?;
+    let store = setup.open_store()?;
     let mut session =
         toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), Some(store))?;
     if let Some(approvals) = approvals {

@@ -39,6 +39,12 @@ pub struct PolicyConfig {
     /// ([`PolicyBuilder::private_temp_dir`]). It is taken to be shared with other programs:
     /// the post-call sweep leaves what appears in it alone. `None`: the private one.
     pub temp_dir: Option<PathBuf>,
+    /// The session store when neither `--store` nor `TOOLHOST_STORE` names one: `"sqlite"`
+    /// or `"postgres://USER@HOST:PORT/DB"` (read by the CLI, not by the policy).
+    pub store: Option<String>,
+    /// The name of this instance's copy of its workspaces (default: the host name): changes
+    /// recorded under another instance's name are not undone or reapplied here.
+    pub instance: Option<String>,
     /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
     pub network: NetworkAccess,
     /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
