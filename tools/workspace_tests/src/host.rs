@@ -9,7 +9,7 @@ use toolhost_sdk::{EntryKind, READ_CHUNK_BYTES, open_dir, open_file, stat};
 use toolhost_workspace_run::{Ran, RunSpec, Runner};
 
 use crate::TestRunner;
-use crate::detect::{MAX_READ_BYTES, PathKind, Tree};
+use crate::detect::{MAX_READ_BYTES, Tree, TreeEntry};
 use crate::failure::Failure;
 
 /// The most bytes of a saved stream read back for parsing: its first [`PARSE_HEAD_BYTES`]
@@ -18,11 +18,11 @@ pub const PARSE_HEAD_BYTES: usize = 1 << 20;
 /// See [`PARSE_HEAD_BYTES`].
 pub const PARSE_TAIL_BYTES: usize = 7 << 20;
 
-fn kind(kind: EntryKind) -> PathKind {
+fn kind(kind: EntryKind) -> TreeEntry {
     match kind {
-        EntryKind::File => PathKind::File,
-        EntryKind::Directory => PathKind::Dir,
-        EntryKind::Symlink | EntryKind::Other => PathKind::Other,
+        EntryKind::File => TreeEntry::File,
+        EntryKind::Directory => TreeEntry::Dir,
+        EntryKind::Symlink | EntryKind::Other => TreeEntry::Other,
     }
 }
 
@@ -31,11 +31,11 @@ fn kind(kind: EntryKind) -> PathKind {
 pub struct HostTree;
 
 impl Tree for HostTree {
-    fn kind(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
+    fn kind(&mut self, path: &str) -> Result<Option<TreeEntry>, Failure> {
         Ok(stat(path).map_err(|e| Failure::from_tool_error(&e))?.map(|s| kind(s.kind)))
     }
 
-    fn list(&mut self, path: &str) -> Result<Vec<(String, PathKind)>, Failure> {
+    fn list(&mut self, path: &str) -> Result<Vec<(String, TreeEntry)>, Failure> {
         let dir = open_dir(path).map_err(|e| Failure::from_tool_error(&e))?;
         let entries = dir.entries().map_err(|e| Failure::from_tool_error(&e))?;
         Ok(entries.into_iter().map(|e| (e.name, kind(e.kind))).collect())

@@ -25,7 +25,7 @@ pub const MAX_SUBDIRS: usize = 50;
 
 /// What is at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathKind {
+pub enum TreeEntry {
     /// A regular file.
     File,
     /// A directory.
@@ -37,9 +37,9 @@ pub enum PathKind {
 /// Read-only access to the workspace, paths relative to its root.
 pub trait Tree {
     /// What is at `path`, or none.
-    fn kind(&mut self, path: &str) -> Result<Option<PathKind>, Failure>;
+    fn kind(&mut self, path: &str) -> Result<Option<TreeEntry>, Failure>;
     /// The entries of the directory `path`, names and kinds.
-    fn list(&mut self, path: &str) -> Result<Vec<(String, PathKind)>, Failure>;
+    fn list(&mut self, path: &str) -> Result<Vec<(String, TreeEntry)>, Failure>;
     /// The first [`MAX_READ_BYTES`] of the file `path`.
     fn read(&mut self, path: &str) -> Result<Vec<u8>, Failure>;
 }
@@ -131,7 +131,7 @@ pub struct Dir<'a> {
     tree: &'a mut dyn Tree,
     /// The directory, relative to the workspace (none: the root).
     pub path: Option<String>,
-    entries: Vec<(String, PathKind)>,
+    entries: Vec<(String, TreeEntry)>,
 }
 
 impl Dir<'_> {
@@ -145,12 +145,12 @@ impl Dir<'_> {
 
     /// Whether the directory has a file `name`.
     pub fn has_file(&self, name: &str) -> bool {
-        self.entries.iter().any(|(n, k)| n == name && *k == PathKind::File)
+        self.entries.iter().any(|(n, k)| n == name && *k == TreeEntry::File)
     }
 
     /// Whether the directory has a subdirectory `name`.
     pub fn has_dir(&self, name: &str) -> bool {
-        self.entries.iter().any(|(n, k)| n == name && *k == PathKind::Dir)
+        self.entries.iter().any(|(n, k)| n == name && *k == TreeEntry::Dir)
     }
 
     /// The names of the files whose name satisfies `keep`, sorted.
@@ -158,7 +158,7 @@ impl Dir<'_> {
         let mut names: Vec<String> = self
             .entries
             .iter()
-            .filter(|(n, k)| *k == PathKind::File && keep(n))
+            .filter(|(n, k)| *k == TreeEntry::File && keep(n))
             .map(|(n, _)| n.clone())
             .collect();
         names.sort();
@@ -182,7 +182,7 @@ impl Dir<'_> {
             .list(&path)
             .unwrap_or_default()
             .into_iter()
-            .filter(|(_, k)| *k == PathKind::File)
+            .filter(|(_, k)| *k == TreeEntry::File)
             .map(|(n, _)| n)
             .collect();
         names.sort();
@@ -221,7 +221,7 @@ pub fn detect(tree: &mut dyn Tree, cwd: Option<&str>) -> Result<DirFindings, Fai
         _ => f,
     })?;
     match found {
-        Some(PathKind::Dir) => {}
+        Some(TreeEntry::Dir) => {}
         None => {
             return Err(Failure::new(
                 ErrorKind::NotFound,
@@ -261,7 +261,7 @@ fn subprojects(dir: &mut Dir) -> Vec<(String, String)> {
     let mut names: Vec<String> = dir
         .entries
         .iter()
-        .filter(|(n, k)| *k == PathKind::Dir && !skipped_subdir(n))
+        .filter(|(n, k)| *k == TreeEntry::Dir && !skipped_subdir(n))
         .map(|(n, _)| n.clone())
         .collect();
     names.sort();
@@ -294,13 +294,13 @@ pub(crate) mod native {
         }
     }
 
-    fn kind_of(meta: &std::fs::Metadata) -> PathKind {
+    fn kind_of(meta: &std::fs::Metadata) -> TreeEntry {
         if meta.is_dir() {
-            PathKind::Dir
+            TreeEntry::Dir
         } else if meta.is_file() {
-            PathKind::File
+            TreeEntry::File
         } else {
-            PathKind::Other
+            TreeEntry::Other
         }
     }
 
@@ -309,7 +309,7 @@ pub(crate) mod native {
     }
 
     impl Tree for NativeTree {
-        fn kind(&mut self, path: &str) -> Result<Option<PathKind>, Failure> {
+        fn kind(&mut self, path: &str) -> Result<Option<TreeEntry>, Failure> {
             match std::fs::metadata(self.path(path)) {
                 Ok(meta) => Ok(Some(kind_of(&meta))),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -317,7 +317,7 @@ pub(crate) mod native {
             }
         }
 
-        fn list(&mut self, path: &str) -> Result<Vec<(String, PathKind)>, Failure> {
+        fn list(&mut self, path: &str) -> Result<Vec<(String, TreeEntry)>, Failure> {
             let mut out = Vec::new();
             for entry in std::fs::read_dir(self.path(path)).map_err(io)? {
                 let entry = entry.map_err(io)?;
