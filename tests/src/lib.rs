@@ -10,8 +10,8 @@ pub mod http;
 pub mod http_load;
 pub mod jsonl;
 pub mod mcp;
-pub mod registry;
 pub mod postgres;
+pub mod registry;
 pub mod toolchains;
 pub mod watchdog;
 
