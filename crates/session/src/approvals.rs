@@ -74,9 +74,9 @@ impl Approver for ClientApprovals {
         let Ok(id) = ASKING_FOR.try_with(Value::clone) else { return Verdict::Unasked };
         let Some(out) = self.out.get() else { return Verdict::Unasked };
         let (tx, rx) = oneshot::channel();
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(crate::jsonl::key(&id), tx);
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(crate::events::key(&id), tx);
         let body = serde_json::json!({"tool": tool, "question": approval.question(tool)});
-        out.send(crate::jsonl::event(&id, "approval", &body)).await;
+        out.send(crate::events::event(&id, "approval", &body)).await;
         rx.await.map_or(Verdict::Unasked, Verdict::answered)
     }
 }

@@ -2,6 +2,7 @@
 //! [`SessionRuntime::serve_jsonl`] with a reader task, a runner and a writer task, and the
 //! parsing of requests and the writing of events.
 
+use crate::events::{event, key};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -131,13 +132,6 @@ enum Request {
     },
 }
 
-pub(crate) fn event(id: &Value, key: &str, body: &impl serde::Serialize) -> String {
-    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
-    let body = serde_json::to_string(body)
-        .unwrap_or_else(|e| serde_json::to_string(&e.to_string()).unwrap_or_default());
-    format!("{{\"id\":{id},\"{key}\":{body}}}")
-}
-
 /// A call's result event; `droppedProgress` counts the progress events of the call that a
 /// slow client did not get (present only when some were dropped).
 fn result_event(id: &Value, result: &ToolResult, dropped: u64) -> String {
@@ -215,13 +209,6 @@ fn parse_request(line: &str) -> Result<(Value, Request), (Value, String)> {
         _ => Request::Reapply(string_field(&mut obj, "reapply").map_err(|e| (id.clone(), e))?),
     };
     Ok((id, req))
-}
-
-pub(crate) fn key(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// Whether a call is running or queued.
@@ -451,15 +438,6 @@ mod tests {
                 .unwrap_err()
                 .1
                 .contains("arguments")
-        );
-    }
-
-    #[test]
-    fn events_put_the_id_first() {
-        assert_eq!(event(&Value::from("u1"), "ok", &true), r#"{"id":"u1","ok":true}"#);
-        assert_eq!(
-            event(&Value::Null, "error", &"line 2: x"),
-            r#"{"id":null,"error":"line 2: x"}"#
         );
     }
 }

@@ -30,6 +30,7 @@
 //! * `session_runtime` — [`SessionRuntime`], [`SessionError`], undo and reapply of recorded changes
 //!   (one in a session, or a batch with [`apply_recorded`] for the CLI).
 //! * `jsonl` — [`SessionRuntime::serve_jsonl`]: reader, runner and writer, requests and events.
+//! * `events` — one event line under its request's id, and the key a request id is known by.
 //! * [`output`] — the output queue: progress bounded and counted, results always sent.
 //! * [`approvals`] — approvals asked of the client (`--client-approves`): the question as an
 //!   event, the answer as a request.
@@ -45,6 +46,7 @@
 
 pub mod approvals;
 pub mod bounded_lines;
+mod events;
 mod jsonl;
 pub mod output;
 mod request_id;

@@ -36,6 +36,10 @@ pub enum HelperError {
 /// (`toolhost __sandbox-exec --writable P … -- argv…`).
 pub const SANDBOX_EXEC_ARG: &str = "__sandbox-exec";
 
+/// The helper argument that selects the Landlock tier (`crate::landlock_tier`): the helper
+/// then confines the command itself, with no bubblewrap around it.
+pub const TIER_ARG: &str = "--tier-landlock";
+
 /// Exit code of the helper when it fails before the command starts.
 pub const SANDBOX_EXEC_FAILURE_EXIT: i32 = 125;
 
@@ -117,7 +121,7 @@ pub fn parse_sandbox_exec_args(args: &[OsString]) -> Result<HelperArgs, HelperEr
                 return Err(HelperError::Args("no command after `--`".into()));
             }
             return Ok(HelperArgs { writable, argv, started_fd, tier });
-        } else if a == crate::landlock_tier::TIER_ARG {
+        } else if a == TIER_ARG {
             tier.get_or_insert_with(TierArgs::default);
             i += 1;
         } else if a == "--network" {

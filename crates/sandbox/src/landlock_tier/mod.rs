@@ -21,13 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::backend::{Availability, SandboxBackend, SandboxError};
+pub use crate::helper::TIER_ARG;
 use crate::helper::landlock::landlock_abi;
 use crate::helper::{SANDBOX_EXEC_ARG, STARTED_FD};
 use crate::policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
-
-/// The helper argument that selects this tier.
-pub const TIER_ARG: &str = "--tier-landlock";
 
 /// Why the tier cannot run commands (model-facing).
 pub mod reasons {
