@@ -162,3 +162,25 @@ fn readyz_says_not_ready_when_the_sandbox_is_unavailable_and_why_only_on_stderr(
     let text = get(url, "/metrics", Some(&bearer)).body;
     assert_eq!(sample(&text, "toolhost_sandbox_unavailable_total"), Some(1.0), "{text}");
 }
+
+#[test]
+fn readyz_follows_the_postgres_store_away_and_back() {
+    let pg = toolhost_tests::postgres::Postgres::start();
+    let store = pg.create_db();
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx, &["--store", &store]);
+    let url = server.url();
+    let ready = get(url, "/readyz", None);
+    assert_eq!((ready.status, ready.body.trim()), (200, "ready"), "{ready:?}");
+
+    pg.stop();
+    let ready = get(url, "/readyz", None);
+    assert_eq!(ready.status, 503, "{ready:?}");
+    assert_eq!(ready.body.trim(), "not ready: store unreachable", "{ready:?}");
+    assert!(!ready.body.contains(&pg.port().to_string()), "where the store is stays in the log");
+    assert_eq!(get(url, "/healthz", None).status, 200, "alive all the same");
+
+    pg.start_server();
+    let ready = get(url, "/readyz", None);
+    assert_eq!((ready.status, ready.body.trim()), (200, "ready"), "back: {ready:?}");
+}
