@@ -9,7 +9,7 @@ use wasmtime::component::Resource;
 
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::observations::{self, sha256_hex};
-use toolhost_core::result::ToolResultArtifact;
+use toolhost_core::result::{FileChange, ToolResultArtifact};
 use toolhost_core::{changes, changeset};
 use toolhost_limits::{MAX_COMMIT_FILES, MAX_EDIT_FILE_BYTES};
 use toolhost_sandbox::policy::Access;
@@ -146,12 +146,15 @@ impl CallState {
             // `current` said the file did not exist and now it does not: fine. If it
             // served a text, the file was deleted meanwhile.
         }
+        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
+        self.call
+            .before_write(std::slice::from_ref(&change), &display)
+            .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
         self.prepare_parents(draft)?;
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
         toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
             .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
-        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
         let committed = workspace::Committed {
             kind: if before.is_some() {
                 workspace::ChangeKind::Modified
@@ -282,46 +285,38 @@ impl CallState {
                 new_mode,
             });
         }
+        // The artifacts, made before anything is written so they can be recorded first.
+        let call_id = &self.call.call_id.0;
+        let planned: Vec<Option<(FileChange, workspace::ChangeKind)>> = checked
+            .iter()
+            .zip(&step_of)
+            .zip(&new_modes)
+            .map(|((c, step), new_mode)| step.map(|_| planned_change(call_id, c, *new_mode)))
+            .collect();
         if !steps.is_empty() {
-            changeset::commit(&self.session.data_dir, &self.call.call_id.0, &steps)
+            let pending: Vec<FileChange> =
+                planned.iter().flatten().map(|(c, _)| c.clone()).collect();
+            let shown = steps.iter().map(|s| s.display.as_str()).collect::<Vec<_>>().join(", ");
+            self.call
+                .before_write(&pending, &shown)
+                .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
+            changeset::commit(&self.session.data_dir, call_id, &steps)
                 .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
         }
         let mut out = Vec::with_capacity(checked.len());
-        for ((c, step), new_mode) in checked.iter().zip(step_of).zip(new_modes) {
-            let real = c.draft.checked.as_path();
+        for (c, planned) in checked.iter().zip(planned) {
             if let Some(text) = &c.after {
-                self.session.observations.record(real, sha256_hex(text.as_bytes()));
+                self.session
+                    .observations
+                    .record(c.draft.checked.as_path(), sha256_hex(text.as_bytes()));
             }
-            if step.is_none() {
+            let Some((change, kind)) = planned else {
                 out.push(workspace::Committed {
                     kind: workspace::ChangeKind::Unchanged,
                     additions: 0,
                     deletions: 0,
                 });
                 continue;
-            }
-            let call_id = &self.call.call_id.0;
-            let (change, kind) = match (&c.before, &c.after) {
-                (Some(before), None) => (
-                    changes::file_deletion(call_id, &c.draft.input, before, c.mode),
-                    workspace::ChangeKind::Deleted,
-                ),
-                (None, Some(after)) => (
-                    toolhost_core::result::FileChange {
-                        mode: new_mode,
-                        ..changes::file_change(call_id, &c.draft.input, None, after)
-                    },
-                    workspace::ChangeKind::Created,
-                ),
-                (before, after) => (
-                    changes::file_change(
-                        call_id,
-                        &c.draft.input,
-                        before.as_deref(),
-                        after.as_deref().unwrap_or_default(),
-                    ),
-                    workspace::ChangeKind::Modified,
-                ),
             };
             out.push(workspace::Committed {
                 kind,
@@ -331,6 +326,36 @@ impl CallState {
             self.artifacts.push(ToolResultArtifact::FileChange(change));
         }
         Ok(out)
+    }
+}
+
+/// The file-change artifact of one staged draft that changes its file, and its kind.
+fn planned_change(
+    call_id: &str,
+    c: &Checked,
+    new_mode: Option<u32>,
+) -> (FileChange, workspace::ChangeKind) {
+    match (&c.before, &c.after) {
+        (Some(before), None) => (
+            changes::file_deletion(call_id, &c.draft.input, before, c.mode),
+            workspace::ChangeKind::Deleted,
+        ),
+        (None, Some(after)) => (
+            FileChange {
+                mode: new_mode,
+                ..changes::file_change(call_id, &c.draft.input, None, after)
+            },
+            workspace::ChangeKind::Created,
+        ),
+        (before, after) => (
+            changes::file_change(
+                call_id,
+                &c.draft.input,
+                before.as_deref(),
+                after.as_deref().unwrap_or_default(),
+            ),
+            workspace::ChangeKind::Modified,
+        ),
     }
 }
 
