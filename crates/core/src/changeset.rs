@@ -172,6 +172,15 @@ fn roll_back(done: &[&Step]) -> (Vec<String>, Vec<String>) {
     (failed, reasons)
 }
 
+/// Whether a journal of call `call_id` is still in `data_dir`: its commit is running, or
+/// was interrupted and not yet rolled back ([`recover`]). Its files are in no settled state
+/// until it is gone.
+pub fn journaled(data_dir: &Path, call_id: &str) -> bool {
+    let name = &sha256_hex(call_id.as_bytes())[..16];
+    let dir = data_dir.join(JOURNAL_DIR);
+    dir.join(format!("{name}.json")).exists() || dir.join(format!("{name}.json.tmp")).exists()
+}
+
 /// Write `journal` durably: a temp file locked (`flock`, held by the returned descriptor for
 /// as long as the commit runs), fsynced, renamed into `journal/`, the directory fsynced. Its
 /// path and the open, locked file.

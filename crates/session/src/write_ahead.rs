@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use toolhost_core::changeset::journaled;
 use toolhost_core::context::ToolSessionContext;
 use toolhost_core::result::{ErrorCode, FileChange, ToolError, ToolResult, ToolResultArtifact};
 use toolhost_core::write_ahead::{OnDisk, WriteAheadRecord, found_written};
@@ -59,7 +60,12 @@ pub fn reconcile_pending(
         .unwrap_or(0);
     let mut recorded = Vec::new();
     for left in store.pending_calls(&session.working_directory)? {
-        if !owner::is_gone(&left.call.owner, left.call.created_at_ms, now) {
+        // A live writer's changes are its own to record; a commit whose journal is still
+        // there (running, or interrupted and not yet rolled back) has its files in no
+        // settled state yet.
+        if !owner::is_gone(&left.call.owner, left.call.created_at_ms, now)
+            || journaled(&session.data_dir, &left.call.call_id)
+        {
             continue;
         }
         let found = found_written(&left.changes, session, policy);

@@ -148,7 +148,8 @@ impl Store {
         let id: Value = call.call_id.clone().into();
         self.tx(true, move |sql| {
             if let Some(record) = record {
-                let known = sql.query("SELECT 1 FROM calls WHERE call_id = ?1", &[id.clone()])?;
+                let known =
+                    sql.query("SELECT 1 FROM calls WHERE call_id = ?1", std::slice::from_ref(&id))?;
                 if known.is_empty() {
                     record.insert(sql)?;
                 }
