@@ -40,8 +40,8 @@ pub use toolhost_store as store;
 
 pub use toolhost_builtins::{Agent, Selection, builtin_registry};
 pub use toolhost_core::{
-    CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, PreparedCall,
-    Tool, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,
+    CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, NativeTool,
+    PreparedCall, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,
     ToolRegistry, ToolRegistryBuilder, ToolResult, ToolResultStatus, ToolRisk, ToolSessionContext,
     ToolsetConfig, finalize, resolve_path,
 };

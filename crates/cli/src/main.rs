@@ -188,7 +188,7 @@ pub(crate) enum Command {
     /// Install, list, show or remove third-party tool components.
     Tool {
         #[command(subcommand)]
-        action: commands::tool::Action,
+        action: commands::tool::ToolAction,
     },
     /// List the recorded file changes with their diffs (only `--session`'s when given).
     Changes {

@@ -18,7 +18,7 @@
 //!
 //! The map:
 //!
-//! * [`tool`] — the contract: [`Tool`] (typed, host-native), [`DynTool`] (erased; it says
+//! * [`tool`] — the contract: [`NativeTool`] (typed, host-native), [`DynTool`] (erased; it says
 //!   whether it asks before every run, and the run a call will make).
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
 //! * [`context`] — session and call contexts, progress.
@@ -67,4 +67,4 @@ pub use registry::{
     ToolsetConfig, finalize,
 };
 pub use result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
-pub use tool::{CallInspection, DynTool, Tool, ToolDefinition, ToolId, ToolRisk};
+pub use tool::{CallInspection, DynTool, NativeTool, ToolDefinition, ToolId, ToolRisk};

@@ -337,8 +337,8 @@ fn failures_are_structured() {
 #[test]
 fn cancellation_is_the_sdks_error() {
     let failure = GitFailure::new(ErrorKind::Cancelled, "the call was cancelled");
-    let error =
-        finish(crate::input::Operation::Log, Err(failure), &mut MemorySink::default()).unwrap_err();
+    let error = finish(crate::input::GitOperation::Log, Err(failure), &mut MemorySink::default())
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::Cancelled);
 }
 

@@ -24,7 +24,7 @@ use crate::setup::Setup;
 
 /// What `toolhost tool` does.
 #[derive(Subcommand)]
-pub enum Action {
+pub enum ToolAction {
     /// Install a tool component (or upgrade the installed one with its id), from a file or
     /// an OCI registry (`oci://HOST[:PORT]/REPOSITORY:TAG` or `…@sha256:DIGEST`).
     Add {
@@ -78,10 +78,10 @@ pub enum Action {
 }
 
 /// Run `action` over the data dir of `setup`.
-pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
+pub async fn run(setup: &Setup, action: &ToolAction) -> Result<ExitCode> {
     let store = setup.installed_set();
     match action {
-        Action::Add { file, yes, key, insecure_http } => {
+        ToolAction::Add { file, yes, key, insecure_http } => {
             match file.to_str().filter(|f| f.starts_with(super::tool_oci::SCHEME)) {
                 Some(reference) => {
                     let how = super::tool_oci::How { keys: key, insecure_http: *insecure_http };
@@ -98,12 +98,12 @@ pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
                 }
             }
         }
-        Action::Publish { file, reference, key, insecure_http } => {
+        ToolAction::Publish { file, reference, key, insecure_http } => {
             super::tool_oci::publish(setup, file, reference, key.as_deref(), *insecure_http).await
         }
-        Action::List { json } => list(&store, *json),
-        Action::Show { id, json } => show(setup, &store, id, *json).await,
-        Action::Remove { id } => remove(&store, id),
+        ToolAction::List { json } => list(&store, *json),
+        ToolAction::Show { id, json } => show(setup, &store, id, *json).await,
+        ToolAction::Remove { id } => remove(&store, id),
     }
 }
 
