@@ -5,7 +5,8 @@
 //! The host is a stack of crates, each with one job; the arrows point one way, down:
 //!
 //! * `toolhost` (this crate) — the command line: one module per command over one setup
-//!   (`src/main.rs` the options, `src/setup.rs` the setup, `src/commands/` the commands).
+//!   (`src/main.rs` `main`, `src/args.rs` the options, `src/setup.rs` the setup,
+//!   `src/commands/` the commands).
 //! * [`mcp`] (`toolhost-mcp-server`) — the Model Context Protocol server, stdio and HTTP.
 //! * [`session`] (`toolhost-session`) — the session runtime and the JSON Lines protocol.
 //! * [`plugins`] (`toolhost-plugins`) — third-party tool components: the definition rules,
