@@ -17,8 +17,8 @@
 //!   version, the host side of each WIT interface.
 //! * [`store`] (`toolhost-store`) — the SQLite session store, undo and reapply recorded.
 //! * `toolhost-core` — the tool-call core: [`tool`], [`registry`], [`context`], [`result`],
-//!   [`fence`], [`spill`], [`observations`], [`atomic`], [`changes`], [`undo`], [`display`],
-//!   [`approval`].
+//!   [`fence`], [`spill`], [`expire`], [`observations`], [`atomic`], [`changes`], [`undo`],
+//!   [`display`], [`approval`].
 //! * `toolhost-sandbox` ([`policy`], [`privileges`]) and `toolhost-limits` underneath.
 //!
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`] (the
@@ -29,8 +29,8 @@
 pub use toolhost_builtins as builtins;
 pub use toolhost_builtins::bash;
 pub use toolhost_core::{
-    approval, atomic, changes, changeset, context, display, fence, observations, registry, result,
-    spill, tool, undo,
+    approval, atomic, changes, changeset, context, display, expire, fence, observations, registry,
+    result, spill, tool, undo,
 };
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;

@@ -37,6 +37,8 @@
 //! * [`changeset`] — several file writes committed all or none, journaled.
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`spill`] — spill files for oversized results.
+//! * [`expire`] — removing a directory's entries older than an age (old spill directories,
+//!   the CLI's interrupted downloads).
 //! * [`display`] — paths and texts made safe to show on a terminal or in JSON.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
@@ -49,6 +51,7 @@ pub mod changes;
 pub mod changeset;
 pub mod context;
 pub mod display;
+pub mod expire;
 pub mod fence;
 pub mod input_error;
 pub mod observations;
