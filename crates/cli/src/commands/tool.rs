@@ -158,49 +158,15 @@ pub(crate) async fn add(
             candidate.sha256
         )));
     }
-    // The conformance suite's static and describe checks too (`--yes` bypasses none).
-    let options = toolhost_conformance::Options {
-        cache_dir: Some(setup.data_dir.join("cache").join("components")),
-        static_and_describe_only: true,
-        ..Default::default()
-    };
-    if let Ok(report) = toolhost_conformance::check(source, &options, &setup.policy).await {
-        let failed: Vec<String> = report
-            .checks
-            .iter()
-            .filter(|c| c.outcome == toolhost_conformance::Outcome::Fail)
-            .map(|c| format!("{} ({})", c.name, c.message))
-            .collect();
-        if !failed.is_empty() {
-            return Ok(refuse(&format!(
-                "not installed: {} fails conformance: {}",
-                origin.shown,
-                failed.join("; ")
-            )));
-        }
+    if let Some(failed) = conformance_failures(setup, source).await {
+        return Ok(refuse(&format!("not installed: {} fails conformance: {failed}", origin.shown)));
     }
     let def = candidate.definition();
     let id = def.id.to_string();
     let previous = store.get(&id)?;
     out!("{}", summary(&candidate, &origin, previous.as_ref()));
-    if !yes {
-        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-            return Ok(refuse(
-                "not installed: nobody was asked (not a terminal); pass --yes to install without asking",
-            ));
-        }
-        let question = if previous.is_some() {
-            format!("Upgrade `{id}`? [y/N] ")
-        } else {
-            format!("Install `{id}`? [y/N] ")
-        };
-        let asked =
-            tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question))
-                .await
-                .unwrap_or(false);
-        if !asked {
-            return Ok(refuse(&format!("not installed: `{id}` was not approved")));
-        }
+    if !yes && let Some(refusal) = not_approved(&id, previous.is_some()).await {
+        return Ok(refuse(&refusal));
     }
     let record = InstalledTool {
         id: id.clone(),
@@ -220,6 +186,41 @@ pub(crate) async fn add(
         def.risk.name()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The conformance suite's static and describe checks on `source` (`--yes` bypasses none):
+/// the failed ones, `name (message)` joined by `; `, if any failed.
+async fn conformance_failures(setup: &Setup, source: &std::path::Path) -> Option<String> {
+    let options = toolhost_conformance::Options {
+        cache_dir: Some(setup.data_dir.join("cache").join("components")),
+        static_and_describe_only: true,
+        ..Default::default()
+    };
+    let report = toolhost_conformance::check(source, &options, &setup.policy).await.ok()?;
+    let failed: Vec<String> = report
+        .checks
+        .iter()
+        .filter(|c| c.outcome == toolhost_conformance::Outcome::Fail)
+        .map(|c| format!("{} ({})", c.name, c.message))
+        .collect();
+    (!failed.is_empty()).then(|| failed.join("; "))
+}
+
+/// Asks on the terminal whether to install (or, `upgrade`, upgrade) the tool `id`: why not,
+/// when nobody said yes (no terminal, or not approved).
+async fn not_approved(id: &str, upgrade: bool) -> Option<String> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Some(
+            "not installed: nobody was asked (not a terminal); pass --yes to install without asking"
+                .into(),
+        );
+    }
+    let question =
+        if upgrade { format!("Upgrade `{id}`? [y/N] ") } else { format!("Install `{id}`? [y/N] ") };
+    let asked = tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question))
+        .await
+        .unwrap_or(false);
+    (!asked).then(|| format!("not installed: `{id}` was not approved"))
 }
 
 /// What the user is asked to approve: every field the component wrote made safe for a
