@@ -24,6 +24,10 @@
 //! the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches resolved
 //! paths, and on macOS those three are symlinks into `/private`), and a case-insensitive twin
 //! of every exclusion (`case_fold.rs`: APFS finds `.GIT/config` as `.git/config`).
+//!
+//! The reading and the writing rules are each a function of their own over what both need
+//! ([`Shared`]); the filters for the homes (HOME's hidden entries, every home's credential
+//! entries, other users' homes) are in `homes`.
 
 use std::path::{Path, PathBuf};
 
