@@ -26,7 +26,7 @@
 //! of every exclusion (`case_fold.rs`: APFS finds `.GIT/config` as `.git/config`).
 //!
 //! The reading and the writing rules are each a function of their own over what both need
-//! ([`Shared`]); the filters for the homes (HOME's hidden entries, every home's credential
+//! (`Shared`); the filters for the homes (HOME's hidden entries, every home's credential
 //! entries, other users' homes) are in `homes`.
 
 use std::path::{Path, PathBuf};
