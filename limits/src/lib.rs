@@ -496,6 +496,20 @@ pub const OCI_TRANSFER_TIMEOUT_MS: u64 = 300_000;
 /// the server went away) may take before the store is reported unreachable, in seconds.
 pub const STORE_CONNECT_TIMEOUT_SECS: u64 = 5;
 
+/// Session store: a pending change (recorded before its write, docs/sessions.md) of a
+/// process this toolhost cannot check — on another machine, in another PID namespace, or
+/// on a system without `/proc` — is taken as left behind by a process that died once it is
+/// this old, in milliseconds, and reconciled by its hashes. A component call writes within
+/// the 120 s a component may run and is recorded as soon as it returns, so a live process's
+/// pending change is never this old. A process on this machine is checked directly.
+pub const STORE_PENDING_ABANDONED_MS: u64 = 600_000;
+
+/// Session store on SQLite: the write-ahead log is checkpointed into the database when it
+/// holds this many pages (4 KiB each), and cut back to that size after each checkpoint.
+/// SQLite's own default, 1,000 pages, leaves a 4 MB log beside every store; 256 keeps it
+/// near 512 KB at the cost of a checkpoint every few dozen calls.
+pub const STORE_WAL_CHECKPOINT_PAGES: u32 = 128;
+
 /// Session store: the smallest, average and largest content-defined chunk (FastCDC) a file
 /// version is cut into, in bytes. A one-line edit stores about one chunk plus the version's
 /// list of chunk keys (16 bytes per chunk): smaller chunks store less of the file again but

@@ -27,6 +27,96 @@ pub struct Registry {
     pub port: u16,
     /// The address clients use for it (`IP:PORT`).
     pub host: String,
+    /// Whether it serves HTTPS.
+    tls: bool,
+}
+
+/// A throwaway certificate authority and a server certificate it issued for one IP address,
+/// as PEM files made by the `openssl` command (`.ci/run` installs it).
+pub struct TestCertificate {
+    /// The authority's certificate: what a client must trust (`SSL_CERT_FILE`).
+    pub ca: PathBuf,
+    /// The server's certificate (its SAN: the IP address only).
+    pub certificate: PathBuf,
+    /// The server's private key.
+    pub key: PathBuf,
+}
+
+impl TestCertificate {
+    /// A new authority and a certificate for `ip`, in `dir`.
+    pub fn new(dir: &Path, ip: &str) -> Self {
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .expect("openssl is not installed (`apt-get install openssl`; .ci/run does)");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+        openssl(
+            &[
+                &["req", "-x509"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.pem",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=toolhost test CA",
+                    "-addext",
+                    "basicConstraints=critical,CA:TRUE",
+                    "-addext",
+                    "keyUsage=critical,keyCertSign",
+                ],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req"][..],
+                &ec,
+                &["-keyout", "key.pem", "-out", "req.csr", "-subj", "/CN=registry"],
+            ]
+            .concat(),
+        );
+        std::fs::write(
+            dir.join("ext.cnf"),
+            format!(
+                "subjectAltName=IP:{ip}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n"
+            ),
+        )
+        .unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "req.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "cert.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ]);
+        TestCertificate {
+            ca: dir.join("ca.pem"),
+            certificate: dir.join("cert.pem"),
+            key: dir.join("key.pem"),
+        }
+    }
 }
 
 /// The registry binary; panics (the test fails) when it is not installed.
@@ -47,15 +137,27 @@ impl Registry {
     /// A registry on 127.0.0.1 that requires HTTP basic authentication against `htpasswd`
     /// (lines of `user:bcrypt-hash`).
     pub fn start_with_htpasswd(htpasswd: &str) -> Self {
-        Self::start_with("127.0.0.1", "127.0.0.1", Some(htpasswd))
+        Self::start_with("127.0.0.1", "127.0.0.1", Some(htpasswd), None)
     }
 
     /// A registry listening on `bind` (an IP), reached by clients at `reach` (an IP).
     pub fn start_on(bind: &str, reach: &str) -> Self {
-        Self::start_with(bind, reach, None)
+        Self::start_with(bind, reach, None, None)
     }
 
-    fn start_with(bind: &str, reach: &str, htpasswd: Option<&str>) -> Self {
+    /// A registry serving HTTPS with `tls`'s certificate, listening on `bind`, reached at
+    /// `reach` (the certificate's IP). [`Registry::manifest`] and the other plain-HTTP helpers
+    /// do not work on it.
+    pub fn start_tls(bind: &str, reach: &str, tls: &TestCertificate) -> Self {
+        Self::start_with(bind, reach, None, Some(tls))
+    }
+
+    fn start_with(
+        bind: &str,
+        reach: &str,
+        htpasswd: Option<&str>,
+        tls: Option<&TestCertificate>,
+    ) -> Self {
         let binary = registry_binary();
         let dir = tempfile::tempdir().expect("a temp dir");
         let port = TcpListener::bind((bind, 0)).unwrap().local_addr().unwrap().port();
@@ -66,6 +168,13 @@ impl Registry {
             "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {bind}:{port}\n",
             storage.display()
         );
+        if let Some(tls) = tls {
+            yaml.push_str(&format!(
+                "  tls:\n    certificate: {}\n    key: {}\n",
+                tls.certificate.display(),
+                tls.key.display()
+            ));
+        }
         if let Some(lines) = htpasswd {
             let file = dir.path().join("htpasswd");
             std::fs::write(&file, format!("{lines}\n")).unwrap();
@@ -84,7 +193,8 @@ impl Registry {
             .stderr(log)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let registry = Registry { child, dir, port, host: format!("{reach}:{port}") };
+        let registry =
+            Registry { child, dir, port, host: format!("{reach}:{port}"), tls: tls.is_some() };
         registry.wait_ready();
         registry
     }
@@ -93,8 +203,15 @@ impl Registry {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             // 401: up, and asking for credentials.
-            if let Ok(Response(200 | 401, _, _)) = self.request("GET", "/v2/", &[], None) {
-                return;
+            match self.request("GET", "/v2/", &[], None) {
+                Ok(Response(200 | 401, _, _)) => return,
+                // Go's answer to plain HTTP on its TLS port: up.
+                Ok(Response(400, _, body))
+                    if self.tls && String::from_utf8_lossy(&body).contains("HTTPS server") =>
+                {
+                    return;
+                }
+                _ => {}
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -3,15 +3,18 @@
 //! `tool add oci://…` by tag and by digest, pinned by manifest digest (`tool show`), a tag
 //! moved later changing nothing installed, and each refusal — a tampered blob, an unsigned
 //! component or one signed by another key or for another digest when a key is required, an
-//! oversized blob, plain HTTP to a registry off loopback. After every refusal nothing is
-//! installed.
+//! oversized blob, plain HTTP to a registry off loopback, a registry whose TLS certificate
+//! does not verify. After every refusal nothing is installed. HTTPS is spoken end to end to a
+//! registry off loopback whose certificate a throwaway authority issued.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sigstore::crypto::SigningScheme;
 use toolhost_tests::attack::{Attack, Out};
-use toolhost_tests::registry::{Registry, non_loopback_ipv4, with_custom_section, write};
+use toolhost_tests::registry::{
+    Registry, TestCertificate, non_loopback_ipv4, with_custom_section, write,
+};
 use toolhost_tests::test_components_dir;
 
 const PASSWORD: &str = "correct horse battery staple";
@@ -291,6 +294,40 @@ fn plain_http_goes_only_to_loopback_unless_insecure_http_is_given() {
     let out = add(&a, &reference, &[]);
     assert_refused(&a, &out, "--insecure-http");
     assert_eq!(add(&a, &reference, &["--insecure-http"]).code, Some(0));
+}
+
+/// HTTPS, with rustls and `ring`'s cryptography: to a registry off loopback serving a
+/// certificate for its IP from a throwaway authority, a publish and a signed add succeed once
+/// that authority is trusted (`SSL_CERT_FILE`, read with the system's roots), and are refused
+/// while it is not.
+#[test]
+fn https_to_a_registry_off_loopback_verifies_its_certificate() {
+    let ip =
+        non_loopback_ipv4().expect("this machine has no non-loopback IPv4 address to test with");
+    let certs = tempfile::tempdir().unwrap();
+    let tls = TestCertificate::new(certs.path(), &ip);
+    let registry = Registry::start_tls("0.0.0.0", &ip, &tls);
+    let reference = registry.oci("tools/scribe:1");
+
+    let a = setup();
+    let out = a.run(&[], &["tool", "publish", s(&component("scribe")), &reference]);
+    assert_eq!(out.code, Some(1), "published to an untrusted certificate: {}", out.all());
+    assert!(out.stderr.to_lowercase().contains("certificate"), "{}", out.all());
+
+    let mut a = setup();
+    a.env.push(("SSL_CERT_FILE".into(), tls.ca.clone().into()));
+    let (signing, public) = keypair(&a.outside_dir("keys"), "tls", true);
+    let digest = publish(&a, &component("scribe"), &reference, &["--key", s(&signing)]);
+    let out = add(&a, &reference, &["--key", s(&public)]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    let show = a.run(&[], &["tool", "show", "scribe"]);
+    assert_eq!(field(&show.stdout, "manifest:"), digest);
+    assert_eq!(field(&show.stdout, "signed by:"), public.display().to_string());
+
+    // The same registry, its authority no longer trusted: refused, nothing installed.
+    let b = setup();
+    let (_, public) = keypair(&b.outside_dir("keys"), "tls", true);
+    assert_refused(&b, &add(&b, &reference, &["--key", s(&public)]), "certificate");
 }
 
 #[test]

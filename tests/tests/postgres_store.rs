@@ -233,3 +233,130 @@ fn a_lost_connection_fails_the_call_with_the_store_named_and_the_session_goes_on
     assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
     assert_eq!(listed[0]["undone"], true);
 }
+
+/// `scribe` (a test tool that writes a file, see tools/testing/scribe) installed for `fx`.
+fn add_scribe(fx: &Fixture, store: &str) {
+    let scribe = test_components_dir().join("scribe.wasm");
+    let out = toolhost_on(fx, fx.data.path(), store)
+        .args(["tool", "add", scribe.to_str().unwrap(), "--yes"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// The store goes away while a tool runs, before it writes: the change cannot be recorded
+/// first, so it is not written, and the call says so. Once the store is back the session
+/// goes on, and nothing is listed that was not written.
+#[test]
+fn a_write_the_store_cannot_record_first_is_not_made_and_the_session_goes_on() {
+    let pg = Postgres::start();
+    let store = pg.create_db();
+    let fx = Fixture::new();
+    let f = fx.write("a.txt", "one\n");
+    add_scribe(&fx, &store);
+    let mut s = SessionProc::from_command(toolhost_on(&fx, fx.data.path(), &store), &[]);
+    assert_eq!(s.call("c1", "read", json!({"path": "a.txt"}))["status"], "succeeded");
+    s.send(&json!({"id": "c2", "tool": "scribe",
+        "arguments": {"path": "a.txt", "text": "two\n", "wait_for": "go"}}));
+    let progress = s.next_event();
+    assert!(progress.get("progress").is_some(), "scribe is running: {progress}");
+    pg.stop();
+    fx.write("go", "");
+    let ev = s.next_event();
+    let r = &ev["result"];
+    assert_eq!(r["status"], "failed", "{ev}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("cannot record the change first"), "{message}");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "one\n", "no write the store misses");
+    pg.start_server();
+    let r =
+        s.call("c3", "edit", json!({"filePath": "a.txt", "oldString": "one", "newString": "ONE"}));
+    assert_eq!(r["status"], "succeeded", "{r}");
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    let out =
+        toolhost_on(&fx, fx.data.path(), &store).args(["changes", "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "only the edit: {listed}");
+}
+
+/// `BOOT/PIDNS/PID/START` of a process that has exited (as toolhost names a claim's holder).
+fn dead_owner() -> String {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let ns = std::fs::read_link("/proc/self/ns/pid").unwrap();
+    let ns = ns.to_string_lossy().trim_start_matches("pid:[").trim_end_matches(']').to_string();
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    format!("{}/{ns}/{pid}/1", boot.trim())
+}
+
+/// A toolhost that died holding an undo's claim does not hold the change for ever: the next
+/// undo takes the claim over. When the dead undo had already rewritten the file, that is
+/// found by its hash and the change settles as undone; when it had not, the undo runs.
+#[test]
+fn a_claim_left_by_a_dead_toolhost_is_taken_over() {
+    let pg = Postgres::start();
+    let store = pg.create_db();
+    for rewritten in [false, true] {
+        let fx = Fixture::new();
+        let f = fx.write("a.txt", "1\n2\n3\n4\n5\n");
+        let r = one_edit(&fx, fx.data.path(), &store, "here");
+        let id = change_of(&r)["changeId"].as_str().unwrap().to_string();
+        let now_ms =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+        pg.psql(
+            &store,
+            &format!(
+                "UPDATE changes SET pending = 'undo', pending_at = {now_ms}, claimed_by = '{}' WHERE change_id = '{id}'",
+                dead_owner()
+            ),
+        );
+        if rewritten {
+            std::fs::write(&f, "1\n2\n3\n4\n5\n").unwrap();
+        }
+        let mut undo = toolhost_on(&fx, fx.data.path(), &store);
+        let out = undo.env("TOOLHOST_INSTANCE", "here").args(["undo", &id]).output().unwrap();
+        assert!(out.status.success(), "rewritten: {rewritten}: {}", text(&out));
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "1\n2\n3\n4\n5\n");
+        let out =
+            toolhost_on(&fx, fx.data.path(), &store).args(["changes", "--json"]).output().unwrap();
+        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(listed[0]["undone"], true, "{listed}");
+    }
+}
+
+/// A claim held by a live toolhost stays held: the undo is refused with the reason.
+#[test]
+fn a_claim_held_by_a_live_toolhost_is_not_taken_over() {
+    let pg = Postgres::start();
+    let store = pg.create_db();
+    let fx = Fixture::new();
+    let f = fx.write("a.txt", "1\n2\n3\n4\n5\n");
+    let r = one_edit(&fx, fx.data.path(), &store, "here");
+    let id = change_of(&r)["changeId"].as_str().unwrap().to_string();
+    let mut holder = Command::new("sleep").arg("60").spawn().unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", holder.id())).unwrap();
+    let start =
+        stat[stat.rfind(')').unwrap() + 1..].split_whitespace().nth(19).unwrap().to_string();
+    let owner = dead_owner();
+    let (prefix, _) = owner.rsplit_once('/').unwrap();
+    let (prefix, _) = prefix.rsplit_once('/').unwrap();
+    let live = format!("{prefix}/{}/{start}", holder.id());
+    pg.psql(
+        &store,
+        &format!(
+            "UPDATE changes SET pending = 'undo', pending_at = 0, claimed_by = '{live}' WHERE change_id = '{id}'"
+        ),
+    );
+    let out = toolhost_on(&fx, fx.data.path(), &store)
+        .env("TOOLHOST_INSTANCE", "here")
+        .args(["undo", &id])
+        .output()
+        .unwrap();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("being undone by another toolhost"), "{}", text(&out));
+    assert_ne!(std::fs::read_to_string(&f).unwrap(), "1\n2\n3\n4\n5\n");
+}

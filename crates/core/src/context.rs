@@ -202,6 +202,9 @@ pub struct ToolCallContext {
     /// For a tool that asks before every run: the one run a person approved (taken by the
     /// run), or none approved; `None` for every other tool (docs/workspace-tools.md#approvals).
     pub run_gate: Option<Arc<crate::approval::RunGate>>,
+    /// Where the changes this call writes are recorded before they are written (None: the
+    /// session records nothing, so nothing is recorded first either).
+    pub write_ahead: Option<crate::write_ahead::WriteAhead>,
 }
 
 impl ToolCallContext {
@@ -214,6 +217,7 @@ impl ToolCallContext {
             sandbox_policy,
             progress: None,
             run_gate: None,
+            write_ahead: None,
         }
     }
 
@@ -227,6 +231,28 @@ impl ToolCallContext {
     pub fn with_cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = token;
         self
+    }
+
+    /// Record this call's file changes in `record` before they are written.
+    pub fn with_write_ahead(mut self, record: crate::write_ahead::WriteAhead) -> Self {
+        self.write_ahead = Some(record);
+        self
+    }
+
+    /// Record `changes` as pending before they are written; the error message to refuse
+    /// the write with when they cannot be (about the file `display`).
+    pub fn before_write(
+        &self,
+        changes: &[crate::result::FileChange],
+        display: &str,
+    ) -> Result<(), String> {
+        match &self.write_ahead {
+            None => Ok(()),
+            Some(w) => {
+                w.0.before_write(changes)
+                    .map_err(|reason| crate::write_ahead::not_recorded_message(display, &reason))
+            }
+        }
     }
 
     /// Stop the call at `deadline`.

@@ -36,6 +36,7 @@
 //! * [`changes`] — diffs and file-change artifacts.
 //! * [`changeset`] — several file writes committed all or none, journaled.
 //! * [`undo`] — undo and reapply of file changes.
+//! * [`write_ahead`] — a call's changes recorded as pending before they are written.
 //! * [`spill`] — spill files for oversized results.
 //! * [`expire`] — removing a directory's entries older than an age (old spill directories,
 //!   the CLI's interrupted downloads).
@@ -62,6 +63,7 @@ pub mod spill;
 pub mod tool;
 pub mod undo;
 pub mod walk;
+pub mod write_ahead;
 
 pub use context::{ToolCallContext, ToolCallId, ToolProgress, ToolSessionContext};
 pub use fence::{CheckedPath, resolve_path};

@@ -113,7 +113,7 @@ pub enum UndoError {
 }
 
 /// What a file is: absent, or present with this SHA-256.
-type State = Option<String>;
+pub(crate) type State = Option<String>;
 
 /// One planned write: `path` goes from `from` to `to` (None: delete); a file it creates gets
 /// `mode` when the change recorded one.
@@ -175,7 +175,7 @@ fn too_large(len: usize) -> String {
 
 /// The current state of `real`, refusing files that are not UTF-8 text of at most 1 MiB; no
 /// symlink is followed anywhere on the path.
-fn current_state(
+pub(crate) fn current_state(
     real: &std::path::Path,
     display: &str,
     direction: Direction,
@@ -210,6 +210,54 @@ fn current_state(
     Ok(Some(sha256_hex(&bytes)))
 }
 
+/// Resolve every path of `changes` once, under `policy` widened by an exact grant for each
+/// recorded path as written (never for what a symlink there resolves to): a path that no
+/// longer resolves to itself goes through a symlink someone planted, and is refused. Each
+/// change's real path and display.
+pub(crate) fn resolve_all(
+    changes: &[&FileChange],
+    session: &ToolSessionContext,
+    policy: &SandboxPolicy,
+    direction: Direction,
+) -> Result<Vec<(PathBuf, String)>, UndoError> {
+    let mut resolved: Vec<(PathBuf, String)> = Vec::with_capacity(changes.len());
+    let lexicals = changes
+        .iter()
+        .map(|change| {
+            resolve_lexically(session, &change.path).map_err(|e| UndoError::Denied {
+                path: change.path.clone(),
+                direction,
+                message: e.to_string(),
+            })
+        })
+        .collect::<Result<Vec<PathBuf>, UndoError>>()?;
+    let policy = policy.with_grants(lexicals.iter().map(|l| PathGrant {
+        path: l.clone(),
+        access: Access::Write,
+        scope: Scope::Exact,
+    }));
+    for (change, lexical) in changes.iter().zip(lexicals) {
+        let checked =
+            resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
+                .map_err(|e| UndoError::Denied {
+                    path: change.path.clone(),
+                    direction,
+                    message: e.error.message,
+                })?;
+        if checked.as_path() != lexical
+            || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(UndoError::Denied {
+                path: change.path.clone(),
+                direction,
+                message: "it (or a directory on its path) is now a symbolic link; undo and reapply never follow links, so nothing was written".into(),
+            });
+        }
+        resolved.push((checked.as_path().to_path_buf(), checked.display().to_string()));
+    }
+    Ok(resolved)
+}
+
 async fn apply(
     changes: &[FileChange],
     session: &ToolSessionContext,
@@ -240,44 +288,7 @@ async fn apply(
         Direction::Reapply => changes.iter().collect(),
     };
 
-    // Resolve every path once, under the policy widened by an exact grant for each recorded
-    // path as written (never for what a symlink there resolves to): a path that no longer
-    // resolves to itself goes through a symlink someone planted, and is refused.
-    let mut resolved: Vec<(PathBuf, String)> = Vec::with_capacity(ordered.len());
-    let lexicals = ordered
-        .iter()
-        .map(|change| {
-            resolve_lexically(session, &change.path).map_err(|e| UndoError::Denied {
-                path: change.path.clone(),
-                direction,
-                message: e.to_string(),
-            })
-        })
-        .collect::<Result<Vec<PathBuf>, UndoError>>()?;
-    let policy = policy.with_grants(lexicals.iter().map(|l| PathGrant {
-        path: l.clone(),
-        access: Access::Write,
-        scope: Scope::Exact,
-    }));
-    for (change, lexical) in ordered.iter().zip(lexicals) {
-        let checked =
-            resolve_path(session, &change.path, Access::Write, Intent::MayCreate, &policy)
-                .map_err(|e| UndoError::Denied {
-                    path: change.path.clone(),
-                    direction,
-                    message: e.error.message,
-                })?;
-        if checked.as_path() != lexical
-            || lexical.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
-        {
-            return Err(UndoError::Denied {
-                path: change.path.clone(),
-                direction,
-                message: "it (or a directory on its path) is now a symbolic link; undo and reapply never follow links, so nothing was written".into(),
-            });
-        }
-        resolved.push((checked.as_path().to_path_buf(), checked.display().to_string()));
-    }
+    let resolved = resolve_all(&ordered, session, policy, direction)?;
 
     // One write lock per real path, taken in a fixed order.
     let mut lock_paths: Vec<PathBuf> = resolved.iter().map(|(r, _)| r.clone()).collect();

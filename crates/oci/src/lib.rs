@@ -14,19 +14,22 @@
 //! signed and pushed under the `sha256-<hex>.sig` tag (cosign's tag scheme).
 //!
 //! * [`reference`] — `oci://HOST[:PORT]/REPOSITORY(:TAG|@sha256:HEX)`.
-//! * [`transport`] — the client: HTTPS, plain HTTP only for loopback or `--insecure-http`,
-//!   time bounds.
+//! * [`transport`] — the client: HTTPS (rustls with `ring`, the provider installed before the
+//!   first client), plain HTTP only for loopback or `--insecure-http`, time bounds.
 //! * [`credentials`] — the docker config's `auths` (never logged).
 //! * [`artifact`] — the wasm artifact layout, built and checked.
 //! * [`blob`] — one blob downloaded bounded and digest-checked.
-//! * [`signature`] — cosign keys, the simple-signing payload, signing and verifying.
+//! * [`signature`] — the simple-signing payload, signing and verifying.
+//! * [`keys`] — cosign's key files read into `ring`'s keys ([`der`]: the PEM and DER of them).
 //! * [`pull`] / [`push`] — the two flows above.
 //! * [`error`] — [`OciError`]: every refusal, with its message.
 
 pub mod artifact;
 pub mod blob;
 pub mod credentials;
+pub mod der;
 pub mod error;
+pub mod keys;
 pub mod pull;
 pub mod push;
 pub mod reference;

@@ -3,21 +3,22 @@
 //! simple-signing payload (`application/vnd.dev.cosign.simplesigning.v1+json`) with its
 //! base64 signature in the `dev.cosignproject.cosign/signature` annotation.
 //!
-//! The cryptography is `sigstore`'s ([`PublicKey`] and [`SigningKey`] wrap its key types:
-//! PEM public keys of any scheme it knows; cosign's encrypted private keys and PKCS#8 ECDSA
-//! P-256 ones). A signature counts only when `sigstore` verifies it over the payload's exact
-//! bytes by the key, and the payload, read as the simple-signing type below, names the
+//! The cryptography is `ring`'s; [`PublicKey`] and [`SigningKey`] wrap the keys
+//! [`crate::keys`] reads from cosign's files (PEM public keys: ECDSA P-256 and P-384, RSA,
+//! Ed25519; cosign's encrypted private keys and PKCS#8 ECDSA P-256 ones). A signature counts
+//! only when `ring` verifies it over the payload's exact bytes by the key, and the payload, read as the simple-signing type below, names the
 //! pinned digest and cosign's signature type. Nothing else of a payload is trusted.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use base64::Engine;
+use ring::rand::SystemRandom;
+use ring::signature::EcdsaKeyPair;
 use serde::{Deserialize, Serialize};
-use sigstore::crypto::signing_key::SigStoreKeyPair;
-use sigstore::crypto::{CosignVerificationKey, SigStoreSigner, Signature, SigningScheme};
 
 use crate::error::OciError;
+use crate::keys::{self, VerifyingKey};
 
 /// The media type of a simple-signing payload layer.
 pub const SIMPLE_SIGNING_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -88,7 +89,7 @@ pub fn payload(repository: &str, digest: &str) -> Vec<u8> {
 pub struct PublicKey {
     /// Where it was read from (how errors name it).
     pub path: String,
-    key: CosignVerificationKey,
+    key: VerifyingKey,
 }
 
 impl PublicKey {
@@ -97,8 +98,8 @@ impl PublicKey {
         let shown = path.display().to_string();
         let bad = |why: String| OciError::Key { path: shown.clone(), why };
         let pem = std::fs::read(path).map_err(|e| bad(format!("cannot read it ({e})")))?;
-        let key = CosignVerificationKey::try_from_pem(&pem)
-            .map_err(|e| bad(format!("not a PEM public key sigstore accepts ({e})")))?;
+        let key = VerifyingKey::from_pem(&pem)
+            .map_err(|why| bad(format!("not a PEM public key that can verify: {why}")))?;
         Ok(PublicKey { path: shown, key })
     }
 
@@ -110,9 +111,10 @@ impl PublicKey {
         signature_b64: &str,
         digest: &str,
     ) -> Result<(), String> {
-        self.key
-            .verify_signature(Signature::Base64Encoded(signature_b64.as_bytes()), payload_bytes)
-            .map_err(|_| "a signature is there but not by this key".to_string())?;
+        let signature = base64::engine::general_purpose::STANDARD.decode(signature_b64);
+        if !signature.is_ok_and(|signature| self.key.verifies(payload_bytes, &signature)) {
+            return Err("a signature is there but not by this key".to_string());
+        }
         let signed: SimpleSigning = serde_json::from_slice(payload_bytes)
             .map_err(|e| format!("its signed payload is not a simple-signing payload ({e})"))?;
         if signed.critical.kind != COSIGN_SIGNATURE_TYPE {
@@ -131,7 +133,7 @@ impl PublicKey {
 /// A private key that signs on `tool publish --key`: cosign's encrypted format (password in
 /// `COSIGN_PASSWORD`) or an unencrypted PKCS#8 PEM, ECDSA P-256 (cosign's default).
 pub struct SigningKey {
-    signer: SigStoreSigner,
+    key: EcdsaKeyPair,
 }
 
 impl SigningKey {
@@ -140,31 +142,16 @@ impl SigningKey {
         let shown = path.display().to_string();
         let bad = |why: String| OciError::Key { path: shown.clone(), why };
         let pem = std::fs::read(path).map_err(|e| bad(format!("cannot read it ({e})")))?;
-        let first = pem.split(|b| *b == b'\n').next().unwrap_or_default();
-        let encrypted = first.windows(9).any(|w| w == b"ENCRYPTED");
-        let pair = if encrypted {
-            let password = password.ok_or_else(|| {
-                bad(format!("it is encrypted: set {PASSWORD_ENV} to its password"))
-            })?;
-            SigStoreKeyPair::from_encrypted_pem(&pem, password)
-                .map_err(|e| bad(format!("cannot decrypt it ({e})")))?
-        } else {
-            SigStoreKeyPair::from_pem(&pem)
-                .map_err(|e| bad(format!("not a PKCS#8 PEM private key ({e})")))?
-        };
-        let signer = pair
-            .to_sigstore_signer(&SigningScheme::ECDSA_P256_SHA256_ASN1)
-            .map_err(|e| bad(format!("only ECDSA P-256 keys sign ({e})")))?;
-        Ok(SigningKey { signer })
+        Ok(SigningKey { key: keys::signing_key(&pem, password).map_err(bad)? })
     }
 
     /// The base64 signature of `bytes`.
     pub fn sign(&self, bytes: &[u8]) -> Result<String, OciError> {
-        let raw = self
-            .signer
-            .sign(bytes)
-            .map_err(|e| OciError::Key { path: "(signing key)".into(), why: e.to_string() })?;
-        Ok(base64::engine::general_purpose::STANDARD.encode(raw))
+        let raw = self.key.sign(&SystemRandom::new(), bytes).map_err(|_| OciError::Key {
+            path: "(signing key)".into(),
+            why: "the system's random source failed".into(),
+        })?;
+        Ok(base64::engine::general_purpose::STANDARD.encode(raw.as_ref()))
     }
 }
 
@@ -172,17 +159,25 @@ impl SigningKey {
 mod tests {
     use super::*;
 
+    /// A new P-256 key pair in `dir`, made by `ring`: the PKCS#8 key and its public key, as
+    /// PEM files.
     fn keys(dir: &Path) -> (SigningKey, PublicKey) {
-        let signer = SigningScheme::ECDSA_P256_SHA256_ASN1.create_signer().unwrap();
-        let pair = signer.to_sigstore_keypair().unwrap();
-        std::fs::write(
-            dir.join("k.key"),
-            pair.private_key_to_encrypted_pem(b"pw").unwrap().as_bytes(),
-        )
-        .unwrap();
-        std::fs::write(dir.join("k.pub"), pair.public_key_to_pem().unwrap()).unwrap();
+        let pem = |label: &str, der: &[u8]| {
+            let body = base64::engine::general_purpose::STANDARD.encode(der);
+            format!("-----BEGIN {label}-----\n{body}\n-----END {label}-----\n")
+        };
+        let alg = &ring::signature::ECDSA_P256_SHA256_ASN1_SIGNING;
+        let rng = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(alg, &rng).unwrap();
+        let pair = EcdsaKeyPair::from_pkcs8(alg, pkcs8.as_ref(), &rng).unwrap();
+        // SubjectPublicKeyInfo of id-ecPublicKey on prime256v1, then the 65-byte point.
+        let spki_head = b"\x30\x59\x30\x13\x06\x07\x2a\x86\x48\xce\x3d\x02\x01\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\x03\x42\x00";
+        use ring::signature::KeyPair;
+        let spki = [&spki_head[..], pair.public_key().as_ref()].concat();
+        std::fs::write(dir.join("k.key"), pem("PRIVATE KEY", pkcs8.as_ref())).unwrap();
+        std::fs::write(dir.join("k.pub"), pem("PUBLIC KEY", &spki)).unwrap();
         (
-            SigningKey::load(&dir.join("k.key"), Some(b"pw")).unwrap(),
+            SigningKey::load(&dir.join("k.key"), None).unwrap(),
             PublicKey::load(&dir.join("k.pub")).unwrap(),
         )
     }
@@ -200,8 +195,8 @@ mod tests {
         let other_dir = tempfile::tempdir().unwrap();
         let (_, stranger) = keys(other_dir.path());
         assert!(stranger.verify(&p, &sig, &d).unwrap_err().contains("not by this key"));
-        assert!(SigningKey::load(&dir.path().join("k.key"), None).is_err());
-        assert!(SigningKey::load(&dir.path().join("k.key"), Some(b"wrong")).is_err());
+        assert!(public.verify(&p, "not base64!", &d).unwrap_err().contains("not by this key"));
+        assert!(SigningKey::load(&dir.path().join("k.pub"), None).is_err());
         assert_eq!(signature_tag(&d), format!("sha256-{}.sig", "a".repeat(64)));
     }
 }

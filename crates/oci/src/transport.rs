@@ -1,6 +1,7 @@
 //! [`Transport`]: how a registry is reached. HTTPS always, but for a loopback registry
 //! (`localhost`, `127.0.0.0/8`, `::1`), which is spoken to in plain HTTP, or any registry when
-//! the user passed `--insecure-http`. Connect and read timeouts on every request; the whole
+//! the user passed `--insecure-http`. TLS is rustls with `ring`'s cryptography
+//! ([`install_crypto_provider`]) and the system's root certificates. Connect and read timeouts on every request; the whole
 //! transfer is bounded by [`Transport::bounded`].
 
 use std::future::Future;
@@ -27,6 +28,7 @@ impl Transport {
 
     /// A client for `registry`.
     pub fn client(&self, registry: &str) -> oci_client::Client {
+        install_crypto_provider();
         let protocol =
             if self.plain_http(registry) { ClientProtocol::Http } else { ClientProtocol::Https };
         oci_client::Client::new(ClientConfig {
@@ -69,6 +71,20 @@ impl Transport {
         let hint = if below_http && !self.plain_http(registry) { HTTPS_HINT } else { "" };
         OciError::Registry { what, registry: registry.into(), message: error_chain(error), hint }
     }
+}
+
+/// Makes `ring` the process's rustls crypto provider, once, before the first client is built:
+/// reqwest is built without a provider of its own (no aws-lc C build) and panics when it
+/// finds none. A provider installed earlier by someone else is kept.
+pub fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Deprecated only because ring's provider lacks post-quantum key exchange
+        // (X25519MLKEM768); its ECDHE groups, suites and signature checks are rustls' defaults.
+        // Err only when a provider is already installed, which then serves.
+        #[allow(deprecated)]
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// `error` and its sources, one line.

@@ -51,5 +51,7 @@ mod jsonl;
 pub mod output;
 mod request_id;
 mod session_runtime;
+mod write_ahead;
 
 pub use session_runtime::{SESSION_ACTIVE, SessionError, SessionRuntime, apply_recorded};
+pub use write_ahead::reconcile_pending;

@@ -4,7 +4,7 @@
 //! See `docs/sessions.md`.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -15,8 +15,11 @@ use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
 use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
 use toolhost_core::undo::{Direction, UndoError};
+use toolhost_core::write_ahead::{WriteAhead, already_applied};
 use toolhost_sandbox::policy::SandboxPolicy;
-use toolhost_store::{ClaimRefused, RecordedChange, Store, StoreError};
+use toolhost_store::{ClaimRefused, PendingCall, RecordedChange, Store, StoreError};
+
+use crate::write_ahead::CallWriteAhead;
 
 /// The text of the error returned for undo/reapply while a call is running or queued.
 pub const SESSION_ACTIVE: &str =
@@ -55,6 +58,14 @@ pub enum SessionError {
     NotRecorded(StoreError),
 }
 
+/// A call that ran but whose record could not be saved.
+struct Unrecorded {
+    call_id: String,
+    tool: String,
+    arguments: Value,
+    result: ToolResult,
+}
+
 /// One session: a toolset, the policy stamped on its calls, and the store.
 pub struct SessionRuntime {
     /// The toolset calls run on; replaced (for calls not yet started) when the installed
@@ -62,7 +73,10 @@ pub struct SessionRuntime {
     toolset: std::sync::RwLock<Arc<FinalizedToolset>>,
     session: ToolSessionContext,
     policy: SandboxPolicy,
-    store: Option<Mutex<Store>>,
+    store: Option<Arc<Mutex<Store>>>,
+    /// Calls whose record could not be saved, kept to be saved again once the store answers
+    /// (their changes stay pending in the store until then).
+    unrecorded: Mutex<Vec<Unrecorded>>,
     cancel: CancellationToken,
     next_call: AtomicU64,
     /// The approver that asks the client, when the session's approvals go to it.
@@ -82,12 +96,17 @@ impl SessionRuntime {
             let session = toolset.session();
             store.record_session(&session.session_id, &session.working_directory)?;
             first = store.call_count(&session.session_id)? + 1;
+            let recovered = crate::reconcile_pending(store, session, &policy)?;
+            if !recovered.is_empty() {
+                tracing::warn!(calls = ?recovered, "recorded the changes of interrupted calls");
+            }
         }
         Ok(SessionRuntime {
             session: toolset.session().clone(),
             toolset: std::sync::RwLock::new(Arc::new(toolset)),
             policy,
-            store: store.map(Mutex::new),
+            store: store.map(|s| Arc::new(Mutex::new(s))),
+            unrecorded: Mutex::new(Vec::new()),
             cancel: CancellationToken::new(),
             next_call: AtomicU64::new(first),
             client_approvals: None,
@@ -200,8 +219,10 @@ impl SessionRuntime {
         deadline: Option<std::time::Instant>,
     ) -> ToolResult {
         // A store that cannot record the call (PostgreSQL gone) runs no tool: no write is
-        // made that the record would miss. The next call tries again (reconnecting).
-        let down = self.with_store(|s| s.ready()).and_then(Result::err);
+        // made that the record would miss. The next call tries again (reconnecting), and
+        // first saves the records that could not be saved before.
+        let down = self.with_store(|s| s.ready().and_then(|()| self.record_unrecorded(s)));
+        let down = down.and_then(Result::err);
         let result = if cancel.is_cancelled() {
             ToolResult::from_error(ToolError::new(ErrorCode::Cancelled, "the call was cancelled"))
         } else if let Some(e) = down {
@@ -218,6 +239,20 @@ impl SessionRuntime {
             if let Some(tx) = progress {
                 call = call.with_progress(tx);
             }
+            if let Some(store) = &self.store {
+                call = call.with_write_ahead(WriteAhead(Arc::new(CallWriteAhead {
+                    store: store.clone(),
+                    call: PendingCall {
+                        session_id: self.session.session_id.clone(),
+                        call_id: call_id.to_string(),
+                        tool: tool.to_string(),
+                        arguments: arguments.clone(),
+                        owner: toolhost_store::owner::current(),
+                        created_at_ms: 0,
+                    },
+                    next: AtomicI64::new(0),
+                })));
+            }
             let toolset = self.toolset();
             toolset.call(tool, arguments.clone(), call).await
         };
@@ -225,18 +260,43 @@ impl SessionRuntime {
             s.record_call(&self.session().session_id, call_id, tool, &arguments, &result)
         });
         if let Some(Err(e)) = recorded {
-            // The crash window of `docs/sessions.md`: the tool's effect happened but the record is lost.
+            // The crash window of `docs/sessions.md`: the tool's effect happened but its record
+            // is not saved yet. Its changes stay pending in the store; the record is saved
+            // again before the next call, or the changes reconciled at the next start.
             tracing::error!(call_id, "call not recorded: {e}");
             // The one print of this library: docs/sessions.md promises this line on stderr
             // whatever the embedding does with tracing.
             #[allow(clippy::print_stderr)]
             {
                 eprintln!(
-                    "toolhost: call {call_id} ({tool}) finished but was not recorded: {e}; any file it changed is not listed by `toolhost changes`"
+                    "toolhost: call {call_id} ({tool}) finished but was not recorded: {e}; its record is saved again once the store answers, and until then `toolhost changes` does not list what it changed"
                 );
             }
+            self.unrecorded.lock().unwrap_or_else(|e| e.into_inner()).push(Unrecorded {
+                call_id: call_id.to_string(),
+                tool: tool.to_string(),
+                arguments,
+                result: result.clone(),
+            });
         }
         result
+    }
+
+    /// Save the records that could not be saved before, oldest first; the first that fails
+    /// again stops it (and fails the call about to run: the store cannot record).
+    fn record_unrecorded(&self, store: &mut Store) -> Result<(), StoreError> {
+        let mut unrecorded = self.unrecorded.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(u) = unrecorded.first() {
+            store.record_call(
+                &self.session.session_id,
+                &u.call_id,
+                &u.tool,
+                &u.arguments,
+                &u.result,
+            )?;
+            unrecorded.remove(0);
+        }
+        Ok(())
     }
 
     /// Undo the recorded change `change_id`.
@@ -261,8 +321,8 @@ impl SessionRuntime {
         let session = self.session();
         same_workspace(&batch, &session.working_directory, serving.as_deref(), direction)?;
         let lock = || store.lock().unwrap_or_else(|e| e.into_inner());
-        let changes = claim(&lock(), batch, &ids, direction)?;
-        let applied = apply_changes(&changes, session, &self.policy, direction).await;
+        let claimed = claim(&lock(), batch, &ids, direction)?;
+        let applied = apply_claimed(&claimed, session, &self.policy, direction).await;
         settle(&lock(), &ids, direction, applied)
     }
 }
@@ -310,6 +370,14 @@ fn recorded_batch(store: &Store, ids: &[String]) -> Result<Vec<RecordedChange>, 
     Ok(batch)
 }
 
+/// The changes of a batch, claimed.
+struct Claimed {
+    changes: Vec<toolhost_core::result::FileChange>,
+    /// Whether a claim was taken over from a process that died holding it: its files may
+    /// already stand as the direction leaves them.
+    took_over: bool,
+}
+
 /// Claim every change of `ids` for `direction` (of two instances racing, one gets it; the
 /// other is told why), releasing those already claimed when one is refused. The changes
 /// of `batch`, with the state the store holds.
@@ -318,10 +386,17 @@ fn claim(
     mut batch: Vec<RecordedChange>,
     ids: &[String],
     direction: Direction,
-) -> Result<Vec<toolhost_core::result::FileChange>, SessionError> {
+) -> Result<Claimed, SessionError> {
     let ids = unique(ids);
+    let mut took_over = false;
     for (n, id) in ids.iter().enumerate() {
-        let Err(refused) = store.claim(id, direction) else { continue };
+        let refused = match store.claim(id, direction) {
+            Ok(taken) => {
+                took_over |= taken;
+                continue;
+            }
+            Err(refused) => refused,
+        };
         for held in &ids[..n] {
             let _ = store.settle(held, direction, false);
         }
@@ -336,7 +411,7 @@ fn claim(
     for r in &mut batch {
         r.change.undone = direction == Direction::Reapply;
     }
-    Ok(batch.into_iter().map(|r| r.change).collect())
+    Ok(Claimed { changes: batch.into_iter().map(|r| r.change).collect(), took_over })
 }
 
 /// `ids` without repeats, in order.
@@ -367,15 +442,27 @@ fn settle(
     Ok(applied?)
 }
 
-async fn apply_changes(
-    changes: &[toolhost_core::result::FileChange],
+/// Rewrite the files of `claimed`. When its claim was taken over from a process that died
+/// after rewriting them, the files already stand as `direction` leaves them: that is found
+/// by their hashes and counts as done, instead of a conflict.
+async fn apply_claimed(
+    claimed: &Claimed,
     ctx: &ToolSessionContext,
     policy: &SandboxPolicy,
     direction: Direction,
 ) -> Result<(), UndoError> {
-    match direction {
+    let changes = &claimed.changes;
+    let applied = match direction {
         Direction::Undo => toolhost_core::undo::undo(changes, ctx, policy).await,
         Direction::Reapply => toolhost_core::undo::reapply(changes, ctx, policy).await,
+    };
+    match applied {
+        Err(UndoError::Conflict { .. })
+            if claimed.took_over && already_applied(changes, ctx, policy, direction) =>
+        {
+            Ok(())
+        }
+        other => other,
     }
 }
 
@@ -391,7 +478,7 @@ pub async fn apply_recorded(
 ) -> Result<(), SessionError> {
     let batch = recorded_batch(store, ids)?;
     same_workspace(&batch, &session.working_directory, store.workspace_id(), direction)?;
-    let changes = claim(store, batch, ids, direction)?;
-    let applied = apply_changes(&changes, session, policy, direction).await;
+    let claimed = claim(store, batch, ids, direction)?;
+    let applied = apply_claimed(&claimed, session, policy, direction).await;
     settle(store, ids, direction, applied)
 }

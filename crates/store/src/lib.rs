@@ -17,12 +17,13 @@
 //!
 //! # The crash window (docs/sessions.md#what-is-not-atomic-the-crash-window)
 //!
-//! Writing a file and recording the call are not one atomic transaction. A call is recorded
-//! after the tool has returned, so if the process dies (or the store cannot be written)
-//! between the two, **the change is on disk but not in the store**: `toolhost changes` does
-//! not list it and `toolhost undo` cannot find it; the file simply holds what the tool wrote.
-//! The session reports a failed record on stderr. A session on PostgreSQL checks that the
-//! store answers before each call and runs no tool while it does not. See
+//! Writing a file and recording the call are not one atomic transaction; a protocol closes
+//! the gap. A call's changes are recorded as pending before the host writes them
+//! ([`Store::record_pending`]) — a write the store cannot record first is not made — and
+//! the call's record replaces them ([`Store::record_call`]). Pending changes left by a
+//! process that died are found again ([`Store::pending_calls`]) and settled by the hashes of
+//! the files (`toolhost_session::reconcile_pending`, [`Store::resolve_pending`]). Claims
+//! name their holder ([`owner`]); a claim whose holder is gone is taken over. See
 //! `docs/sessions.md`.
 //!
 //! The map:
@@ -30,6 +31,9 @@
 //! * [`store`] — [`Store`]: open either engine, record a session and its calls, list and
 //!   find the recorded [`RecordedChange`]s, claim and settle them.
 //! * [`location`] — [`StoreLocation`]: `sqlite` or a PostgreSQL URL, shown without password.
+//! * [`pending`] — a call's changes recorded before they are written ([`PendingCall`]),
+//!   and those left behind ([`LeftPending`]), found and settled.
+//! * [`owner`] — which process holds a pending change or a claim, and whether it is gone.
 //! * [`contents`] — file versions as content-defined chunks, each stored once.
 //! * [`sql`] — the values and statements both engines carry.
 //! * [`sqlite`], [`pg`] — the engines.
@@ -42,6 +46,8 @@ mod contents;
 pub mod error;
 pub mod location;
 pub mod migrations;
+pub mod owner;
+pub mod pending;
 mod pg;
 mod sql;
 mod sqlite;
@@ -50,6 +56,7 @@ pub mod store;
 pub use error::StoreError;
 pub use location::{PgUrl, StoreLocation};
 pub use migrations::{DB_FILE, MIGRATIONS, PG_MIGRATIONS};
+pub use pending::{LeftPending, PendingCall};
 pub use store::{ClaimRefused, RecordedChange, Store};
 
 #[cfg(test)]

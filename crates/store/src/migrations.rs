@@ -4,8 +4,10 @@
 //! Both hold the same record: `sessions` (with the workspace's identity), `calls` (the
 //! result and its artifacts, whose file contents are kept out of the JSON), `changes` (one
 //! row per file change: its undone flag, the undo or reapply in progress, and the keys of its
-//! before and after contents), `contents` (a file version: the hashes of its chunks) and
-//! `chunks` (each distinct chunk once).
+//! before and after contents, and which process holds a claim on it), `contents` (a file
+//! version: the hashes of its chunks), `chunks` (each distinct chunk once) and
+//! `pending_changes` (a call's changes recorded before they are written, until the call's
+//! own record replaces them: [`crate::pending`]).
 
 use rusqlite::Connection;
 
@@ -66,6 +68,21 @@ pub const MIGRATIONS: &[&str] = &[
      CREATE INDEX calls_session ON calls(session_id, seq);",
     // 2: the workspace's identity, change state apart from the JSON, contents as chunks.
     CHANGES_SQLITE,
+    // 3: changes recorded before they are written, and who holds a claim.
+    "CREATE TABLE pending_changes (
+         call_id TEXT NOT NULL,
+         idx INTEGER NOT NULL,
+         session_id TEXT NOT NULL REFERENCES sessions(id),
+         tool TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         owner TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         change TEXT NOT NULL,
+         before_ref TEXT NOT NULL,
+         after_ref TEXT NOT NULL,
+         PRIMARY KEY (call_id, idx)
+     );
+     ALTER TABLE changes ADD COLUMN claimed_by TEXT;",
 ];
 
 /// PostgreSQL's schema, one migration per entry; `toolhost_schema.version` = how many have
@@ -111,6 +128,21 @@ pub const PG_MIGRATIONS: &[&str] = &[
          hash BYTEA PRIMARY KEY,
          data BYTEA NOT NULL
      );",
+    // 2: SQLite's schema 3.
+    "CREATE TABLE pending_changes (
+         call_id TEXT NOT NULL,
+         idx BIGINT NOT NULL,
+         session_id TEXT NOT NULL REFERENCES sessions(id),
+         tool TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         owner TEXT NOT NULL,
+         created_at BIGINT NOT NULL,
+         change TEXT NOT NULL,
+         before_ref TEXT NOT NULL,
+         after_ref TEXT NOT NULL,
+         PRIMARY KEY (call_id, idx)
+     );
+     ALTER TABLE changes ADD COLUMN claimed_by TEXT",
 ];
 
 /// Runs the migrations not yet run. Each step reads the version inside an immediate (write)

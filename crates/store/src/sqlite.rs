@@ -6,6 +6,8 @@ use std::path::Path;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
+use toolhost_limits::STORE_WAL_CHECKPOINT_PAGES;
+
 use crate::StoreError;
 use crate::migrations::{DB_FILE, migrate_sqlite};
 use crate::sql::{Row, Sql, Value};
@@ -51,6 +53,14 @@ impl SqliteEngine {
         // autocheckpoint size, and it is as private as the database (`DATA_DIR_PRIVATE`).
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(open_err)?;
+        // Keep the WAL small: checkpoint every STORE_WAL_CHECKPOINT_PAGES pages (SQLite's
+        // default is 1,000, about 4 MB) and cut the file back to that size after each
+        // checkpoint, instead of leaving it at its largest for ever.
+        let wal_pages = i64::from(STORE_WAL_CHECKPOINT_PAGES);
+        conn.pragma_update(None, "wal_autocheckpoint", wal_pages).map_err(open_err)?;
+        let page_size: i64 =
+            conn.pragma_query_value(None, "page_size", |r| r.get(0)).map_err(open_err)?;
+        conn.pragma_update(None, "journal_size_limit", wal_pages * page_size).map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", true).map_err(open_err)?;
         migrate_sqlite(&mut conn)?;
         Ok(SqliteEngine { conn: Some(conn) })

@@ -38,7 +38,7 @@ pub struct Store {
     workspace_id: Option<String>,
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
@@ -98,7 +98,7 @@ impl Store {
     }
 
     /// `f` in one transaction (a write transaction when `write`).
-    fn tx<R: Send + 'static>(
+    pub(crate) fn tx<R: Send + 'static>(
         &self,
         write: bool,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
@@ -146,7 +146,8 @@ impl Store {
     }
 
     /// Record one call and its result; the contents of its file changes are stored once, as
-    /// chunks ([`crate::contents`]).
+    /// chunks ([`crate::contents`]). The changes recorded for it before they were written
+    /// ([`crate::pending`]) are removed in the same transaction.
     pub fn record_call(
         &self,
         session_id: &str,
@@ -155,50 +156,11 @@ impl Store {
         arguments: &serde_json::Value,
         result: &ToolResult,
     ) -> Result<(), StoreError> {
-        let status = serde_json::to_value(result.status)?;
-        let error = result.error.as_ref().map(serde_json::to_string).transpose()?;
-        let mut stripped = result.artifacts.clone();
-        let mut contents = Vec::new();
-        for ToolResultArtifact::FileChange(c) in &mut stripped {
-            let before = std::mem::take(&mut c.before_content);
-            let after = std::mem::take(&mut c.after_content);
-            contents.push((c.change_id.clone(), c.undone, before, after));
-        }
-        let call: Vec<Value> = vec![
-            session_id.into(),
-            call_id.into(),
-            tool.into(),
-            serde_json::to_string(arguments)?.into(),
-            status.as_str().unwrap_or_default().into(),
-            result.text().into(),
-            error.into(),
-            serde_json::to_string(&stripped)?.into(),
-            now_ms().into(),
-        ];
-        let call_id = call_id.to_string();
+        let record = CallRecord::new(session_id, call_id, tool, arguments, result)?;
+        let id: Value = call_id.into();
         self.tx(true, move |sql| {
-            sql.execute(
-                "INSERT INTO calls (session_id, call_id, tool, arguments, status, text, error, artifacts, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                &call,
-            )?;
-            for (idx, (change_id, undone, before, after)) in contents.into_iter().enumerate() {
-                let before_ref = contents::put(sql, &before)?;
-                let after_ref = contents::put(sql, &after)?;
-                sql.execute(
-                    "INSERT INTO changes (call_id, idx, change_id, undone, before_ref, after_ref)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    &[
-                        call_id.clone().into(),
-                        (idx as i64).into(),
-                        change_id.into(),
-                        undone.into(),
-                        before_ref.into(),
-                        after_ref.into(),
-                    ],
-                )?;
-            }
-            Ok(())
+            record.insert(sql)?;
+            sql.execute("DELETE FROM pending_changes WHERE call_id = ?1", &[id]).map(drop)
         })
     }
 
@@ -248,7 +210,8 @@ impl Store {
         let id = change_id.to_string();
         self.tx(true, move |sql| {
             let n = sql.execute(
-                "UPDATE changes SET undone = ?2, pending = NULL, pending_at = NULL WHERE change_id = ?1",
+                "UPDATE changes SET undone = ?2, pending = NULL, pending_at = NULL, claimed_by = NULL
+                 WHERE change_id = ?1",
                 &params,
             )?;
             if n == 0 { Err(StoreError::UnknownChange(id)) } else { Ok(()) }
@@ -257,42 +220,63 @@ impl Store {
 
     /// Claim a change for `direction`: only if it is in the state that direction starts from
     /// and nobody else holds it. Of two instances claiming at once exactly one succeeds; the
-    /// other learns why ([`StoreError::Busy`], or [`ClaimRefused::AlreadyDone`]).
-    pub fn claim(&self, change_id: &str, direction: Direction) -> Result<(), ClaimRefused> {
+    /// other learns why ([`StoreError::Busy`], or [`ClaimRefused::AlreadyDone`]). A claim
+    /// held by a process that is gone ([`crate::owner::is_gone`]: it died between claiming and
+    /// settling) is taken over: `Ok(true)`, and the files may be part-way rewritten.
+    pub fn claim(&self, change_id: &str, direction: Direction) -> Result<bool, ClaimRefused> {
         let from_undone = direction == Direction::Reapply;
         let params: Vec<Value> = vec![
             change_id.into(),
             direction.to_string().into(),
             from_undone.into(),
             now_ms().into(),
+            crate::owner::current().into(),
         ];
         let id = change_id.to_string();
         self.tx(true, move |sql| {
-            let claimed = sql.execute(
-                "UPDATE changes SET pending = ?2, pending_at = ?4
-                 WHERE change_id = ?1 AND undone = ?3 AND pending IS NULL",
-                &params,
-            )?;
-            let rows = sql.query(
-                "SELECT undone, pending FROM changes WHERE change_id = ?1",
-                &[id.clone().into()],
-            )?;
-            let Some(first) = rows.first() else {
-                return Ok(Err(ClaimRefused::Store(StoreError::UnknownChange(id))));
-            };
-            let busy = |pending: String| StoreError::Busy { change_id: id.clone(), pending };
-            if claimed > 0 {
-                if claimed as usize == rows.len() {
-                    return Ok(Ok(()));
+            let mut took_over = false;
+            loop {
+                let claimed = sql.execute(
+                    "UPDATE changes SET pending = ?2, pending_at = ?4, claimed_by = ?5
+                     WHERE change_id = ?1 AND undone = ?3 AND pending IS NULL",
+                    &params,
+                )?;
+                let rows = sql.query(
+                    "SELECT undone, pending, pending_at, claimed_by FROM changes WHERE change_id = ?1",
+                    &[id.clone().into()],
+                )?;
+                let Some(first) = rows.first() else {
+                    return Ok(Err(ClaimRefused::Store(StoreError::UnknownChange(id))));
+                };
+                let busy = |pending: String| StoreError::Busy { change_id: id.clone(), pending };
+                if claimed > 0 {
+                    if claimed as usize == rows.len() {
+                        return Ok(Ok(took_over));
+                    }
+                    // Part of its files were held: the transaction rolls back, nothing is kept.
+                    return Err(busy("changed".into()));
                 }
-                // Part of its files were held: the transaction rolls back, nothing is kept.
-                return Err(busy("changed".into()));
+                let Some(pending) = first.opt_text(1)? else {
+                    return Ok(Err(if (first.int(0)? == 1) != from_undone {
+                        ClaimRefused::AlreadyDone
+                    } else {
+                        busy("changed".into()).into()
+                    }));
+                };
+                let holder = first.opt_text(3)?.unwrap_or_default();
+                let since = int_or_null(first, 2)?.unwrap_or(0);
+                if took_over || !crate::owner::is_gone(&holder, since, now_ms()) {
+                    return Ok(Err(busy(past(&pending)).into()));
+                }
+                // Its holder died: release its claim, and claim it again from the state the
+                // store shows.
+                sql.execute(
+                    "UPDATE changes SET pending = NULL, pending_at = NULL, claimed_by = NULL
+                     WHERE change_id = ?1",
+                    &[id.clone().into()],
+                )?;
+                took_over = true;
             }
-            Ok(Err(match first.opt_text(1)? {
-                Some(pending) => busy(past(&pending)).into(),
-                None if (first.int(0)? == 1) != from_undone => ClaimRefused::AlreadyDone,
-                None => busy("changed".into()).into(),
-            }))
         })
         .map_err(ClaimRefused::Store)?
     }
@@ -311,11 +295,79 @@ impl Store {
         let id: Value = change_id.into();
         self.tx(true, move |sql| {
             sql.execute(
-                "UPDATE changes SET pending = NULL, pending_at = NULL WHERE change_id = ?1",
+                "UPDATE changes SET pending = NULL, pending_at = NULL, claimed_by = NULL
+                 WHERE change_id = ?1",
                 &[id],
             )
             .map(drop)
         })
+    }
+}
+
+/// One call's record, ready to insert: its row, and the contents of its file changes.
+pub(crate) struct CallRecord {
+    row: Vec<Value>,
+    call_id: String,
+    /// Per file change: its id, undone flag, before and after content.
+    contents: Vec<(String, bool, String, String)>,
+}
+
+impl CallRecord {
+    /// The record of `result`, its file contents taken out of the artifacts' JSON.
+    pub(crate) fn new(
+        session_id: &str,
+        call_id: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        result: &ToolResult,
+    ) -> Result<CallRecord, StoreError> {
+        let status = serde_json::to_value(result.status)?;
+        let error = result.error.as_ref().map(serde_json::to_string).transpose()?;
+        let mut stripped = result.artifacts.clone();
+        let mut contents = Vec::new();
+        for ToolResultArtifact::FileChange(c) in &mut stripped {
+            let before = std::mem::take(&mut c.before_content);
+            let after = std::mem::take(&mut c.after_content);
+            contents.push((c.change_id.clone(), c.undone, before, after));
+        }
+        let row: Vec<Value> = vec![
+            session_id.into(),
+            call_id.into(),
+            tool.into(),
+            serde_json::to_string(arguments)?.into(),
+            status.as_str().unwrap_or_default().into(),
+            result.text().into(),
+            error.into(),
+            serde_json::to_string(&stripped)?.into(),
+            now_ms().into(),
+        ];
+        Ok(CallRecord { row, call_id: call_id.to_string(), contents })
+    }
+
+    /// Insert the call and its changes (contents stored once) in `sql`'s transaction.
+    pub(crate) fn insert(self, sql: &mut dyn Sql) -> Result<(), StoreError> {
+        sql.execute(
+            "INSERT INTO calls (session_id, call_id, tool, arguments, status, text, error, artifacts, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            &self.row,
+        )?;
+        for (idx, (change_id, undone, before, after)) in self.contents.into_iter().enumerate() {
+            let before_ref = contents::put(sql, &before)?;
+            let after_ref = contents::put(sql, &after)?;
+            sql.execute(
+                "INSERT INTO changes (call_id, idx, change_id, undone, before_ref, after_ref)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                &[
+                    self.call_id.clone().into(),
+                    (idx as i64).into(),
+                    change_id.into(),
+                    undone.into(),
+                    before_ref.into(),
+                    after_ref.into(),
+                ],
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -9,7 +9,7 @@ use anyhow::Result;
 use toolhost::ToolSessionContext;
 use toolhost::display::{quote_path, terminal_line};
 use toolhost::result::FileChangeKind;
-use toolhost::session::apply_recorded;
+use toolhost::session::{apply_recorded, reconcile_pending};
 use toolhost::store::RecordedChange;
 use toolhost::undo::Direction;
 
@@ -19,6 +19,7 @@ use crate::setup::{Setup, new_session_id};
 /// `changes`: list the recorded file changes with their diffs (only `--session`'s when given).
 pub fn list(setup: &Setup, cli: &Cli, json: bool) -> Result<ExitCode> {
     let store = setup.open_store()?;
+    reconcile_pending(&store, &local_session(setup, cli), &setup.policy)?;
     let mut changes = store.recorded_changes(cli.session.as_deref())?;
     // With --workspace, that workspace's changes only.
     if cli.workspace.is_some() {
@@ -45,12 +46,8 @@ pub async fn apply(
     direction: Direction,
 ) -> Result<ExitCode> {
     let store = setup.open_store()?;
-    let session = ToolSessionContext::local(
-        &setup.workspace,
-        &setup.data_dir,
-        cli.session.clone().unwrap_or_else(new_session_id),
-        setup.sandbox(false),
-    );
+    let session = local_session(setup, cli);
+    reconcile_pending(&store, &session, &setup.policy)?;
     match apply_recorded(&store, &session, &setup.policy, ids, direction).await {
         Ok(()) => {
             let verb = if direction == Direction::Undo { "Undid" } else { "Reapplied" };
@@ -62,6 +59,18 @@ pub async fn apply(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The workspace's session context for reading and rewriting its files outside any session.
+/// The changes left pending there by a toolhost that died are settled first
+/// ([`reconcile_pending`]), so what is listed and undone includes them.
+fn local_session(setup: &Setup, cli: &Cli) -> ToolSessionContext {
+    ToolSessionContext::local(
+        &setup.workspace,
+        &setup.data_dir,
+        cli.session.clone().unwrap_or_else(new_session_id),
+        setup.sandbox(false),
+    )
 }
 
 /// Render recorded changes for a terminal: a header per change, then its hunks; `+`/`-`

@@ -9,7 +9,7 @@ use wasmtime::component::Resource;
 
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::observations::{self, sha256_hex};
-use toolhost_core::result::ToolResultArtifact;
+use toolhost_core::result::{FileChange, ToolResultArtifact};
 use toolhost_core::{changes, changeset};
 use toolhost_limits::{MAX_COMMIT_FILES, MAX_EDIT_FILE_BYTES};
 use toolhost_sandbox::policy::Access;
@@ -146,12 +146,15 @@ impl CallState {
             // `current` said the file did not exist and now it does not: fine. If it
             // served a text, the file was deleted meanwhile.
         }
+        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
+        self.call
+            .before_write(std::slice::from_ref(&change), &display)
+            .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
         self.prepare_parents(draft)?;
         let expected = before.as_deref().map(|b| sha256_hex(b.as_bytes()));
         toolhost_core::atomic::write_atomic(&real, text.as_bytes(), expected.as_deref())
             .map_err(|e| write_error(&format!("cannot write {display}"), &display, e))?;
         self.session.observations.record(&real, sha256_hex(text.as_bytes()));
-        let change = changes::file_change(&self.call.call_id.0, &input, before.as_deref(), &text);
         let committed = workspace::Committed {
             kind: if before.is_some() {
                 workspace::ChangeKind::Modified
@@ -194,17 +197,26 @@ impl CallState {
             checked.push(self.check_draft(draft, after, mode_of)?);
         }
         let mut steps = Vec::new();
+        // The artifacts, made before anything is written so they can be recorded first.
         let mut planned = Vec::with_capacity(checked.len());
         for index in 0..checked.len() {
             let step = self.plan_step(&checked, index)?;
-            planned.push(step.as_ref().map(|s| s.new_mode));
+            let call_id = &self.call.call_id.0;
+            planned
+                .push(step.as_ref().map(|s| planned_change(call_id, &checked[index], s.new_mode)));
             steps.extend(step);
         }
         if !steps.is_empty() {
+            let pending: Vec<FileChange> =
+                planned.iter().flatten().map(|(c, _)| c.clone()).collect();
+            let shown = steps.iter().map(|s| s.display.as_str()).collect::<Vec<_>>().join(", ");
+            self.call
+                .before_write(&pending, &shown)
+                .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
             changeset::commit(&self.session.data_dir, &self.call.call_id.0, &steps)
                 .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
         }
-        Ok(checked.iter().zip(planned).map(|(c, step)| self.committed(c, step)).collect())
+        Ok(checked.iter().zip(planned).map(|(c, planned)| self.committed(c, planned)).collect())
     }
 
     /// Every staged draft out of the table (consumed whatever happens; their write locks are
@@ -318,48 +330,60 @@ impl CallState {
         }))
     }
 
-    /// What the component hears of one committed file (`step`: the new mode of the step that
-    /// wrote it, none when it stayed unchanged); its text is recorded as read and its
-    /// file-change artifact kept.
-    fn committed(&mut self, c: &Checked, step: Option<Option<u32>>) -> workspace::Committed {
-        let real = c.draft.checked.as_path();
+    /// What the component hears of one committed file (`planned`: its file-change artifact
+    /// and kind, none when it stayed unchanged); its text is recorded as read and its
+    /// artifact kept.
+    fn committed(
+        &mut self,
+        c: &Checked,
+        planned: Option<(FileChange, workspace::ChangeKind)>,
+    ) -> workspace::Committed {
         if let Some(text) = &c.after {
-            self.session.observations.record(real, sha256_hex(text.as_bytes()));
+            self.session
+                .observations
+                .record(c.draft.checked.as_path(), sha256_hex(text.as_bytes()));
         }
-        let Some(new_mode) = step else {
+        let Some((change, kind)) = planned else {
             return workspace::Committed {
                 kind: workspace::ChangeKind::Unchanged,
                 additions: 0,
                 deletions: 0,
             };
         };
-        let call_id = &self.call.call_id.0;
-        let (change, kind) = match (&c.before, &c.after) {
-            (Some(before), None) => (
-                changes::file_deletion(call_id, &c.draft.input, before, c.mode),
-                workspace::ChangeKind::Deleted,
-            ),
-            (None, Some(after)) => (
-                toolhost_core::result::FileChange {
-                    mode: new_mode,
-                    ..changes::file_change(call_id, &c.draft.input, None, after)
-                },
-                workspace::ChangeKind::Created,
-            ),
-            (before, after) => (
-                changes::file_change(
-                    call_id,
-                    &c.draft.input,
-                    before.as_deref(),
-                    after.as_deref().unwrap_or_default(),
-                ),
-                workspace::ChangeKind::Modified,
-            ),
-        };
         let committed =
             workspace::Committed { kind, additions: change.additions, deletions: change.deletions };
         self.artifacts.push(ToolResultArtifact::FileChange(change));
         committed
+    }
+}
+
+/// The file-change artifact of one staged draft that changes its file, and its kind.
+fn planned_change(
+    call_id: &str,
+    c: &Checked,
+    new_mode: Option<u32>,
+) -> (FileChange, workspace::ChangeKind) {
+    match (&c.before, &c.after) {
+        (Some(before), None) => (
+            changes::file_deletion(call_id, &c.draft.input, before, c.mode),
+            workspace::ChangeKind::Deleted,
+        ),
+        (None, Some(after)) => (
+            FileChange {
+                mode: new_mode,
+                ..changes::file_change(call_id, &c.draft.input, None, after)
+            },
+            workspace::ChangeKind::Created,
+        ),
+        (before, after) => (
+            changes::file_change(
+                call_id,
+                &c.draft.input,
+                before.as_deref(),
+                after.as_deref().unwrap_or_default(),
+            ),
+            workspace::ChangeKind::Modified,
+        ),
     }
 }
 
