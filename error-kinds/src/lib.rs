@@ -5,10 +5,15 @@
 //! A component of the `toolhost:tool@0.2.0` world whose output schema has a boolean
 //! `success` fails a call by returning its structured value with `success: false` and an
 //! `error_kind` from [`ErrorKind::ALL`]; the host then ends the call with [`ErrorKind::code`]
-//! (docs/contract.md#structured-failures). No dependencies: the host and the components both
-//! read it.
+//! (docs/contract.md#structured-failures). Beside them, [`INVALID_INPUT_PREFIX`], the text
+//! every refusal of a call's input starts with, whoever refuses it (the host's schema check or
+//! the SDK's parse). No dependencies: the host and the components both read it.
 
 #![no_std]
+
+/// The text every refusal of a call's input starts with, from the host or from a tool
+/// (docs/contract.md#definitions-and-the-toolset: the text starts with `invalid tool input: `).
+pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
 
 /// Why a workspace tool's call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

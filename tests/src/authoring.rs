@@ -22,31 +22,32 @@ pub const REQUIRE_VAR: &str = "TOOLHOST_REQUIRE_TOOLCHAINS";
 
 /// A language `toolhost new` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
+pub enum TemplateLang {
     Rust,
     Python,
     Javascript,
 }
 
-impl Lang {
+impl TemplateLang {
     /// All three.
-    pub const ALL: [Lang; 3] = [Lang::Rust, Lang::Python, Lang::Javascript];
+    pub const ALL: [TemplateLang; 3] =
+        [TemplateLang::Rust, TemplateLang::Python, TemplateLang::Javascript];
 
     /// The `--lang` value, also the example's directory name.
     pub fn arg(self) -> &'static str {
         match self {
-            Lang::Rust => "rust",
-            Lang::Python => "python",
-            Lang::Javascript => "javascript",
+            TemplateLang::Rust => "rust",
+            TemplateLang::Python => "python",
+            TemplateLang::Javascript => "javascript",
         }
     }
 
     /// The one build command the project's README gives.
     pub fn build_command(self) -> &'static str {
         match self {
-            Lang::Rust => "cargo build --release --target wasm32-wasip2",
-            Lang::Python => "./build.sh",
-            Lang::Javascript => "npm install && npm run build",
+            TemplateLang::Rust => "cargo build --release --target wasm32-wasip2",
+            TemplateLang::Python => "./build.sh",
+            TemplateLang::Javascript => "npm install && npm run build",
         }
     }
 }
@@ -57,7 +58,7 @@ pub fn authoring_dir() -> PathBuf {
 }
 
 /// `examples/word_count/<lang>` in this repository.
-pub fn example_dir(lang: Lang) -> PathBuf {
+pub fn example_dir(lang: TemplateLang) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/word_count").join(lang.arg())
 }
 
@@ -65,7 +66,7 @@ pub fn example_dir(lang: Lang) -> PathBuf {
 #[derive(Debug, Clone)]
 pub struct Toolchain {
     /// The language.
-    pub lang: Lang,
+    pub lang: TemplateLang,
     /// Variables to set for the build command.
     pub env: Vec<(String, String)>,
 }
@@ -77,7 +78,7 @@ impl Toolchain {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg(self.lang.build_command()).current_dir(project);
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
-        if self.lang == Lang::Rust && !shared_rust_target {
+        if self.lang == TemplateLang::Rust && !shared_rust_target {
             cmd.env_remove("CARGO_TARGET_DIR");
         }
         let t = Instant::now();
@@ -89,14 +90,14 @@ impl Toolchain {
     /// `project` as [`build`](Self::build) with `shared_rust_target` builds it.
     pub fn component(&self, project: &Path, name: &str, shared_rust_target: bool) -> PathBuf {
         match self.lang {
-            Lang::Rust => {
+            TemplateLang::Rust => {
                 let target = match self.env.iter().find(|(k, _)| k == "CARGO_TARGET_DIR") {
                     Some((_, dir)) if shared_rust_target => PathBuf::from(dir),
                     _ => project.join("target"),
                 };
                 target.join(format!("wasm32-wasip2/release/{}.wasm", name.replace('-', "_")))
             }
-            Lang::Python | Lang::Javascript => project.join(format!("{name}.wasm")),
+            TemplateLang::Python | TemplateLang::Javascript => project.join(format!("{name}.wasm")),
         }
     }
 }
@@ -117,12 +118,12 @@ fn run(cmd: &mut Command) -> Result<Output, String> {
 
 /// The toolchain of `lang`, fetched into [`authoring_dir`] when missing; why not when it
 /// cannot be had (no network, no npm, …).
-pub fn toolchain(lang: Lang) -> Result<Toolchain, String> {
+pub fn toolchain(lang: TemplateLang) -> Result<Toolchain, String> {
     let dir = authoring_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = std::env::var("PATH").unwrap_or_default();
     let env = match lang {
-        Lang::Rust => {
+        TemplateLang::Rust => {
             let installed = run(Command::new("rustup").args(["target", "list", "--installed"]))?;
             if !String::from_utf8_lossy(&installed.stdout).lines().any(|l| l == "wasm32-wasip2") {
                 return Err(
@@ -131,7 +132,7 @@ pub fn toolchain(lang: Lang) -> Result<Toolchain, String> {
             }
             vec![("CARGO_TARGET_DIR".into(), dir.join("cargo-target").display().to_string())]
         }
-        Lang::Python => {
+        TemplateLang::Python => {
             let venv = dir.join("py-venv");
             let bin = venv.join("bin");
             let want = format!("componentize-py {COMPONENTIZE_PY}");
@@ -152,7 +153,7 @@ pub fn toolchain(lang: Lang) -> Result<Toolchain, String> {
             }
             vec![("PATH".into(), format!("{}:{path}", bin.display()))]
         }
-        Lang::Javascript => {
+        TemplateLang::Javascript => {
             run(Command::new("npm").arg("--version"))?;
             run(Command::new("node").arg("--version"))?;
             vec![
@@ -169,7 +170,7 @@ pub fn toolchain(lang: Lang) -> Result<Toolchain, String> {
 
 /// [`toolchain`], or `None` after a loud message when it cannot be had and
 /// [`REQUIRE_VAR`] is not 1 (then it panics).
-pub fn toolchain_or_skip(lang: Lang, what: &str) -> Option<Toolchain> {
+pub fn toolchain_or_skip(lang: TemplateLang, what: &str) -> Option<Toolchain> {
     match toolchain(lang) {
         Ok(t) => Some(t),
         Err(why) if std::env::var(REQUIRE_VAR).as_deref() != Ok("1") => {

@@ -15,7 +15,9 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 use toolhost_tests::attack::McpStdio;
-use toolhost_tests::authoring::{Lang, Toolchain, copy_project, example_dir, toolchain_or_skip};
+use toolhost_tests::authoring::{
+    TemplateLang, Toolchain, copy_project, example_dir, toolchain_or_skip,
+};
 use toolhost_tests::{Fixture, toolhost_command};
 
 const TEXT: &str = "one two three\nfour five\n\nsix\n";
@@ -48,7 +50,7 @@ fn conformance(fx: &Fixture, wasm: &Path) {
     assert!(out.status.success(), "conformance of {} failed:\n{}", wasm.display(), all(&out));
 }
 
-fn journey(lang: Lang) {
+fn journey(lang: TemplateLang) {
     let Some(tc) = toolchain_or_skip(lang, &format!("the {} authoring journey", lang.arg())) else {
         return;
     };
@@ -129,17 +131,17 @@ fn journey(lang: Lang) {
 
 #[test]
 fn rust_new_project_and_example_build_pass_conformance_and_answer_over_mcp() {
-    journey(Lang::Rust);
+    journey(TemplateLang::Rust);
 }
 
 #[test]
 fn python_new_project_and_example_build_pass_conformance_and_answer_over_mcp() {
-    journey(Lang::Python);
+    journey(TemplateLang::Python);
 }
 
 #[test]
 fn javascript_new_project_and_example_build_pass_conformance_and_answer_over_mcp() {
-    journey(Lang::Javascript);
+    journey(TemplateLang::Javascript);
 }
 
 #[test]

@@ -8,8 +8,8 @@ use serde_json::json;
 use toolhost::registry::ToolRegistryBuilder;
 use toolhost::tool::{CallInspection, ToolOutput};
 use toolhost::{
-    ErrorCode, FinalizeError, Tool, ToolCallContext, ToolError, ToolId, ToolResultStatus, ToolRisk,
-    ToolSessionContext, ToolsetConfig, finalize,
+    ErrorCode, FinalizeError, NativeTool, ToolCallContext, ToolError, ToolId, ToolResultStatus,
+    ToolRisk, ToolSessionContext, ToolsetConfig, finalize,
 };
 use toolhost_tests::*;
 
@@ -29,7 +29,7 @@ struct EchoInput {
 }
 
 #[async_trait]
-impl Tool for Echo {
+impl NativeTool for Echo {
     type Input = EchoInput;
     fn id(&self) -> ToolId {
         ToolId::new(self.id)

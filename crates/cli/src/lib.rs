@@ -5,7 +5,8 @@
 //! The host is a stack of crates, each with one job; the arrows point one way, down:
 //!
 //! * `toolhost` (this crate) — the command line: one module per command over one setup
-//!   (`src/main.rs` the options, `src/setup.rs` the setup, `src/commands/` the commands).
+//!   (`src/main.rs` `main`, `src/args.rs` the options, `src/setup.rs` the setup,
+//!   `src/commands/` the commands).
 //! * [`mcp`] (`toolhost-mcp-server`) — the Model Context Protocol server, stdio and HTTP.
 //! * [`session`] (`toolhost-session`) — the session runtime and the JSON Lines protocol.
 //! * [`plugins`] (`toolhost-plugins`) — third-party tool components: the definition rules,
@@ -16,8 +17,8 @@
 //!   version, the host side of each WIT interface.
 //! * [`store`] (`toolhost-store`) — the SQLite session store, undo and reapply recorded.
 //! * `toolhost-core` — the tool-call core: [`tool`], [`registry`], [`context`], [`result`],
-//!   [`fence`], [`spill`], [`observations`], [`atomic`], [`changes`], [`undo`], [`display`],
-//!   [`approval`].
+//!   [`fence`], [`spill`], [`expire`], [`observations`], [`atomic`], [`changes`], [`undo`],
+//!   [`display`], [`approval`].
 //! * `toolhost-sandbox` ([`policy`], [`privileges`]) and `toolhost-limits` underneath.
 //!
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`] (the
@@ -28,8 +29,8 @@
 pub use toolhost_builtins as builtins;
 pub use toolhost_builtins::bash;
 pub use toolhost_core::{
-    approval, atomic, changes, changeset, context, display, fence, observations, registry, result,
-    spill, tool, undo,
+    approval, atomic, changes, changeset, context, display, expire, fence, observations, registry,
+    result, spill, tool, undo,
 };
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;
@@ -40,8 +41,8 @@ pub use toolhost_store as store;
 
 pub use toolhost_builtins::{Agent, Selection, builtin_registry};
 pub use toolhost_core::{
-    CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, PreparedCall,
-    Tool, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,
+    CallInspection, CheckedPath, DynTool, ErrorCode, FinalizeError, FinalizedToolset, NativeTool,
+    PreparedCall, ToolCallContext, ToolCallId, ToolDefinition, ToolError, ToolId, ToolProgress,
     ToolRegistry, ToolRegistryBuilder, ToolResult, ToolResultStatus, ToolRisk, ToolSessionContext,
     ToolsetConfig, finalize, resolve_path,
 };

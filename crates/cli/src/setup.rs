@@ -118,21 +118,9 @@ pub enum UsageError {
     Store(String),
 }
 
+/// What every command works with, from the command line and policy.json (docs/cli.md).
 pub fn setup(cli: &Cli) -> Result<Setup> {
-    let workspace = match &cli.workspace {
-        Some(w) => {
-            let bad = |why: String| UsageError::Workspace { path: w.display().to_string(), why };
-            let real = w.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
-            if !real.is_dir() {
-                return Err(bad("not a directory".into()).into());
-            }
-            real
-        }
-        None => std::env::current_dir()
-            .context("cannot read the current directory")?
-            .canonicalize()
-            .context("cannot resolve the current directory")?,
-    };
+    let workspace = workspace(cli)?;
     if cli.workspace.is_none() && cli.runs_tools() {
         refuse_shared_workspace(&workspace)?;
     }
@@ -152,16 +140,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         None => Vec::new(),
     };
     let mut config = policy_config(&data_dir)?;
-    // `--confine-reads` and `--read-root` add to policy.json's `reads`.
-    config.reads.confine |= cli.confine_reads;
-    for root in &cli.read_roots {
-        let bad = |why: String| UsageError::ReadRoot { path: root.display().to_string(), why };
-        let real = root.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
-        if !real.is_dir() {
-            return Err(bad("not a directory".into()).into());
-        }
-        config.reads.roots.push(real);
-    }
+    add_read_options(&mut config, cli)?;
     // The session's own temp dir, unless policy.json names one (docs/security.md#the-temp-dir);
     // those that ended processes left behind go first.
     let temp_dir = match &config.temp_dir {
@@ -199,6 +178,39 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
         registries,
         _temp_dir: temp_dir,
     })
+}
+
+/// The workspace: `--workspace` (an existing directory), else the current directory, real.
+fn workspace(cli: &Cli) -> Result<PathBuf> {
+    Ok(match &cli.workspace {
+        Some(w) => {
+            let bad = |why: String| UsageError::Workspace { path: w.display().to_string(), why };
+            let real = w.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
+            if !real.is_dir() {
+                return Err(bad("not a directory".into()).into());
+            }
+            real
+        }
+        None => std::env::current_dir()
+            .context("cannot read the current directory")?
+            .canonicalize()
+            .context("cannot resolve the current directory")?,
+    })
+}
+
+/// `--confine-reads` and `--read-root` (each an existing directory) add to policy.json's
+/// `reads`.
+fn add_read_options(config: &mut toolhost_sandbox::policy::PolicyConfig, cli: &Cli) -> Result<()> {
+    config.reads.confine |= cli.confine_reads;
+    for root in &cli.read_roots {
+        let bad = |why: String| UsageError::ReadRoot { path: root.display().to_string(), why };
+        let real = root.canonicalize().map_err(|e| bad(format!("not accessible ({e})")))?;
+        if !real.is_dir() {
+            return Err(bad("not a directory".into()).into());
+        }
+        config.reads.roots.push(real);
+    }
+    Ok(())
 }
 
 /// Directories shared by every program and user on the machine. A command that runs tools

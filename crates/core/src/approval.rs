@@ -41,7 +41,7 @@ use async_trait::async_trait;
 use toolhost_sandbox::policy::Escalation;
 
 pub use cache::RunCache;
-pub use package::{Found, PackageScripts};
+pub use package::{PackageJson, PackageScripts};
 pub use program::ProgramFile;
 pub use question::{RUNS_IN_TURN, approval_request, run_request};
 pub use run::{QuestionTooLong, RunApproval, RunFacts, RunGate};

@@ -17,8 +17,7 @@ use serde_json::Value;
 
 use crate::result::ToolError;
 
-/// The prefix of every input deserialisation error (docs/contract.md#definitions-and-the-toolset).
-pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
+pub use toolhost_error_kinds::INVALID_INPUT_PREFIX;
 
 /// How every refusal of a call's arguments ends: the model and the author can tell that the
 /// tool never saw them.

@@ -18,7 +18,7 @@
 //!
 //! The map:
 //!
-//! * [`tool`] — the contract: [`Tool`] (typed, host-native), [`DynTool`] (erased; it says
+//! * [`tool`] — the contract: [`NativeTool`] (typed, host-native), [`DynTool`] (erased; it says
 //!   whether it asks before every run, and the run a call will make).
 //! * [`registry`] — registry, toolset config, finalize, the finalized toolset.
 //! * [`context`] — session and call contexts, progress.
@@ -38,6 +38,8 @@
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`write_ahead`] — a call's changes recorded as pending before they are written.
 //! * [`spill`] — spill files for oversized results.
+//! * [`expire`] — removing a directory's entries older than an age (old spill directories,
+//!   the CLI's interrupted downloads).
 //! * [`display`] — paths and texts made safe to show on a terminal or in JSON.
 //!
 //! Limits shared with the tool components live in the `toolhost-limits` crate.
@@ -50,6 +52,7 @@ pub mod changes;
 pub mod changeset;
 pub mod context;
 pub mod display;
+pub mod expire;
 pub mod fence;
 pub mod input_error;
 pub mod observations;
@@ -69,4 +72,4 @@ pub use registry::{
     ToolsetConfig, finalize,
 };
 pub use result::{ErrorCode, ToolError, ToolResult, ToolResultStatus};
-pub use tool::{CallInspection, DynTool, Tool, ToolDefinition, ToolId, ToolRisk};
+pub use tool::{CallInspection, DynTool, NativeTool, ToolDefinition, ToolId, ToolRisk};

@@ -9,7 +9,9 @@ use crate::approval::Request;
 use crate::context::{ToolCallContext, ToolSessionContext};
 use crate::result::{ErrorCode, ToolError, ToolResult, ToolResultContent};
 use crate::spill;
-use crate::tool::{CallInspection, DynTool, Tool, ToolAdapter, ToolDefinition, ToolId, ToolRisk};
+use crate::tool::{
+    CallInspection, DynTool, NativeTool, ToolAdapter, ToolDefinition, ToolId, ToolRisk,
+};
 use toolhost_sandbox::policy::{Access, Actor, EscalationRequest};
 
 /// Collects the tools this binary knows, in registration order.
@@ -25,7 +27,7 @@ impl ToolRegistryBuilder {
     }
 
     /// Register a typed host tool.
-    pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
+    pub fn register<T: NativeTool>(&mut self, tool: T) -> &mut Self {
         self.tools.push(Arc::new(ToolAdapter::new(tool)));
         self
     }

@@ -29,19 +29,8 @@ pub fn spill_path(data_dir: &Path, session_id: &str, call_id: &str) -> PathBuf {
 
 /// Remove session spill directories last modified more than seven days ago (`docs/contract.md#spill-files`).
 pub fn remove_expired(data_dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(spill_root(data_dir)) else { return };
     let retention = std::time::Duration::from_secs(SPILL_RETENTION_SECS);
-    for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > retention);
-        if old {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
+    crate::expire::remove_older_than(&spill_root(data_dir), retention, |_| true);
 }
 
 /// Where a spill ended up.

@@ -1,5 +1,5 @@
 //! The tool contract on the host side (docs/contract.md#definitions-and-the-toolset): the typed
-//! [`Tool`] trait for tools that live in the host (bash), the type-erased [`DynTool`] the registry
+//! [`NativeTool`] trait for tools that live in the host (bash), the type-erased [`DynTool`] the registry
 //! stores, and [`ToolAdapter`], which turns one into the other. Component tools implement
 //! [`DynTool`] directly (see `runtime::component_tool`): their input type lives in the component.
 
@@ -107,7 +107,7 @@ impl From<String> for ToolOutput {
 /// A tool implemented in the host, with a typed input
 /// (docs/contract.md#definitions-and-the-toolset).
 #[async_trait]
-pub trait Tool: Send + Sync + 'static {
+pub trait NativeTool: Send + Sync + 'static {
     /// The input; serde parses it and schemars describes it, from this one type.
     type Input: DeserializeOwned + JsonSchema + Send + 'static;
 
@@ -194,15 +194,15 @@ pub fn parse_input<T: DeserializeOwned>(input: &serde_json::Value) -> Result<T, 
     crate::input_error::parse_at(input, &[])
 }
 
-/// Erases a typed [`Tool`] into a [`DynTool`]: parses the input, passes both contexts,
+/// Erases a typed [`NativeTool`] into a [`DynTool`]: parses the input, passes both contexts,
 /// and turns the output or error into a [`ToolResult`]
 /// (docs/contract.md#definitions-and-the-toolset).
-pub struct ToolAdapter<T: Tool> {
+pub struct ToolAdapter<T: NativeTool> {
     tool: T,
     definition: ToolDefinition,
 }
 
-impl<T: Tool> ToolAdapter<T> {
+impl<T: NativeTool> ToolAdapter<T> {
     /// Adapt `tool`, computing its definition once.
     pub fn new(tool: T) -> Self {
         let definition = ToolDefinition {
@@ -217,7 +217,7 @@ impl<T: Tool> ToolAdapter<T> {
 }
 
 #[async_trait]
-impl<T: Tool> DynTool for ToolAdapter<T> {
+impl<T: NativeTool> DynTool for ToolAdapter<T> {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
     }

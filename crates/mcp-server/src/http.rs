@@ -295,33 +295,20 @@ impl HttpEndpoint {
         shutdown: &CancellationToken,
         sessions: &CancellationToken,
     ) -> std::io::Result<()> {
-        let options = Arc::new(self.options.clone());
+        let ctx = ConnContext {
+            service,
+            server,
+            options: Arc::new(self.options.clone()),
+            closing: sessions.clone(),
+            open: open.clone(),
+        };
         let conns = Connections::for_this_process();
         let (max_total, max_unauthenticated) = conns.bounds();
         tracing::debug!(
             "at most {max_total} connections, {max_unauthenticated} of them unauthenticated"
         );
         loop {
-            let (stream, peer) = tokio::select! {
-                accepted = self.listener.accept() => match accepted {
-                    Ok(accepted) => accepted,
-                    Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-                        && conns.evict_oldest_unauthenticated() =>
-                    {
-                        // Out of descriptors: the oldest unauthenticated connection made room
-                        // once its task has closed it.
-                        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-                        continue;
-                    }
-                    Err(e) => {
-                        // EMFILE and the like: wait a moment rather than spin or stop serving.
-                        tracing::warn!("accept failed: {e}");
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                        continue;
-                    }
-                },
-                _ = shutdown.cancelled() => return Ok(()),
-            };
+            let Some((stream, peer)) = self.accept(&conns, shutdown).await else { return Ok(()) };
             // Responses are small and written whole: do not hold them back for an ACK
             // (Nagle's algorithm with delayed ACKs cost one client ~40 ms per request).
             let _ = stream.set_nodelay(true);
@@ -331,96 +318,150 @@ impl HttpEndpoint {
                 drop(stream);
                 continue;
             };
-            let slot = Arc::new(slot);
-            let service = service.clone();
-            let closing = sessions.clone();
-            let open = open.clone();
-            let options = options.clone();
-            let server = server.clone();
-            open.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            tokio::spawn(async move {
-                let watch = ConnWatch::new(
-                    std::time::Duration::from_secs(MCP_HEADER_READ_TIMEOUT_SECS),
-                    std::time::Duration::from_secs(MCP_IDLE_TIMEOUT_SECS),
-                );
-                let io = TokioIo::new(WatchedIo::new(stream, watch.clone()));
-                let requests = watch.clone();
-                let authenticates = slot.clone();
-                let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let in_flight = requests.request_started();
-                    let mut service = service.clone();
-                    let options = options.clone();
-                    let server = server.clone();
-                    // The probes answer before the token is checked (they tell nothing).
-                    let probe = probes::is_probe(req.uri().path())
-                        .then(|| (req.method().clone(), req.uri().path().to_string()));
-                    let refused = match &options.auth {
-                        Some(auth) => auth
-                            .check(req.headers())
-                            .err()
-                            .map(|refusal| auth.unauthorized(refusal)),
-                        None => None,
-                    };
-                    if refused.is_none() && probe.is_none() {
-                        authenticates.authenticated();
-                    }
-                    let early = refused.or_else(|| options.after_auth(&req));
-                    let ends_session = req.method() == hyper::Method::DELETE;
-                    let (req, body_ended) = {
-                        let (parts, body) = req.into_parts();
-                        let (body, ended) = TrackedBody::new(body);
-                        (hyper::Request::from_parts(parts, body), ended)
-                    };
-                    async move {
-                        let mut res = match (probe, early) {
-                            (Some((method, path)), _) => {
-                                probes::probe(&method, &path, &server, &options.readiness).await
-                            }
-                            (None, Some(res)) => res,
-                            (None, None) => {
-                                match watch_refusal(tower_service::Service::call(&mut service, req))
-                                    .await
-                                {
-                                    (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
-                                    (Ok(res), false) => res,
-                                    (Err(never), false) => match never {},
-                                }
-                            }
-                        };
-                        if ends_session {
-                            session_ended(&mut res);
-                        }
-                        close_if_unread(&mut res, &body_ended);
-                        Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
-                    }
-                });
-                let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, handler);
-                tokio::pin!(conn);
-                let result = tokio::select! {
-                    r = conn.as_mut() => r,
-                    why = watch.expired() => {
-                        // Dropping the connection closes it.
-                        tracing::debug!("connection from {peer} closed: {why:?} timeout");
-                        Ok(())
-                    }
-                    why = slot.closed() => {
-                        tracing::debug!("connection from {peer} closed: {why:?}");
-                        Ok(())
-                    }
-                    _ = closing.cancelled() => {
-                        // Finish the response in progress, then close.
-                        conn.as_mut().graceful_shutdown();
-                        conn.as_mut().await
-                    }
-                };
-                if let Err(e) = result {
-                    tracing::debug!("connection from {peer}: {e}");
-                }
-                if open.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
-                    open.1.notify_waiters();
-                }
-            });
+            ctx.open.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(serve_connection(stream, peer, Arc::new(slot), ctx.clone()));
         }
+    }
+
+    /// The next connection, or none once `shutdown` is cancelled. A failed accept waits a
+    /// moment and tries again; out of descriptors, the oldest unauthenticated connection
+    /// makes room first.
+    async fn accept(
+        &self,
+        conns: &Connections,
+        shutdown: &CancellationToken,
+    ) -> Option<(tokio::net::TcpStream, SocketAddr)> {
+        loop {
+            tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => return Some(accepted),
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                        && conns.evict_oldest_unauthenticated() =>
+                    {
+                        // Out of descriptors: the oldest unauthenticated connection made room
+                        // once its task has closed it.
+                        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                    }
+                    Err(e) => {
+                        // EMFILE and the like: wait a moment rather than spin or stop serving.
+                        tracing::warn!("accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                },
+                _ = shutdown.cancelled() => return None,
+            }
+        }
+    }
+}
+
+/// What every connection's task is given: the MCP service, the server (the probes ask it),
+/// the options, the MCP sessions' end and the count of open connections.
+#[derive(Clone)]
+struct ConnContext {
+    service: StreamableHttpService<McpServer, BoundedSessions>,
+    server: McpServer,
+    options: Arc<HttpOptions>,
+    closing: CancellationToken,
+    open: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
+}
+
+/// Serves one connection (`slot`: its place among the open ones) until it ends, times out,
+/// is closed to make room, or the sessions end (then after the response in progress).
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    slot: Arc<crate::conns::Conn>,
+    ctx: ConnContext,
+) {
+    let watch = ConnWatch::new(
+        std::time::Duration::from_secs(MCP_HEADER_READ_TIMEOUT_SECS),
+        std::time::Duration::from_secs(MCP_IDLE_TIMEOUT_SECS),
+    );
+    let io = TokioIo::new(WatchedIo::new(stream, watch.clone()));
+    let handler = {
+        let (requests, authenticates, ctx) = (watch.clone(), slot.clone(), ctx.clone());
+        service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+            handle(req, &requests, &authenticates, &ctx)
+        })
+    };
+    let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, handler);
+    tokio::pin!(conn);
+    let result = tokio::select! {
+        r = conn.as_mut() => r,
+        why = watch.expired() => {
+            // Dropping the connection closes it.
+            tracing::debug!("connection from {peer} closed: {why:?} timeout");
+            Ok(())
+        }
+        why = slot.closed() => {
+            tracing::debug!("connection from {peer} closed: {why:?}");
+            Ok(())
+        }
+        _ = ctx.closing.cancelled() => {
+            // Finish the response in progress, then close.
+            conn.as_mut().graceful_shutdown();
+            conn.as_mut().await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!("connection from {peer}: {e}");
+    }
+    if ctx.open.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+        ctx.open.1.notify_waiters();
+    }
+}
+
+/// One request of a connection: a probe, a refusal (the token, the host, the path), or the
+/// MCP service's answer; its body is tracked so the connection closes when it went unread.
+fn handle(
+    req: hyper::Request<hyper::body::Incoming>,
+    requests: &Arc<ConnWatch>,
+    authenticates: &crate::conns::Conn,
+    ctx: &ConnContext,
+) -> impl std::future::Future<
+    Output = Result<hyper::Response<InFlightBody<BoxBody<Bytes, Infallible>>>, Infallible>,
+> + Send
++ use<> {
+    let in_flight = requests.request_started();
+    let mut service = ctx.service.clone();
+    let options = ctx.options.clone();
+    let server = ctx.server.clone();
+    // The probes answer before the token is checked (they tell nothing).
+    let probe = probes::is_probe(req.uri().path())
+        .then(|| (req.method().clone(), req.uri().path().to_string()));
+    let refused = match &options.auth {
+        Some(auth) => auth.check(req.headers()).err().map(|refusal| auth.unauthorized(refusal)),
+        None => None,
+    };
+    if refused.is_none() && probe.is_none() {
+        authenticates.authenticated();
+    }
+    let early = refused.or_else(|| options.after_auth(&req));
+    let ends_session = req.method() == hyper::Method::DELETE;
+    let (req, body_ended) = {
+        let (parts, body) = req.into_parts();
+        let (body, ended) = TrackedBody::new(body);
+        (hyper::Request::from_parts(parts, body), ended)
+    };
+    async move {
+        let mut res = match (probe, early) {
+            (Some((method, path)), _) => {
+                probes::probe(&method, &path, &server, &options.readiness).await
+            }
+            (None, Some(res)) => res,
+            (None, None) => {
+                match watch_refusal(tower_service::Service::call(&mut service, req)).await {
+                    (_, true) => too_many_sessions(MCP_MAX_SESSIONS),
+                    (Ok(res), false) => res,
+                    (Err(never), false) => match never {},
+                }
+            }
+        };
+        if ends_session {
+            session_ended(&mut res);
+        }
+        close_if_unread(&mut res, &body_ended);
+        Ok::<_, Infallible>(res.map(|body| InFlightBody::new(body, in_flight)))
     }
 }
 

@@ -411,7 +411,7 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
@@ -426,31 +426,8 @@ impl ServerHandler for McpServer {
             ));
         };
         let read_only = definition.risk == ToolRisk::ReadOnly;
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        // Who answers an approval this call needs (docs/mcp.md#approvals).
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let retried = request.request_state.is_some() || request.input_responses.is_some();
-        let asker = match (&self.rounds, stateless, retried) {
-            (_, false, _) => Asker::Client(context.peer.clone()),
-            (Some(rounds), true, true) => {
-                let (Some(state), Some(responses)) =
-                    (&request.request_state, &request.input_responses)
-                else {
-                    return Err(McpError::invalid_params(RoundError::Incomplete.to_string(), None));
-                };
-                match rounds.answer(&name, &arguments, state, responses) {
-                    Ok(approved) => Asker::Answered(approved),
-                    Err(e) => return Err(McpError::invalid_params(e.to_string(), None)),
-                }
-            }
-            // Asked whether or not the client declared elicitation: a question it cannot
-            // answer is MissingRequiredClientCapability (below).
-            (Some(_), true, false) => Asker::Round(Arc::default()),
-            // Nobody to ask: denied.
-            _ => Asker::Nobody,
-        };
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+        let asker = self.asker(&name, &arguments, &request, &context)?;
         let can_answer = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
         let question = match &asker {
             Asker::Round(question) => Some(question.clone()),
@@ -490,6 +467,43 @@ impl ServerHandler for McpServer {
             (Some(_), Some(_)) => Err(elicitation_required()),
             _ => Ok(result.into()),
         }
+    }
+}
+
+impl McpServer {
+    /// Who answers an approval the call of `name` with `arguments` needs
+    /// (docs/mcp.md#approvals): the client (2025-11-25), the answers a retried stateless
+    /// round brought back, a round still to ask, or nobody.
+    fn asker(
+        &self,
+        name: &str,
+        arguments: &Value,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Asker, McpError> {
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let retried = request.request_state.is_some() || request.input_responses.is_some();
+        Ok(match (&self.rounds, stateless, retried) {
+            (_, false, _) => Asker::Client(context.peer.clone()),
+            (Some(rounds), true, true) => {
+                let (Some(state), Some(responses)) =
+                    (&request.request_state, &request.input_responses)
+                else {
+                    return Err(McpError::invalid_params(RoundError::Incomplete.to_string(), None));
+                };
+                match rounds.answer(name, arguments, state, responses) {
+                    Ok(approved) => Asker::Answered(approved),
+                    Err(e) => return Err(McpError::invalid_params(e.to_string(), None)),
+                }
+            }
+            // Asked whether or not the client declared elicitation: a question it cannot
+            // answer is MissingRequiredClientCapability (below).
+            (Some(_), true, false) => Asker::Round(Arc::default()),
+            // Nobody to ask: denied.
+            _ => Asker::Nobody,
+        })
     }
 }
 

@@ -409,32 +409,46 @@ impl ComponentTool {
             .await;
             (run.value, vec![run.state], run.crashed)
         };
-        let mut artifacts = Vec::new();
-        let mut observed = Vec::new();
-        let fence_denied = states.iter().any(CallState::sandbox_denied);
-        let kernel_denied = states.iter().any(CallState::process_denied);
         let usage = ToolUsage {
             wall_us: started.elapsed().as_micros() as u64,
             peak_memory_bytes: peak_memory(&states),
         };
+        let answer = match value {
+            Ok(Ok(Output { text, structured })) => {
+                self.check_structured(structured, deadline, &cancel).await.map(|s| (text, s))
+            }
+            Ok(Err(e)) | Err(e) => Err(e),
+        };
+        let mut result = self.result_of(session, answer, states);
+        self.note_crash(crashed);
+        result.usage = Some(usage);
+        result
+    }
+
+    /// The result of a call that answered `answer` (its text and checked structured value,
+    /// or an error), with what its instances (`states`) committed and whether a denial was
+    /// the fence's or the OS sandbox's.
+    fn result_of(
+        &self,
+        session: &ToolSessionContext,
+        answer: Result<(String, Option<serde_json::Value>), ToolError>,
+        states: Vec<CallState>,
+    ) -> ToolResult {
+        let mut artifacts = Vec::new();
+        let mut observed = Vec::new();
+        let fence_denied = states.iter().any(CallState::sandbox_denied);
+        let kernel_denied = states.iter().any(CallState::process_denied);
         for state in states {
             artifacts.extend(state.artifacts);
             observed.extend(state.observed);
         }
-        let value = match value {
-            Ok(Ok(Output { text, structured })) => {
-                Ok(self.check_structured(structured, deadline, &cancel).await.map(|s| (text, s)))
-            }
-            Ok(Err(e)) => Ok(Err(e)),
-            Err(e) => Err(e),
-        };
-        let mut result = match value {
-            Ok(Ok((text, Some(structured))))
+        let mut result = match answer {
+            Ok((text, Some(structured)))
                 if let Some(e) = structured_failure(&structured, &text) =>
             {
                 ToolResult { structured: Some(structured), ..ToolResult::from_error(e) }
             }
-            Ok(Ok((text, structured))) => {
+            Ok((text, structured)) => {
                 // Only a succeeded call records what it read (`docs/contract.md#read-before-edit`).
                 if self.records_reads {
                     for (path, hash) in observed {
@@ -451,7 +465,6 @@ impl ComponentTool {
                     usage: None,
                 }
             }
-            Ok(Err(e)) => ToolResult::from_error(e),
             Err(e) => ToolResult::from_error(e),
         };
         // What the host committed happened, whatever the component did afterwards.
@@ -463,8 +476,6 @@ impl ComponentTool {
         result.sandbox_denied = kernel_denied
             || fence_denied
                 && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::PermissionDenied);
-        self.note_crash(crashed);
-        result.usage = Some(usage);
         result
     }
 }

@@ -192,7 +192,7 @@ pub async fn terminate(
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     mut pipe: R,
     stream: Stream,
-    tx: mpsc::Sender<(Stream, Vec<u8>)>,
+    tx: Chunks,
 ) -> io::Result<()> {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
@@ -206,8 +206,41 @@ async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     }
 }
 
+/// The chunks read from the child's pipes, on their way to the [`Capture`].
+type Chunks = mpsc::Sender<(Stream, Vec<u8>)>;
+
 async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcome {
     let start = Instant::now();
+    let (tx, consumer) = capture_output(&req);
+    let (mut child, marker_read) = match start_child(&req) {
+        Ok(started) => started,
+        Err(end) => {
+            drop(tx);
+            return outcome(start, end, consumer.await);
+        }
+    };
+    let pgid = child.id().unwrap_or(0);
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        readers.push(tokio::spawn(read_pipe(out, Stream::Stdout, tx.clone())));
+    }
+    if let Some(err) = child.stderr.take() {
+        readers.push(tokio::spawn(read_pipe(err, Stream::Stderr, tx.clone())));
+    }
+    drop(tx);
+    let mut end = wait_for_end(killer.as_ref(), &mut child, pgid, &req).await;
+    join_readers(readers, &mut end).await;
+    let mut outcome = outcome(start, end, consumer.await);
+    let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
+    outcome.started = marks.first() == Some(&crate::helper::STARTED);
+    outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::helper::EXEC_FAILED_MARK);
+    outcome.reported_signal = crate::helper::reported_signal(&marks);
+    outcome
+}
+
+/// The capture the pipes' chunks go to, on a blocking thread (progress is reported from
+/// there, chunk by chunk), and the sender the pipe readers use.
+fn capture_output(req: &ProcessRequest) -> (Chunks, tokio::task::JoinHandle<Capture>) {
     let (tx, mut rx) = mpsc::channel::<(Stream, Vec<u8>)>(16);
     let progress = req.progress.clone();
     let spill_path = req.spill_path.clone();
@@ -221,28 +254,69 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         }
         cap
     });
-    let finish = |end: ProcessEnd, cap: Result<Capture, tokio::task::JoinError>| {
-        let mut output = cap.unwrap_or_else(|_| Capture::new(None));
-        if matches!(
-            end,
-            ProcessEnd::SpawnFailed(_) | ProcessEnd::PipeFailed(_) | ProcessEnd::OutcomeUnknown(_)
-        ) {
-            output.discard_spill();
-        }
-        ProcessOutcome {
-            end,
-            output,
-            duration: start.elapsed(),
-            started: false,
-            exec_failed: false,
-            reported_signal: None,
-        }
-    };
+    (tx, consumer)
+}
 
+/// The outcome of a run that ended with `end` (started: none yet); the spill of a run that
+/// never ran or whose end is unsure is dropped.
+fn outcome(
+    start: Instant,
+    end: ProcessEnd,
+    cap: Result<Capture, tokio::task::JoinError>,
+) -> ProcessOutcome {
+    let mut output = cap.unwrap_or_else(|_| Capture::new(None));
+    if matches!(
+        end,
+        ProcessEnd::SpawnFailed(_) | ProcessEnd::PipeFailed(_) | ProcessEnd::OutcomeUnknown(_)
+    ) {
+        output.discard_spill();
+    }
+    ProcessOutcome {
+        end,
+        output,
+        duration: start.elapsed(),
+        started: false,
+        exec_failed: false,
+        reported_signal: None,
+    }
+}
+
+/// Starts `req`'s argv (with the start marker's pipe when it asks for one): the child, and the
+/// marker's read end.
+fn start_child(
+    req: &ProcessRequest,
+) -> Result<(tokio::process::Child, Option<std::os::fd::OwnedFd>), ProcessEnd> {
     let Some(program) = req.argv.first() else {
-        drop(tx);
-        return finish(ProcessEnd::SpawnFailed("empty argv".into()), consumer.await);
+        return Err(ProcessEnd::SpawnFailed("empty argv".into()));
     };
+    let marker = match req.started_fd {
+        Some(_) => Some(marker_pipe().map_err(|e| {
+            ProcessEnd::SpawnFailed(format!("cannot make the start marker pipe: {e}"))
+        })?),
+        None => None,
+    };
+    let marker_dup =
+        req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
+    let child = command(req, program, marker_dup)
+        .spawn()
+        .map_err(|e| ProcessEnd::SpawnFailed(format!("{}: {e}", program.to_string_lossy())))?;
+    // Only the child's copy of the marker's write end may remain.
+    let marker_read = marker.map(|(read, write)| {
+        drop(write);
+        read
+    });
+    Ok((child, marker_read))
+}
+
+/// The command for `req`: its own process group, a cleared environment, stdin on
+/// `/dev/null`, piped output, `kill_on_drop`; between fork and exec the marker's write end
+/// goes to its number (`marker_dup`: the number, the write end), every other inherited
+/// descriptor is marked close-on-exec and the child joins its cgroups.
+fn command(
+    req: &ProcessRequest,
+    program: &std::ffi::OsStr,
+    marker_dup: Option<(i32, i32)>,
+) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(&req.argv[1..])
         .current_dir(&req.cwd)
@@ -253,115 +327,87 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let marker = match req.started_fd {
-        Some(_) => match marker_pipe() {
-            Ok(p) => Some(p),
-            Err(e) => {
-                drop(tx);
-                return finish(
-                    ProcessEnd::SpawnFailed(format!("cannot make the start marker pipe: {e}")),
-                    consumer.await,
-                );
-            }
-        },
-        None => None,
-    };
-    let marker_dup =
-        req.started_fd.zip(marker.as_ref().map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)));
     // Descriptors this process inherited without close-on-exec (a log file, a socket, a
     // pipe of whoever started toolhost) must not reach the command: a sandboxed command
     // could write through one to anything it names. Every descriptor from `first_closed` up
     // is marked close-on-exec in the child (the marker, dup'd to its number, stays).
     let first_closed = marker_dup.map_or(3, |(target, _)| target.max(2) + 1);
     let open_max = open_max();
-    {
-        let files: Vec<std::ffi::CString> = req
-            .cgroup_procs
-            .iter()
-            .filter_map(|p| {
-                std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok()
-            })
-            .collect();
-        // SAFETY: between fork and exec only dup2/close_range/fcntl/open/write/close run
-        // (async-signal-safe), on values made before the fork.
-        unsafe {
-            cmd.pre_exec(move || {
-                if let Some((target, write_end)) = marker_dup {
-                    // dup2 onto itself keeps close-on-exec: clear it by hand then.
-                    let kept = if write_end == target {
-                        libc::fcntl(target, libc::F_SETFD, 0)
-                    } else {
-                        libc::dup2(write_end, target)
-                    };
-                    if kept < 0 {
-                        return Err(io::Error::last_os_error());
-                    }
+    let files: Vec<std::ffi::CString> = req
+        .cgroup_procs
+        .iter()
+        .filter_map(|p| {
+            std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())).ok()
+        })
+        .collect();
+    // SAFETY: between fork and exec only dup2/close_range/fcntl/open/write/close run
+    // (async-signal-safe), on values made before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            if let Some((target, write_end)) = marker_dup {
+                // dup2 onto itself keeps close-on-exec: clear it by hand then.
+                let kept = if write_end == target {
+                    libc::fcntl(target, libc::F_SETFD, 0)
+                } else {
+                    libc::dup2(write_end, target)
+                };
+                if kept < 0 {
+                    return Err(io::Error::last_os_error());
                 }
-                close_inherited_on_exec(first_closed, open_max);
-                for f in &files {
-                    let fd = libc::open(f.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
-                    let err = io::Error::last_os_error();
-                    libc::close(fd);
-                    if !ok {
-                        return Err(err);
-                    }
+            }
+            close_inherited_on_exec(first_closed, open_max);
+            for f in &files {
+                let fd = libc::open(f.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(io::Error::last_os_error());
                 }
-                Ok(())
-            });
-        }
+                let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                let err = io::Error::last_os_error();
+                libc::close(fd);
+                if !ok {
+                    return Err(err);
+                }
+            }
+            Ok(())
+        });
     }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            drop(tx);
-            return finish(
-                ProcessEnd::SpawnFailed(format!("{}: {e}", program.to_string_lossy())),
-                consumer.await,
-            );
-        }
-    };
-    // Only the child's copy of the marker's write end may remain.
-    let marker_read = marker.map(|(read, write)| {
-        drop(write);
-        read
-    });
-    let pgid = child.id().unwrap_or(0);
-    let mut readers = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        readers.push(tokio::spawn(read_pipe(out, Stream::Stdout, tx.clone())));
-    }
-    if let Some(err) = child.stderr.take() {
-        readers.push(tokio::spawn(read_pipe(err, Stream::Stderr, tx.clone())));
-    }
-    drop(tx);
+    cmd
+}
 
-    let mut end = tokio::select! {
+/// Waits for the child, its timeout or its cancel, whichever comes first; the latter two
+/// (and a failed wait) end its group through [`terminate`].
+async fn wait_for_end(
+    killer: &dyn GroupKiller,
+    child: &mut tokio::process::Child,
+    pgid: u32,
+    req: &ProcessRequest,
+) -> ProcessEnd {
+    tokio::select! {
         status = child.wait() => match status {
             Ok(s) => {
                 // Sweep what the command left behind in its group; errors do not matter here.
                 let _ = killer.kill_group(pgid);
                 ProcessEnd::Exited { code: s.code(), signal: s.signal() }
             }
-            Err(e) => match terminate(killer.as_ref(), &mut child, pgid).await {
+            Err(e) => match terminate(killer, child, pgid).await {
                 Ok(()) => ProcessEnd::PipeFailed(format!("waiting for the process failed: {e}")),
                 Err(t) => ProcessEnd::OutcomeUnknown(format!("waiting for the process failed: {e}; {t}")),
             },
         },
-        _ = tokio::time::sleep(req.timeout) => match terminate(killer.as_ref(), &mut child, pgid).await {
+        _ = tokio::time::sleep(req.timeout) => match terminate(killer, child, pgid).await {
             Ok(()) => ProcessEnd::TimedOut,
             Err(t) => ProcessEnd::OutcomeUnknown(t.to_string()),
         },
-        _ = req.cancel.cancelled() => match terminate(killer.as_ref(), &mut child, pgid).await {
+        _ = req.cancel.cancelled() => match terminate(killer, child, pgid).await {
             Ok(()) => ProcessEnd::Cancelled,
             Err(t) => ProcessEnd::OutcomeUnknown(t.to_string()),
         },
-    };
+    }
+}
 
-    // Join both readers, aborting them if a stray descendant keeps a pipe open.
+/// Joins both pipe readers, aborting them if a stray descendant keeps a pipe open; a read
+/// that failed makes an exit a [`ProcessEnd::PipeFailed`].
+async fn join_readers(readers: Vec<tokio::task::JoinHandle<io::Result<()>>>, end: &mut ProcessEnd) {
     let grace = tokio::time::Instant::now() + READER_GRACE;
     for mut reader in readers {
         let result = match tokio::time::timeout_at(grace, &mut reader).await {
@@ -374,15 +420,9 @@ async fn run(killer: Arc<dyn GroupKiller>, req: ProcessRequest) -> ProcessOutcom
         if let Ok(Err(e)) = result
             && matches!(end, ProcessEnd::Exited { .. })
         {
-            end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
+            *end = ProcessEnd::PipeFailed(format!("reading the output failed: {e}"));
         }
     }
-    let mut outcome = finish(end, consumer.await);
-    let marks = marker_read.map(|fd| marker_bytes(&fd)).unwrap_or_default();
-    outcome.started = marks.first() == Some(&crate::helper::STARTED);
-    outcome.exec_failed = outcome.started && marks.get(1) == Some(&crate::helper::EXEC_FAILED_MARK);
-    outcome.reported_signal = crate::helper::reported_signal(&marks);
-    outcome
 }
 
 /// The highest descriptor number to consider when `close_range` is missing.

@@ -121,76 +121,21 @@ pub fn sweep(
     before: &Protected,
     since: std::time::SystemTime,
 ) -> Result<Vec<PathBuf>, ScanError> {
-    use std::os::unix::fs::MetadataExt;
     let after = scan(policy)?;
-    let known: HashSet<&PathBuf> = before.entries.iter().collect();
     let since_secs =
         since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
-    // A directory that got the shape of a git dir during the call with something in it that
-    // could run code: the entries the call added to give it that shape are removed, so it is
-    // no repository at all (the user's files in it, a `config/` say, stay untouched).
-    let known_git: HashSet<&PathBuf> = before.git_dirs.iter().collect();
-    let mut unmade: Vec<PathBuf> = Vec::new();
-    for g in after
-        .git_dirs
-        .iter()
-        .filter(|g| !known_git.contains(g) && !policy.only_in_shared_temp_dir(g))
-    {
-        if g.file_name().is_some_and(|n| n == ".git") || !git::has_git_dir_shape(g, None) {
-            continue;
-        }
-        let runs_code = git::PROTECTED_GIT_ENTRIES.iter().any(|e| {
-            let p = g.join(e);
-            p.symlink_metadata().is_ok() && !git::is_inert_new_entry(&p)
-        });
-        if !runs_code {
-            continue;
-        }
-        for name in git::GIT_DIR_SHAPE_ENTRIES {
-            let p = g.join(name);
-            let Ok(meta) = p.symlink_metadata() else { continue };
-            if meta.ctime() < since_secs - 1 {
-                continue;
-            }
-            let gone =
-                if meta.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
-            if gone.is_ok() {
-                removed.push(p);
-            }
-        }
-        if git::has_git_dir_shape(g, None) {
-            // Its shape is older than the call (the scan before missed it): what could run
-            // code goes instead, whenever it was made.
-            for e in git::PROTECTED_GIT_ENTRIES {
-                let p = g.join(e);
-                if p.symlink_metadata().is_ok() && !git::is_inert_new_entry(&p) {
-                    let gone = if p.is_dir() && !p.is_symlink() {
-                        std::fs::remove_dir_all(&p)
-                    } else {
-                        std::fs::remove_file(&p)
-                    };
-                    if gone.is_ok() {
-                        removed.push(p);
-                    }
-                }
-            }
-        } else {
-            unmade.push(g.clone());
-        }
-    }
+    let unmade = unmake_new_git_dirs(policy, before, &after, since_secs, &mut removed);
     // New hidden entries of a writable HOME: credentials no tool may create.
     let known_hidden: HashSet<&PathBuf> = before.home_hidden.iter().collect();
     for p in after.home_hidden.iter().filter(|p| !known_hidden.contains(p)) {
         let Ok(meta) = p.symlink_metadata() else { continue };
-        if meta.ctime() < since_secs - 1 || policy.write_granted(p) {
+        if made_before(&meta, since_secs) || policy.write_granted(p) {
             continue;
         }
-        let gone = if meta.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
-        if gone.is_ok() {
-            removed.push(p.clone());
-        }
+        remove_entry(p, meta.is_dir(), &mut removed);
     }
+    let known: HashSet<&PathBuf> = before.entries.iter().collect();
     for p in
         after.entries.iter().filter(|p| !known.contains(p) && !policy.only_in_shared_temp_dir(p))
     {
@@ -199,8 +144,8 @@ pub fn sweep(
         }
         let Ok(meta) = p.symlink_metadata() else { continue };
         // An entry the scan before the call missed but that is older than the call is not
-        // bash's doing (the 1 s slack covers coarse timestamps).
-        if meta.ctime() < since_secs - 1 {
+        // bash's doing.
+        if made_before(&meta, since_secs) {
             continue;
         }
         // A new git dir is not removed, only what in it could run code (`git init` works).
@@ -211,12 +156,70 @@ pub fn sweep(
         {
             continue;
         }
-        let gone = if meta.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
-        if gone.is_ok() {
-            removed.push(p.clone());
-        }
+        remove_entry(p, meta.is_dir(), &mut removed);
     }
     Ok(removed)
+}
+
+/// Whether the entry `meta` describes was made before the call that started at `since_secs`
+/// (the 1 s slack covers coarse timestamps).
+fn made_before(meta: &std::fs::Metadata, since_secs: i64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.ctime() < since_secs - 1
+}
+
+/// Removes `p` (a directory with all it holds) and, once gone, adds it to `removed`.
+fn remove_entry(p: &Path, is_dir: bool, removed: &mut Vec<PathBuf>) {
+    let gone = if is_dir { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+    if gone.is_ok() {
+        removed.push(p.to_path_buf());
+    }
+}
+
+/// A directory that got the shape of a git dir during the call with something in it that
+/// could run code: the entries the call added to give it that shape are removed, so it is no
+/// repository at all (the user's files in it, a `config/` say, stay untouched). Returns the
+/// directories so unmade; one whose shape is older than the call loses what could run code
+/// instead.
+fn unmake_new_git_dirs(
+    policy: &SandboxPolicy,
+    before: &Protected,
+    after: &Protected,
+    since_secs: i64,
+    removed: &mut Vec<PathBuf>,
+) -> Vec<PathBuf> {
+    let known_git: HashSet<&PathBuf> = before.git_dirs.iter().collect();
+    let runs_code = |p: &Path| p.symlink_metadata().is_ok() && !git::is_inert_new_entry(p);
+    let mut unmade: Vec<PathBuf> = Vec::new();
+    for g in after
+        .git_dirs
+        .iter()
+        .filter(|g| !known_git.contains(g) && !policy.only_in_shared_temp_dir(g))
+    {
+        if g.file_name().is_some_and(|n| n == ".git") || !git::has_git_dir_shape(g, None) {
+            continue;
+        }
+        if !git::PROTECTED_GIT_ENTRIES.iter().any(|e| runs_code(&g.join(e))) {
+            continue;
+        }
+        for name in git::GIT_DIR_SHAPE_ENTRIES {
+            let p = g.join(name);
+            let Ok(meta) = p.symlink_metadata() else { continue };
+            if !made_before(&meta, since_secs) {
+                remove_entry(&p, meta.is_dir(), removed);
+            }
+        }
+        if git::has_git_dir_shape(g, None) {
+            // Its shape is older than the call (the scan before missed it): what could run
+            // code goes instead, whenever it was made.
+            for p in git::PROTECTED_GIT_ENTRIES.iter().map(|e| g.join(e)).filter(|p| runs_code(p)) {
+                remove_entry(&p, p.is_dir() && !p.is_symlink(), removed);
+            }
+        } else {
+            unmade.push(g.clone());
+        }
+    }
+    unmade
 }
 
 struct Walk<'a> {

@@ -11,13 +11,13 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use toolhost_tests::authoring::{Lang, Toolchain, toolchain};
+use toolhost_tests::authoring::{TemplateLang, Toolchain, toolchain};
 use toolhost_tests::toolhost_bin;
 
-fn target(lang: Lang) -> Duration {
+fn target(lang: TemplateLang) -> Duration {
     Duration::from_secs(match lang {
-        Lang::Rust | Lang::Python => 60,
-        Lang::Javascript => 90,
+        TemplateLang::Rust | TemplateLang::Python => 60,
+        TemplateLang::Javascript => 90,
     })
 }
 
@@ -51,16 +51,16 @@ fn warm(tc: &Toolchain, dir: &Path) {
             .unwrap(),
     );
     match tc.lang {
-        Lang::Rust => check(
+        TemplateLang::Rust => check(
             "cargo fetch",
             &Command::new("cargo").arg("fetch").current_dir(&project).output().unwrap(),
         ),
-        Lang::Javascript => {
+        TemplateLang::Javascript => {
             let mut cmd = Command::new("npm");
             cmd.arg("install").current_dir(&project).envs(tc.env.iter().map(|(k, v)| (k, v)));
             check("npm install (warm-up)", &cmd.output().unwrap());
         }
-        Lang::Python => {}
+        TemplateLang::Python => {}
     }
 }
 
@@ -89,7 +89,7 @@ fn journey(tc: &Toolchain, dir: &Path, name: &str, shared_rust_target: bool) -> 
     vec![new, build, conformance, add, call]
 }
 
-fn report(label: &str, lang: Lang, steps: &[Duration], with_target: bool) {
+fn report(label: &str, lang: TemplateLang, steps: &[Duration], with_target: bool) {
     let total: Duration = steps.iter().sum();
     let s = |d: &Duration| format!("{:.1} s", d.as_secs_f64());
     let verdict = if !with_target {
@@ -113,7 +113,7 @@ fn report(label: &str, lang: Lang, steps: &[Duration], with_target: bool) {
 
 fn main() {
     let base = tempfile::tempdir().unwrap();
-    for lang in Lang::ALL {
+    for lang in TemplateLang::ALL {
         let tc = match toolchain(lang) {
             Ok(tc) => tc,
             Err(why) => {
@@ -128,7 +128,7 @@ fn main() {
         warm(&tc, &dir);
         let steps = journey(&tc, &dir.join("first"), "word_count", false);
         report(lang.arg(), lang, &steps, true);
-        if lang == Lang::Rust {
+        if lang == TemplateLang::Rust {
             // The shared target dir holds the dependencies once the first build there ran.
             let _ = journey(&tc, &dir.join("prime"), "prime_deps", true);
             let steps = journey(&tc, &dir.join("second"), "word_count", true);

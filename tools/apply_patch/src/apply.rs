@@ -310,13 +310,13 @@ fn closest_line(lines: &[String], wanted: &str, start: usize) -> Option<Region> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::{Operation, parse_patch};
+    use crate::parse::{PatchOperation, parse_patch};
 
     /// The chunks of the single Update File operation in `body` (wrapped in the markers).
     fn chunks(body: &str) -> Vec<Chunk> {
         let patch = format!("*** Begin Patch\n*** Update File: f\n{body}\n*** End Patch");
         match parse_patch(&patch).unwrap().remove(0) {
-            Operation::Update { chunks, .. } => chunks,
+            PatchOperation::Update { chunks, .. } => chunks,
             other => panic!("{other:?}"),
         }
     }

@@ -26,7 +26,7 @@ use toolhost_sdk::{
     open_for_write, stat,
 };
 
-use parse::Operation;
+use parse::PatchOperation;
 
 /// Input of the `apply_patch` tool.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -103,7 +103,7 @@ impl Tool for ApplyPatch {
 }
 
 /// `e` prefixed with the operation that failed (`Update File: src/a.rs: …`).
-fn in_operation(op: &Operation, e: ToolError) -> ToolError {
+fn in_operation(op: &PatchOperation, e: ToolError) -> ToolError {
     ToolError::new(e.code, format!("{}: {}: {}", op.marker(), op.path(), e.message))
         .with_retryable(e.retryable)
 }
@@ -156,13 +156,13 @@ impl Files {
     }
 
     /// Work out one operation on the files' texts; nothing is written.
-    fn apply(&mut self, op: &Operation) -> Result<(), ToolError> {
+    fn apply(&mut self, op: &PatchOperation) -> Result<(), ToolError> {
         match op {
-            Operation::Add { path, contents } => {
+            PatchOperation::Add { path, contents } => {
                 let i = self.open(path)?;
                 self.files[i].text = Some(contents.clone());
             }
-            Operation::Delete { path } => {
+            PatchOperation::Delete { path } => {
                 if let Some(meta) = stat(path)?
                     && meta.kind == EntryKind::Directory
                 {
@@ -175,7 +175,7 @@ impl Files {
                     return Err(ToolError::invalid_arguments("there is no such file to delete"));
                 }
             }
-            Operation::Update { path, move_to, chunks } => {
+            PatchOperation::Update { path, move_to, chunks } => {
                 let i = self.open(path)?;
                 let Some(text) = &self.files[i].text else {
                     return Err(ToolError::invalid_arguments(

@@ -58,7 +58,7 @@ pub fn capped(text: &str) -> String {
 
 /// One file operation of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Operation {
+pub enum PatchOperation {
     /// Create a file (or replace one) with `contents`: the `+` lines, each followed by `\n`.
     Add { path: String, contents: String },
     /// Delete a file.
@@ -67,22 +67,22 @@ pub enum Operation {
     Update { path: String, move_to: Option<String>, chunks: Vec<Chunk> },
 }
 
-impl Operation {
+impl PatchOperation {
     /// The path named after the operation's marker (for Update, the file before any move).
     pub fn path(&self) -> &str {
         match self {
-            Operation::Add { path, .. }
-            | Operation::Delete { path }
-            | Operation::Update { path, .. } => path,
+            PatchOperation::Add { path, .. }
+            | PatchOperation::Delete { path }
+            | PatchOperation::Update { path, .. } => path,
         }
     }
 
     /// The marker's words: `Add File`, `Delete File` or `Update File`.
     pub fn marker(&self) -> &'static str {
         match self {
-            Operation::Add { .. } => "Add File",
-            Operation::Delete { .. } => "Delete File",
-            Operation::Update { .. } => "Update File",
+            PatchOperation::Add { .. } => "Add File",
+            PatchOperation::Delete { .. } => "Delete File",
+            PatchOperation::Update { .. } => "Update File",
         }
     }
 }
@@ -242,7 +242,7 @@ fn is_unified_range(context: &str) -> bool {
 }
 
 /// Read `patch` into its file operations, in order.
-pub fn parse_patch(patch: &str) -> Result<Vec<Operation>, ParseError> {
+pub fn parse_patch(patch: &str) -> Result<Vec<PatchOperation>, ParseError> {
     let lines: Vec<&str> = patch.lines().collect();
     let blank = |l: &&str| l.trim().is_empty();
     let Some(mut first) = lines.iter().position(|l| !blank(l)) else {
@@ -293,7 +293,7 @@ impl Parser<'_> {
         }
     }
 
-    fn operations(mut self) -> Result<Vec<Operation>, ParseError> {
+    fn operations(mut self) -> Result<Vec<PatchOperation>, ParseError> {
         let mut operations = Vec::new();
         loop {
             self.skip_blank();
@@ -304,11 +304,11 @@ impl Parser<'_> {
             let operation = if let Some(rest) = line.strip_prefix(ADD_FILE) {
                 let path = self.path(rest, "Add File")?;
                 self.i += 1;
-                Operation::Add { path, contents: self.added_lines()? }
+                PatchOperation::Add { path, contents: self.added_lines()? }
             } else if let Some(rest) = line.strip_prefix(DELETE_FILE) {
                 let path = self.path(rest, "Delete File")?;
                 self.i += 1;
-                Operation::Delete { path }
+                PatchOperation::Delete { path }
             } else if let Some(rest) = line.strip_prefix(UPDATE_FILE) {
                 self.update(rest)?
             } else if line == END_PATCH {
@@ -351,7 +351,7 @@ impl Parser<'_> {
     }
 
     /// An Update File operation whose marker line (at `self.i`) ends with `rest`.
-    fn update(&mut self, rest: &str) -> Result<Operation, ParseError> {
+    fn update(&mut self, rest: &str) -> Result<PatchOperation, ParseError> {
         let header = self.i;
         let path = self.path(rest, "Update File")?;
         self.i += 1;
@@ -373,7 +373,7 @@ impl Parser<'_> {
         if chunks.is_empty() {
             return Err(at(header, ParseErrorKind::NoHunks { path }));
         }
-        Ok(Operation::Update { path, move_to, chunks })
+        Ok(PatchOperation::Update { path, move_to, chunks })
     }
 
     /// One hunk, from its `@@` header (which the first hunk may leave out) to the line before

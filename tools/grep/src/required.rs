@@ -410,71 +410,75 @@ mod tests {
         assert_eq!(names(required.sets().next().unwrap()), ["Error"]);
     }
 
+    /// The pieces the random texts are made of.
+    const PIECES: &[&str] = &[
+        "impl",
+        "struct",
+        "Impl",
+        "STRUCT",
+        " ",
+        "  ",
+        "\t",
+        "\u{a0}",
+        "\n",
+        "\n",
+        "Foo",
+        "ParseError",
+        "Error",
+        "\u{c9}rror",
+        "\u{e9}",
+        "x",
+        "_",
+        "TODO",
+        "todo",
+        "Todo",
+        "FIXME",
+        "fixme",
+        "XXX",
+        "get",
+        "set_",
+        "get_",
+        "fn ",
+        "new",
+        "default",
+        "Gr\u{f6}\u{df}e",
+        "GR\u{d6}SSE",
+        "kilo",
+        "\u{212a}ilo",
+        "colour(",
+        "color(",
+        "(",
+        "9",
+        "\r\n",
+        "fn new",
+        "fn default",
+        "impl ParseError",
+        "struct X\u{e9}Error",
+        "impl\u{a0}FooError",
+        "struct \u{c9}Error",
+    ];
+
+    /// The patterns whose required literals are compared with the regex alone.
+    const PATTERNS: &[&str] = &[
+        r"\b(impl|struct)\s+[A-Z]\w+Error\b",
+        "(TODO|FIXME|XXX)",
+        r"(?i)\b(todo|fixme)\b",
+        r"(?i)(todo|fixme|xxx)",
+        r"\b(get|set)_\w+",
+        r"fn (new|default)",
+        r"(?i)kilo\w?",
+        r"\bGr\u{f6}\u{df}e",
+        r"(?i)gr\u{f6}\u{df}e",
+        r"colou?r\(",
+        r"\b(impl|struct)\b",
+        r"(?i)\b(impl|struct)\s+\w+",
+    ];
+
     /// With the required-literal scan, grep reports exactly the lines the regex alone does:
     /// random texts of the needles' case variants, word characters, spaces and non-ASCII
     /// letters right next to them, and line breaks between any two pieces.
     #[test]
     fn the_scan_finds_exactly_the_lines_the_regex_finds() {
-        let pieces: &[&str] = &[
-            "impl",
-            "struct",
-            "Impl",
-            "STRUCT",
-            " ",
-            "  ",
-            "\t",
-            "\u{a0}",
-            "\n",
-            "\n",
-            "Foo",
-            "ParseError",
-            "Error",
-            "\u{c9}rror",
-            "\u{e9}",
-            "x",
-            "_",
-            "TODO",
-            "todo",
-            "Todo",
-            "FIXME",
-            "fixme",
-            "XXX",
-            "get",
-            "set_",
-            "get_",
-            "fn ",
-            "new",
-            "default",
-            "Gr\u{f6}\u{df}e",
-            "GR\u{d6}SSE",
-            "kilo",
-            "\u{212a}ilo",
-            "colour(",
-            "color(",
-            "(",
-            "9",
-            "\r\n",
-            "fn new",
-            "fn default",
-            "impl ParseError",
-            "struct X\u{e9}Error",
-            "impl\u{a0}FooError",
-            "struct \u{c9}Error",
-        ];
-        let patterns = [
-            r"\b(impl|struct)\s+[A-Z]\w+Error\b",
-            "(TODO|FIXME|XXX)",
-            r"(?i)\b(todo|fixme)\b",
-            r"(?i)(todo|fixme|xxx)",
-            r"\b(get|set)_\w+",
-            r"fn (new|default)",
-            r"(?i)kilo\w?",
-            r"\bGr\u{f6}\u{df}e",
-            r"(?i)gr\u{f6}\u{df}e",
-            r"colou?r\(",
-            r"\b(impl|struct)\b",
-            r"(?i)\b(impl|struct)\s+\w+",
-        ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -483,7 +487,7 @@ mod tests {
             seed
         };
         let matchers: Vec<_> =
-            patterns.iter().map(|p| (p, LiteralMatcher::new(p, regex(p)), regex(p))).collect();
+            PATTERNS.iter().map(|p| (p, LiteralMatcher::new(p, regex(p)), regex(p))).collect();
         for (pattern, fast, _) in &matchers {
             assert!(fast.has_required(), "{pattern}");
         }
@@ -491,7 +495,7 @@ mod tests {
         for round in 0..400 {
             let len = (next() % 120) as usize;
             let text: String =
-                (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+                (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
             for (i, (pattern, fast, slow)) in matchers.iter().enumerate() {
                 let expected = lines(slow, text.as_bytes());
                 assert_eq!(

@@ -6,9 +6,7 @@ use serde::de::DeserializeOwned;
 
 use crate::ToolError;
 
-/// The text every input-parsing failure starts with (docs/contract.md#definitions-and-the-toolset:
-/// the text starts with `invalid tool input: `).
-pub const INVALID_INPUT_PREFIX: &str = "invalid tool input: ";
+pub use toolhost_error_kinds::INVALID_INPUT_PREFIX;
 
 /// The JSON Schema of `T` as schemars 1 generates it, without top-level `$schema` and
 /// `title` (docs/contract.md#definitions-and-the-toolset). A tool's input is a JSON object (MCP

@@ -8,7 +8,7 @@ use toolhost_sdk::error_kinds::ErrorKind;
 
 use crate::failure::GitFailure;
 use crate::hardening::{argv, driver_overrides, driver_query};
-use crate::input::{CheckedGit, Operation};
+use crate::input::{CheckedGit, GitOperation};
 use crate::report::GitOutput;
 use crate::revision;
 use crate::runner::{Git, GitRun, Keep, exit_failure};
@@ -48,10 +48,10 @@ pub fn run<G: Git>(git: &mut G, input: &CheckedGit) -> Result<Done, GitFailure> 
     };
     let call = Call { input, overrides: &overrides, start: start.as_deref() };
     match input.operation {
-        Operation::Status => call.status(git),
-        Operation::Log => call.log(git),
-        Operation::Branch => call.branch(git),
-        Operation::Diff | Operation::Show => call.patch(git),
+        GitOperation::Status => call.status(git),
+        GitOperation::Log => call.log(git),
+        GitOperation::Branch => call.branch(git),
+        GitOperation::Diff | GitOperation::Show => call.patch(git),
     }
 }
 
@@ -76,7 +76,7 @@ impl Call<'_> {
         if parsed.files.is_empty() {
             lines.push("nothing to commit, working tree clean".into());
         }
-        let mut output = GitOutput::new(Operation::Status);
+        let mut output = GitOutput::new(GitOperation::Status);
         output.summary = status::summary(&parsed);
         output.current_branch = Some(parsed.branch.head.clone());
         output.files = Some(parsed.files);
@@ -88,7 +88,7 @@ impl Call<'_> {
         let input = self.input;
         let args = log::args(input.max_count, self.start, &input.pathspecs);
         let ran = self.git(git, &args, Keep::Whole)?;
-        let mut output = GitOutput::new(Operation::Log);
+        let mut output = GitOutput::new(GitOperation::Log);
         if ran.code != 0 && ran.stderr.contains("does not have any commits yet") {
             output.summary = "no commits yet".into();
             output.commits = Some(Vec::new());
@@ -126,7 +126,7 @@ impl Call<'_> {
                 None => "(HEAD is detached)".to_owned(),
             });
         }
-        let mut output = GitOutput::new(Operation::Branch);
+        let mut output = GitOutput::new(GitOperation::Branch);
         output.summary = format!(
             "{} local branch{}; current: {}",
             branches.len(),
@@ -150,7 +150,7 @@ impl Call<'_> {
                 .collect();
         match (input.operation, self.start) {
             (_, Some(hash)) => args.push(hash.to_owned()),
-            (Operation::Show, None) => {
+            (GitOperation::Show, None) => {
                 let head = revision::parse("HEAD")?;
                 args.push(revision::resolve(git, self.overrides, &head)?);
             }

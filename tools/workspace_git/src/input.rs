@@ -24,7 +24,7 @@ pub struct GitInput {
     /// index), or of every change since `revision` when one is given; `log` = recent commits
     /// (hash, author, date, subject); `show` = one commit's message and patch (`revision`,
     /// default HEAD); `branch` = the local branches, the current one marked.
-    pub operation: Operation,
+    pub operation: GitOperation,
     /// The repository directory, relative to the workspace root (any directory inside the
     /// repository works). Omit it for the root. Absolute paths, `..` above the root and
     /// symlinks that lead out of the workspace are refused.
@@ -59,7 +59,8 @@ pub struct GitInput {
 /// `enum` and a refusal of another value lists the accepted ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Operation {
+#[schemars(rename = "Operation")]
+pub enum GitOperation {
     // Changed, staged and untracked files, and the branch.
     Status,
     // The patch of unstaged changes, or of everything since `revision`.
@@ -72,15 +73,15 @@ pub enum Operation {
     Branch,
 }
 
-impl Operation {
+impl GitOperation {
     /// The name the input and the structured value use.
     pub fn name(self) -> &'static str {
         match self {
-            Operation::Status => "status",
-            Operation::Diff => "diff",
-            Operation::Log => "log",
-            Operation::Show => "show",
-            Operation::Branch => "branch",
+            GitOperation::Status => "status",
+            GitOperation::Diff => "diff",
+            GitOperation::Log => "log",
+            GitOperation::Show => "show",
+            GitOperation::Branch => "branch",
         }
     }
 }
@@ -89,7 +90,7 @@ impl Operation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckedGit {
     /// The operation.
-    pub operation: Operation,
+    pub operation: GitOperation,
     /// The working directory for git, relative to the workspace (none: the root).
     pub cwd: Option<String>,
     /// The pathspecs, checked.
@@ -109,7 +110,7 @@ fn invalid(message: String) -> GitFailure {
 /// Checks every field of `input` against what its operation takes.
 pub fn check(input: &GitInput) -> Result<CheckedGit, GitFailure> {
     let op = input.operation;
-    let takes = |field: &str, ops: &[Operation]| -> Result<(), GitFailure> {
+    let takes = |field: &str, ops: &[GitOperation]| -> Result<(), GitFailure> {
         if ops.contains(&op) {
             return Ok(());
         }
@@ -120,7 +121,7 @@ pub fn check(input: &GitInput) -> Result<CheckedGit, GitFailure> {
             names.join(", ")
         )))
     };
-    use Operation::*;
+    use GitOperation::*;
     if !input.pathspecs.is_empty() {
         takes("pathspecs", &[Status, Diff, Log, Show])?;
     }

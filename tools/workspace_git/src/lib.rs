@@ -42,7 +42,7 @@ use toolhost_sdk::{Output, Risk, Tool, ToolError};
 
 use failure::GitFailure;
 use flow::Done;
-use input::{GitInput, Operation};
+use input::{GitInput, GitOperation};
 use report::{GitOutput, Sink};
 
 /// Read-only git inspection.
@@ -91,7 +91,7 @@ impl Tool for WorkspaceGit {
 /// The call's output from what the flow did: the structured value (bounded) and the text
 /// (bounded, spilled to `sink` when long); a cancelled call is the SDK's cancelled error.
 pub fn finish(
-    operation: Operation,
+    operation: GitOperation,
     result: Result<Done, GitFailure>,
     sink: &mut dyn Sink,
 ) -> Result<Output, ToolError> {

@@ -10,7 +10,7 @@ pub use toolhost_workspace_run::display::{Sink, bound_text};
 
 use crate::branch::Branch;
 use crate::failure::GitFailure;
-use crate::input::Operation;
+use crate::input::GitOperation;
 use crate::log::Commit;
 use crate::status::FileEntry;
 use toolhost_sdk::head_tail::Kept;
@@ -64,13 +64,13 @@ pub struct GitOutput {
 
 impl GitOutput {
     /// A successful value for `operation`, to be filled in.
-    pub fn new(operation: Operation) -> Self {
+    pub fn new(operation: GitOperation) -> Self {
         GitOutput { operation: operation.name().into(), success: true, ..Default::default() }
     }
 }
 
 /// The value and text of a failed call: the text starts with the error.
-pub fn failed(operation: Operation, failure: &GitFailure) -> (GitOutput, String) {
+pub fn failed(operation: GitOperation, failure: &GitFailure) -> (GitOutput, String) {
     let stderr = (!failure.stderr.is_empty()).then(|| failure.stderr.clone());
     let output = GitOutput {
         operation: operation.name().into(),
@@ -201,7 +201,7 @@ mod tests {
     fn a_failure_says_its_kind_and_starts_the_text() {
         let f = GitFailure::new(ErrorKind::NotARepository, "not a git repository")
             .with_stderr("fatal: x");
-        let (value, text) = failed(Operation::Status, &f);
+        let (value, text) = failed(GitOperation::Status, &f);
         assert!(text.starts_with("not a git repository (LOCAL_EXECUTOR_NOT_A_REPOSITORY)"));
         assert!(text.ends_with("fatal: x"));
         let json = serde_json::to_value(&value).unwrap();
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn current_branch_is_null_when_detached_and_absent_when_unknown() {
-        let mut o = GitOutput::new(Operation::Status);
+        let mut o = GitOutput::new(GitOperation::Status);
         assert!(serde_json::to_value(&o).unwrap().get("current_branch").is_none());
         o.current_branch = Some(None);
         assert_eq!(serde_json::to_value(&o).unwrap()["current_branch"], serde_json::Value::Null);
@@ -224,7 +224,7 @@ mod tests {
     fn fit_cuts_stdout_then_lists() {
         let big: Vec<u8> = b"+added line with \"quotes\"\n".repeat(STRUCTURED_BUDGET / 10);
         let kept = Kept::of(&big, big.len());
-        let mut o = GitOutput::new(Operation::Diff);
+        let mut o = GitOutput::new(GitOperation::Diff);
         o.stdout = Some(kept.render(crate::GIT_OUTPUT));
         o.stdout_truncated = Some(false);
         assert!(fit(&mut o, Some(&kept)));
@@ -236,7 +236,7 @@ mod tests {
         // Short lines grow most when escaped; four budgets of them still keep a fair share.
         let lines: Vec<u8> = b"-1234\n".repeat(STRUCTURED_BUDGET * 4 / 6);
         let kept = Kept::of(&lines, lines.len());
-        let mut o = GitOutput::new(Operation::Diff);
+        let mut o = GitOutput::new(GitOperation::Diff);
         o.stdout = Some(kept.render(crate::GIT_OUTPUT));
         assert!(fit(&mut o, Some(&kept)));
         let stdout = o.stdout.as_ref().unwrap();
@@ -254,12 +254,12 @@ mod tests {
             shown: String::new(),
             orig_shown: None,
         };
-        let mut o = GitOutput::new(Operation::Status);
+        let mut o = GitOutput::new(GitOperation::Status);
         o.files = Some((0..STRUCTURED_BUDGET / 40).map(entry).collect());
         assert!(fit(&mut o, None));
         assert!(json_len(&o) <= STRUCTURED_BUDGET);
         assert!(o.summary.contains("entries fit the structured result"), "{}", o.summary);
-        let mut small = GitOutput::new(Operation::Status);
+        let mut small = GitOutput::new(GitOperation::Status);
         assert!(!fit(&mut small, None));
     }
 }

@@ -114,8 +114,9 @@ const ODD_NAMES: [&[u8]; 6] = [
     b"bad\xfe.txt",
 ];
 
-#[test]
-fn status_parses_real_output_with_odd_names() {
+/// A repository with every kind of status entry: modified, renamed (one to an odd name),
+/// staged, deleted, and untracked files with odd names.
+fn odd_status_repo() -> tempfile::TempDir {
     let tmp = repo();
     let dir = tmp.path();
     write(dir, "keep.txt", "keep\n");
@@ -139,6 +140,13 @@ fn status_parses_real_output_with_odd_names() {
     for name in ODD_NAMES {
         write(dir, OsStr::from_bytes(name), "x\n");
     }
+    tmp
+}
+
+#[test]
+fn status_parses_real_output_with_odd_names() {
+    let tmp = odd_status_repo();
+    let dir = tmp.path();
     let (value, text, runs) = call(dir, serde_json::json!({"operation": "status"}));
     assert_eq!(value["success"], true, "{value}");
     assert_eq!(value["current_branch"], "main");
@@ -198,8 +206,9 @@ fn status_parses_real_output_with_odd_names() {
     assert!(status_run.contains(&"--porcelain=v2".to_owned()));
 }
 
-#[test]
-fn log_show_diff_and_branch_against_real_history() {
+/// Three commits (the second on branch `feature` too, the third tagged `v1`) and a change
+/// not yet committed.
+fn history_repo() -> tempfile::TempDir {
     let tmp = repo();
     let dir = tmp.path();
     write(dir, "a.txt", "one\n");
@@ -212,6 +221,13 @@ fn log_show_diff_and_branch_against_real_history() {
     sh_git(dir, &["commit", "-q", "-am", "third"]);
     sh_git(dir, &["tag", "v1"]);
     write(dir, "a.txt", "one\ntwo\nthree\nfour\n");
+    tmp
+}
+
+#[test]
+fn log_show_diff_and_branch_against_real_history() {
+    let tmp = history_repo();
+    let dir = tmp.path();
 
     let (value, text, _) = call(dir, serde_json::json!({"operation": "log"}));
     let commits = value["commits"].as_array().unwrap();
@@ -337,8 +353,8 @@ fn failures_are_structured() {
 #[test]
 fn cancellation_is_the_sdks_error() {
     let failure = GitFailure::new(ErrorKind::Cancelled, "the call was cancelled");
-    let error =
-        finish(crate::input::Operation::Log, Err(failure), &mut MemorySink::default()).unwrap_err();
+    let error = finish(crate::input::GitOperation::Log, Err(failure), &mut MemorySink::default())
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::Cancelled);
 }
 
@@ -359,13 +375,10 @@ fn plant(dir: &Path, markers: &Path, name: &str) -> String {
     script.display().to_string()
 }
 
-#[test]
-fn git_never_runs_what_the_repository_names() {
-    let tmp = repo();
-    let dir = tmp.path();
-    let scripts = tempfile::tempdir().unwrap();
-    let markers = scripts.path().join("markers");
-    let run = |name: &str| plant(scripts.path(), &markers, name);
+/// The repository in `dir` committed once and configured, hooked and filtered so that git
+/// would run a script of `scripts` (each leaves its trace in `markers`) wherever it can.
+fn plant_everywhere(dir: &Path, scripts: &Path, markers: &Path) {
+    let run = |name: &str| plant(scripts, markers, name);
     write(dir, "a.txt", "one\n");
     write(dir, "b.bin", "binary-ish\n");
     write(dir, "c.txt", "same\n");
@@ -394,6 +407,15 @@ fn git_never_runs_what_the_repository_names() {
         let script = run(hook);
         std::fs::copy(&script, hooks.join(hook)).unwrap();
     }
+}
+
+#[test]
+fn git_never_runs_what_the_repository_names() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let scripts = tempfile::tempdir().unwrap();
+    let markers = scripts.path().join("markers");
+    plant_everywhere(dir, scripts.path(), &markers);
     write(dir, ".gitattributes", "*.txt filter=evil diff=tc\n*.bin diff=tc\n");
     write(dir, "a.txt", "one\ntwo\n");
     write(dir, "b.bin", "changed\n");

@@ -6,7 +6,7 @@
 //! (the host's fenced `stat` and `open_file`: [`workspace::HostWorkspace`]), parses it once
 //! ([`document`], over [`lines`]), and runs the operation — [`outline`] (anchors by [`slug`]),
 //! [`diagnose`], [`suggest`] (unique `oldString`s by [`unique`]) or [`links`] (destinations
-//! by [`target`]). The result is a [`report::Report`], the structured value; [`render`] makes
+//! by [`target`]). The result is a [`report::MarkdownReport`], the structured value; [`render`] makes
 //! its text, bounded with a spill. A failure the tool detects (missing file, not UTF-8, too
 //! large, a refused path) is a report with `success: false` and a `LOCAL_EXECUTOR_*`
 //! `error_kind`; only cancellation is a tool error.
@@ -31,7 +31,7 @@ use toolhost_sdk::limits::MAX_EDIT_FILE_BYTES;
 use toolhost_sdk::{Output, Risk, Spill, Tool, ToolError, cancelled, output_schema};
 
 use document::Document;
-use report::{MAX_ENTRIES, Operation, Report, Severity};
+use report::{MAX_ENTRIES, MarkdownOperation, MarkdownReport, Severity};
 use suggest::SuggestCancelled;
 use workspace::Workspace;
 
@@ -48,7 +48,7 @@ pub struct MarkdownInput {
     /// `format_suggestions` (mechanical fixes as replacements for the edit tool; nothing is
     /// written) or `link_check_local` (relative links and images must lead to existing files,
     /// and their `#anchors` to existing headings).
-    pub operation: Operation,
+    pub operation: MarkdownOperation,
     /// The Markdown file, relative to the workspace root (e.g. `docs/guide.md`); absolute
     /// paths, `..` above the root and symlinks out of the workspace are refused.
     pub path: String,
@@ -84,7 +84,7 @@ impl Tool for WorkspaceMarkdown {
     }
 
     fn output_schema(&self) -> Option<serde_json::Value> {
-        Some(output_schema::<Report>())
+        Some(output_schema::<MarkdownReport>())
     }
 
     fn execute(&self, input: MarkdownInput) -> Result<String, ToolError> {
@@ -120,7 +120,7 @@ pub fn analyze(
     input: &MarkdownInput,
     ws: &mut dyn Workspace,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Report, SuggestCancelled> {
+) -> Result<MarkdownReport, SuggestCancelled> {
     let op = input.operation;
     let loaded = match ws.load(&input.path) {
         Ok(loaded) => loaded,
@@ -128,18 +128,18 @@ pub fn analyze(
         // The host holds `path` to the workspace; its refusal names the field.
         Err(f) if f.kind == ErrorKind::PathDenied => {
             let message = format!("`path`: {}", f.message);
-            return Ok(Report::failed(op, &input.path, f.kind, message));
+            return Ok(MarkdownReport::failed(op, &input.path, f.kind, message));
         }
-        Err(f) => return Ok(Report::failed(op, &input.path, f.kind, f.message)),
+        Err(f) => return Ok(MarkdownReport::failed(op, &input.path, f.kind, f.message)),
     };
     if cancelled() {
         return Err(SuggestCancelled);
     }
     let path = loaded.display_path.as_str();
     let doc = Document::parse(&loaded.text);
-    let mut report = Report::ok(op, path, String::new());
+    let mut report = MarkdownReport::ok(op, path, String::new());
     match op {
-        Operation::Outline => {
+        MarkdownOperation::Outline => {
             let mut entries = outline::outline(&doc);
             report.summary = match entries.len() {
                 0 => format!("No headings in {path}"),
@@ -148,7 +148,7 @@ pub fn analyze(
             entries.truncate(MAX_ENTRIES);
             report.outline = Some(entries);
         }
-        Operation::Diagnostics => {
+        MarkdownOperation::Diagnostics => {
             let mut found = diagnose::diagnose(&doc);
             report.summary = match found.len() {
                 0 => format!("No findings in {path}"),
@@ -162,12 +162,12 @@ pub fn analyze(
             found.truncate(MAX_ENTRIES);
             report.diagnostics = Some(found);
         }
-        Operation::FormatSuggestions => {
+        MarkdownOperation::FormatSuggestions => {
             let s = suggest::suggest(&doc, path, cancelled)?;
             report.summary = suggestions_summary(&s, path, loaded.text.len());
             report.suggested_edits = Some(s.edits);
         }
-        Operation::LinkCheckLocal => {
+        MarkdownOperation::LinkCheckLocal => {
             let mut c =
                 links::check_links(&doc, path, ws, cancelled).map_err(|_| SuggestCancelled)?;
             let mut parts =

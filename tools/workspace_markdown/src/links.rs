@@ -105,40 +105,37 @@ fn check(
     cancelled: &dyn Fn() -> bool,
     max_other_bytes: usize,
 ) -> Result<LinkCheck, Failure> {
+    let mut out = LinkCheck::default();
+    let pending = check_targets(doc, path, ws, cancelled, &mut out)?;
+    check_other_anchors(pending, ws, cancelled, max_other_bytes, &mut out)?;
+    out.diagnostics.sort_by_key(|d| d.line);
+    Ok(out)
+}
+
+/// Other Markdown files, in the order first linked, with the fragments named in each.
+type PendingAnchors = Vec<(String, Vec<Pending>)>;
+
+/// The first pass: every local link's target looked up (each path once) and this file's
+/// fragments checked; the fragments named in other Markdown files are left for
+/// [`check_other_anchors`].
+fn check_targets(
+    doc: &Document<'_>,
+    path: &str,
+    ws: &mut dyn Workspace,
+    cancelled: &dyn Fn() -> bool,
+    out: &mut LinkCheck,
+) -> Result<PendingAnchors, Failure> {
     let own = anchors(doc);
     let me = normalize("", path);
     let mut stats: HashMap<String, Option<PathKind>> = HashMap::new();
-    // Other Markdown files, in the order first linked, with the fragments named in each.
-    let mut pending: Vec<(String, Vec<Pending>)> = Vec::new();
+    let mut pending: PendingAnchors = Vec::new();
     let mut pending_at: HashMap<String, usize> = HashMap::new();
-    let mut out = LinkCheck::default();
     for (i, link) in doc.links.iter().enumerate() {
         if i % 16 == 0 && cancelled() {
             return Err(cancelled_failure());
         }
         let (line, dest) = (link.line + 1, link.dest.as_str());
-        let what = if link.image { "image" } else { "link" };
-        // An email autolink (`<help@crates.io>`) is a `mailto:` link without the scheme
-        // written: an address, not a file.
-        if link.link_type == LinkType::Email {
-            out.external += 1;
-            continue;
-        }
-        let (target, fragment) = match classify(dest, path) {
-            Target::External => {
-                out.external += 1;
-                continue;
-            }
-            // An empty destination is a finding of `diagnostics`, not a local link.
-            Target::Empty => continue,
-            Target::SelfAnchor(f) => (None, f),
-            Target::Local { path: target, fragment } if target == me => {
-                (None, fragment.unwrap_or_default())
-            }
-            Target::Local { path: target, fragment } => {
-                (Some(target), fragment.unwrap_or_default())
-            }
-        };
+        let Some((target, fragment)) = local_target(link, path, &me, out) else { continue };
         out.checked += 1;
         let Some(target) = target else {
             if !fragment.is_empty() {
@@ -161,6 +158,7 @@ fn check(
         match kind {
             None => {
                 out.broken += 1;
+                let what = if link.image { "image" } else { "link" };
                 let message = format!("{what} target {target} does not exist");
                 out.push(line, dest, K::BrokenLink, Severity::Error, message);
             }
@@ -174,6 +172,49 @@ fn check(
             Some(_) => {}
         }
     }
+    Ok(pending)
+}
+
+/// A link's local target (none: this file, `me`) and its fragment (empty for none); none for
+/// an external link (counted) or an empty one (a finding of `diagnostics`).
+fn local_target(
+    link: &crate::document::Link,
+    path: &str,
+    me: &str,
+    out: &mut LinkCheck,
+) -> Option<(Option<String>, String)> {
+    // An email autolink (`<help@crates.io>`) is a `mailto:` link without the scheme
+    // written: an address, not a file.
+    if link.link_type == LinkType::Email {
+        out.external += 1;
+        return None;
+    }
+    match classify(&link.dest, path) {
+        Target::External => {
+            out.external += 1;
+            None
+        }
+        Target::Empty => None,
+        Target::SelfAnchor(f) => Some((None, f)),
+        Target::Local { path: target, fragment } if target == me => {
+            Some((None, fragment.unwrap_or_default()))
+        }
+        Target::Local { path: target, fragment } => {
+            Some((Some(target), fragment.unwrap_or_default()))
+        }
+    }
+}
+
+/// The second pass: the anchors of the other Markdown files, each read once (at most
+/// `MAX_OTHER_FILES` files and `max_other_bytes` bytes; a fragment past that is noted as not
+/// checked).
+fn check_other_anchors(
+    pending: PendingAnchors,
+    ws: &mut dyn Workspace,
+    cancelled: &dyn Fn() -> bool,
+    max_other_bytes: usize,
+    out: &mut LinkCheck,
+) -> Result<(), Failure> {
     let (mut files, mut bytes) = (0usize, 0usize);
     for (target, links) in pending {
         if cancelled() {
@@ -205,8 +246,7 @@ fn check(
             }
         }
     }
-    out.diagnostics.sort_by_key(|d| d.line);
-    Ok(out)
+    Ok(())
 }
 
 /// Whether `fragment` names an anchor of `set`: as written, lowercased, or with GitHub's

@@ -7,10 +7,10 @@
 
 use toolhost_sdk::limits::{FOOTER_RESERVE_BYTES, MAX_RESULT_BYTES};
 
-use crate::report::Report;
+use crate::report::MarkdownReport;
 
 /// Every line of the rendering of `report`.
-pub fn render(report: &Report) -> Vec<String> {
+pub fn render(report: &MarkdownReport) -> Vec<String> {
     let mut lines = vec![report.summary.clone()];
     if let Some(error) = &report.error {
         lines[0] = error.clone();
@@ -102,7 +102,7 @@ fn cut(line: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::report::{
-        Diagnostic, DiagnosticKind, Operation, OutlineEntry, Severity, SuggestedEdit,
+        Diagnostic, DiagnosticKind, MarkdownOperation, OutlineEntry, Severity, SuggestedEdit,
     };
 
     struct Keep(Vec<String>);
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn renders_each_list() {
-        let mut r = Report::ok(Operation::Outline, "a.md", "2 headings".into());
+        let mut r = MarkdownReport::ok(MarkdownOperation::Outline, "a.md", "2 headings".into());
         r.outline = Some(vec![
             OutlineEntry { level: 1, text: "Top".into(), line: 1, anchor: "top".into() },
             OutlineEntry { level: 3, text: "Deep".into(), line: 4, anchor: "deep".into() },
@@ -147,8 +147,8 @@ mod tests {
 
     #[test]
     fn a_failure_is_its_message() {
-        let r = Report::failed(
-            Operation::Outline,
+        let r = MarkdownReport::failed(
+            MarkdownOperation::Outline,
             "a.md",
             toolhost_sdk::error_kinds::ErrorKind::NotFound,
             "a.md does not exist".into(),

@@ -1,6 +1,6 @@
-//! The structured result (the output schema is derived from [`Report`]) and its bound: each
+//! The structured result (the output schema is derived from [`MarkdownReport`]) and its bound: each
 //! list holds at most [`MAX_ENTRIES`] entries, and the whole value stays under
-//! `MAX_STRUCTURED_BYTES` of JSON ([`Report::fit`]).
+//! `MAX_STRUCTURED_BYTES` of JSON ([`MarkdownReport::fit`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,8 @@ const STRUCTURED_RESERVE_BYTES: usize = 4 * 1024;
 /// The operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Operation {
+#[schemars(rename = "Operation")]
+pub enum MarkdownOperation {
     /// The heading tree: level, text, 1-based line and GitHub anchor of every heading.
     Outline,
     /// Structural problems: duplicate headings, level jumps, several h1, empty headings,
@@ -31,14 +32,14 @@ pub enum Operation {
     LinkCheckLocal,
 }
 
-impl Operation {
+impl MarkdownOperation {
     /// The name, as in the input.
     pub fn name(self) -> &'static str {
         match self {
-            Operation::Outline => "outline",
-            Operation::Diagnostics => "diagnostics",
-            Operation::FormatSuggestions => "format_suggestions",
-            Operation::LinkCheckLocal => "link_check_local",
+            MarkdownOperation::Outline => "outline",
+            MarkdownOperation::Diagnostics => "diagnostics",
+            MarkdownOperation::FormatSuggestions => "format_suggestions",
+            MarkdownOperation::LinkCheckLocal => "link_check_local",
         }
     }
 }
@@ -154,9 +155,9 @@ pub struct SuggestedEdit {
 
 /// The structured result of a call.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Report {
+pub struct MarkdownReport {
     /// The operation run.
-    pub operation: Operation,
+    pub operation: MarkdownOperation,
     /// The Markdown file analysed (relative to the workspace when inside it).
     pub path: String,
     /// Whether the analysis ran; findings do not make it fail.
@@ -185,10 +186,10 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-impl Report {
+impl MarkdownReport {
     /// A successful report with no list yet.
-    pub fn ok(operation: Operation, path: &str, summary: String) -> Self {
-        Report {
+    pub fn ok(operation: MarkdownOperation, path: &str, summary: String) -> Self {
+        MarkdownReport {
             operation,
             path: path.to_owned(),
             success: true,
@@ -203,13 +204,18 @@ impl Report {
     }
 
     /// A failed call of `kind`.
-    pub fn failed(operation: Operation, path: &str, kind: ErrorKind, message: String) -> Self {
-        Report {
+    pub fn failed(
+        operation: MarkdownOperation,
+        path: &str,
+        kind: ErrorKind,
+        message: String,
+    ) -> Self {
+        MarkdownReport {
             success: false,
             error_kind: Some(kind.name().to_owned()),
             terminal: Some(kind.terminal()),
             error: Some(message.clone()),
-            ..Report::ok(operation, path, message)
+            ..MarkdownReport::ok(operation, path, message)
         }
     }
 
@@ -262,8 +268,8 @@ mod tests {
 
     #[test]
     fn failure_carries_kind_and_terminal() {
-        let r = Report::failed(
-            Operation::Outline,
+        let r = MarkdownReport::failed(
+            MarkdownOperation::Outline,
             "a.md",
             ErrorKind::NotFound,
             "a.md does not exist".into(),
@@ -278,7 +284,7 @@ mod tests {
 
     #[test]
     fn fit_halves_a_list_that_is_too_large() {
-        let mut r = Report::ok(Operation::Outline, "a.md", "n headings".into());
+        let mut r = MarkdownReport::ok(MarkdownOperation::Outline, "a.md", "n headings".into());
         let entry = OutlineEntry { level: 1, text: "x".repeat(1000), line: 1, anchor: "x".into() };
         let n = MAX_STRUCTURED_BYTES / 500;
         r.outline = Some(vec![entry; n]);
@@ -286,7 +292,7 @@ mod tests {
         assert!(dropped > 0);
         assert!(json_len(&r) <= MAX_STRUCTURED_BYTES);
         assert!(r.summary.contains(&format!("of {n}")), "{}", r.summary);
-        let mut small = Report::ok(Operation::Outline, "a.md", "1 heading".into());
+        let mut small = MarkdownReport::ok(MarkdownOperation::Outline, "a.md", "1 heading".into());
         small.outline = Some(vec![]);
         assert_eq!(small.fit(), 0);
         assert_eq!(small.summary, "1 heading");

@@ -151,14 +151,7 @@ pub fn suggest(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Suggestions, SuggestCancelled> {
     let fixes = fixes(doc);
-    let touched: BTreeSet<usize> = fixes.lines.keys().chain(fixes.gaps.keys()).copied().collect();
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for i in touched {
-        match groups.last_mut() {
-            Some((_, last)) if *last + 1 == i => *last = i,
-            _ => groups.push((i, i)),
-        }
-    }
+    let groups = touched_runs(&fixes);
     let mut out = Suggestions { found: groups.len(), ..Suggestions::default() };
     let mut widener = Widener::new(&doc.lines);
     let last_line = doc.lines.count() - 1;
@@ -206,25 +199,43 @@ pub fn suggest(
         if old_string == new_string {
             continue;
         }
-        let mut reasons: Vec<&str> = Vec::new();
-        for i in first..=last {
-            let gap = fixes.gaps.get(&i).copied();
-            let line = fixes.lines.get(&i).map(|f| f.reasons.iter().copied());
-            for r in gap.into_iter().chain(line.into_iter().flatten()) {
-                if !reasons.contains(&r) {
-                    reasons.push(r);
-                }
-            }
-        }
         out.edits.push(SuggestedEdit {
             file_path: file_path.to_owned(),
             old_string,
             new_string,
             line: first + 1,
-            reason: reasons.join("; "),
+            reason: reasons(&fixes, first, last),
         });
     }
     Ok(out)
+}
+
+/// The runs of consecutive lines the fixes touch, as `(first, last)`, in order.
+fn touched_runs(fixes: &Fixes) -> Vec<(usize, usize)> {
+    let touched: BTreeSet<usize> = fixes.lines.keys().chain(fixes.gaps.keys()).copied().collect();
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for i in touched {
+        match groups.last_mut() {
+            Some((_, last)) if *last + 1 == i => *last = i,
+            _ => groups.push((i, i)),
+        }
+    }
+    groups
+}
+
+/// Why lines `first..=last` change: each fix's reason once, in line order.
+fn reasons(fixes: &Fixes, first: usize, last: usize) -> String {
+    let mut reasons: Vec<&str> = Vec::new();
+    for i in first..=last {
+        let gap = fixes.gaps.get(&i).copied();
+        let line = fixes.lines.get(&i).map(|f| f.reasons.iter().copied());
+        for r in gap.into_iter().chain(line.into_iter().flatten()) {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+    }
+    reasons.join("; ")
 }
 
 /// Lines `a..=b` with their fixes applied.

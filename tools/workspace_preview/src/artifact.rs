@@ -18,7 +18,7 @@ pub const HEAD_BYTES: usize = 64 * 1024;
 
 /// What `artifact_summary` found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Artifact {
+pub struct ArtifactSummary {
     /// One line: the file and what it is.
     pub summary: String,
     /// The `key: value` lines.
@@ -115,7 +115,7 @@ fn read_upto<R: Reader, H: HostSource>(
 }
 
 /// The metadata of the file at `path`.
-pub fn summarize<H: HostSource>(host: &H, path: &str) -> Result<Artifact, Halt> {
+pub fn summarize<H: HostSource>(host: &H, path: &str) -> Result<ArtifactSummary, Halt> {
     let stat = stat_file(host, path)?;
     let mut file = host.open(path).map_err(from_host)?;
     let shown = file.display_path();
@@ -189,7 +189,7 @@ pub fn summarize<H: HostSource>(host: &H, path: &str) -> Result<Artifact, Halt> 
             );
         }
     }
-    Ok(Artifact { summary, preview: lines.join("\n"), bytes: stat.size, path: shown })
+    Ok(ArtifactSummary { summary, preview: lines.join("\n"), bytes: stat.size, path: shown })
 }
 
 #[cfg(test)]
@@ -197,7 +197,7 @@ mod tests {
     use super::*;
     use crate::source::fake::FakeHost;
 
-    fn preview(path: &str, bytes: &[u8]) -> Artifact {
+    fn preview(path: &str, bytes: &[u8]) -> ArtifactSummary {
         match summarize(&FakeHost::with(path, bytes), path) {
             Ok(a) => a,
             Err(e) => panic!("{e:?}"),

@@ -49,7 +49,7 @@ pub struct PreviewInput {
     /// text (title, heading outline, link targets, visible text); `artifact_summary` reports a
     /// file's metadata (size, modification time, format from its magic bytes, image
     /// dimensions, or line counts and language for text).
-    pub operation: Operation,
+    pub operation: PreviewOperation,
     /// The source file, relative to the workspace root (e.g. `README.md`, `docs/index.html`;
     /// absolute paths, `..` above the root and symlinks out of the workspace are refused).
     /// Preferred over `content` when both are given; required for `artifact_summary`.
@@ -70,7 +70,8 @@ pub struct PreviewInput {
 /// The preview operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Operation {
+#[schemars(rename = "Operation")]
+pub enum PreviewOperation {
     /// Markdown to sanitized HTML.
     Markdown,
     /// An HTML page to a text summary.
@@ -79,13 +80,13 @@ pub enum Operation {
     ArtifactSummary,
 }
 
-impl Operation {
+impl PreviewOperation {
     /// The name in the input and the result.
     pub fn name(self) -> &'static str {
         match self {
-            Operation::Markdown => "markdown",
-            Operation::Html => "html",
-            Operation::ArtifactSummary => "artifact_summary",
+            PreviewOperation::Markdown => "markdown",
+            PreviewOperation::Html => "html",
+            PreviewOperation::ArtifactSummary => "artifact_summary",
         }
     }
 }
@@ -116,7 +117,7 @@ pub fn check(input: &PreviewInput) -> Result<CheckedPreview, Failure> {
     if input.path.as_deref().is_some_and(|p| p.trim().is_empty()) {
         return Err(invalid("path is empty; give a file relative to the workspace root".into()));
     }
-    if input.operation == Operation::ArtifactSummary && input.path.is_none() {
+    if input.operation == PreviewOperation::ArtifactSummary && input.path.is_none() {
         return Err(invalid("artifact_summary needs path: a file in the workspace".into()));
     }
     if input.path.is_none() && input.content.is_none() {
@@ -140,10 +141,10 @@ struct Rendered {
 
 fn render<H: HostSource>(
     host: &H,
-    op: Operation,
+    op: PreviewOperation,
     checked: &CheckedPreview,
 ) -> Result<Rendered, Halt> {
-    if op == Operation::ArtifactSummary {
+    if op == PreviewOperation::ArtifactSummary {
         let path = checked.path.as_deref().unwrap_or_default();
         let a = artifact::summarize(host, path)?;
         return Ok(Rendered {
@@ -154,14 +155,14 @@ fn render<H: HostSource>(
             path: Some(a.path),
         });
     }
-    let format = if op == Operation::Markdown { "Markdown" } else { "HTML" };
+    let format = if op == PreviewOperation::Markdown { "Markdown" } else { "HTML" };
     let src =
         source::load_text(host, checked.path.as_deref(), checked.content.as_deref(), op.name())?;
     if host.cancelled() {
         return Err(cancelled_error());
     }
     let name = src.path.clone().unwrap_or_else(|| "content".to_owned());
-    let (summary, fmt, preview) = if op == Operation::Markdown {
+    let (summary, fmt, preview) = if op == PreviewOperation::Markdown {
         let r = markdown::render(&src.text)?;
         let first = r.first_heading.map(|h| format!(", first heading \"{h}\"")).unwrap_or_default();
         let summary = format!(

@@ -35,11 +35,18 @@ fn le24(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from(s[0]) | u32::from(s[1]) << 8 | u32::from(s[2]) << 16)
 }
 
-/// The format `head` (a file's first bytes) starts with, if it is one of the known ones.
+/// The format `head` (a file's first bytes) starts with, if it is one of the known ones
+/// (tried in this order: images and WAV, documents and archives, programs, data, media and
+/// fonts).
 pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
+    image(head).or_else(|| archive(head)).or_else(|| program(head)).or_else(|| data_or_media(head))
+}
+
+/// PNG, GIF, JPEG, WebP (with their dimensions), WAV, BMP, TIFF and icons.
+fn image(head: &[u8]) -> Option<BinaryFormat> {
     let starts = |m: &[u8]| head.starts_with(m);
     let at = |offset: usize, m: &[u8]| head.get(offset..offset + m.len()) == Some(m);
-    let k = if starts(b"\x89PNG\r\n\x1a\n") {
+    Some(if starts(b"\x89PNG\r\n\x1a\n") {
         let mut k = kind("png", "PNG image", "image/png");
         if at(12, b"IHDR") {
             k.dimensions = be32(head, 16).zip(be32(head, 20));
@@ -65,7 +72,16 @@ pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
         kind("tiff", "TIFF image", "image/tiff")
     } else if starts(b"\0\0\x01\0") && head.len() >= 6 && le16(head, 4).is_some_and(|n| n > 0) {
         kind("ico", "Windows icon", "image/vnd.microsoft.icon")
-    } else if starts(b"%PDF-") {
+    } else {
+        return None;
+    })
+}
+
+/// PDF documents and archives (zip, gzip, bzip2, xz, zstd, 7z, rar, tar).
+fn archive(head: &[u8]) -> Option<BinaryFormat> {
+    let starts = |m: &[u8]| head.starts_with(m);
+    let at = |offset: usize, m: &[u8]| head.get(offset..offset + m.len()) == Some(m);
+    Some(if starts(b"%PDF-") {
         let mut k = kind("pdf", "PDF document", "application/pdf");
         let version: String = head[5..]
             .iter()
@@ -90,7 +106,15 @@ pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
         kind("rar", "RAR archive", "application/vnd.rar")
     } else if at(257, b"ustar") {
         kind("tar", "tar archive", "application/x-tar")
-    } else if starts(b"\0asm") {
+    } else {
+        return None;
+    })
+}
+
+/// Programs: WebAssembly, ELF, Mach-O, Java classes and Windows executables.
+fn program(head: &[u8]) -> Option<BinaryFormat> {
+    let starts = |m: &[u8]| head.starts_with(m);
+    Some(if starts(b"\0asm") {
         let mut k = kind("wasm", "WebAssembly binary", "application/wasm");
         k.detail = match head.get(4..8) {
             Some([1, 0, 0, 0]) => Some("core module, version 1".to_owned()),
@@ -122,7 +146,16 @@ pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
         kind("cafebabe", "Java class file or Mach-O universal binary", "application/octet-stream")
     } else if starts(b"MZ") {
         kind("pe", "Windows/DOS executable (MZ)", "application/vnd.microsoft.portable-executable")
-    } else if starts(b"SQLite format 3\0") {
+    } else {
+        return None;
+    })
+}
+
+/// Databases and data files, audio and video, and fonts.
+fn data_or_media(head: &[u8]) -> Option<BinaryFormat> {
+    let starts = |m: &[u8]| head.starts_with(m);
+    let at = |offset: usize, m: &[u8]| head.get(offset..offset + m.len()) == Some(m);
+    Some(if starts(b"SQLite format 3\0") {
         kind("sqlite", "SQLite 3 database", "application/vnd.sqlite3")
     } else if starts(b"PAR1") {
         kind("parquet", "Parquet file", "application/vnd.apache.parquet")
@@ -146,8 +179,7 @@ pub fn sniff(head: &[u8]) -> Option<BinaryFormat> {
         kind("ttf", "TrueType font", "font/ttf")
     } else {
         return None;
-    };
-    Some(k)
+    })
 }
 
 /// A JPEG's size from its first start-of-frame segment, walking the segments in `head`.

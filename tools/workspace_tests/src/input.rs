@@ -23,7 +23,7 @@ pub struct TestsInput {
     /// `detect` = find the project's toolchain and test command, read-only (nothing runs,
     /// nothing is asked); `run` = run the explicit test command in `command` + `args`, after
     /// the user approves it, and read the passed/failed counts and failures from its output.
-    pub operation: Operation,
+    pub operation: TestsOperation,
     /// run: the test program, e.g. "cargo", "pnpm", "pytest", "go" (a name looked up on
     /// PATH, or a path relative to `cwd`). Required for run; never inferred from detect —
     /// take detect's `suggested_command` if it fits.
@@ -53,19 +53,20 @@ pub struct TestsInput {
 /// `enum` and a refusal of another value lists the accepted ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Operation {
+#[schemars(rename = "Operation")]
+pub enum TestsOperation {
     // Read-only project detection.
     Detect,
     // Run an explicit test command (asks for approval).
     Run,
 }
 
-impl Operation {
+impl TestsOperation {
     /// The name the input and the structured value use.
     pub fn name(self) -> &'static str {
         match self {
-            Operation::Detect => "detect",
-            Operation::Run => "run",
+            TestsOperation::Detect => "detect",
+            TestsOperation::Run => "run",
         }
     }
 }
@@ -93,7 +94,7 @@ fn denied(message: impl Into<String>) -> Failure {
 /// The plan of a call, or why it may not happen. Deterministic: the same input always gives
 /// the same plan, so `inspect` and `execute` agree on the run.
 pub fn plan(input: &TestsInput) -> Result<Plan, Failure> {
-    if input.operation == Operation::Detect {
+    if input.operation == TestsOperation::Detect {
         for (field, given) in [
             ("command", input.command.is_some()),
             ("args", !input.args.is_empty()),

@@ -11,7 +11,7 @@ use toolhost_workspace_run::{Ran, RunSpec};
 
 use crate::detect::{Detected, DirFindings, Project};
 use crate::failure::Failure;
-use crate::input::Operation;
+use crate::input::TestsOperation;
 use crate::parse::{FailureHint, Parsed};
 
 /// The structured result of `workspace_tests`.
@@ -79,7 +79,7 @@ pub struct TestsOutput {
 }
 
 impl TestsOutput {
-    fn new(operation: Operation, success: bool, summary: String) -> Self {
+    fn new(operation: TestsOperation, success: bool, summary: String) -> Self {
         TestsOutput {
             operation: operation.name().into(),
             success,
@@ -105,12 +105,12 @@ impl TestsOutput {
 /// The value and text of a call that did not happen: refused by this tool, or (with the
 /// spec) by the host, or a detection that could not read the directory.
 pub fn failed(
-    operation: Operation,
+    operation: TestsOperation,
     spec: Option<&RunSpec>,
     failure: &Failure,
 ) -> (TestsOutput, String) {
     let shown = spec.map(|s| command_display(&s.program, &s.args));
-    let verb = if operation == Operation::Run { "not run" } else { "detect failed" };
+    let verb = if operation == TestsOperation::Run { "not run" } else { "detect failed" };
     let mut output = TestsOutput::new(operation, false, format!("{verb}: {}", failure.message));
     output.command_display = shown.clone();
     output.error_kind = Some(failure.kind.name().into());
@@ -154,7 +154,7 @@ pub fn detected(found: DirFindings) -> (TestsOutput, String) {
                 list.join(", ")
             ));
         }
-        let mut output = TestsOutput::new(Operation::Detect, true, summary.clone());
+        let mut output = TestsOutput::new(TestsOperation::Detect, true, summary.clone());
         output.detected_project = Some(None);
         return (output, summary);
     };
@@ -173,7 +173,7 @@ pub fn detected(found: DirFindings) -> (TestsOutput, String) {
     text.push_str(
         "\nTo run the tests, call run with this command (the user is asked to approve it).",
     );
-    let mut output = TestsOutput::new(Operation::Detect, true, summary);
+    let mut output = TestsOutput::new(TestsOperation::Detect, true, summary);
     output.detected_project = Some(Some(detected));
     (output, text)
 }
@@ -210,7 +210,7 @@ pub fn ran(spec: &RunSpec, ran: &Ran, parsed: Option<&Parsed>) -> (TestsOutput, 
         summary.push_str(&format!("; {}", counts(parsed)));
     }
     let failures: Vec<FailureHint> = parsed.map(|p| p.failures.clone()).unwrap_or_default();
-    let mut output = TestsOutput::new(Operation::Run, kind.is_none(), summary.clone());
+    let mut output = TestsOutput::new(TestsOperation::Run, kind.is_none(), summary.clone());
     output.command_display = Some(shown);
     output.passed = Some(parsed.and_then(|p| p.passed));
     output.failed = Some(parsed.and_then(|p| p.failed));
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn a_refusal_says_its_kind_first() {
         let f = Failure::new(ErrorKind::InvalidInput, "`run` needs `command`");
-        let (value, text) = failed(Operation::Run, None, &f);
+        let (value, text) = failed(TestsOperation::Run, None, &f);
         assert_eq!(text, "`run` needs `command` (LOCAL_EXECUTOR_INVALID_INPUT)");
         let json = serde_json::to_value(&value).unwrap();
         assert_eq!(json["success"], false);

@@ -22,7 +22,7 @@ use toolhost_sandbox::capture::Stream;
 use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
 use toolhost_core::result::{ErrorCode, ToolError};
 use toolhost_core::spill::spill_path;
-use toolhost_core::tool::{CallInspection, Tool, ToolId, ToolOutput, ToolRisk};
+use toolhost_core::tool::{CallInspection, NativeTool, ToolId, ToolOutput, ToolRisk};
 
 pub use request::{BashOutcome, BashRequest, BashStatus, effective_timeout_ms};
 pub use run::run_bash;
@@ -41,7 +41,7 @@ pub struct BashInput {
 pub struct Bash;
 
 #[async_trait]
-impl Tool for Bash {
+impl NativeTool for Bash {
     type Input = BashInput;
 
     fn id(&self) -> ToolId {

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use toolhost_sandbox::SandboxBackend;
+use toolhost_sandbox::capture::Capture;
 use toolhost_sandbox::denial::detect_denial;
 use toolhost_sandbox::process::{ProcessBackend, ProcessEnd};
 use toolhost_sandbox::run::{SandboxedOutcome, SandboxedRun, run_sandboxed};
@@ -48,15 +49,36 @@ pub async fn run_bash(
         Ok(run) => run,
         Err(e) => return fail(BashStatus::SandboxUnavailable, e.text),
     };
-    let with_status = |body: String, status: String| {
-        let mut t = body;
-        if !t.is_empty() && !t.ends_with('\n') {
-            t.push('\n');
-        }
-        t.push_str(&status);
-        t
+    let (status, text, denied) = ended(end, &output, duration, timeout_ms, &req);
+    let text = match limit_hit {
+        Some(line) => format!("{text}\n{line}"),
+        None => text,
     };
-    let (status, text, denied) = match end {
+    let (text, denied) = if swept.is_empty() {
+        (text, denied)
+    } else {
+        let names: Vec<String> = swept.iter().map(|p| p.display().to_string()).collect();
+        (format!("{text}\n{}", toolhost_sandbox::texts::swept("bash", &names.join(", "))), true)
+    };
+    BashOutcome {
+        status,
+        text,
+        sandbox_denied: denied,
+        spill_path: output.spill_path().map(Path::to_path_buf),
+        duration,
+    }
+}
+
+/// How the run ended, the text the model sees for it (the output, then the status line) and
+/// whether the kernel denied a path the policy forbids.
+fn ended(
+    end: ProcessEnd,
+    output: &Capture,
+    duration: Duration,
+    timeout_ms: u64,
+    req: &BashRequest,
+) -> (BashStatus, String, bool) {
+    match end {
         ProcessEnd::Exited { code, signal } => {
             let body = output.render();
             let status_line = match (code, signal) {
@@ -89,22 +111,15 @@ pub async fn run_bash(
             with_status(output.render(), toolhost_sandbox::texts::outcome_unknown(&e)),
             false,
         ),
-    };
-    let text = match limit_hit {
-        Some(line) => format!("{text}\n{line}"),
-        None => text,
-    };
-    let (text, denied) = if swept.is_empty() {
-        (text, denied)
-    } else {
-        let names: Vec<String> = swept.iter().map(|p| p.display().to_string()).collect();
-        (format!("{text}\n{}", toolhost_sandbox::texts::swept("bash", &names.join(", "))), true)
-    };
-    BashOutcome {
-        status,
-        text,
-        sandbox_denied: denied,
-        spill_path: output.spill_path().map(Path::to_path_buf),
-        duration,
     }
+}
+
+/// `body`, then `status` on a line of its own.
+fn with_status(body: String, status: String) -> String {
+    let mut t = body;
+    if !t.is_empty() && !t.ends_with('\n') {
+        t.push('\n');
+    }
+    t.push_str(&status);
+    t
 }

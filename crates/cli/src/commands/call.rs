@@ -28,34 +28,10 @@ pub async fn run(
         } else {
             None
         };
-    // `-`: the input is stdin's (bounded like one session request).
-    let stdin_input;
-    let input = if input == "-" {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        let limit = toolhost_limits::MAX_REQUEST_BYTES;
-        std::io::stdin().lock().take(limit as u64 + 1).read_to_end(&mut bytes)?;
-        if bytes.len() > limit {
-            eprintln!("toolhost: the tool input on stdin is longer than {limit} bytes");
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-        let Ok(text) = String::from_utf8(bytes) else {
-            eprintln!("toolhost: the tool input on stdin is not UTF-8");
-            return Ok(ExitCode::from(EXIT_USAGE));
-        };
-        stdin_input = text;
-        stdin_input.as_str()
-    } else {
-        input
-    };
-    let input: serde_json::Value = match serde_json::from_str(input) {
-        Ok(v @ serde_json::Value::Object(_)) => v,
-        Ok(_) => {
-            eprintln!("toolhost: the tool input must be a JSON object, e.g. '{{\"path\": \".\"}}'");
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-        Err(e) => {
-            eprintln!("toolhost: the tool input is not valid JSON: {e}");
+    let input = match tool_input(input)? {
+        Ok(input) => input,
+        Err(usage) => {
+            eprintln!("toolhost: {usage}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -69,25 +45,7 @@ pub async fn run(
     let toolset = setup.toolset(cli, approver, toolhost::runtime::Allocation::OnDemand).await;
     let opened = opening.join();
     let toolset = toolset?;
-    let store = match opened {
-        Ok(Ok(store)) => Some(store),
-        // A shared store that cannot record the call: no call (a write it would miss).
-        Ok(Err(e)) if matches!(setup.store, toolhost::store::StoreLocation::Postgres(_)) => {
-            return Err(e);
-        }
-        Err(_) => {
-            eprintln!(
-                "toolhost: the session store is unavailable (opening it failed); this call will not be recorded"
-            );
-            None
-        }
-        Ok(Err(e)) => {
-            eprintln!(
-                "toolhost: the session store is unavailable ({e:#}); this call will not be recorded"
-            );
-            None
-        }
-    };
+    let store = opened_store(setup, opened)?;
     let session = toolhost::session::SessionRuntime::new(toolset, setup.policy.clone(), store)?;
     let cancel = session.cancel_token().child_token();
     let on_interrupt = cancel.clone();
@@ -114,4 +72,58 @@ pub async fn run(
         );
     }
     Ok(if result.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The tool input: `input` itself, or for `-` stdin's (bounded like one session request),
+/// as a JSON object; `Ok(Err(why))` for input that is not one (a usage error).
+fn tool_input(input: &str) -> Result<Result<serde_json::Value, String>> {
+    let stdin_input;
+    let input = if input == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let limit = toolhost_limits::MAX_REQUEST_BYTES;
+        std::io::stdin().lock().take(limit as u64 + 1).read_to_end(&mut bytes)?;
+        if bytes.len() > limit {
+            return Ok(Err(format!("the tool input on stdin is longer than {limit} bytes")));
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Ok(Err("the tool input on stdin is not UTF-8".into()));
+        };
+        stdin_input = text;
+        stdin_input.as_str()
+    } else {
+        input
+    };
+    Ok(match serde_json::from_str(input) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+        Ok(_) => Err("the tool input must be a JSON object, e.g. '{\"path\": \".\"}'".into()),
+        Err(e) => Err(format!("the tool input is not valid JSON: {e}")),
+    })
+}
+
+/// The store the call is recorded in, as the thread that opened it (`opened`) found it: a
+/// shared store that cannot record the call is an error (a write it would miss); a local one
+/// is left out, with a word on stderr.
+fn opened_store(
+    setup: &Setup,
+    opened: std::thread::Result<Result<toolhost::store::Store>>,
+) -> Result<Option<toolhost::store::Store>> {
+    Ok(match opened {
+        Ok(Ok(store)) => Some(store),
+        Ok(Err(e)) if matches!(setup.store, toolhost::store::StoreLocation::Postgres(_)) => {
+            return Err(e);
+        }
+        Err(_) => {
+            eprintln!(
+                "toolhost: the session store is unavailable (opening it failed); this call will not be recorded"
+            );
+            None
+        }
+        Ok(Err(e)) => {
+            eprintln!(
+                "toolhost: the session store is unavailable ({e:#}); this call will not be recorded"
+            );
+            None
+        }
+    })
 }

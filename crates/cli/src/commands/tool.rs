@@ -24,7 +24,7 @@ use crate::setup::Setup;
 
 /// What `toolhost tool` does.
 #[derive(Subcommand)]
-pub enum Action {
+pub enum ToolAction {
     /// Install a tool component (or upgrade the installed one with its id), from a file or
     /// an OCI registry (`oci://HOST[:PORT]/REPOSITORY:TAG` or `…@sha256:DIGEST`).
     Add {
@@ -78,10 +78,10 @@ pub enum Action {
 }
 
 /// Run `action` over the data dir of `setup`.
-pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
+pub async fn run(setup: &Setup, action: &ToolAction) -> Result<ExitCode> {
     let store = setup.installed_set();
     match action {
-        Action::Add { file, yes, key, insecure_http } => {
+        ToolAction::Add { file, yes, key, insecure_http } => {
             match file.to_str().filter(|f| f.starts_with(super::tool_oci::SCHEME)) {
                 Some(reference) => {
                     let how = super::tool_oci::How { keys: key, insecure_http: *insecure_http };
@@ -98,12 +98,12 @@ pub async fn run(setup: &Setup, action: &Action) -> Result<ExitCode> {
                 }
             }
         }
-        Action::Publish { file, reference, key, insecure_http } => {
+        ToolAction::Publish { file, reference, key, insecure_http } => {
             super::tool_oci::publish(setup, file, reference, key.as_deref(), *insecure_http).await
         }
-        Action::List { json } => list(&store, *json),
-        Action::Show { id, json } => show(setup, &store, id, *json).await,
-        Action::Remove { id } => remove(&store, id),
+        ToolAction::List { json } => list(&store, *json),
+        ToolAction::Show { id, json } => show(setup, &store, id, *json).await,
+        ToolAction::Remove { id } => remove(&store, id),
     }
 }
 
@@ -158,49 +158,15 @@ pub(crate) async fn add(
             candidate.sha256
         )));
     }
-    // The conformance suite's static and describe checks too (`--yes` bypasses none).
-    let options = toolhost_conformance::Options {
-        cache_dir: Some(setup.data_dir.join("cache").join("components")),
-        static_and_describe_only: true,
-        ..Default::default()
-    };
-    if let Ok(report) = toolhost_conformance::check(source, &options, &setup.policy).await {
-        let failed: Vec<String> = report
-            .checks
-            .iter()
-            .filter(|c| c.outcome == toolhost_conformance::Outcome::Fail)
-            .map(|c| format!("{} ({})", c.name, c.message))
-            .collect();
-        if !failed.is_empty() {
-            return Ok(refuse(&format!(
-                "not installed: {} fails conformance: {}",
-                origin.shown,
-                failed.join("; ")
-            )));
-        }
+    if let Some(failed) = conformance_failures(setup, source).await {
+        return Ok(refuse(&format!("not installed: {} fails conformance: {failed}", origin.shown)));
     }
     let def = candidate.definition();
     let id = def.id.to_string();
     let previous = store.get(&id)?;
     out!("{}", summary(&candidate, &origin, previous.as_ref()));
-    if !yes {
-        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-            return Ok(refuse(
-                "not installed: nobody was asked (not a terminal); pass --yes to install without asking",
-            ));
-        }
-        let question = if previous.is_some() {
-            format!("Upgrade `{id}`? [y/N] ")
-        } else {
-            format!("Install `{id}`? [y/N] ")
-        };
-        let asked =
-            tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question))
-                .await
-                .unwrap_or(false);
-        if !asked {
-            return Ok(refuse(&format!("not installed: `{id}` was not approved")));
-        }
+    if !yes && let Some(refusal) = not_approved(&id, previous.is_some()).await {
+        return Ok(refuse(&refusal));
     }
     let record = InstalledTool {
         id: id.clone(),
@@ -220,6 +186,41 @@ pub(crate) async fn add(
         def.risk.name()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The conformance suite's static and describe checks on `source` (`--yes` bypasses none):
+/// the failed ones, `name (message)` joined by `; `, if any failed.
+async fn conformance_failures(setup: &Setup, source: &std::path::Path) -> Option<String> {
+    let options = toolhost_conformance::Options {
+        cache_dir: Some(setup.data_dir.join("cache").join("components")),
+        static_and_describe_only: true,
+        ..Default::default()
+    };
+    let report = toolhost_conformance::check(source, &options, &setup.policy).await.ok()?;
+    let failed: Vec<String> = report
+        .checks
+        .iter()
+        .filter(|c| c.outcome == toolhost_conformance::Outcome::Fail)
+        .map(|c| format!("{} ({})", c.name, c.message))
+        .collect();
+    (!failed.is_empty()).then(|| failed.join("; "))
+}
+
+/// Asks on the terminal whether to install (or, `upgrade`, upgrade) the tool `id`: why not,
+/// when nobody said yes (no terminal, or not approved).
+async fn not_approved(id: &str, upgrade: bool) -> Option<String> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Some(
+            "not installed: nobody was asked (not a terminal); pass --yes to install without asking"
+                .into(),
+        );
+    }
+    let question =
+        if upgrade { format!("Upgrade `{id}`? [y/N] ") } else { format!("Install `{id}`? [y/N] ") };
+    let asked = tokio::task::spawn_blocking(move || toolhost::approval::ask_on_terminal(&question))
+        .await
+        .unwrap_or(false);
+    (!asked).then(|| format!("not installed: `{id}` was not approved"))
 }
 
 /// What the user is asked to approve: every field the component wrote made safe for a

@@ -85,18 +85,9 @@ pub async fn add(
 /// Remove what a killed add left in `dir`: downloads older than twice the longest transfer.
 fn remove_stale_pulls(dir: &Path) {
     let stale = std::time::Duration::from_millis(2 * toolhost_limits::OCI_TRANSFER_TIMEOUT_MS);
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > stale);
-        if old && entry.file_name().to_string_lossy().starts_with(".oci-") {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
+    toolhost::expire::remove_older_than(dir, stale, |name| {
+        name.to_string_lossy().starts_with(".oci-")
+    });
 }
 
 /// The pin's lines of a summary or `tool show`, each prefixed by `indent`.

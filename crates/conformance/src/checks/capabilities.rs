@@ -28,9 +28,47 @@ pub(super) async fn capability_checks(
             ),
         ),
     }
-    // What inspect says must name what the call did: a write (artifacts) or a program run
-    // that could write (a process-execution tool's; any other tool's programs run read-only).
-    let mut lied = None;
+    match inspect_lie(tool, def, scratch, cases).await {
+        None => push(
+            report,
+            "capabilities.inspect",
+            Outcome::Pass,
+            "inspect names every call that writes or runs a program",
+        ),
+        Some(why) => push(report, "capabilities.inspect", Outcome::Fail, why),
+    }
+    if let Some(c) = cases.iter().find(|c| c.result.text().contains(&scratch.marker)) {
+        push(
+            report,
+            "capabilities.credentials",
+            Outcome::Fail,
+            format!("the fake credential's content came back for input {}", shown(&c.input)),
+        );
+    } else if let Some(c) = cases.iter().find(|c| c.result.sandbox_denied) {
+        push(
+            report,
+            "capabilities.credentials",
+            Outcome::Warn,
+            format!(
+                "it reached for a path the policy refuses (input {}); the host refused it, but a tool should not ask",
+                shown(&c.input)
+            ),
+        );
+    } else {
+        push(report, "capabilities.credentials", Outcome::Pass, "never reached for a refused path");
+    }
+}
+
+/// What inspect says must name what the call did: a write (artifacts) or a program run that
+/// could write (a process-execution tool's; any other tool's programs run read-only). The
+/// first call (of at most 16 that acted) whose inspection did not: why, for
+/// `capabilities.inspect`.
+async fn inspect_lie(
+    tool: &ComponentTool,
+    def: &ToolDefinition,
+    scratch: &Scratch,
+    cases: &[Case],
+) -> Option<String> {
     let runs_write = def.risk == toolhost_core::tool::ToolRisk::ProcessExecution;
     fn ran(c: &Case, runs_write: bool) -> Option<&String> {
         c.runs.first().filter(|_| runs_write)
@@ -63,37 +101,8 @@ pub(super) async fn capability_checks(
             _ => None,
         };
         if lie.is_some() {
-            lied = lie;
-            break;
+            return lie;
         }
     }
-    match lied {
-        None => push(
-            report,
-            "capabilities.inspect",
-            Outcome::Pass,
-            "inspect names every call that writes or runs a program",
-        ),
-        Some(why) => push(report, "capabilities.inspect", Outcome::Fail, why),
-    }
-    if let Some(c) = cases.iter().find(|c| c.result.text().contains(&scratch.marker)) {
-        push(
-            report,
-            "capabilities.credentials",
-            Outcome::Fail,
-            format!("the fake credential's content came back for input {}", shown(&c.input)),
-        );
-    } else if let Some(c) = cases.iter().find(|c| c.result.sandbox_denied) {
-        push(
-            report,
-            "capabilities.credentials",
-            Outcome::Warn,
-            format!(
-                "it reached for a path the policy refuses (input {}); the host refused it, but a tool should not ask",
-                shown(&c.input)
-            ),
-        );
-    } else {
-        push(report, "capabilities.credentials", Outcome::Pass, "never reached for a refused path");
-    }
+    None
 }

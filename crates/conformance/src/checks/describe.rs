@@ -56,7 +56,26 @@ pub(super) async fn describe_checks(
             "a fresh instance describes the tool differently; describe must return a constant",
         ),
     }
-    let id = def.id.as_str();
+    id_check(report, def.id.as_str());
+    if def.description.trim().is_empty() {
+        push(
+            report,
+            "describe.description",
+            Outcome::Fail,
+            rules::DefinitionError::Description.to_string(),
+        );
+    } else {
+        push(report, "describe.description", Outcome::Pass, "");
+    }
+    push(report, "describe.risk", Outcome::Pass, def.risk.name());
+    let validator = schema_check(report, &def.input_schema);
+    output_schema_check(report, def);
+    property_descriptions_check(report, &def.input_schema);
+    validator
+}
+
+/// `describe.id`: a valid id, and a warning for a built-in's.
+fn id_check(report: &mut Report, id: &str) {
     if !rules::valid_id(id) {
         push(
             report,
@@ -76,19 +95,11 @@ pub(super) async fn describe_checks(
     } else {
         push(report, "describe.id", Outcome::Pass, format!("`{id}`"));
     }
-    if def.description.trim().is_empty() {
-        push(
-            report,
-            "describe.description",
-            Outcome::Fail,
-            rules::DefinitionError::Description.to_string(),
-        );
-    } else {
-        push(report, "describe.description", Outcome::Pass, "");
-    }
-    push(report, "describe.risk", Outcome::Pass, def.risk.name());
-    let schema = &def.input_schema;
-    let validator = match rules::check_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
+}
+
+/// `describe.schema`: the input schema is one the host accepts and compiles; its validator.
+fn schema_check(report: &mut Report, schema: &Value) -> Option<jsonschema::Validator> {
+    match rules::check_schema(schema).map_err(|e| e.to_string()).and_then(|()| {
         toolhost_runtime::definition::compile_schema(schema)
             .map_err(|e| format!("its input schema does not compile as JSON Schema 2020-12: {e}"))
     }) {
@@ -105,8 +116,12 @@ pub(super) async fn describe_checks(
             push(report, "describe.schema", Outcome::Fail, e);
             None
         }
-    };
-    output_schema_check(report, def);
+    }
+}
+
+/// `describe.property-descriptions`: a warning for each property the model reads without a
+/// description.
+fn property_descriptions_check(report: &mut Report, schema: &Value) {
     let undocumented = undocumented_properties(schema);
     if undocumented.is_empty() {
         push(
@@ -126,7 +141,6 @@ pub(super) async fn describe_checks(
             ),
         );
     }
-    validator
 }
 
 /// How an inspection is named in a report.

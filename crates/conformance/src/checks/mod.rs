@@ -209,22 +209,7 @@ pub(crate) async fn run_all(
             return Ok(());
         }
     };
-    push(report, "static.component", Outcome::Pass, "a WebAssembly component");
-    push(
-        report,
-        "static.contract",
-        Outcome::Pass,
-        format!("targets toolhost:tool@{}", inspected.wit_version),
-    );
-    let wasi = wasi_packages(&inspected.imports);
-    push(report, "static.imports", Outcome::Pass, imports_message(&wasi));
-    let parallel = inspected.exports.iter().any(|e| e.starts_with("toolhost:tool/parallel@"));
-    push(
-        report,
-        "static.exports",
-        Outcome::Pass,
-        if parallel { "exports tool and parallel" } else { "exports tool" },
-    );
+    let ambient = static_checks(report, &inspected);
     report.timings.push(("static".into(), started.elapsed().as_millis()));
 
     let started = Instant::now();
@@ -251,6 +236,68 @@ pub(crate) async fn run_all(
         ),
     );
     let tool = tool.with_grant(def.risk);
+    let cases = input_cases(report, &tool, &def, &validator, &scratch, options, started).await;
+    tool.reset_crashes();
+    answer_check(report, &cases);
+    input_checks(report, &cases, options);
+    output_checks(report, &cases, &def, options);
+    report.timings.push(("inputs".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    bounds_checks(report, &cases, options);
+    report.timings.push(("bounds".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    let sample = cases
+        .iter()
+        .find(|c| c.valid && !c.crashed)
+        .map(|c| c.input.clone())
+        .unwrap_or_else(|| serde_json::json!({}));
+    deadline_checks(report, &tool, &scratch, &sample).await;
+    report.timings.push(("deadline".into(), started.elapsed().as_millis()));
+
+    let started = Instant::now();
+    options.note("capabilities");
+    capability_checks(report, &tool, &def, &scratch, &cases).await;
+    report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
+    push(report, "isolation.ambient", Outcome::Pass, ambient);
+    Ok(())
+}
+
+/// `static.*` of a component that compiled: what it is, which contract it targets, what it
+/// imports and exports. Returns `isolation.ambient`'s message (from its WASI imports).
+fn static_checks(report: &mut Report, inspected: &toolhost_runtime::loader::Inspected) -> String {
+    push(report, "static.component", Outcome::Pass, "a WebAssembly component");
+    push(
+        report,
+        "static.contract",
+        Outcome::Pass,
+        format!("targets toolhost:tool@{}", inspected.wit_version),
+    );
+    let wasi = wasi_packages(&inspected.imports);
+    push(report, "static.imports", Outcome::Pass, imports_message(&wasi));
+    let parallel = inspected.exports.iter().any(|e| e.starts_with("toolhost:tool/parallel@"));
+    push(
+        report,
+        "static.exports",
+        Outcome::Pass,
+        if parallel { "exports tool and parallel" } else { "exports tool" },
+    );
+    ambient_message(&wasi)
+}
+
+/// The generated inputs' calls, each with a deadline cut to the inputs' share of the run
+/// (which began at `started`); stopped early, with an `inputs.bounded` warning, when too many
+/// ran past their deadline or the share is spent.
+async fn input_cases(
+    report: &mut Report,
+    tool: &ComponentTool,
+    def: &ToolDefinition,
+    validator: &jsonschema::Validator,
+    scratch: &Scratch,
+    options: &Options,
+    started: Instant,
+) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut cases = Vec::with_capacity(options.cases);
     let inputs_end = started + Duration::from_millis(CONFORMANCE_INPUTS_BUDGET_MS);
@@ -305,31 +352,7 @@ pub(crate) async fn run_all(
             ),
         );
     }
-    tool.reset_crashes();
-    answer_check(report, &cases);
-    input_checks(report, &cases, options);
-    output_checks(report, &cases, &def, options);
-    report.timings.push(("inputs".into(), started.elapsed().as_millis()));
-
-    let started = Instant::now();
-    bounds_checks(report, &cases, options);
-    report.timings.push(("bounds".into(), started.elapsed().as_millis()));
-
-    let started = Instant::now();
-    let sample = cases
-        .iter()
-        .find(|c| c.valid && !c.crashed)
-        .map(|c| c.input.clone())
-        .unwrap_or_else(|| serde_json::json!({}));
-    deadline_checks(report, &tool, &scratch, &sample).await;
-    report.timings.push(("deadline".into(), started.elapsed().as_millis()));
-
-    let started = Instant::now();
-    options.note("capabilities");
-    capability_checks(report, &tool, &def, &scratch, &cases).await;
-    report.timings.push(("capabilities".into(), started.elapsed().as_millis()));
-    push(report, "isolation.ambient", Outcome::Pass, ambient_message(&wasi));
-    Ok(())
+    cases
 }
 
 /// `inputs.answers`: a tool that answers none of the calls that reached it (each ran past its

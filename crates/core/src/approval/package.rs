@@ -25,12 +25,12 @@ pub struct PackageScripts {
     /// The package manager (`npm`, …).
     pub manager: String,
     /// What was found.
-    pub found: Found,
+    pub found: PackageJson,
 }
 
 /// The `package.json` of a package manager's run, as the host found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
+pub enum PackageJson {
     /// No `package.json` from the working directory up (npm: in the first directory with
     /// `node_modules`, which it takes as the package's).
     NoFile {
@@ -70,10 +70,10 @@ pub fn package_scripts(
     policy: &SandboxPolicy,
 ) -> PackageScripts {
     let found = match locate(manager, cwd) {
-        Err(from) => Found::NoFile { from },
+        Err(from) => PackageJson::NoFile { from },
         Ok(file) => match read(&file, policy) {
-            Err(why) => Found::Unreadable { file, why },
-            Ok(value) => Found::Scripts { scripts: named(&value, args), file },
+            Err(why) => PackageJson::Unreadable { file, why },
+            Ok(value) => PackageJson::Scripts { scripts: named(&value, args), file },
         },
     };
     PackageScripts { manager: manager.to_owned(), found }
@@ -161,7 +161,7 @@ mod tests {
         )
         .unwrap();
         let got = package_scripts("npm", &args(&["t"]), &ws.join("pkg/src"), &policy);
-        let Found::Scripts { file, scripts } = got.found else { panic!("{got:?}") };
+        let PackageJson::Scripts { file, scripts } = got.found else { panic!("{got:?}") };
         assert_eq!(file, ws.join("pkg/package.json"));
         assert_eq!(
             scripts,
@@ -169,23 +169,29 @@ mod tests {
                 .map(|(n, s)| (n.to_owned(), s.to_owned()))
         );
         let got = package_scripts("yarn", &args(&["lint", "--fix"]), &ws.join("pkg"), &policy);
-        assert!(matches!(got.found, Found::Scripts { ref scripts, .. } if scripts.len() == 1));
+        assert!(
+            matches!(got.found, PackageJson::Scripts { ref scripts, .. } if scripts.len() == 1)
+        );
         let got = package_scripts("npm", &args(&["install"]), &ws.join("pkg"), &policy);
-        assert!(matches!(got.found, Found::Scripts { ref scripts, .. } if scripts.is_empty()));
+        assert!(
+            matches!(got.found, PackageJson::Scripts { ref scripts, .. } if scripts.is_empty())
+        );
         // npm takes a directory with node_modules as the package's.
         std::fs::create_dir_all(ws.join("pkg/src/node_modules")).unwrap();
         let got = package_scripts("npm", &args(&["test"]), &ws.join("pkg/src"), &policy);
-        assert_eq!(got.found, Found::NoFile { from: ws.join("pkg/src") });
+        assert_eq!(got.found, PackageJson::NoFile { from: ws.join("pkg/src") });
         // Not JSON, too large: said, not guessed.
         std::fs::write(ws.join("pkg/package.json"), "{\"scripts\": {\"test\": ").unwrap();
         let got = package_scripts("pnpm", &args(&["test"]), &ws.join("pkg"), &policy);
         assert!(
-            matches!(got.found, Found::Unreadable { ref why, .. } if why.contains("not valid JSON"))
+            matches!(got.found, PackageJson::Unreadable { ref why, .. } if why.contains("not valid JSON"))
         );
         let big = format!("{{\"x\": \"{}\"}}", "a".repeat(2 << 20));
         std::fs::write(ws.join("pkg/package.json"), big).unwrap();
         let got = package_scripts("npm", &args(&["test"]), &ws.join("pkg"), &policy);
-        assert!(matches!(got.found, Found::Unreadable { ref why, .. } if why.contains("bytes")));
+        assert!(
+            matches!(got.found, PackageJson::Unreadable { ref why, .. } if why.contains("bytes"))
+        );
         assert_eq!(package_manager("npm", None), Some("npm"));
         assert_eq!(package_manager("x", Some(Path::new("/usr/bin/pnpm"))), Some("pnpm"));
         assert_eq!(package_manager("cargo", Some(Path::new("/usr/bin/cargo"))), None);

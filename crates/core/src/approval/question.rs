@@ -7,7 +7,7 @@ use std::path::Path;
 
 use toolhost_sandbox::policy::{Escalation, NetworkAccess};
 
-use super::package::{Found, PackageScripts};
+use super::package::{PackageJson, PackageScripts};
 use super::run::{RunApproval, RunFacts};
 use crate::display::{quoted, terminal_line};
 
@@ -106,20 +106,20 @@ fn writable_label(facts: &RunFacts, root: &Path) -> &'static str {
 pub(super) fn package_lines(package: &PackageScripts) -> String {
     let manager = &package.manager;
     match &package.found {
-        Found::NoFile { from } => format!(
+        PackageJson::NoFile { from } => format!(
             "  - package scripts: no package.json in {} or above it, so {manager} finds no script to run\n",
             quoted(&from.to_string_lossy())
         ),
-        Found::Unreadable { file, why } => format!(
+        PackageJson::Unreadable { file, why } => format!(
             "  - package scripts: {} could not be read ({}), so the scripts {manager} runs from it are NOT shown here: read the file before you approve\n",
             quoted(&file.to_string_lossy()),
             terminal_line(why)
         ),
-        Found::Scripts { file, scripts } if scripts.is_empty() => format!(
+        PackageJson::Scripts { file, scripts } if scripts.is_empty() => format!(
             "  - package scripts: none of the arguments names a script of {}\n",
             quoted(&file.to_string_lossy())
         ),
-        Found::Scripts { file, scripts } => {
+        PackageJson::Scripts { file, scripts } => {
             let file = quoted(&file.to_string_lossy());
             let mut out =
                 format!("  - package scripts {manager} runs through a shell, from {file}:\n");

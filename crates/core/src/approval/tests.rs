@@ -139,7 +139,7 @@ fn a_question_that_would_not_fit_a_screen_is_refused_and_a_long_script_is_named(
     let long = "y".repeat(toolhost_limits::APPROVAL_MAX_SCRIPT_CHARS);
     let package = PackageScripts {
         manager: "npm".into(),
-        found: Found::Scripts {
+        found: PackageJson::Scripts {
             file: "/w/package.json".into(),
             scripts: vec![("pretest".into(), "ok".into()), ("test".into(), long)],
         },

@@ -180,6 +180,9 @@ struct Checked {
     mode: Option<u32>,
 }
 
+/// A draft taken for `commit-all`: the draft, its new text (none: delete) and `mode-of`.
+type Taken = (DraftHandle, Option<String>, Option<u32>);
+
 impl CallState {
     /// `workspace.commit-all`: every draft checked as `commit` checks one, then committed as
     /// one change through [`changeset::commit`] (journaled, rolled back on failure), one
@@ -188,10 +191,43 @@ impl CallState {
         &mut self,
         staged: Vec<workspace::Staged>,
     ) -> Result<Vec<workspace::Committed>, types::ToolError> {
+        let drafts = self.take_drafts(staged)?;
+        let mut checked = Vec::with_capacity(drafts.len());
+        for (draft, after, mode_of) in drafts {
+            checked.push(self.check_draft(draft, after, mode_of)?);
+        }
+        let mut steps = Vec::new();
+        // The artifacts, made before anything is written so they can be recorded first.
+        let mut planned = Vec::with_capacity(checked.len());
+        for index in 0..checked.len() {
+            let step = self.plan_step(&checked, index)?;
+            let call_id = &self.call.call_id.0;
+            planned
+                .push(step.as_ref().map(|s| planned_change(call_id, &checked[index], s.new_mode)));
+            steps.extend(step);
+        }
+        if !steps.is_empty() {
+            let pending: Vec<FileChange> =
+                planned.iter().flatten().map(|(c, _)| c.clone()).collect();
+            let shown = steps.iter().map(|s| s.display.as_str()).collect::<Vec<_>>().join(", ");
+            self.call
+                .before_write(&pending, &shown)
+                .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
+            changeset::commit(&self.session.data_dir, &self.call.call_id.0, &steps)
+                .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
+        }
+        Ok(checked.iter().zip(planned).map(|(c, planned)| self.committed(c, planned)).collect())
+    }
+
+    /// Every staged draft out of the table (consumed whatever happens; their write locks are
+    /// held to the end), refused when there are none or too many.
+    fn take_drafts(
+        &mut self,
+        staged: Vec<workspace::Staged>,
+    ) -> Result<Vec<Taken>, types::ToolError> {
         let failed = |e: wasmtime::component::ResourceTableError| {
             err(types::ErrorCode::ExecutionFailed, e.to_string())
         };
-        // Every draft is consumed, whatever happens; their write locks are held to the end.
         let mut drafts = Vec::with_capacity(staged.len());
         for s in staged {
             let draft = self.table.delete(s.draft).map_err(failed)?;
@@ -210,122 +246,114 @@ impl CallState {
                 ),
             ));
         }
-        let mut checked = Vec::with_capacity(drafts.len());
-        for (draft, after, mode_of) in drafts {
-            let display = draft.checked.display().to_string();
-            if let Some(text) = &after
-                && text.len() > MAX_EDIT_FILE_BYTES
-            {
+        Ok(drafts)
+    }
+
+    /// One draft checked as `commit` checks it: the new text's size, the current text served
+    /// unchanged, a deleted file existing (and its mode, for an undo to recreate it with).
+    fn check_draft(
+        &self,
+        draft: DraftHandle,
+        after: Option<String>,
+        mode_of: Option<u32>,
+    ) -> Result<Checked, types::ToolError> {
+        let display = draft.checked.display().to_string();
+        if let Some(text) = &after
+            && text.len() > MAX_EDIT_FILE_BYTES
+        {
+            return Err(err(
+                types::ErrorCode::InvalidArguments,
+                format!(
+                    "the new content of {display} is {} bytes; the limit is 1 MiB (1048576 bytes)",
+                    text.len()
+                ),
+            ));
+        }
+        let before = read_text(&draft.checked)?;
+        match &before {
+            Some(text) => self.check_served(&draft, &sha256_hex(text.as_bytes()))?,
+            None if after.is_none() => {
                 return Err(err(
                     types::ErrorCode::InvalidArguments,
-                    format!(
-                        "the new content of {display} is {} bytes; the limit is 1 MiB (1048576 bytes)",
-                        text.len()
-                    ),
+                    format!("{display} does not exist, so it cannot be deleted"),
                 ));
             }
-            let before = read_text(&draft.checked)?;
-            match &before {
-                Some(text) => self.check_served(&draft, &sha256_hex(text.as_bytes()))?,
-                None if after.is_none() => {
-                    return Err(err(
-                        types::ErrorCode::InvalidArguments,
-                        format!("{display} does not exist, so it cannot be deleted"),
-                    ));
-                }
-                None => {}
+            None => {}
+        }
+        // A file about to be deleted: its mode, for an undo to recreate it with.
+        let mode = match (&before, &after) {
+            (Some(_), None) => toolhost_core::atomic::permission_bits(draft.checked.as_path()).ok(),
+            _ => None,
+        };
+        Ok(Checked { draft, before, after, mode_of, mode })
+    }
+
+    /// The step of the change that writes `checked[index]` (none when its text stays), with
+    /// the mode it takes from the file its `mode-of` names; a created file's parents are
+    /// made.
+    fn plan_step(
+        &self,
+        checked: &[Checked],
+        index: usize,
+    ) -> Result<Option<changeset::Step>, types::ToolError> {
+        let c = &checked[index];
+        if c.before == c.after {
+            return Ok(None);
+        }
+        let display = c.draft.checked.display().to_string();
+        let new_mode = match c.mode_of {
+            None => None,
+            Some(i) => {
+                let source = checked
+                    .get(i as usize)
+                    .filter(|s| i as usize != index && s.before.is_some())
+                    .ok_or_else(|| {
+                        err(
+                            types::ErrorCode::InvalidArguments,
+                            format!(
+                                "mode-of of {display} names entry {i}, which is not another existing file of this change"
+                            ),
+                        )
+                    })?;
+                toolhost_core::atomic::permission_bits(source.draft.checked.as_path()).ok()
             }
-            // A file about to be deleted: its mode, for an undo to recreate it with.
-            let mode = match (&before, &after) {
-                (Some(_), None) => {
-                    toolhost_core::atomic::permission_bits(draft.checked.as_path()).ok()
-                }
-                _ => None,
+        };
+        if c.after.is_some() && c.before.is_none() {
+            self.prepare_parents(&c.draft)?;
+        }
+        Ok(Some(changeset::Step {
+            real: c.draft.checked.as_path().to_path_buf(),
+            display,
+            before: c.before.clone(),
+            after: c.after.clone(),
+            new_mode,
+        }))
+    }
+
+    /// What the component hears of one committed file (`planned`: its file-change artifact
+    /// and kind, none when it stayed unchanged); its text is recorded as read and its
+    /// artifact kept.
+    fn committed(
+        &mut self,
+        c: &Checked,
+        planned: Option<(FileChange, workspace::ChangeKind)>,
+    ) -> workspace::Committed {
+        if let Some(text) = &c.after {
+            self.session
+                .observations
+                .record(c.draft.checked.as_path(), sha256_hex(text.as_bytes()));
+        }
+        let Some((change, kind)) = planned else {
+            return workspace::Committed {
+                kind: workspace::ChangeKind::Unchanged,
+                additions: 0,
+                deletions: 0,
             };
-            checked.push(Checked { draft, before, after, mode_of, mode });
-        }
-        let mut steps = Vec::new();
-        let mut step_of = Vec::with_capacity(checked.len());
-        let mut new_modes = Vec::with_capacity(checked.len());
-        for (index, c) in checked.iter().enumerate() {
-            if c.before == c.after {
-                step_of.push(None);
-                new_modes.push(None);
-                continue;
-            }
-            let real = c.draft.checked.as_path().to_path_buf();
-            let display = c.draft.checked.display().to_string();
-            let new_mode = match c.mode_of {
-                None => None,
-                Some(i) => {
-                    let source = checked
-                        .get(i as usize)
-                        .filter(|s| i as usize != index && s.before.is_some())
-                        .ok_or_else(|| {
-                            err(
-                                types::ErrorCode::InvalidArguments,
-                                format!(
-                                    "mode-of of {display} names entry {i}, which is not another existing file of this change"
-                                ),
-                            )
-                        })?;
-                    toolhost_core::atomic::permission_bits(source.draft.checked.as_path()).ok()
-                }
-            };
-            if c.after.is_some() && c.before.is_none() {
-                self.prepare_parents(&c.draft)?;
-            }
-            step_of.push(Some(steps.len()));
-            new_modes.push(new_mode);
-            steps.push(changeset::Step {
-                real,
-                display,
-                before: c.before.clone(),
-                after: c.after.clone(),
-                new_mode,
-            });
-        }
-        // The artifacts, made before anything is written so they can be recorded first.
-        let call_id = &self.call.call_id.0;
-        let planned: Vec<Option<(FileChange, workspace::ChangeKind)>> = checked
-            .iter()
-            .zip(&step_of)
-            .zip(&new_modes)
-            .map(|((c, step), new_mode)| step.map(|_| planned_change(call_id, c, *new_mode)))
-            .collect();
-        if !steps.is_empty() {
-            let pending: Vec<FileChange> =
-                planned.iter().flatten().map(|(c, _)| c.clone()).collect();
-            let shown = steps.iter().map(|s| s.display.as_str()).collect::<Vec<_>>().join(", ");
-            self.call
-                .before_write(&pending, &shown)
-                .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
-            changeset::commit(&self.session.data_dir, call_id, &steps)
-                .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
-        }
-        let mut out = Vec::with_capacity(checked.len());
-        for (c, planned) in checked.iter().zip(planned) {
-            if let Some(text) = &c.after {
-                self.session
-                    .observations
-                    .record(c.draft.checked.as_path(), sha256_hex(text.as_bytes()));
-            }
-            let Some((change, kind)) = planned else {
-                out.push(workspace::Committed {
-                    kind: workspace::ChangeKind::Unchanged,
-                    additions: 0,
-                    deletions: 0,
-                });
-                continue;
-            };
-            out.push(workspace::Committed {
-                kind,
-                additions: change.additions,
-                deletions: change.deletions,
-            });
-            self.artifacts.push(ToolResultArtifact::FileChange(change));
-        }
-        Ok(out)
+        };
+        let committed =
+            workspace::Committed { kind, additions: change.additions, deletions: change.deletions };
+        self.artifacts.push(ToolResultArtifact::FileChange(change));
+        committed
     }
 }
 

@@ -1,7 +1,7 @@
 //! What a deployment configures (`policy.json`: [`PolicyConfig`]) and how a policy is built
 //! from it, HOME and the data dir ([`PolicyBuilder`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::home::{home_links, home_rest};
 use super::paths::{dedup, real_path};
@@ -221,77 +221,16 @@ impl PolicyBuilder {
     pub fn build(self) -> SandboxPolicy {
         let workspace = real_path(&self.workspace);
         let home = self.home.as_deref().map(real_path);
-        let temp_dir_shared = self.config.temp_dir.is_some() || self.private_temp_dir.is_none();
-        let temp_dir = real_path(
-            &self
-                .config
-                .temp_dir
-                .clone()
-                .or_else(|| self.private_temp_dir.clone())
-                .unwrap_or_else(std::env::temp_dir),
-        );
+        let (temp_dir, temp_dir_shared) = self.temp_dir();
         let mut roots = vec![workspace.clone()];
         roots.extend(self.config.extra_writable_roots.iter().map(|p| real_path(p)));
         roots.push(temp_dir.clone());
         dedup(&mut roots);
-        let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
-        if let Some(d) = &self.data_dir {
-            hard.push((real_path(d), Tier::DataDir));
-        }
-        let own = self.data_dir.as_deref().map(real_path);
-        let mut other_data_dirs: Vec<PathBuf> = self
-            .other_data_dirs
-            .iter()
-            .map(|d| real_path(d))
-            .filter(|d| Some(d) != own.as_ref())
-            .collect();
-        dedup(&mut other_data_dirs);
-        hard.extend(other_data_dirs.iter().map(|d| (d.clone(), Tier::DataDir)));
-        let mut private_files: Vec<PathBuf> =
-            self.private_files.iter().map(|f| real_path(f)).collect();
-        dedup(&mut private_files);
-        hard.extend(private_files.iter().map(|f| (f.clone(), Tier::DataDir)));
-        hard.extend(
-            self.config.extra_hard_protected.iter().map(|p| (real_path(p), Tier::HardProtected)),
-        );
-        let mut credential: Vec<PathBuf> =
-            SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
-        // HOME-relative entries: all are matched as patterns (under HOME and every other
-        // home); those without a `*` are listed under HOME by path as well.
-        let mut home_credentials: Vec<String> =
-            CREDENTIAL_HOME_ENTRIES.iter().map(|e| e.to_string()).collect();
-        for e in &self.config.extra_credential {
-            match e.to_str().map(|t| t.trim_matches('/')) {
-                _ if e.is_absolute() => credential.push(real_path(e)),
-                Some("") => {}
-                Some(text) => home_credentials.push(text.to_string()),
-                // Not UTF-8: no pattern, but still closed under HOME by its path.
-                None => credential.extend(home.iter().map(|h| h.join(e))),
-            }
-        }
-        if let Some(h) = &home {
-            credential
-                .extend(home_credentials.iter().filter(|e| !e.contains('*')).map(|e| h.join(e)));
-        }
-        let (parents, dirs) = self.other_homes.clone().unwrap_or_else(|| {
-            let list = |l: &[&str]| l.iter().map(PathBuf::from).collect::<Vec<_>>();
-            (list(OTHER_HOME_PARENTS), list(OTHER_HOME_DIRS))
-        });
-        let mut home_parents: Vec<PathBuf> = parents.iter().map(|p| real_path(p)).collect();
-        dedup(&mut home_parents);
-        let mut home_dirs: Vec<PathBuf> = dirs.iter().map(|p| real_path(p)).collect();
-        dedup(&mut home_dirs);
+        let (hard, other_data_dirs, private_files) = self.hard_protected();
+        let (credential, home_credentials) = self.credentials(home.as_deref());
+        let (home_parents, home_dirs) = self.other_home_places();
         let mut sensitive: Vec<String> = SENSITIVE_NAMES.iter().map(|s| s.to_string()).collect();
         sensitive.extend(self.config.extra_sensitive.iter().cloned());
-        let mut readable_home: Vec<String> =
-            READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
-        readable_home.extend(
-            self.config
-                .readable_home_entries
-                .iter()
-                .map(|e| e.trim_start_matches("~/").trim_matches('/').to_string())
-                .filter(|e| !e.is_empty()),
-        );
         // A root the user chose inside one of HOME's hidden entries (a workspace in
         // `~/.dotfiles`) is theirs to work in: the hidden-entry rule does not close it.
         let home_links = home.as_deref().map(home_links).unwrap_or_default();
@@ -320,7 +259,7 @@ impl PolicyBuilder {
             hard_protected: hard,
             credential: super::prefixes::PathPrefixes::new(credential),
             sensitive,
-            readable_home,
+            readable_home: self.readable_home(),
             home_credentials,
             home_parents,
             home_dirs,
@@ -337,6 +276,97 @@ impl PolicyBuilder {
                 r
             }),
         }
+    }
+
+    /// The temp dir (`policy.json`'s, else the private one, else the system's), and whether
+    /// other programs share it (all but the private one).
+    fn temp_dir(&self) -> (PathBuf, bool) {
+        let shared = self.config.temp_dir.is_some() || self.private_temp_dir.is_none();
+        let dir = self
+            .config
+            .temp_dir
+            .clone()
+            .or_else(|| self.private_temp_dir.clone())
+            .unwrap_or_else(std::env::temp_dir);
+        (real_path(&dir), shared)
+    }
+
+    /// The hard-protected paths with their tiers (the data dirs and private files, then the
+    /// configured ones), and, real and without duplicates, the other data dirs and the
+    /// private files.
+    fn hard_protected(&self) -> (Vec<(PathBuf, Tier)>, Vec<PathBuf>, Vec<PathBuf>) {
+        let mut hard: Vec<(PathBuf, Tier)> = Vec::new();
+        let own = self.data_dir.as_deref().map(real_path);
+        hard.extend(own.iter().map(|d| (d.clone(), Tier::DataDir)));
+        let mut other_data_dirs: Vec<PathBuf> = self
+            .other_data_dirs
+            .iter()
+            .map(|d| real_path(d))
+            .filter(|d| Some(d) != own.as_ref())
+            .collect();
+        dedup(&mut other_data_dirs);
+        hard.extend(other_data_dirs.iter().map(|d| (d.clone(), Tier::DataDir)));
+        let mut private_files: Vec<PathBuf> =
+            self.private_files.iter().map(|f| real_path(f)).collect();
+        dedup(&mut private_files);
+        hard.extend(private_files.iter().map(|f| (f.clone(), Tier::DataDir)));
+        hard.extend(
+            self.config.extra_hard_protected.iter().map(|p| (real_path(p), Tier::HardProtected)),
+        );
+        (hard, other_data_dirs, private_files)
+    }
+
+    /// The credential paths, and the HOME-relative credential entries: all are matched as
+    /// patterns (under HOME and every other home); those without a `*` are listed under
+    /// `home` by path as well.
+    fn credentials(&self, home: Option<&Path>) -> (Vec<PathBuf>, Vec<String>) {
+        let mut credential: Vec<PathBuf> =
+            SYSTEM_CREDENTIAL_PATHS.iter().map(PathBuf::from).collect();
+        let mut home_credentials: Vec<String> =
+            CREDENTIAL_HOME_ENTRIES.iter().map(|e| e.to_string()).collect();
+        for e in &self.config.extra_credential {
+            match e.to_str().map(|t| t.trim_matches('/')) {
+                _ if e.is_absolute() => credential.push(real_path(e)),
+                Some("") => {}
+                Some(text) => home_credentials.push(text.to_string()),
+                // Not UTF-8: no pattern, but still closed under HOME by its path.
+                None => credential.extend(home.iter().map(|h| h.join(e))),
+            }
+        }
+        if let Some(h) = home {
+            credential
+                .extend(home_credentials.iter().filter(|e| !e.contains('*')).map(|e| h.join(e)));
+        }
+        (credential, home_credentials)
+    }
+
+    /// Where other users' homes are: the places whose entries are homes, and homes
+    /// themselves, real and without duplicates.
+    fn other_home_places(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let (parents, dirs) = self.other_homes.clone().unwrap_or_else(|| {
+            let list = |l: &[&str]| l.iter().map(PathBuf::from).collect::<Vec<_>>();
+            (list(OTHER_HOME_PARENTS), list(OTHER_HOME_DIRS))
+        });
+        let mut home_parents: Vec<PathBuf> = parents.iter().map(|p| real_path(p)).collect();
+        dedup(&mut home_parents);
+        let mut home_dirs: Vec<PathBuf> = dirs.iter().map(|p| real_path(p)).collect();
+        dedup(&mut home_dirs);
+        (home_parents, home_dirs)
+    }
+
+    /// HOME's readable entries: the default ones and `policy.json`'s (`~/` and slashes
+    /// trimmed).
+    fn readable_home(&self) -> Vec<String> {
+        let mut readable_home: Vec<String> =
+            READABLE_HOME_ENTRIES.iter().map(|s| s.to_string()).collect();
+        readable_home.extend(
+            self.config
+                .readable_home_entries
+                .iter()
+                .map(|e| e.trim_start_matches("~/").trim_matches('/').to_string())
+                .filter(|e| !e.is_empty()),
+        );
+        readable_home
     }
 }
 

@@ -24,6 +24,10 @@
 //! the `/private/…` spelling of `/etc`, `/var` and `/tmp` paths (Seatbelt matches resolved
 //! paths, and on macOS those three are symlinks into `/private`), and a case-insensitive twin
 //! of every exclusion (`case_fold.rs`: APFS finds `.GIT/config` as `.git/config`).
+//!
+//! The reading and the writing rules are each a function of their own over what both need
+//! (`Shared`); the filters for the homes (HOME's hidden entries, every home's credential
+//! entries, other users' homes) are in `homes`.
 
 use std::path::{Path, PathBuf};
 
@@ -33,11 +37,15 @@ use crate::policy::{
 };
 use crate::protected::Protected;
 
-use super::case_fold::{add_any_case, fold_literal};
+use super::case_fold::add_any_case;
 use super::sbpl::{
     allow_except, covered_by, dedup, literal, pattern_regex, private_alias, regex_escape,
     sensitive_regex, subpath,
 };
+
+mod homes;
+
+use homes::{hidden_home_filters, hidden_home_granted, home_filters};
 
 /// Operations bash needs besides files: exec, fork, signals to its own processes, sysctl
 /// reads, mach lookups and POSIX shared memory.
@@ -127,39 +135,81 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     if policy.network() == crate::policy::NetworkAccess::Allow {
         s.push_str("(allow network*)\n");
     }
-    let roots = policy.mode_roots();
-    let touches_root = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
-    let subtree_granted = |c: &Path| {
-        policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path))
-    };
-    // Private data: every known data dir's private entries and the private files.
-    let private_paths = policy.private_data_paths();
-    let private: Vec<String> = private_paths.iter().map(|p| subpath(p)).collect();
-    // HOME's hidden entries that are not readable (a credential tier of their own, matched
-    // by a pattern: [`hidden_home_filters`]).
-    let hidden = hidden_home_filters(policy, call.is_some());
-    let aliased = |ps: &[PathBuf]| -> Vec<PathBuf> {
-        if call.is_none() {
+    let shared = Shared::new(policy, call);
+    read_rules(&mut s, &shared);
+    write_rules(&mut s, &shared);
+    write_grant_rules(&mut s, &shared);
+    s.push_str(DEV_WRITES);
+    s
+}
+
+/// What the reading and the writing rules both need.
+struct Shared<'a> {
+    policy: &'a SandboxPolicy,
+    /// The call's scan (a call's profile), or none (the policy's alone).
+    call: Option<&'a Protected>,
+    /// The mode's writable roots.
+    roots: &'a [PathBuf],
+    /// Private data: every known data dir's private entries and the private files.
+    private: Vec<String>,
+    /// HOME's hidden entries that are not readable (a credential tier of their own, matched
+    /// by a pattern: [`hidden_home_filters`]).
+    hidden: Vec<String>,
+    /// Credential entries in every home, other users' homes, each with its region.
+    homes: Vec<(PathBuf, String)>,
+    /// The pinned directories (a call's profile only).
+    pins: Vec<PathBuf>,
+}
+
+impl<'a> Shared<'a> {
+    fn new(policy: &'a SandboxPolicy, call: Option<&'a Protected>) -> Self {
+        Shared {
+            policy,
+            call,
+            roots: policy.mode_roots(),
+            private: policy.private_data_paths().iter().map(|p| subpath(p)).collect(),
+            hidden: hidden_home_filters(policy, call.is_some()),
+            homes: home_filters(policy, call.is_some()),
+            pins: if call.is_some() { pins(policy) } else { Vec::new() },
+        }
+    }
+
+    /// Whether `p` and a writable root lie one within the other.
+    fn touches_root(&self, p: &Path) -> bool {
+        self.roots.iter().any(|r| p.starts_with(r) || r.starts_with(p))
+    }
+
+    /// Whether a subtree grant covers `c`.
+    fn subtree_granted(&self, c: &Path) -> bool {
+        self.policy.grants().iter().any(|g| g.scope == Scope::Subtree && c.starts_with(&g.path))
+    }
+
+    /// The `/private/…` spellings of `ps` in a call's profile.
+    fn aliased(&self, ps: &[PathBuf]) -> Vec<PathBuf> {
+        if self.call.is_none() {
             return Vec::new();
         }
         ps.iter().filter_map(|p| private_alias(p)).collect()
-    };
+    }
+}
 
-    // Reading: everywhere but credentials no subtree grant covers, host keys, private data.
+/// Reading: everywhere but credentials no subtree grant covers, host keys, private data; then
+/// a rule per grant the first does not already cover.
+fn read_rules(s: &mut String, c: &Shared) {
+    let policy = c.policy;
     let mut unreadable: Vec<PathBuf> =
-        policy.credential_paths().iter().filter(|c| !subtree_granted(c)).cloned().collect();
+        policy.credential_paths().iter().filter(|p| !c.subtree_granted(p)).cloned().collect();
     // A boxed call (conformance): HOME, the temp dirs and the data dir are unreadable too;
     // the workspace is allowed back below.
     unreadable.extend(policy.boxed_away_dirs());
-    let mut read_deny: Vec<String> = unreadable.iter().map(|c| subpath(c)).collect();
-    read_deny.extend(hidden.iter().cloned());
+    let mut read_deny: Vec<String> = unreadable.iter().map(|p| subpath(p)).collect();
+    read_deny.extend(c.hidden.iter().cloned());
     // Credential entries in every home, other users' homes (regions: where they lie).
-    let homes = home_filters(policy, call.is_some());
-    read_deny.extend(homes.iter().map(|(_, f)| f.clone()));
+    read_deny.extend(c.homes.iter().map(|(_, f)| f.clone()));
     read_deny.push(SSH_HOST_KEYS.into());
-    read_deny.extend(private.iter().cloned());
-    let aliases = aliased(&unreadable);
-    if call.is_some() {
+    read_deny.extend(c.private.iter().cloned());
+    let aliases = c.aliased(&unreadable);
+    if c.call.is_some() {
         read_deny.extend(aliases.iter().map(|a| subpath(a)));
         read_deny.push(SSH_HOST_KEYS_PRIVATE.into());
         add_any_case(&mut read_deny);
@@ -169,7 +219,7 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         // The operator confined reads: only what `confined_read_filters` opens, less the same.
         s.push_str(&format!(
             "(allow file-read* (require-all\n  (require-any\n    {})\n  (require-not (require-any\n    {}))))\n",
-            confined_read_filters(policy, call.is_some()).join("\n    "),
+            confined_read_filters(policy, c.call.is_some()).join("\n    "),
             read_deny.join("\n    ")
         ));
     } else {
@@ -179,144 +229,110 @@ fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
         ));
     }
     if policy.reach() == crate::policy::Reach::WorkspaceOnly {
-        s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &private));
+        s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &c.private));
     }
     for g in policy.grants() {
         if policy.reads_confined()
             || read_rule_needed(g, &unreadable)
             || hidden_home_granted(policy, g)
         {
-            s.push_str(&allow_except("file-read*", &covered_by(g), &private));
+            s.push_str(&allow_except("file-read*", &covered_by(g), &c.private));
         }
     }
-
-    // Writing: the mode's roots, less everything the policy keeps from bash there.
-    let pins = match call {
-        Some(_) => pins(policy),
-        None => Vec::new(),
-    };
-    if !roots.is_empty() {
-        let allow: Vec<String> = roots.iter().map(|r| subpath(r)).collect();
-        let mut deny: Vec<String> =
-            policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
-        // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
-        for name in crate::git::PROTECTED_GIT_ENTRIES {
-            deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
-        }
-        for name in policy.sensitive_names() {
-            deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
-        }
-        // Credentials: those a subtree grant covers only if they touch a root (a read grant
-        // does not make one writable; outside the roots nothing is writable anyway).
-        let creds: Vec<&PathBuf> = policy
-            .credential_paths()
-            .iter()
-            .filter(|c| !subtree_granted(c) || touches_root(c))
-            .collect();
-        deny.extend(creds.iter().map(|c| subpath(c)));
-        deny.push(SSH_HOST_KEYS.into());
-        deny.extend(private.iter().cloned());
-        // HOME's persistence files and hidden entries, where a root reaches them (workspace =
-        // HOME, say).
-        if let Some(h) = policy.home() {
-            deny.extend(
-                HOME_SENSITIVE_ENTRIES
-                    .iter()
-                    .map(|e| h.join(e))
-                    .filter(|e| touches_root(e))
-                    .map(|e| subpath(&e)),
-            );
-            if touches_root(h) {
-                deny.extend(hidden.iter().cloned());
-            }
-        }
-        deny.extend(
-            homes.iter().filter(|(region, _)| touches_root(region)).map(|(_, f)| f.clone()),
-        );
-        if let Some(p) = call {
-            let creds: Vec<PathBuf> = creds.into_iter().cloned().collect();
-            deny.extend(aliased(&creds).iter().map(|a| subpath(a)));
-            deny.push(SSH_HOST_KEYS_PRIVATE.into());
-            deny.extend(scan_entries(p));
-            deny.extend(pins.iter().map(|d| literal(d)));
-            add_any_case(&mut deny);
-        }
-        dedup(&mut deny);
-        s.push_str(&format!(
-            "(allow file-write*\n  (require-all\n    (require-any\n      {})\n    (require-not (require-any\n      {}))))\n",
-            allow.join("\n      "),
-            deny.join("\n      ")
-        ));
-    }
-    // Write grants: what they name, never a hard-protected path, git metadata or a pin.
-    let write_grants: Vec<&PathGrant> =
-        policy.grants().iter().filter(|g| g.access == Access::Write).collect();
-    if !write_grants.is_empty() {
-        let mut hard: Vec<String> =
-            policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
-        for name in crate::git::PROTECTED_GIT_ENTRIES {
-            hard.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
-        }
-        hard.push(DOT_GIT.into());
-        hard.extend(pins.iter().map(|d| literal(d)));
-        if let Some(p) = call {
-            // Git metadata the scan found by shape (a bare repository's config, say); the
-            // entries below a `.git` are the regexes above.
-            hard.extend(
-                p.entries
-                    .iter()
-                    .filter(|e| p.is_git_entry(e) && !crate::git::is_git_metadata(e))
-                    .map(|e| subpath(e)),
-            );
-        }
-        if call.is_some() {
-            add_any_case(&mut hard);
-        }
-        for g in write_grants {
-            s.push_str(&allow_except("file-write*", &covered_by(g), &hard));
-        }
-    }
-    s.push_str(DEV_WRITES);
-    s
 }
 
-/// The filters for HOME's hidden entries that are not readable
-/// ([`SandboxPolicy::is_hidden_home`]): a path below HOME whose first component begins with
-/// `.`, less the readable entries (as regexes: a `*` is one component's rest), this policy's
-/// data dir and the roots chosen inside a hidden entry. In a call's profile HOME is matched in
-/// any case (the exceptions only as spelled: a case variant stays closed) and, under `/tmp`,
-/// `/var` or `/etc`, with its `/private` spelling too.
-fn hidden_home_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
-    let Some(home) = policy.home() else { return Vec::new() };
-    let mut spellings = vec![home.to_path_buf()];
-    if call {
-        spellings.extend(private_alias(home));
+/// Writing: the mode's roots, less everything the policy keeps from bash there.
+fn write_rules(s: &mut String, c: &Shared) {
+    if c.roots.is_empty() {
+        return;
     }
-    let mut out = Vec::new();
-    for h in spellings {
-        let Some(h_text) = h.to_str() else { continue };
-        let respell = |p: &Path| -> Option<PathBuf> { Some(h.join(p.strip_prefix(home).ok()?)) };
-        let base = if call { fold_literal(h_text) } else { Some(regex_escape(h_text)) };
-        let Some(base) = base else { continue };
-        let mut except: Vec<String> = policy
-            .readable_home_entries()
-            .iter()
-            .map(|e| format!("(regex #\"^{}/{}(/|$)\")", regex_escape(h_text), pattern_regex(e)))
-            .collect();
-        except.extend(
-            policy
-                .data_dir()
-                .into_iter()
-                .chain(policy.exempt_roots().iter().map(PathBuf::as_path))
-                .filter_map(respell)
-                .map(|p| subpath(&p)),
+    let allow: Vec<String> = c.roots.iter().map(|r| subpath(r)).collect();
+    let deny = write_denials(c);
+    s.push_str(&format!(
+        "(allow file-write*\n  (require-all\n    (require-any\n      {})\n    (require-not (require-any\n      {}))))\n",
+        allow.join("\n      "),
+        deny.join("\n      ")
+    ));
+}
+
+/// What the writing rule keeps from bash inside the roots.
+fn write_denials(c: &Shared) -> Vec<String> {
+    let policy = c.policy;
+    let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
+    // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
+    for name in crate::git::PROTECTED_GIT_ENTRIES {
+        deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
+    }
+    for name in policy.sensitive_names() {
+        deny.push(format!("(regex #\"{}\")", sensitive_regex(name)));
+    }
+    // Credentials: those a subtree grant covers only if they touch a root (a read grant
+    // does not make one writable; outside the roots nothing is writable anyway).
+    let creds: Vec<PathBuf> = policy
+        .credential_paths()
+        .iter()
+        .filter(|p| !c.subtree_granted(p) || c.touches_root(p))
+        .cloned()
+        .collect();
+    deny.extend(creds.iter().map(|p| subpath(p)));
+    deny.push(SSH_HOST_KEYS.into());
+    deny.extend(c.private.iter().cloned());
+    // HOME's persistence files and hidden entries, where a root reaches them (workspace =
+    // HOME, say).
+    if let Some(h) = policy.home() {
+        deny.extend(
+            HOME_SENSITIVE_ENTRIES
+                .iter()
+                .map(|e| h.join(e))
+                .filter(|e| c.touches_root(e))
+                .map(|e| subpath(&e)),
         );
-        out.push(format!(
-            "(require-all (regex #\"^{base}/\\.\") (require-not (require-any\n      {})))",
-            except.join("\n      ")
-        ));
+        if c.touches_root(h) {
+            deny.extend(c.hidden.iter().cloned());
+        }
     }
-    out
+    deny.extend(
+        c.homes.iter().filter(|(region, _)| c.touches_root(region)).map(|(_, f)| f.clone()),
+    );
+    if let Some(p) = c.call {
+        deny.extend(c.aliased(&creds).iter().map(|a| subpath(a)));
+        deny.push(SSH_HOST_KEYS_PRIVATE.into());
+        deny.extend(scan_entries(p));
+        deny.extend(c.pins.iter().map(|d| literal(d)));
+        add_any_case(&mut deny);
+    }
+    dedup(&mut deny);
+    deny
+}
+
+/// Write grants: what they name, never a hard-protected path, git metadata or a pin.
+fn write_grant_rules(s: &mut String, c: &Shared) {
+    let policy = c.policy;
+    let write_grants: Vec<&PathGrant> =
+        policy.grants().iter().filter(|g| g.access == Access::Write).collect();
+    if write_grants.is_empty() {
+        return;
+    }
+    let mut hard: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
+    for name in crate::git::PROTECTED_GIT_ENTRIES {
+        hard.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
+    }
+    hard.push(DOT_GIT.into());
+    hard.extend(c.pins.iter().map(|d| literal(d)));
+    if let Some(p) = c.call {
+        // Git metadata the scan found by shape (a bare repository's config, say); the
+        // entries below a `.git` are the regexes above.
+        hard.extend(
+            p.entries
+                .iter()
+                .filter(|e| p.is_git_entry(e) && !crate::git::is_git_metadata(e))
+                .map(|e| subpath(e)),
+        );
+        add_any_case(&mut hard);
+    }
+    for g in write_grants {
+        s.push_str(&allow_except("file-write*", &covered_by(g), &hard));
+    }
 }
 
 /// What stays readable when the operator confined reads (`policy/reads.rs`, which the fence
@@ -363,142 +379,6 @@ fn confined_read_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
         system.join(" "),
         users.join(" ")
     ));
-    out
-}
-
-/// Whether `g` opens for reading part of HOME's hidden entries (so it needs a read rule of its
-/// own): it lies in one, or it is a subtree grant over HOME.
-fn hidden_home_granted(policy: &SandboxPolicy, g: &PathGrant) -> bool {
-    policy.is_hidden_home(&g.path)
-        || policy.is_home_credential(&g.path)
-        || policy.is_other_home_closed(&g.path)
-        || (g.scope == Scope::Subtree
-            && (policy.home().is_some_and(|h| h.starts_with(&g.path))
-                || policy.homes_refusable_below(&g.path)))
-}
-
-/// The filters for the credential entries of every home and for other users' homes
-/// ([`SandboxPolicy::is_home_credential`], [`SandboxPolicy::is_other_home_closed`]), each
-/// with the region it lies in (the profile denies writes there only where a root touches
-/// it). The entries of one place are one regex of alternatives. In a call's profile a home's
-/// base path is matched in any case (its exceptions only as spelled) and, under `/tmp`,
-/// `/var` or `/etc`, with its `/private` spelling too.
-fn home_filters(policy: &SandboxPolicy, call: bool) -> Vec<(PathBuf, String)> {
-    let alternatives = |entries: &[String]| -> Option<String> {
-        let alts: Vec<String> = entries.iter().map(|e| pattern_regex(e)).collect();
-        (!alts.is_empty()).then(|| format!("({})", alts.join("|")))
-    };
-    let creds = alternatives(policy.home_credential_entries());
-    let starred: Vec<String> =
-        policy.home_credential_entries().iter().filter(|e| e.contains('*')).cloned().collect();
-    let readable = alternatives(policy.readable_home_entries());
-    let opened = policy.home_openings();
-    let mut out: Vec<(PathBuf, String)> = Vec::new();
-    // `place` spelled `s`: its base matched in any case in a call's profile.
-    let base = |s: &Path| -> Option<String> {
-        let text = s.to_str()?;
-        if call { fold_literal(text) } else { Some(regex_escape(text)) }
-    };
-    let spellings = |p: &Path| -> Vec<PathBuf> {
-        let mut v = vec![p.to_path_buf()];
-        if call {
-            v.extend(private_alias(p));
-        }
-        v
-    };
-    // HOME's own listed entries are denied by path ([`SandboxPolicy::credential_paths`]);
-    // those with a `*` here.
-    if let (Some(home), Some(alts)) = (policy.home(), alternatives(&starred)) {
-        for s in spellings(home) {
-            if let Some(b) = base(&s) {
-                out.push((home.to_path_buf(), format!("(regex #\"^{b}/{alts}(/|$)\")")));
-            }
-        }
-    }
-    let respell = |p: &Path, from: &Path, to: &Path| -> Option<PathBuf> {
-        Some(to.join(p.strip_prefix(from).ok()?))
-    };
-    // A closed place: `shape` (a regex tail after the base) less the readable entries at
-    // `readable_at` (a regex tail), and `except` (paths, excepted as subpaths).
-    let closed = |region: &Path, s: &Path, shape: &str, readable_at: &str, except: &[PathBuf]| {
-        let b = base(s)?;
-        let plain = regex_escape(s.to_str()?);
-        let mut excepts: Vec<String> = Vec::new();
-        if let Some(r) = &readable {
-            excepts.push(format!("(regex #\"^{plain}{readable_at}{r}(/|$)\")"));
-        }
-        excepts.extend(except.iter().filter_map(|e| respell(e, region, s)).map(|e| subpath(&e)));
-        let filter = format!("(regex #\"^{b}{shape}\")");
-        Some(if excepts.is_empty() {
-            filter
-        } else {
-            format!(
-                "(require-all {filter} (require-not (require-any\n      {})))",
-                excepts.join("\n      ")
-            )
-        })
-    };
-    for parent in policy.other_home_parents() {
-        for s in spellings(parent) {
-            if let (Some(b), Some(alts)) = (base(&s), &creds) {
-                out.push((parent.clone(), format!("(regex #\"^{b}/[^/]+/{alts}(/|$)\")")));
-            }
-        }
-        // Homes inside HOME are HOME's.
-        if policy.home().is_some_and(|h| parent.starts_with(h)) {
-            continue;
-        }
-        let depth = parent.components().count();
-        let whole = !opened.iter().any(|r| parent.starts_with(r));
-        let mut except: Vec<PathBuf> = Vec::new();
-        // The home that holds HOME is not another user's.
-        if let Some(h) = policy.home()
-            && let Ok(rest) = h.strip_prefix(parent)
-            && let Some(first) = rest.iter().next()
-        {
-            except.push(parent.join(first));
-        }
-        // Roots and the data dir inside a home; a home that is a root itself is closed as
-        // HOME is (its hidden entries), by a filter of its own.
-        let mut own_homes: Vec<PathBuf> = Vec::new();
-        for r in opened.iter().filter(|r| r.starts_with(parent)) {
-            let n = r.components().count();
-            if n > depth + 1 {
-                except.push(r.clone());
-            } else if n == depth + 1 && whole {
-                except.push(r.clone());
-                own_homes.push(r.clone());
-            }
-        }
-        let shape = if whole { "/[^/]+(/|$)" } else { "/[^/]+/\\." };
-        for s in spellings(parent) {
-            out.extend(closed(parent, &s, shape, "/[^/]+/", &except).map(|f| (parent.clone(), f)));
-        }
-        for home in own_homes {
-            let inside: Vec<PathBuf> =
-                opened.iter().filter(|r| r.starts_with(&home) && **r != home).cloned().collect();
-            for s in spellings(&home) {
-                out.extend(closed(&home, &s, "/\\.", "/", &inside).map(|f| (home.clone(), f)));
-            }
-        }
-    }
-    for dir in policy.other_home_dirs() {
-        for s in spellings(dir) {
-            if let (Some(b), Some(alts)) = (base(&s), &creds) {
-                out.push((dir.clone(), format!("(regex #\"^{b}/{alts}(/|$)\")")));
-            }
-        }
-        if !policy.is_other_home(dir) {
-            continue;
-        }
-        let whole = !opened.iter().any(|r| dir.starts_with(r));
-        let inside: Vec<PathBuf> =
-            opened.iter().filter(|r| r.starts_with(dir) && *r != dir).cloned().collect();
-        let shape = if whole { "(/|$)" } else { "/\\." };
-        for s in spellings(dir) {
-            out.extend(closed(dir, &s, shape, "/", &inside).map(|f| (dir.clone(), f)));
-        }
-    }
     out
 }
 

@@ -13,8 +13,8 @@ fn chunk(context: Option<&str>, old: &[&str], new: &[&str], eof: bool) -> Chunk 
     }
 }
 
-fn update(path: &str, chunks: Vec<Chunk>) -> Operation {
-    Operation::Update { path: path.into(), move_to: None, chunks }
+fn update(path: &str, chunks: Vec<Chunk>) -> PatchOperation {
+    PatchOperation::Update { path: path.into(), move_to: None, chunks }
 }
 
 fn error(patch: &str) -> String {
@@ -39,9 +39,9 @@ fn every_operation_is_read() {
     assert_eq!(
         ops,
         vec![
-            Operation::Add { path: "path/add.py".into(), contents: "abc\n\ndef\n".into() },
-            Operation::Delete { path: "path/delete.py".into() },
-            Operation::Update {
+            PatchOperation::Add { path: "path/add.py".into(), contents: "abc\n\ndef\n".into() },
+            PatchOperation::Delete { path: "path/delete.py".into() },
+            PatchOperation::Update {
                 path: "path/update.py".into(),
                 move_to: Some("path/update2.py".into()),
                 chunks: vec![chunk(Some("def f():"), &["    pass"], &["    return 123"], false)],
@@ -63,7 +63,7 @@ fn an_empty_patch_body_has_no_operations_and_an_empty_add_is_an_empty_file() {
     assert_eq!(parse_patch("*** Begin Patch\n*** End Patch\n").unwrap(), vec![]);
     assert_eq!(
         parse_patch("*** Begin Patch\n*** Add File: e\n*** End Patch").unwrap(),
-        vec![Operation::Add { path: "e".into(), contents: String::new() }]
+        vec![PatchOperation::Add { path: "e".into(), contents: String::new() }]
     );
 }
 
@@ -111,7 +111,7 @@ fn an_update_followed_by_an_add() {
         parse_patch(patch).unwrap(),
         vec![
             update("file.py", vec![chunk(None, &[], &["line"], false)]),
-            Operation::Add { path: "other.py".into(), contents: "content\n".into() },
+            PatchOperation::Add { path: "other.py".into(), contents: "content\n".into() },
         ]
     );
 }
@@ -126,7 +126,7 @@ fn padded_markers_and_headers_are_accepted() {
         "*** Begin Patch\n*** Update File:   foo.txt  \n  @@  \n-old\n+new\n  *** End of File \n*** End Patch",
     ] {
         let ops = parse_patch(patch).unwrap();
-        let Operation::Update { path, chunks, .. } = &ops[0] else { panic!("{ops:?}") };
+        let PatchOperation::Update { path, chunks, .. } = &ops[0] else { panic!("{ops:?}") };
         assert_eq!(path, "foo.txt");
         assert_eq!(chunks[0].old_lines, s(&["old"]));
         assert_eq!(chunks[0].new_lines, s(&["new"]));
@@ -135,7 +135,7 @@ fn padded_markers_and_headers_are_accepted() {
 
 #[test]
 fn heredoc_wrappers_crlf_and_surrounding_blank_lines_are_accepted() {
-    let expected = vec![Operation::Delete { path: "a".into() }];
+    let expected = vec![PatchOperation::Delete { path: "a".into() }];
     for patch in [
         "<<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n",
         "<<EOF\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF",
@@ -311,6 +311,7 @@ fn a_two_megabyte_patch_over_two_hundred_files_parses() {
     let ops = parse_patch(&patch).unwrap();
     assert_eq!(ops.len(), 200);
     assert!(
-        ops.iter().all(|op| matches!(op, Operation::Update { chunks, .. } if chunks.len() == 10))
+        ops.iter()
+            .all(|op| matches!(op, PatchOperation::Update { chunks, .. } if chunks.len() == 10))
     );
 }
