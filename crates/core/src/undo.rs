@@ -268,26 +268,12 @@ async fn apply(
         return Err(UndoError::Empty);
     }
     for change in changes {
-        check_record(change)?;
-        let (state, wanted) = (direction.done_state(), direction == Direction::Reapply);
-        if change.undone != wanted {
-            return Err(UndoError::AlreadyDone { change_id: change.change_id.clone(), state });
-        }
-        for content in [&change.before_content, &change.after_content] {
-            if content.len() > MAX_EDIT_FILE_BYTES {
-                return Err(UndoError::NotEditable {
-                    path: change.path.clone(),
-                    direction,
-                    reason: too_large(content.len()),
-                });
-            }
-        }
+        check_change(change, direction)?;
     }
     let ordered: Vec<&FileChange> = match direction {
         Direction::Undo => changes.iter().rev().collect(),
         Direction::Reapply => changes.iter().collect(),
     };
-
     let resolved = resolve_all(&ordered, session, policy, direction)?;
 
     // One write lock per real path, taken in a fixed order.
@@ -298,33 +284,63 @@ async fn apply(
     for p in &lock_paths {
         guards.push(session.write_locks.lock(p).await);
     }
+    let steps = plan(&ordered, &resolved, direction)?;
+    execute(&steps, direction)?;
+    drop(guards);
+    Ok(())
+}
 
-    // Plan against the disk, simulating the chain per path; refuse on the first mismatch.
+/// A change can be applied in `direction` at all: its record is consistent, it is in the
+/// state the direction starts from, and its contents are within the size undo handles.
+fn check_change(change: &FileChange, direction: Direction) -> Result<(), UndoError> {
+    check_record(change)?;
+    let (state, wanted) = (direction.done_state(), direction == Direction::Reapply);
+    if change.undone != wanted {
+        return Err(UndoError::AlreadyDone { change_id: change.change_id.clone(), state });
+    }
+    for content in [&change.before_content, &change.after_content] {
+        if content.len() > MAX_EDIT_FILE_BYTES {
+            return Err(UndoError::NotEditable {
+                path: change.path.clone(),
+                direction,
+                reason: too_large(content.len()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The state `change` expects its file in before `direction`, and the content it writes
+/// (None: the file is removed).
+fn expected_and_target(change: &FileChange, direction: Direction) -> (State, Option<String>) {
+    match (direction, change.kind) {
+        (Direction::Undo, FileChangeKind::Created) => (Some(change.after_hash.clone()), None),
+        (Direction::Undo, FileChangeKind::Modified) => {
+            (Some(change.after_hash.clone()), Some(change.before_content.clone()))
+        }
+        (Direction::Reapply, FileChangeKind::Created) => (None, Some(change.after_content.clone())),
+        (Direction::Reapply, FileChangeKind::Modified) => {
+            (Some(change.before_hash.clone()), Some(change.after_content.clone()))
+        }
+        (Direction::Undo, FileChangeKind::Deleted) => (None, Some(change.before_content.clone())),
+        (Direction::Reapply, FileChangeKind::Deleted) => (Some(change.before_hash.clone()), None),
+    }
+}
+
+/// Plan against the disk, simulating the chain per path; refuse on the first mismatch.
+fn plan<'a>(
+    ordered: &[&'a FileChange],
+    resolved: &[(PathBuf, String)],
+    direction: Direction,
+) -> Result<Vec<(Step, &'a FileChange)>, UndoError> {
     let mut states: HashMap<PathBuf, State> = HashMap::new();
     let mut steps = Vec::with_capacity(ordered.len());
-    for (change, (real, display)) in ordered.iter().zip(&resolved) {
+    for (change, (real, display)) in ordered.iter().zip(resolved) {
         let current = match states.get(real) {
             Some(s) => s.clone(),
             None => current_state(real, display, direction)?,
         };
-        let (expected, to): (State, Option<String>) = match (direction, change.kind) {
-            (Direction::Undo, FileChangeKind::Created) => (Some(change.after_hash.clone()), None),
-            (Direction::Undo, FileChangeKind::Modified) => {
-                (Some(change.after_hash.clone()), Some(change.before_content.clone()))
-            }
-            (Direction::Reapply, FileChangeKind::Created) => {
-                (None, Some(change.after_content.clone()))
-            }
-            (Direction::Reapply, FileChangeKind::Modified) => {
-                (Some(change.before_hash.clone()), Some(change.after_content.clone()))
-            }
-            (Direction::Undo, FileChangeKind::Deleted) => {
-                (None, Some(change.before_content.clone()))
-            }
-            (Direction::Reapply, FileChangeKind::Deleted) => {
-                (Some(change.before_hash.clone()), None)
-            }
-        };
+        let (expected, to) = expected_and_target(change, direction);
         if current != expected {
             let found = match (&current, &expected) {
                 (None, _) => "no longer exists",
@@ -346,12 +362,15 @@ async fn apply(
             mode: change.mode,
         };
         states.insert(real.clone(), step.to_hash());
-        steps.push((step, change));
+        steps.push((step, *change));
     }
+    Ok(steps)
+}
 
-    // Execute, rolling back on failure.
+/// Execute the planned steps in order, rolling back the ones done when one fails.
+fn execute(steps: &[(Step, &FileChange)], direction: Direction) -> Result<(), UndoError> {
     let mut done: Vec<(&Step, Option<String>)> = Vec::new();
-    for (step, change) in &steps {
+    for (step, change) in steps {
         // What to restore if a later step fails: the content this step replaces.
         let previous = match (direction, change.kind) {
             (Direction::Undo, FileChangeKind::Deleted) => None,
@@ -360,39 +379,45 @@ async fn apply(
             (Direction::Reapply, _) => Some(change.before_content.clone()),
         };
         if let Err(error) = put(&step.real, step.to.as_deref(), step.from.as_deref(), step.mode) {
-            let error = error.plain();
-            let mut failed = Vec::new();
-            let mut rollback_errors = Vec::new();
-            for (done_step, restore) in done.iter().rev() {
-                if let Err(e) = put(
-                    &done_step.real,
-                    restore.as_deref(),
-                    done_step.to_hash().as_deref(),
-                    done_step.mode,
-                ) {
-                    failed.push(done_step.display.clone());
-                    rollback_errors.push(format!("{}: {}", done_step.display, e.plain()));
-                }
-            }
-            if failed.is_empty() {
-                return Err(UndoError::Io {
-                    path: step.display.clone(),
-                    direction,
-                    source: std::io::Error::other(error),
-                });
-            }
-            return Err(UndoError::RollbackFailed {
-                path: step.display.clone(),
-                direction,
-                error,
-                rollback: rollback_errors.join("; "),
-                left: failed.join(", "),
-            });
+            return Err(roll_back(&done, step, direction, error.plain()));
         }
         done.push((step, previous));
     }
-    drop(guards);
     Ok(())
+}
+
+/// Restore the steps `done` (newest first) after `failed` could not be written: the error
+/// to return, naming the files left changed when restoring fails too.
+fn roll_back(
+    done: &[(&Step, Option<String>)],
+    failed: &Step,
+    direction: Direction,
+    error: String,
+) -> UndoError {
+    let mut left = Vec::new();
+    let mut rollback_errors = Vec::new();
+    for (done_step, restore) in done.iter().rev() {
+        if let Err(e) =
+            put(&done_step.real, restore.as_deref(), done_step.to_hash().as_deref(), done_step.mode)
+        {
+            left.push(done_step.display.clone());
+            rollback_errors.push(format!("{}: {}", done_step.display, e.plain()));
+        }
+    }
+    if left.is_empty() {
+        return UndoError::Io {
+            path: failed.display.clone(),
+            direction,
+            source: std::io::Error::other(error),
+        };
+    }
+    UndoError::RollbackFailed {
+        path: failed.display.clone(),
+        direction,
+        error,
+        rollback: rollback_errors.join("; "),
+        left: left.join(", "),
+    }
 }
 
 #[cfg(test)]

@@ -271,40 +271,8 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
                 }
                 let _ = jobs.send((Job::Call { id, tool, arguments, timeout, cancel }, len));
             }
-            Request::Cancel(target) => {
-                let token =
-                    pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(&target)).cloned();
-                match token {
-                    Some(t) => {
-                        t.cancel();
-                        out.send(event(&id, "ok", &true)).await;
-                    }
-                    None => {
-                        out.send(event(
-                            &id,
-                            "error",
-                            &format!("no call with id {} is running", key(&target)),
-                        ))
-                        .await;
-                    }
-                }
-            }
-            Request::Approve { call, allow } => {
-                let waiting = match runtime.client_approvals() {
-                    None => Err("this session does not ask its client for approvals (start it with `toolhost session --client-approves`)".to_string()),
-                    Some(approvals) => approvals.take(&key(&call)).ok_or_else(|| {
-                        format!("no call with id {} is waiting for approval", key(&call))
-                    }),
-                };
-                // The `ok` goes out before the call goes on, so it precedes the call's result.
-                match waiting {
-                    Ok(answer) => {
-                        out.send(event(&id, "ok", &true)).await;
-                        answer.give(allow);
-                    }
-                    Err(e) => out.send(event(&id, "error", &e)).await,
-                }
-            }
+            Request::Cancel(target) => out.send(cancel(&pending, &id, &target)).await,
+            Request::Approve { call, allow } => approve(&runtime, &out, &id, &call, allow).await,
             Request::Undo(change_id) | Request::Reapply(change_id) if busy(&pending) => {
                 let _ = change_id;
                 backlog.release(len);
@@ -320,6 +288,42 @@ async fn read_requests<R: AsyncBufRead + Unpin>(
         }
     }
     Ok(())
+}
+
+/// `cancel`: cancel the running call `target`; the answer to the request `id`.
+fn cancel(pending: &Pending, id: &Value, target: &Value) -> String {
+    let token = pending.lock().unwrap_or_else(|e| e.into_inner()).get(&key(target)).cloned();
+    match token {
+        Some(t) => {
+            t.cancel();
+            event(id, "ok", &true)
+        }
+        None => event(id, "error", &format!("no call with id {} is running", key(target))),
+    }
+}
+
+/// `approve`: answer the approval the call `call` is waiting for, and say so to the request
+/// `id` — the `ok` goes out before the call goes on, so it precedes the call's result.
+async fn approve(
+    runtime: &SessionRuntime,
+    out: &OutputQueue,
+    id: &Value,
+    call: &Value,
+    allow: bool,
+) {
+    let waiting = match runtime.client_approvals() {
+        None => Err("this session does not ask its client for approvals (start it with `toolhost session --client-approves`)".to_string()),
+        Some(approvals) => approvals
+            .take(&key(call))
+            .ok_or_else(|| format!("no call with id {} is waiting for approval", key(call))),
+    };
+    match waiting {
+        Ok(answer) => {
+            out.send(event(id, "ok", &true)).await;
+            answer.give(allow);
+        }
+        Err(e) => out.send(event(id, "error", &e)).await,
+    }
 }
 
 async fn run_jobs(
