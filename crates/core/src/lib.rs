@@ -37,6 +37,7 @@
 //! * [`changeset`] — several file writes committed all or none, journaled.
 //! * [`undo`] — undo and reapply of file changes.
 //! * [`write_ahead`] — a call's changes recorded as pending before they are written.
+//! * [`on_disk`] — how recorded changes stand against the files now, by their hashes.
 //! * [`spill`] — spill files for oversized results.
 //! * [`expire`] — removing a directory's entries older than an age (old spill directories,
 //!   the CLI's interrupted downloads).
@@ -56,6 +57,7 @@ pub mod expire;
 pub mod fence;
 pub mod input_error;
 pub mod observations;
+pub mod on_disk;
 pub mod open;
 pub mod registry;
 pub mod result;

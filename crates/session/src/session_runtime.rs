@@ -12,10 +12,11 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use toolhost_core::context::{ToolCallContext, ToolProgress, ToolSessionContext};
+use toolhost_core::on_disk::already_applied;
 use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
 use toolhost_core::undo::{Direction, UndoError};
-use toolhost_core::write_ahead::{WriteAhead, already_applied};
+use toolhost_core::write_ahead::WriteAhead;
 use toolhost_sandbox::policy::SandboxPolicy;
 use toolhost_store::{ClaimRefused, PendingCall, RecordedChange, Store, StoreError};
 

@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use toolhost_core::changeset::journaled;
 use toolhost_core::context::ToolSessionContext;
+use toolhost_core::on_disk::{OnDisk, found_written};
 use toolhost_core::result::{ErrorCode, FileChange, ToolError, ToolResult, ToolResultArtifact};
-use toolhost_core::write_ahead::{OnDisk, WriteAheadRecord, found_written};
+use toolhost_core::write_ahead::WriteAheadRecord;
 use toolhost_sandbox::policy::SandboxPolicy;
 use toolhost_store::{PendingCall, Store, StoreError, owner};
 
