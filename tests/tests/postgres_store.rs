@@ -234,11 +234,11 @@ fn a_lost_connection_fails_the_call_with_the_store_named_and_the_session_goes_on
     assert_eq!(listed[0]["undone"], true);
 }
 
-/// `scribe` (a test tool that writes a file, see tools/testing/scribe) installed for `fx`.
-fn add_scribe(fx: &Fixture, store: &str) {
-    let scribe = test_components_dir().join("scribe.wasm");
+/// `stall` (a test tool that writes a file and can keep running, tools/testing/stall) installed for `fx`.
+fn add_stall(fx: &Fixture, store: &str) {
+    let stall = test_components_dir().join("stall.wasm");
     let out = toolhost_on(fx, fx.data.path(), store)
-        .args(["tool", "add", scribe.to_str().unwrap(), "--yes"])
+        .args(["tool", "add", stall.to_str().unwrap(), "--yes"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -253,13 +253,13 @@ fn a_write_the_store_cannot_record_first_is_not_made_and_the_session_goes_on() {
     let store = pg.create_db();
     let fx = Fixture::new();
     let f = fx.write("a.txt", "one\n");
-    add_scribe(&fx, &store);
+    add_stall(&fx, &store);
     let mut s = SessionProc::from_command(toolhost_on(&fx, fx.data.path(), &store), &[]);
     assert_eq!(s.call("c1", "read", json!({"path": "a.txt"}))["status"], "succeeded");
-    s.send(&json!({"id": "c2", "tool": "scribe",
+    s.send(&json!({"id": "c2", "tool": "stall",
         "arguments": {"path": "a.txt", "text": "two\n", "wait_for": "go"}}));
     let progress = s.next_event();
-    assert!(progress.get("progress").is_some(), "scribe is running: {progress}");
+    assert!(progress.get("progress").is_some(), "stall is running: {progress}");
     pg.stop();
     fx.write("go", "");
     let ev = s.next_event();

@@ -2,7 +2,7 @@
 //! a call's changes are recorded as pending before the host writes them, and what a toolhost
 //! that died left pending is settled by the hashes of the files at the next start. Each test
 //! kills a real `toolhost session` between a write and its call's record (the test tool
-//! `scribe` keeps running after its write) and then uses toolhost the way a user does.
+//! `stall` keeps running after its write) and then uses toolhost the way a user does.
 
 use std::time::{Duration, Instant};
 
@@ -10,28 +10,28 @@ use serde_json::{Value, json};
 use toolhost_tests::attack::{Attack, Session};
 use toolhost_tests::test_components_dir;
 
-/// An attack fixture with `scribe` installed and `notes.txt` holding "old\n".
+/// An attack fixture with `stall` installed and `notes.txt` holding "old\n".
 fn fixture() -> Attack {
     let a = Attack::new();
-    let scribe = test_components_dir().join("scribe.wasm");
-    let out = a.run(&[], &["tool", "add", scribe.to_str().unwrap(), "--yes"]);
-    assert_eq!(out.code, Some(0), "tool add scribe: {}", out.all());
+    let stall = test_components_dir().join("stall.wasm");
+    let out = a.run(&[], &["tool", "add", stall.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.code, Some(0), "tool add stall: {}", out.all());
     a.put("notes.txt", "old\n");
     a
 }
 
-/// Starts a session, has `scribe` write `text` to `notes.txt` and keep running, and kills
+/// Starts a session, has `stall` write `text` to `notes.txt` and keep running, and kills
 /// the session (SIGKILL, no chance to record anything) once the file holds `text`.
 fn die_after_the_write(a: &Attack, text: &str) {
     let mut s: Session = a.session(&[]);
     let r = s.call("r", "read", json!({"path": "notes.txt"}));
     assert_eq!(r["status"], "succeeded", "{r}");
-    s.send(&json!({"id": "w", "tool": "scribe",
+    s.send(&json!({"id": "w", "tool": "stall",
         "arguments": {"path": "notes.txt", "text": text, "then_hang": true}}));
     let file = a.ws.join("notes.txt");
     let deadline = Instant::now() + Duration::from_secs(120);
     while std::fs::read_to_string(&file).unwrap_or_default() != text {
-        assert!(Instant::now() < deadline, "scribe never wrote; {}", s.proc.stderr());
+        assert!(Instant::now() < deadline, "stall never wrote; {}", s.proc.stderr());
         std::thread::sleep(Duration::from_millis(20));
     }
     let killed = std::process::Command::new("kill")

@@ -34,6 +34,7 @@ const EMBED_DIR_VAR: &str = "TOOLHOST_BUILTIN_WASM_DIR";
 const TEST_COMPONENTS: &[(&str, &str)] = &[
     ("toolhost-tool-misbehave", "misbehave"),
     ("toolhost-tool-scribe", "scribe"),
+    ("toolhost-tool-stall", "stall"),
     ("toolhost-tool-runner", "runner"),
     ("toolhost-tool-lenient", "lenient"),
     ("toolhost-tool-liar", "liar"),

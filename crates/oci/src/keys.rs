@@ -19,6 +19,9 @@ use zeroize::Zeroizing;
 
 use crate::der::{self, BIT_STRING, INTEGER, OCTET_STRING, OID, SEQUENCE};
 
+/// The environment variable an encrypted private key's password is read from (as cosign).
+pub const PASSWORD_ENV: &str = "COSIGN_PASSWORD";
+
 const ID_EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
 const SECP256R1: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
 const SECP384R1: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
@@ -94,9 +97,8 @@ pub fn signing_key(text: &[u8], password: Option<&[u8]>) -> Result<EcdsaKeyPair,
     };
     let bytes = Zeroizing::new(bytes);
     let pkcs8 = if ENCRYPTED_LABELS.contains(&label.as_str()) {
-        let password = password.ok_or_else(|| {
-            format!("it is encrypted: set {} to its password", crate::signature::PASSWORD_ENV)
-        })?;
+        let password = password
+            .ok_or_else(|| format!("it is encrypted: set {} to its password", PASSWORD_ENV))?;
         decrypt(&bytes, password).map_err(|why| format!("cannot decrypt it ({why})"))?
     } else if label == "PRIVATE KEY" {
         bytes

@@ -26,8 +26,6 @@ pub const SIMPLE_SIGNING_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesi
 pub const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
 /// The `critical.type` of a cosign signature payload.
 pub const COSIGN_SIGNATURE_TYPE: &str = "cosign container image signature";
-/// The environment variable an encrypted private key's password is read from (as cosign).
-pub const PASSWORD_ENV: &str = "COSIGN_PASSWORD";
 
 /// The tag cosign stores the signatures of `digest` under: `sha256-<hex>.sig`.
 pub fn signature_tag(digest: &str) -> String {

@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod new;
 pub mod session;
 pub mod tool;
+pub mod tool_install;
 pub mod tool_oci;
 pub mod tools;
 pub mod wit;

@@ -2,7 +2,7 @@
 //! An add pulls the reference once by its manifest digest into a temp file in the data dir
 //! (`toolhost_oci::pull`: every blob digest-checked, size and time bounded, the cosign
 //! signature by each required key verified first) and then goes through the same checks,
-//! summary, question and install as a file ([`super::tool::add`]), its pin recording the
+//! summary, question and install as a file ([`super::tool_install::add`]), its pin recording the
 //! reference and manifest digest. Keys come from `--key` and policy.json's `registries.keys`.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use toolhost::plugins::{InstalledSet, OciPin};
 use toolhost::runtime::Allocation;
 use toolhost_oci::{OciReference, PublicKey, PullOptions, SigningKey, Transport};
 
-use super::tool::{Origin, refuse};
+use super::tool_install::{Origin, refuse};
 use crate::setup::Setup;
 
 /// The prefix that makes `tool add`'s argument a registry reference.
@@ -79,7 +79,7 @@ pub async fn add(
         }),
     };
     // The temp file is removed when `pulled` drops, after the install copied it.
-    super::tool::add(setup, store, pulled.file.path(), yes, origin).await
+    super::tool_install::add(setup, store, pulled.file.path(), yes, origin).await
 }
 
 /// Remove what a killed add left in `dir`: downloads older than twice the longest transfer.
@@ -88,41 +88,6 @@ fn remove_stale_pulls(dir: &Path) {
     toolhost::expire::remove_older_than(dir, stale, |name| {
         name.to_string_lossy().starts_with(".oci-")
     });
-}
-
-/// The pin's lines of a summary or `tool show`, each prefixed by `indent`.
-pub fn pin_lines(pin: &OciPin, indent: &str) -> String {
-    let mut out = format!(
-        "{indent}reference:   {}\n{indent}manifest:    {}\n",
-        terminal_line(&pin.reference),
-        pin.manifest_digest
-    );
-    let signed = if pin.signed_by.is_empty() {
-        "not verified (no key required)".to_string()
-    } else {
-        pin.signed_by.iter().map(|k| terminal_line(k)).collect::<Vec<_>>().join(", ")
-    };
-    out.push_str(&format!("{indent}signed by:   {signed}\n"));
-    out
-}
-
-/// What a re-add changes of the installed pin `old`.
-pub fn changed_lines(old: &OciPin, new: Option<&OciPin>) -> String {
-    let mut out = String::new();
-    match new {
-        Some(new) if new.manifest_digest == old.manifest_digest => {
-            out.push_str("  manifest:    the same as installed\n");
-        }
-        _ => out.push_str(&format!(
-            "  was:         {} at manifest {}\n",
-            terminal_line(&old.reference),
-            old.manifest_digest
-        )),
-    }
-    if !old.signed_by.is_empty() && new.is_none_or(|n| n.signed_by.is_empty()) {
-        out.push_str("  UNSIGNED:    the installed one was verified by a key; this one is not\n");
-    }
-    out
 }
 
 /// `tool publish FILE oci://… [--key cosign.key]`.
@@ -139,7 +104,7 @@ pub async fn publish(
     };
     let signing = match key {
         Some(path) => {
-            let password = std::env::var(toolhost_oci::signature::PASSWORD_ENV).ok();
+            let password = std::env::var(toolhost_oci::keys::PASSWORD_ENV).ok();
             match SigningKey::load(path, password.as_deref().map(str::as_bytes)) {
                 Ok(k) => Some(k),
                 Err(e) => return Ok(refuse(&format!("not published: {e}"))),
