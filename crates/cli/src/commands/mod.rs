@@ -5,6 +5,8 @@
 //! * [`session`] — JSON Lines on stdin/stdout.
 //! * [`mcp`] — the MCP server, stdio or Streamable HTTP.
 //! * [`tool`] — `tool add|publish|list|show|remove`: the installed third-party tools.
+//! * [`tool_install`] — installing one component file: checks, summary, question, pinned
+//!   record (for `tool add FILE` and, once pulled, `tool add oci://…`).
 //! * [`tool_oci`] — `tool add oci://…` (pulled, verified, then added as a file) and
 //!   `tool publish`.
 //! * [`conformance`] — every conformance check on one component.
@@ -13,7 +15,7 @@
 //! * [`doctor`] — whether bash's sandbox works here.
 //! * [`new`] — a new tool project in Rust, Python or JavaScript, from the templates.
 //!
-//! A new command is a module here, a variant of `Command` in `main.rs` and an arm of
+//! A new command is a module here, a variant of `Command` in `args.rs` and an arm of
 //! [`dispatch`].
 
 pub mod call;
