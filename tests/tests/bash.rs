@@ -27,10 +27,10 @@ async fn acc_10c_bash_runs_under_the_policy_of_this_call() {
     let outside = tempfile::tempdir_in("/var/tmp").unwrap();
     let target = outside.path().join("granted.txt");
     let call_ctx = fx.call("g").clone();
-    let policy = call_ctx.sandbox_policy.with_grants([toolhost_sandbox::policy::PathGrant {
+    let policy = call_ctx.sandbox_policy.with_grants([toolhost_policy::PathGrant {
         path: outside.path().canonicalize().unwrap(),
-        access: toolhost_sandbox::policy::Access::Write,
-        scope: toolhost_sandbox::policy::Scope::Subtree,
+        access: toolhost_policy::Access::Write,
+        scope: toolhost_policy::Scope::Subtree,
     }]);
     let mut granted = call_ctx;
     granted.sandbox_policy = policy;

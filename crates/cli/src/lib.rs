@@ -35,7 +35,8 @@ pub use toolhost_core::{
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;
 pub use toolhost_runtime as runtime;
-pub use toolhost_sandbox::{policy, privileges};
+pub use toolhost_policy as policy;
+pub use toolhost_sandbox::privileges;
 pub use toolhost_session as session;
 pub use toolhost_store as store;
 
@@ -46,4 +47,4 @@ pub use toolhost_core::{
     ToolRegistry, ToolRegistryBuilder, ToolResult, ToolResultStatus, ToolRisk, ToolSessionContext,
     ToolsetConfig, finalize, resolve_path,
 };
-pub use toolhost_sandbox::policy::{SandboxMode, SandboxPolicy};
+pub use toolhost_policy::{SandboxMode, SandboxPolicy};

@@ -39,7 +39,7 @@ fn landlock_helper() -> Option<std::path::PathBuf> {
 }
 
 /// The deployment's additions to the policy's tier lists: `<data-dir>/policy.json`, if any.
-fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy::PolicyConfig> {
+fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_policy::PolicyConfig> {
     let path = data_dir.join(POLICY_FILE);
     match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
@@ -50,7 +50,7 @@ fn policy_config(data_dir: &std::path::Path) -> Result<toolhost_sandbox::policy:
 }
 
 // The policy config file inside the data dir (hard-protected: tools cannot change it).
-use toolhost_sandbox::policy::POLICY_FILE;
+use toolhost_policy::POLICY_FILE;
 
 /// bash's sandbox for this platform ([`toolhost_sandbox::platform_backend`]): on Linux,
 /// bubblewrap (`TOOLHOST_BWRAP` or a trusted system one) with the Landlock helper, its passed
@@ -91,7 +91,7 @@ pub struct Setup {
     /// `policy.json` requires the full sandbox tier (`"sandbox_tier": "full"`).
     pub require_full_tier: bool,
     /// `policy.json`'s `registries`: the keys `tool add oci://…` requires.
-    pub registries: toolhost_sandbox::policy::RegistriesConfig,
+    pub registries: toolhost_policy::RegistriesConfig,
     /// The private temp dir the policy's temp dir is (none when `policy.json` names one),
     /// removed with everything in it when the last clone of the setup is dropped: `main`
     /// drops it after the async runtime, once no task and no sandboxed program is left.
@@ -150,7 +150,7 @@ pub fn setup(cli: &Cli) -> Result<Setup> {
             Some(Arc::new(PrivateTempDir::create()?))
         }
     };
-    let require_full_tier = config.sandbox_tier == toolhost_sandbox::policy::SandboxTier::Full;
+    let require_full_tier = config.sandbox_tier == toolhost_policy::SandboxTier::Full;
     let registries = config.registries.clone();
     let store = store_option::location(cli.store.as_deref(), config.store.as_deref(), &data_dir)?;
     let workspace_id = store_option::workspace_id(config.instance.as_deref(), &workspace);
@@ -200,7 +200,7 @@ fn workspace(cli: &Cli) -> Result<PathBuf> {
 
 /// `--confine-reads` and `--read-root` (each an existing directory) add to policy.json's
 /// `reads`.
-fn add_read_options(config: &mut toolhost_sandbox::policy::PolicyConfig, cli: &Cli) -> Result<()> {
+fn add_read_options(config: &mut toolhost_policy::PolicyConfig, cli: &Cli) -> Result<()> {
     config.reads.confine |= cli.confine_reads;
     for root in &cli.read_roots {
         let bad = |why: String| UsageError::ReadRoot { path: root.display().to_string(), why };
@@ -271,11 +271,11 @@ fn refuse_shared_data_dir(dir: &std::path::Path, home: Option<&std::path::Path>)
     Ok(())
 }
 
-/// Put [`toolhost_sandbox::policy::DATA_DIR_MARKER`] in the data dir: every toolhost's fence
+/// Put [`toolhost_policy::DATA_DIR_MARKER`] in the data dir: every toolhost's fence
 /// and sandbox then know it for one.
 fn mark_data_dir(dir: &std::path::Path) -> Result<()> {
-    let marker = dir.join(toolhost_sandbox::policy::DATA_DIR_MARKER);
-    if toolhost_sandbox::policy::is_marked_data_dir(dir) {
+    let marker = dir.join(toolhost_policy::DATA_DIR_MARKER);
+    if toolhost_policy::is_marked_data_dir(dir) {
         return Ok(());
     }
     std::fs::write(&marker, "This directory is a toolhost data dir: no toolhost tool or bash reads its private entries or writes in it.\n")
@@ -322,7 +322,7 @@ fn register_data_dir(registry: &std::path::Path, data_dir: &std::path::Path) -> 
         text.lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect();
     let mut alive: Vec<PathBuf> = Vec::new();
     for d in listed {
-        if !alive.contains(&d) && toolhost_sandbox::policy::is_marked_data_dir(&d) {
+        if !alive.contains(&d) && toolhost_policy::is_marked_data_dir(&d) {
             alive.push(d);
         }
     }

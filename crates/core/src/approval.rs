@@ -38,7 +38,7 @@ pub mod terminal;
 pub mod wait;
 
 use async_trait::async_trait;
-use toolhost_sandbox::policy::Escalation;
+use toolhost_policy::Escalation;
 
 pub use cache::RunCache;
 pub use package::{PackageJson, PackageScripts};

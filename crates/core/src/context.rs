@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 use crate::observations::FileObservations;
 
@@ -297,7 +297,7 @@ mod tests {
         }
         let tmp = tempfile::tempdir().unwrap();
         let policy =
-            SandboxPolicy::builder(toolhost_sandbox::policy::SandboxMode::WorkspaceWrite, "/w")
+            SandboxPolicy::builder(toolhost_policy::SandboxMode::WorkspaceWrite, "/w")
                 .private_temp_dir(tmp.path())
                 .build();
         let env = s.process_environment(&policy);

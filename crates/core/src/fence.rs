@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolhost_sandbox::policy::{Access, Actor, SandboxPolicy};
+use toolhost_policy::{Access, Actor, SandboxPolicy};
 
 use crate::context::ToolSessionContext;
 use crate::result::{ErrorCode, ToolError};

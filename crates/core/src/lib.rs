@@ -5,7 +5,7 @@
 //! A call flows like this: a [`ToolsetConfig`] selects tools from a [`ToolRegistry`];
 //! [`finalize`] binds them to a [`ToolSessionContext`] as a [`FinalizedToolset`]; each
 //! [`FinalizedToolset::call`] gets a fresh [`ToolCallContext`] (id, cancellation, deadline,
-//! this call's `toolhost_sandbox::policy::SandboxPolicy`), passes the approval stage
+//! this call's `toolhost_policy::SandboxPolicy`), passes the approval stage
 //! ([`approval::decide`]: what the call asks — an escalation, or the one run its tool will
 //! make — asked of the session's approver and awaited by one rule), runs the tool and returns
 //! one [`ToolResult`], cut to the result bound with the rest in a spill file.

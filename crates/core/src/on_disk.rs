@@ -3,7 +3,7 @@
 //! docs/sessions.md#what-is-not-atomic-the-crash-window), and whether an undo or reapply
 //! whose process died had already rewritten its files ([`already_applied`]).
 
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 use crate::context::ToolSessionContext;
 use crate::result::{FileChange, FileChangeKind};

@@ -12,7 +12,7 @@ use crate::spill;
 use crate::tool::{
     CallInspection, DynTool, NativeTool, ToolAdapter, ToolDefinition, ToolId, ToolRisk,
 };
-use toolhost_sandbox::policy::{Access, Actor, EscalationRequest};
+use toolhost_policy::{Access, Actor, EscalationRequest};
 
 /// Collects the tools this binary knows, in registration order.
 #[derive(Default)]
@@ -168,7 +168,7 @@ pub struct PreparedCall {
     /// For a command, when the sandbox is available: what makes it dangerous.
     pub danger: Option<String>,
     /// The normalised escalation the call asks for; always `None` without a sandbox.
-    pub escalation: Option<toolhost_sandbox::policy::Escalation>,
+    pub escalation: Option<toolhost_policy::Escalation>,
 }
 
 /// The names of the escalation parameters (docs/contract.md#escalation-parameters).
@@ -199,10 +199,10 @@ fn add_escalation_parameters(schema: &mut serde_json::Value) {
 }
 
 /// A denial's advice to retry with `sandboxPermissions`, in the result of a tool whose schema
-/// takes none, becomes [`toolhost_sandbox::policy::messages::NO_GRANT_HINT`]: a refusal advises only what the tool can
+/// takes none, becomes [`toolhost_policy::messages::NO_GRANT_HINT`]: a refusal advises only what the tool can
 /// take.
 fn advise_no_grant(result: &mut ToolResult) {
-    use toolhost_sandbox::policy::messages::without_grant_hints;
+    use toolhost_policy::messages::without_grant_hints;
     if let Some(error) = result.error.as_mut()
         && let Some(plain) = without_grant_hints(&error.message)
     {
@@ -369,7 +369,7 @@ impl FinalizedToolset {
             CallInspection::Writes(target) => {
                 // The rule text when the target is hard-protected (no grant can unlock it).
                 if let Ok(path) = crate::fence::resolve_lexically(&self.session, target) {
-                    let real = toolhost_sandbox::policy::real_path(&path);
+                    let real = toolhost_policy::real_path(&path);
                     if let Err(denial) = policy.check(&real, Access::Write, Actor::FileTool)
                         && !denial.sandbox_denied
                     {
@@ -378,7 +378,7 @@ impl FinalizedToolset {
                 }
             }
             CallInspection::Runs(command) if self.escalation => {
-                prepared.danger = toolhost_sandbox::danger::detect_danger(
+                prepared.danger = toolhost_policy::danger::detect_danger(
                     command,
                     &self.session.working_directory,
                 );
@@ -448,7 +448,7 @@ impl FinalizedToolset {
     fn escalation(
         &self,
         input: &mut serde_json::Value,
-    ) -> Result<Option<toolhost_sandbox::policy::Escalation>, ToolError> {
+    ) -> Result<Option<toolhost_policy::Escalation>, ToolError> {
         let Some(obj) = input.as_object_mut() else { return Ok(None) };
         let request = EscalationRequest {
             sandbox_permissions: match obj.remove("sandboxPermissions") {

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use toolhost_limits::MAX_EDIT_FILE_BYTES;
-use toolhost_sandbox::policy::{Access, PathGrant, SandboxPolicy, Scope};
+use toolhost_policy::{Access, PathGrant, SandboxPolicy, Scope};
 
 use crate::atomic::put;
 use crate::context::ToolSessionContext;
@@ -525,7 +525,7 @@ mod tests {
     fn undo_is_fenced() {
         let (_d, s, rw) = setup();
         let ro = SandboxPolicy::new(
-            toolhost_sandbox::policy::SandboxMode::ReadOnly,
+            toolhost_policy::SandboxMode::ReadOnly,
             &s.working_directory,
         );
         // An exact grant for the file lets a read-only session undo it…

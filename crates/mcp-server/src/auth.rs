@@ -23,7 +23,7 @@ use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUT
 use sha2::{Digest, Sha256};
 
 /// The token file inside the data dir (one of its private entries: no tool and no bash can
-/// read it, `toolhost_sandbox::policy::DATA_DIR_PRIVATE`).
+/// read it, `toolhost_policy::DATA_DIR_PRIVATE`).
 pub const TOKEN_FILE: &str = "mcp-token";
 
 /// The environment variable that fixes the token.
@@ -368,9 +368,9 @@ mod tests {
 
     #[test]
     fn the_token_file_is_a_private_entry_of_the_data_dir() {
-        assert!(toolhost_sandbox::policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
+        assert!(toolhost_policy::DATA_DIR_PRIVATE.contains(&TOKEN_FILE));
         assert!(
-            toolhost_sandbox::policy::DATA_DIR_PRIVATE.contains(&"cache"),
+            toolhost_policy::DATA_DIR_PRIVATE.contains(&"cache"),
             "the token is staged in cache/"
         );
     }

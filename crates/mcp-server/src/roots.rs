@@ -24,7 +24,7 @@ use rmcp::service::RoleServer;
 use tokio::sync::watch;
 
 use toolhost_limits::{MCP_MAX_ROOT_URI_BYTES, MCP_MAX_ROOTS, MCP_ROOTS_TIMEOUT_MS};
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 /// One client's roots as the server knows them.
 #[derive(Debug, Clone)]

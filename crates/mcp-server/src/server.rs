@@ -90,7 +90,7 @@ impl McpServer {
 
     /// The tools offered now to a client whose roots narrowed its reads to `policy`: their
     /// descriptions say what it may read.
-    fn tools_under(&self, policy: &toolhost_sandbox::policy::SandboxPolicy) -> Vec<Tool> {
+    fn tools_under(&self, policy: &toolhost_policy::SandboxPolicy) -> Vec<Tool> {
         let operator = self.runtime.policy().reads_note();
         let note = policy.reads_note().unwrap_or_default();
         self.runtime
@@ -108,7 +108,7 @@ impl McpServer {
     async fn roots_policy(
         &self,
         peer: &Peer<RoleServer>,
-    ) -> Option<Arc<toolhost_sandbox::policy::SandboxPolicy>> {
+    ) -> Option<Arc<toolhost_policy::SandboxPolicy>> {
         let offers_roots = peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
         if offers_roots && self.runtime.policy().reads_confined() {
             // A request that overtook `initialized` waits for the roots that one asks for.
@@ -227,7 +227,7 @@ impl McpServer {
         stop: impl Future<Output = ()>,
         progress: Option<mpsc::Sender<toolhost_core::context::ToolProgress>>,
         asker: Asker,
-        policy: Option<Arc<toolhost_sandbox::policy::SandboxPolicy>>,
+        policy: Option<Arc<toolhost_policy::SandboxPolicy>>,
     ) -> (toolhost_core::ToolResult, String) {
         let cancel = self.runtime.cancel_token().child_token();
         let done = CancellationToken::new();
@@ -282,7 +282,7 @@ impl McpServer {
         arguments: Value,
         read_only: bool,
         asker: Asker,
-        policy: Option<Arc<toolhost_sandbox::policy::SandboxPolicy>>,
+        policy: Option<Arc<toolhost_policy::SandboxPolicy>>,
     ) -> CreateTaskResult {
         let server = self.clone();
         let status = format!("{name}: waiting for its turn");

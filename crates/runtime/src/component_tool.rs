@@ -33,7 +33,7 @@ use toolhost_core::result::{
 };
 use toolhost_core::tool::{CallInspection, DynTool, ToolDefinition, ToolRisk};
 use toolhost_limits::COMPONENT_MAX_CONSECUTIVE_CRASHES;
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 pub use crate::interrupt::{STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL};
 pub use instance::DEFAULT_CALL_TIMEOUT;

@@ -69,9 +69,9 @@ impl RiskGrant {
         &self,
         session: &toolhost_core::context::ToolSessionContext,
         input: &str,
-        access: toolhost_sandbox::policy::Access,
+        access: toolhost_policy::Access,
         intent: toolhost_core::fence::Intent,
-        policy: &toolhost_sandbox::policy::SandboxPolicy,
+        policy: &toolhost_policy::SandboxPolicy,
     ) -> Result<toolhost_core::fence::CheckedPath, toolhost_core::fence::FenceError> {
         use toolhost_core::fence::{resolve_in_workspace, resolve_path};
         if self.within_workspace {

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
 
 /// Why a sandbox could not be built or entered.
@@ -101,10 +101,10 @@ pub trait SandboxBackend: Send + Sync {
 pub(crate) fn network_line(policy: &SandboxPolicy) -> String {
     let file = policy.policy_file_shown();
     match policy.network() {
-        crate::policy::NetworkAccess::Deny => format!(
+        toolhost_policy::NetworkAccess::Deny => format!(
             "network: off — bash and every program it runs have no network: no DNS, no downloads (cargo, npm, pip, git fetch), no service on localhost. To allow it for every call, put \"network\": \"allow\" in {file}; for one call, the model asks with bash's sandboxPermissions.network and a person approves it."
         ),
-        crate::policy::NetworkAccess::Allow => format!(
+        toolhost_policy::NetworkAccess::Allow => format!(
             "network: ON for every bash call ({file} says \"network\": \"allow\"; remove it to turn the network off)"
         ),
     }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
 use crate::helper::landlock::landlock_abi;
 use crate::helper::{SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, STARTED_FD};
-use crate::policy::{NetworkAccess, SandboxPolicy};
+use toolhost_policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
 
 /// Prefix of bubblewrap's own error messages on stderr.
@@ -367,7 +367,7 @@ impl SandboxBackend for Bubblewrap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{PolicyConfig, SandboxMode};
+    use toolhost_policy::{PolicyConfig, SandboxMode};
 
     #[test]
     fn bwrap_argv_has_the_mandatory_options() {

@@ -13,24 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What the cgroup of one sandboxed call may hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CgroupLimits {
-    /// Most processes and threads at once.
-    pub pids: u64,
-    /// Most memory, in MiB.
-    pub memory_mib: u64,
-}
-
-impl Default for CgroupLimits {
-    fn default() -> Self {
-        CgroupLimits {
-            pids: toolhost_limits::BASH_MAX_PIDS,
-            memory_mib: toolhost_limits::BASH_MAX_MEMORY_MIB,
-        }
-    }
-}
+use toolhost_policy::CgroupLimits;
 
 /// Where per-call cgroups can be made.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::{Access, Actor, Denial, SandboxPolicy, real_path};
+use toolhost_policy::{Access, Actor, Denial, SandboxPolicy, real_path};
 
 /// The kernel's words for a refused access, as tools print them.
 pub const DENIAL_SIGNS: &[&str] =
@@ -82,7 +82,7 @@ fn path_candidates(line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{PolicyConfig, SandboxMode};
+    use toolhost_policy::{PolicyConfig, SandboxMode};
 
     #[test]
     fn denials_are_detected_only_on_forbidden_paths() {

@@ -1,12 +1,12 @@
-//! The sandbox policy of toolhost and the OS sandboxes derived from it, plus the process
-//! backend bash and a component's `process.run` run on
+//! The OS sandboxes derived from toolhost's policy (`toolhost-policy`, the judge of paths),
+//! plus the process backend bash and a component's `process.run` run on
 //! (docs/architecture.md#the-policy-and-the-os-sandbox).
 //!
 //! How one sandboxed run flows through the types:
 //!
-//! 1. **policy** — a [`policy::SandboxPolicy`] says what one call may read and write (modes,
-//!    tiers, [`policy::PathGrant`]s). The file tools' fence judges real paths with
-//!    [`policy::SandboxPolicy::check`]; everything below is generated from the same policy.
+//! 1. **policy** — a [`SandboxPolicy`] (from `toolhost-policy`) says what one call may read
+//!    and write (modes, tiers, grants). The file tools' fence judges real paths with
+//!    [`SandboxPolicy::check`]; everything below is generated from the same policy.
 //! 2. **backend** — the caller chose a [`SandboxBackend`] for the session
 //!    ([`platform_backend`]: [`bwrap::Bubblewrap`] on Linux, or where it cannot start the
 //!    [`landlock_tier::LandlockTier`] (Landlock, seccomp and process limits without
@@ -28,13 +28,15 @@
 //!    (head and tail in memory, the rest spilled); [`denial::detect_denial`] marks the kernel's
 //!    refusals on paths the policy forbids, worded by [`texts`].
 //!
-//! Beside the flow: [`trust`] says which sandbox binaries may run, [`git`] what git metadata
-//! is, [`danger::detect_danger`] names dangerous commands for the approval step,
+//! Beside the flow: [`trust`] says which sandbox binaries may run,
 //! [`privileges`] keeps a root host's file tools to what bash could reach, and
 //! [`temp_dir::PrivateTempDir`] is the session's own temp dir the policy makes writable
 //! instead of the shared system one.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+
+#[cfg(doc)]
+use toolhost_policy::SandboxPolicy;
 
 pub mod backend;
 pub mod bwrap;
@@ -42,14 +44,11 @@ pub mod bwrap;
 mod caps;
 pub mod capture;
 pub mod cgroup;
-pub mod danger;
 pub mod denial;
-pub mod git;
 pub mod helper;
 pub mod landlock_tier;
 pub mod mounts;
 pub mod platform;
-pub mod policy;
 pub mod privileges;
 pub mod process;
 pub mod protected;

@@ -28,7 +28,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
 
 /// Directories that hold the sockets of the user's session (agents, buses, terminal
@@ -152,7 +152,7 @@ impl Layout {
             pins: Vec::new(),
             carve: Vec::new(),
             data_dirs: data_dirs(policy),
-            boxed: policy.reach() != crate::policy::Reach::Everywhere,
+            boxed: policy.reach() != toolhost_policy::Reach::Everywhere,
         };
         layout.pins = layout.pins(protected);
         layout.carve = layout.carve_outs(policy, protected);
@@ -237,19 +237,19 @@ fn home_masks(
     policy: &SandboxPolicy,
     shown: &[PathBuf],
     boxed: bool,
-) -> Vec<crate::policy::HomeMask> {
+) -> Vec<toolhost_policy::HomeMask> {
     if boxed {
         return Vec::new();
     }
     // Confined reads mask HOME whole first; its hidden entries are masked again below it.
-    let mut masks: Vec<crate::policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
+    let mut masks: Vec<toolhost_policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
     masks.extend(policy.hidden_home_masks());
     masks.extend(policy.other_home_masks());
     for m in &mut masks {
         for f in shown {
             let kept = m.keep.iter().any(|(k, _)| f.starts_with(k));
             if f.starts_with(&m.path) && f != &m.path && !kept && f.is_file() {
-                m.keep.push((f.clone(), crate::policy::Access::Read));
+                m.keep.push((f.clone(), toolhost_policy::Access::Read));
             }
         }
     }
@@ -258,7 +258,7 @@ fn home_masks(
 
 /// One home mask: a file behind `/dev/null`; a directory an empty tmpfs (passable when it
 /// keeps entries) with its kept entries bound back.
-fn mask_home(a: &mut Vec<OsString>, m: &crate::policy::HomeMask, layout: &Layout) {
+fn mask_home(a: &mut Vec<OsString>, m: &toolhost_policy::HomeMask, layout: &Layout) {
     let Ok(meta) = m.path.symlink_metadata() else { return };
     if !meta.is_dir() {
         a.extend(["--ro-bind", "/dev/null"].map(OsString::from));
@@ -274,7 +274,7 @@ fn mask_home(a: &mut Vec<OsString>, m: &crate::policy::HomeMask, layout: &Layout
 }
 
 /// One entry a mask keeps, bound back over it.
-fn keep_in_mask(a: &mut Vec<OsString>, k: &Path, access: crate::policy::Access, layout: &Layout) {
+fn keep_in_mask(a: &mut Vec<OsString>, k: &Path, access: toolhost_policy::Access, layout: &Layout) {
     // A kept symlink (`~/.cargo/bin -> /opt/cargo/bin`) is made again: what it points to is
     // judged where it is.
     if k.symlink_metadata().is_ok_and(|t| t.file_type().is_symlink()) {
@@ -293,7 +293,7 @@ fn keep_in_mask(a: &mut Vec<OsString>, k: &Path, access: crate::policy::Access, 
     // read-only, as its carve-out had it.
     let root_of = layout.roots.iter().any(|r| k.starts_with(r));
     let writable = (root_of && !layout.carve.iter().any(|c| k.starts_with(c)))
-        || access == crate::policy::Access::Write;
+        || access == toolhost_policy::Access::Write;
     a.push(if writable { "--bind".into() } else { "--ro-bind".into() });
     a.push(k.into());
     a.push(k.into());
@@ -316,7 +316,7 @@ fn keep_in_mask(a: &mut Vec<OsString>, k: &Path, access: crate::policy::Access, 
 fn hide_unreadable(
     a: &mut Vec<OsString>,
     policy: &SandboxPolicy,
-    masks: &[crate::policy::HomeMask],
+    masks: &[toolhost_policy::HomeMask],
 ) {
     let masked = |p: &Path| {
         masks
@@ -345,7 +345,7 @@ fn hide_unreadable(
 /// ~/.ssh/known_hosts) is bound back over the mask; the mask then lets bash through (0111),
 /// never list it.
 fn hide_unreadable_dir(a: &mut Vec<OsString>, policy: &SandboxPolicy, t: &Path) {
-    let inside: Vec<&crate::policy::PathGrant> = policy
+    let inside: Vec<&toolhost_policy::PathGrant> = policy
         .grants()
         .iter()
         .filter(|g| g.path.starts_with(t) && g.path != t && g.path.exists())
@@ -353,7 +353,7 @@ fn hide_unreadable_dir(a: &mut Vec<OsString>, policy: &SandboxPolicy, t: &Path) 
     let perms = if inside.is_empty() { "0000" } else { "0111" };
     push(a, &["--perms".as_ref(), perms.as_ref(), "--tmpfs".as_ref(), t.as_os_str()]);
     for g in inside {
-        let bind = if g.access == crate::policy::Access::Write { "--bind" } else { "--ro-bind" };
+        let bind = if g.access == toolhost_policy::Access::Write { "--bind" } else { "--ro-bind" };
         push(a, &[bind.as_ref(), g.path.as_os_str(), g.path.as_os_str()]);
     }
 }

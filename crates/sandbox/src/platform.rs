@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::backend::{Availability, SandboxBackend, SandboxError};
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
 
 /// What the platform backend is built with (each used only where it applies: bubblewrap's

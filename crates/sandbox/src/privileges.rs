@@ -9,7 +9,7 @@
 //! are per thread) around the host's own cgroup bookkeeping (`/sys/fs/cgroup` directories
 //! are mode 0555), and lowers them again. The
 //! system credential files root owns itself (`/etc/shadow`, …) are the policy's credential
-//! tier instead (`toolhost_sandbox::policy::SYSTEM_CREDENTIAL_PATHS`).
+//! tier instead (`toolhost_policy::SYSTEM_CREDENTIAL_PATHS`).
 
 /// `CAP_DAC_OVERRIDE`: bypass file read, write and execute permission checks.
 #[cfg(target_os = "linux")]

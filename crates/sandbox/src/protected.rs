@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use toolhost_limits::PROTECTED_SCAN_DEPTH;
 
-use crate::git;
-use crate::policy::SandboxPolicy;
+use toolhost_policy::git;
+use toolhost_policy::SandboxPolicy;
 
 mod snapshot;
 pub use snapshot::{Snapshot, SnapshotError};
@@ -328,12 +328,12 @@ fn dedup(v: &mut Vec<PathBuf>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::SandboxMode;
+    use toolhost_policy::SandboxMode;
 
     fn policy(ws: &Path, home: &Path) -> SandboxPolicy {
         SandboxPolicy::builder(SandboxMode::WorkspaceWrite, ws)
             .home(home)
-            .config(crate::policy::PolicyConfig {
+            .config(toolhost_policy::PolicyConfig {
                 temp_dir: Some(ws.to_path_buf()),
                 ..Default::default()
             })
@@ -354,6 +354,7 @@ mod tests {
         std::fs::write(ws.join("evil/config"), "").unwrap();
         std::fs::write(ws.join("wt/.git"), "gitdir: ../evil\n").unwrap();
         std::fs::write(ws.join("a/.env"), "").unwrap();
+        std::fs::write(ws.join("a/b/.env.local"), "").unwrap();
         let p = scan(&policy(&ws, &base.join("home"))).unwrap();
         for g in [".git", "node_modules/p/.git", "a/b/c/d/e/f/.git", "evil"] {
             assert!(p.git_dirs.contains(&ws.join(g)), "{g}: {:?}", p.git_dirs);
@@ -366,6 +367,7 @@ mod tests {
             "evil/config",
             "wt/.git",
             "a/.env",
+            "a/b/.env.local",
             "node_modules/p/.git/hooks",
             "a/b/c/d/e/f/.git/info",
         ] {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{Availability, SandboxBackend};
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use crate::process::{ProcessBackend, ProcessEnd, ProcessRequest, ProgressFn};
 
 /// `timeout_ms` cut to what is left before the call's `deadline` (at least 1 ms): a run never

@@ -38,7 +38,7 @@ use std::sync::OnceLock;
 pub use profile::{call_profile, seatbelt_profile};
 
 use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
-use crate::policy::{NetworkAccess, SandboxMode, SandboxPolicy};
+use toolhost_policy::{NetworkAccess, SandboxMode, SandboxPolicy};
 use crate::protected::Protected;
 
 /// The one `sandbox-exec` toolhost runs (macOS's own, on the read-only system volume).

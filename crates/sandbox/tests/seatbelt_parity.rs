@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use matrix::{FILES, MATRIX, NOT_IN_MATRIX};
 use sbpl::{Action, Invocation, Query};
 use toolhost_sandbox::SandboxBackend;
-use toolhost_sandbox::policy::{
+use toolhost_policy::{
     Access, Actor, NetworkAccess, PathGrant, PolicyConfig, ReadsConfig, SandboxMode, SandboxPolicy,
     Scope,
 };

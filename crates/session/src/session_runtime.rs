@@ -17,7 +17,7 @@ use toolhost_core::registry::FinalizedToolset;
 use toolhost_core::result::{ErrorCode, ToolError, ToolResult};
 use toolhost_core::undo::{Direction, UndoError};
 use toolhost_core::write_ahead::WriteAhead;
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use toolhost_store::{ClaimRefused, PendingCall, RecordedChange, Store, StoreError};
 
 use crate::write_ahead::CallWriteAhead;

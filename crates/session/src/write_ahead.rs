@@ -12,7 +12,7 @@ use toolhost_core::context::ToolSessionContext;
 use toolhost_core::on_disk::{OnDisk, found_written};
 use toolhost_core::result::{ErrorCode, FileChange, ToolError, ToolResult, ToolResultArtifact};
 use toolhost_core::write_ahead::WriteAheadRecord;
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use toolhost_store::{PendingCall, Store, StoreError, owner};
 
 /// One call's write-ahead record in the session's store.

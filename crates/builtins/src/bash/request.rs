@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 use toolhost_limits::{BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 use toolhost_sandbox::process::ProgressFn;
 
 /// One bash call.

@@ -40,7 +40,7 @@ use toolhost_runtime::component_tool::{
 use toolhost_runtime::input::INPUT_REFUSED_BY_HOST;
 use toolhost_runtime::validate::InvalidComponent;
 use toolhost_runtime::{Allocation, ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 use crate::generate::{Rng, input};
 use crate::{Check, Options, Outcome, Report};

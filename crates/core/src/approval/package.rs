@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolhost_sandbox::policy::{Access, Actor, SandboxPolicy};
+use toolhost_policy::{Access, Actor, SandboxPolicy};
 
 /// The programs whose runs execute `package.json` scripts by name.
 pub const PACKAGE_MANAGERS: [&str; 4] = ["npm", "pnpm", "yarn", "bun"];
@@ -141,7 +141,7 @@ fn named(package: &serde_json::Value, args: &[String]) -> Vec<(String, String)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolhost_sandbox::policy::SandboxMode;
+    use toolhost_policy::SandboxMode;
 
     fn args(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()

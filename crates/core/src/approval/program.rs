@@ -11,7 +11,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use toolhost_sandbox::policy::{Access, Actor, SandboxPolicy};
+use toolhost_policy::{Access, Actor, SandboxPolicy};
 
 /// `execvp`'s search path when `PATH` is unset (glibc's `_CS_PATH`).
 pub const DEFAULT_PATH: &str = "/bin:/usr/bin";
@@ -136,7 +136,7 @@ fn header(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
-    use toolhost_sandbox::policy::SandboxMode;
+    use toolhost_policy::SandboxMode;
 
     fn executable(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

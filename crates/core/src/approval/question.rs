@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use toolhost_sandbox::policy::{Escalation, NetworkAccess};
+use toolhost_policy::{Escalation, NetworkAccess};
 
 use super::package::{PackageJson, PackageScripts};
 use super::run::{RunApproval, RunFacts};
@@ -200,7 +200,7 @@ pub fn denied_message(tool: &str, escalation: &Escalation) -> String {
 /// toolhost's lines. Ends with the question, without the answer format (`[y/N]` on a
 /// terminal, a form in MCP).
 pub fn approval_request(tool: &str, escalation: &Escalation) -> String {
-    use toolhost_sandbox::policy::{Access, Scope};
+    use toolhost_policy::{Access, Scope};
     let mut out =
         format!("The {} call asks for extra access beyond its sandbox:\n", terminal_line(tool));
     for g in &escalation.grants {

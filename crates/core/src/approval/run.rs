@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use toolhost_run_spec::RunSpec;
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 use super::package::PackageScripts;
 use super::program::ProgramFile;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use toolhost_sandbox::policy::{Escalation, NetworkAccess};
+use toolhost_policy::{Escalation, NetworkAccess};
 
 use super::run::{RunApproval, RunGate};
 use super::wait::wait_for_approval;

@@ -6,7 +6,7 @@ use super::*;
 use crate::display::quoted;
 use std::path::Path;
 use toolhost_run_spec::RunSpec;
-use toolhost_sandbox::policy::{Access, Escalation, PathGrant, SandboxPolicy, Scope};
+use toolhost_policy::{Access, Escalation, PathGrant, SandboxPolicy, Scope};
 
 #[test]
 fn a_run_request_shows_the_command_line_as_it_runs_and_every_word_of_the_model_escaped() {
@@ -42,7 +42,7 @@ fn a_run_request_shows_the_command_line_as_it_runs_and_every_word_of_the_model_e
 
 #[test]
 fn a_run_request_names_the_program_file_every_writable_place_and_the_scripts() {
-    use toolhost_sandbox::policy::{PolicyConfig, SandboxMode};
+    use toolhost_policy::{PolicyConfig, SandboxMode};
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
     let (ws, temp) = (root.join("ws"), root.join("tmp"));
@@ -264,5 +264,5 @@ async fn the_stage_asks_nobody_for_a_run_that_cannot_start_or_a_call_that_runs_n
     assert_eq!(asked.0.load(std::sync::atomic::Ordering::SeqCst), 0);
     let allowed = Escalation { grants: vec![], network: true, justification: "j".into() };
     let widened = decide(&AllowApprovals, "t", Request::Escalation(allowed), call()).await.unwrap();
-    assert_eq!(widened.sandbox_policy.network(), toolhost_sandbox::policy::NetworkAccess::Allow);
+    assert_eq!(widened.sandbox_policy.network(), toolhost_policy::NetworkAccess::Allow);
 }

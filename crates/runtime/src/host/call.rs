@@ -82,7 +82,7 @@ impl call::Host for CallState {
 
 impl call::HostSpill for CallState {
     async fn new(&mut self) -> wasmtime::Result<Resource<SpillHandle>> {
-        if self.call.sandbox_policy.reach() == toolhost_sandbox::policy::Reach::Nothing {
+        if self.call.sandbox_policy.reach() == toolhost_policy::Reach::Nothing {
             // No file system (describe): a spill that keeps nothing and finishes as none.
             return Ok(self
                 .table

@@ -12,7 +12,7 @@ use toolhost_core::observations::{self, sha256_hex};
 use toolhost_core::result::{FileChange, ToolResultArtifact};
 use toolhost_core::{changes, changeset};
 use toolhost_limits::{MAX_COMMIT_FILES, MAX_EDIT_FILE_BYTES};
-use toolhost_sandbox::policy::Access;
+use toolhost_policy::Access;
 
 use super::state::CallState;
 use super::types::open_checked;

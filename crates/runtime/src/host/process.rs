@@ -24,7 +24,7 @@ use std::time::Instant;
 use toolhost_core::approval::RunApproval;
 use toolhost_core::fence::Intent;
 use toolhost_limits::{APPROVED_RUN_MAX_TIMEOUT_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS};
-use toolhost_sandbox::policy::Access;
+use toolhost_policy::Access;
 use toolhost_sandbox::run::{NotRun, SandboxedRun, run_sandboxed, within_deadline_ms};
 
 pub(crate) use approved::{check_approved_run, run_cache_parent, run_policy};
@@ -39,7 +39,7 @@ use output::Streams;
 impl process::Host for CallState {
     async fn run(&mut self, command: process::Command) -> WitResult<process::Finished> {
         let shown = toolhost_core::display::terminal_line(&command.program).into_owned();
-        let policy_file = self.session.data_dir.join(toolhost_sandbox::policy::POLICY_FILE);
+        let policy_file = self.session.data_dir.join(toolhost_policy::POLICY_FILE);
         // A tool that asks before every run runs the one run a person approved, exactly, once.
         let approved: Option<RunApproval> = match &self.call.run_gate {
             Some(gate) => Some(approved::take(gate, &command, &shown)?),

@@ -14,7 +14,7 @@ use toolhost_core::context::{ToolCallContext, ToolSessionContext};
 use toolhost_core::fence::{CheckedPath, Intent};
 use toolhost_core::result::ToolResultArtifact;
 use toolhost_core::spill::SpillWriter;
-use toolhost_sandbox::policy::Access;
+use toolhost_policy::Access;
 
 use super::types::to_wit;
 use super::walk_queue::{SharedQueue, WalkKey};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use toolhost_core::display::quote_path;
 use toolhost_core::fence::display_path;
 use toolhost_core::open::open_regular;
-use toolhost_sandbox::policy::{Access, Actor};
+use toolhost_policy::{Access, Actor};
 
 use crate::wit::latest::toolhost::tool::workspace;
 
@@ -210,7 +210,7 @@ pub(super) fn spawn_walk(
     matcher: Option<globset::GlobSet>,
     with_contents: bool,
     workspace: PathBuf,
-    policy: toolhost_sandbox::policy::SandboxPolicy,
+    policy: toolhost_policy::SandboxPolicy,
 ) -> WalkQueue {
     use toolhost_core::walk::{Entry, Flow, Kind};
     let (tx, rx) = tokio::sync::mpsc::channel(WALK_QUEUE_CHUNKS);

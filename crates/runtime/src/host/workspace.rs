@@ -11,7 +11,7 @@ use wasmtime::component::Resource;
 
 use toolhost_core::fence::Intent;
 use toolhost_core::open::open_no_symlinks;
-use toolhost_sandbox::policy::{Access, Actor};
+use toolhost_policy::{Access, Actor};
 
 use super::draft::DraftHandle;
 use super::state::CallState;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::HelperError;
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 /// What [`apply_landlock`] achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use crate::backend::{Availability, SandboxBackend, SandboxError};
 pub use crate::helper::TIER_ARG;
 use crate::helper::landlock::landlock_abi;
 use crate::helper::{SANDBOX_EXEC_ARG, STARTED_FD};
-use crate::policy::{NetworkAccess, SandboxPolicy};
+use toolhost_policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
 
 /// Why the tier cannot run commands (model-facing).

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use toolhost_limits::LANDLOCK_PLAN_MAX_DIR_ENTRIES;
 
-use crate::policy::{Access, SandboxPolicy};
+use toolhost_policy::{Access, SandboxPolicy};
 use crate::protected::Protected;
 
 /// What one rule of the policy makes of a tree.
@@ -69,7 +69,7 @@ fn rules(policy: &SandboxPolicy, protected: &Protected) -> Vec<(PathBuf, Rule)> 
         rules.push((f.clone(), Rule::Deny));
     }
     let roots: Vec<PathBuf> = policy.writable_roots();
-    let mut masks: Vec<crate::policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
+    let mut masks: Vec<toolhost_policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
     masks.extend(policy.hidden_home_masks());
     masks.extend(policy.other_home_masks());
     for m in masks {
@@ -167,7 +167,7 @@ fn walk(dir: &Path, rules: &[(PathBuf, Rule)], out: &mut TierPlan) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::SandboxMode;
+    use toolhost_policy::SandboxMode;
 
     fn under(plan: &[PathBuf], p: &Path) -> bool {
         plan.iter().any(|g| p.starts_with(g))

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use toolhost_limits::{MAX_PROTECTED_SNAPSHOT_BYTES, PROTECTED_SCAN_DEPTH};
 
 use super::{Protected, dedup};
-use crate::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 /// The protected entries of a scan as they were before a run whose sandbox cannot make them
 /// read-only (the Landlock tier: [`crate::backend::SandboxBackend::restores_protected`]),

@@ -32,7 +32,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::backend::SandboxError;
-use crate::policy::{
+use toolhost_policy::{
     Access, HOME_SENSITIVE_ENTRIES, PathGrant, SandboxPolicy, Scope, is_ssh_host_key,
 };
 use crate::protected::Protected;
@@ -132,7 +132,7 @@ fn check_expressible(policy: &SandboxPolicy, protected: &Protected) -> Result<()
 
 fn render(policy: &SandboxPolicy, call: Option<&Protected>) -> String {
     let mut s = String::from(HEADER);
-    if policy.network() == crate::policy::NetworkAccess::Allow {
+    if policy.network() == toolhost_policy::NetworkAccess::Allow {
         s.push_str("(allow network*)\n");
     }
     let shared = Shared::new(policy, call);
@@ -228,7 +228,7 @@ fn read_rules(s: &mut String, c: &Shared) {
             read_deny.join("\n    ")
         ));
     }
-    if policy.reach() == crate::policy::Reach::WorkspaceOnly {
+    if policy.reach() == toolhost_policy::Reach::WorkspaceOnly {
         s.push_str(&allow_except("file-read*", &subpath(policy.workspace()), &c.private));
     }
     for g in policy.grants() {
@@ -260,7 +260,7 @@ fn write_denials(c: &Shared) -> Vec<String> {
     let policy = c.policy;
     let mut deny: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
     // Git metadata of every repository, nested ones too (the policy's GitMetadata tier).
-    for name in crate::git::PROTECTED_GIT_ENTRIES {
+    for name in toolhost_policy::git::PROTECTED_GIT_ENTRIES {
         deny.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
     }
     for name in policy.sensitive_names() {
@@ -314,7 +314,7 @@ fn write_grant_rules(s: &mut String, c: &Shared) {
         return;
     }
     let mut hard: Vec<String> = policy.hard_protected_paths().iter().map(|p| subpath(p)).collect();
-    for name in crate::git::PROTECTED_GIT_ENTRIES {
+    for name in toolhost_policy::git::PROTECTED_GIT_ENTRIES {
         hard.push(format!("(regex #\"/\\.git/(.*/)?{}(/|$)\")", name.replace('.', "\\.")));
     }
     hard.push(DOT_GIT.into());
@@ -325,7 +325,7 @@ fn write_grant_rules(s: &mut String, c: &Shared) {
         hard.extend(
             p.entries
                 .iter()
-                .filter(|e| p.is_git_entry(e) && !crate::git::is_git_metadata(e))
+                .filter(|e| p.is_git_entry(e) && !toolhost_policy::git::is_git_metadata(e))
                 .map(|e| subpath(e)),
         );
         add_any_case(&mut hard);
@@ -363,9 +363,9 @@ fn confined_read_filters(policy: &SandboxPolicy, call: bool) -> Vec<String> {
         }
     }
     let system: Vec<String> =
-        crate::policy::SYSTEM_READ_DIRS.iter().map(|d| subpath(Path::new(d))).collect();
+        toolhost_policy::SYSTEM_READ_DIRS.iter().map(|d| subpath(Path::new(d))).collect();
     let mut users: Vec<String> =
-        crate::policy::USER_DATA_IN_SYSTEM.iter().map(|d| subpath(Path::new(d))).collect();
+        toolhost_policy::USER_DATA_IN_SYSTEM.iter().map(|d| subpath(Path::new(d))).collect();
     users.extend(
         policy
             .home()

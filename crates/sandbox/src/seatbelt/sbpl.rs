@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::{PathGrant, Scope};
+use toolhost_policy::{PathGrant, Scope};
 
 /// Top-level directories that are symlinks into `/private` on macOS.
 pub(super) const PRIVATE_ALIASES: &[&str] = &["/etc", "/var", "/tmp"];
@@ -52,7 +52,7 @@ pub(super) fn allow_except(op: &str, filter: &str, excluded: &[String]) -> Strin
     )
 }
 
-/// A HOME-relative pattern of [`crate::policy::READABLE_HOME_ENTRIES`] as a regex: each
+/// A HOME-relative pattern of [`toolhost_policy::READABLE_HOME_ENTRIES`] as a regex: each
 /// component literal, a trailing `*` one or more characters of that component.
 pub(super) fn pattern_regex(pattern: &str) -> String {
     let parts: Vec<String> = pattern

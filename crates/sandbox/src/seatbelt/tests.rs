@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::policy::{Access, PathGrant, PolicyConfig, SandboxMode, Scope};
+use toolhost_policy::{Access, PathGrant, PolicyConfig, SandboxMode, Scope};
 
 #[test]
 fn wrap_builds_the_golden_argv() {

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use toolhost_sandbox::policy::{Escalation, SandboxPolicy};
+use toolhost_policy::{Escalation, SandboxPolicy};
 
 use super::*;
 use crate::approval::{AllowApprovals, DenyApprovals};

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use toolhost_core::approval::{RunApproval, RunGate};
-use toolhost_sandbox::policy::SandboxPolicy;
+use toolhost_policy::SandboxPolicy;
 
 use super::command::check_command;
 use crate::host::types::err;

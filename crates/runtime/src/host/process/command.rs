@@ -23,7 +23,7 @@ pub(super) fn invalid(message: String) -> types::ToolError {
 /// as for [`env_refusal`].
 pub(super) fn check_command(
     command: &process::Command,
-    policy: &toolhost_sandbox::policy::SandboxPolicy,
+    policy: &toolhost_policy::SandboxPolicy,
     policy_file: &std::path::Path,
 ) -> Result<(), types::ToolError> {
     if command.program.trim().is_empty() {

@@ -175,7 +175,7 @@ fn allowed_names() -> String {
 pub fn env_refusal(
     name: &str,
     value: &str,
-    policy: &toolhost_sandbox::policy::SandboxPolicy,
+    policy: &toolhost_policy::SandboxPolicy,
     policy_file: &std::path::Path,
 ) -> Option<String> {
     let well_formed = !name.is_empty()
@@ -220,7 +220,7 @@ pub fn env_refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolhost_sandbox::policy::{PolicyConfig, SandboxMode, SandboxPolicy};
+    use toolhost_policy::{PolicyConfig, SandboxMode, SandboxPolicy};
 
     fn policy(allow: &[&str]) -> SandboxPolicy {
         let config = PolicyConfig {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::{PathGrant, SandboxPolicy, Scope};
+use toolhost_policy::{PathGrant, SandboxPolicy, Scope};
 
 use super::super::case_fold::fold_literal;
 use super::super::sbpl::{pattern_regex, private_alias, regex_escape, subpath};

@@ -1,7 +1,7 @@
 //! The profile generator: the golden profile, grants, scans and case folding.
 
 use super::*;
-use crate::policy::{Access, PathGrant, PolicyConfig, SandboxMode, Scope};
+use toolhost_policy::{Access, PathGrant, PolicyConfig, SandboxMode, Scope};
 
 fn golden_policy() -> SandboxPolicy {
     SandboxPolicy::builder(SandboxMode::WorkspaceWrite, "/golden/ws")

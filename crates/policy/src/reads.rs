@@ -206,7 +206,7 @@ impl SandboxPolicy {
 mod tests {
     use super::super::{PolicyConfig, ReadsConfig, SandboxMode};
     use super::*;
-    use crate::policy::Actor;
+    use crate::Actor;
 
     fn fixture() -> (tempfile::TempDir, PathBuf, SandboxPolicy) {
         let dir = tempfile::tempdir().unwrap();

@@ -190,7 +190,8 @@ impl SandboxPolicy {
     }
 
     /// Whether bash may not create `path` without a grant: a sensitive name, a HOME entry of
-    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata by name. Used by [`crate::protected`].
+    /// [`HOME_SENSITIVE_ENTRIES`], or git metadata by name. Used by the sandbox's
+    /// protected-entry scan (`toolhost_sandbox::protected`).
     pub fn is_protected_name(&self, path: &Path) -> bool {
         self.is_sensitive_name(path)
             || self.is_home_sensitive(path)

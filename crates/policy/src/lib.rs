@@ -1,14 +1,29 @@
-//! The sandbox policy stamped on each call (docs/security.md: modes, tiers, grants): which paths a
-//! call may read and write. The file-tool fence judges real paths with
-//! [`SandboxPolicy::check`]; the OS sandboxes (bubblewrap + Landlock, Seatbelt) are generated
-//! from [`SandboxPolicy::writable_roots`], the protected-entry scan ([`crate::protected`]) and
-//! [`SandboxPolicy::unreadable_paths`], so both read the same rules.
+//! The judge of paths: which paths one call may read and write, decided once for the file
+//! tools' fence and for the OS sandboxes (docs/architecture.md#the-policy-and-the-os-sandbox).
+//! It starts nothing and opens nothing but what a verdict needs; `toolhost-sandbox` turns the
+//! same policy into bubblewrap, Landlock and Seatbelt.
+//!
+//! How a verdict flows through the types:
+//!
+//! 1. **build** — [`SandboxPolicy::builder`] takes the session's [`SandboxMode`] and workspace;
+//!    [`PolicyConfig`] (the operator's `policy.json`, [`POLICY_FILE`]) adds roots, names,
+//!    [`CgroupLimits`] and the shell's settings. One call's policy adds its [`PathGrant`]s
+//!    (from an approved [`Escalation`] of the model's `sandboxPermissions`).
+//! 2. **judge** — the file tools' fence asks [`SandboxPolicy::check`] for each real path: the
+//!    path's [`Tier`] decides, and a refusal is a [`Denial`] worded by [`messages`]. Git
+//!    metadata ([`git`]) and the credential entries of every home are tiers of their own.
+//! 3. **generate** — the OS sandboxes read [`SandboxPolicy::writable_roots`] and
+//!    [`SandboxPolicy::unreadable_paths`]; their protected-entry scan asks
+//!    [`SandboxPolicy::is_protected_name`], so both sides read the same rules.
+//!
+//! Beside the flow: [`danger::detect_danger`] names dangerous commands for the approval step,
+//! and [`NarrowedReads`] narrows reads to a client's roots.
 //!
 //! Tiers, strongest first:
 //!
 //! * **hard-protected** — never writable, not even with a grant: toolhost's data directory
 //!   (spill files, component cache, session store), and the git metadata of every repository
-//!   ([`crate::git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
+//!   ([`git::PROTECTED_GIT_ENTRIES`] below any `.git`, and any entry named `.git`).
 //!   Of the data dir, the [`DATA_DIR_PRIVATE`] entries (the store, the policy, the cache) are
 //!   not readable either; the spill dir is. Every other toolhost data dir the host's own
 //!   record names (the registry of data dirs; never a [`DATA_DIR_MARKER`] file alone) and a
@@ -29,9 +44,10 @@
 //!
 //! Everything else inside a writable root (including the rest of `.git/`) is writable in
 //! workspace-write mode.
-
 //!
-//! The files: this one the types; [`SandboxPolicy`]'s methods by job — `config.rs` (what
+//! The files: `git.rs` what git metadata is and how a config is judged (by git's own
+//! parser), `danger.rs` the dangerous-command detector, `cgroup_limits.rs` what a call's
+//! cgroup may hold; this one the types; [`SandboxPolicy`]'s methods by job — `config.rs` (what
 //! `policy.json` adds, the builder), `per_call.rs` (one call's policy: grants, network, box),
 //! `accessors.rs`, `check.rs` (the verdict on a path), `home.rs` (HOME's hidden entries),
 //! `homes.rs` (credential entries in every home, other users' homes),
@@ -41,9 +57,12 @@
 //! `prefixes.rs` the credential paths parsed once for the per-path check.
 
 mod accessors;
+mod cgroup_limits;
 mod check;
 mod config;
+pub mod danger;
 mod escalation;
+pub mod git;
 mod home;
 mod homes;
 pub mod messages;
@@ -58,6 +77,7 @@ mod tiers;
 
 use std::path::{Path, PathBuf};
 
+pub use cgroup_limits::CgroupLimits;
 pub use config::{
     POLICY_FILE, PolicyBuilder, PolicyConfig, ReadsConfig, RegistriesConfig, SandboxTier,
     ShellPolicy,
@@ -227,7 +247,7 @@ pub struct SandboxPolicy {
     /// Whether other programs may write in `temp_dir` too (not the session's private one).
     temp_dir_shared: bool,
     network: NetworkAccess,
-    limits: crate::cgroup::CgroupLimits,
+    limits: crate::CgroupLimits,
     scan_entries: usize,
     /// `policy.json`'s `process_env_allow`.
     process_env_allow: Vec<String>,

@@ -54,13 +54,13 @@ impl SandboxPolicy {
         &self.grants
     }
 
-    /// How many entries bash's protected-entry scan may visit ([`crate::protected`]).
+    /// How many entries bash's protected-entry scan may visit (`toolhost_sandbox::protected`).
     pub fn scan_entries(&self) -> usize {
         self.scan_entries
     }
 
     /// bash's per-call limits.
-    pub fn limits(&self) -> crate::cgroup::CgroupLimits {
+    pub fn limits(&self) -> crate::CgroupLimits {
         self.limits
     }
 

@@ -48,7 +48,7 @@ pub struct PolicyConfig {
     /// Whether bash may use the network (`"deny"`, the default, or `"allow"`).
     pub network: NetworkAccess,
     /// Per-call limits of bash (`{"pids": 1024, "memory_mib": 3072}`).
-    pub limits: crate::cgroup::CgroupLimits,
+    pub limits: crate::CgroupLimits,
     /// How many entries bash's protected-entry scan may visit before bash refuses to run;
     /// `None` is [`toolhost_limits::PROTECTED_SCAN_ENTRIES`] (a workspace that is a large HOME
     /// may need more).
@@ -201,9 +201,10 @@ impl PolicyBuilder {
         self
     }
 
-    /// The session's private temp dir ([`crate::temp_dir::PrivateTempDir::path`], made by the
-    /// host, mode 0700): the policy's temp dir — a writable root in workspace-write mode and
-    /// `TMPDIR` for every program — unless `policy.json` names one (`temp_dir`). A policy
+    /// The session's private temp dir (`toolhost_sandbox::temp_dir::PrivateTempDir::path`,
+    /// made by the host, mode 0700): the policy's temp dir — a writable root in
+    /// workspace-write mode and `TMPDIR` for every program — unless `policy.json` names one
+    /// (`temp_dir`). A policy
     /// built without either has the system temp dir ([`std::env::temp_dir`]), shared with
     /// every program of the machine.
     pub fn private_temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
