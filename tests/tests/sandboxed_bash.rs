@@ -14,11 +14,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use toolhost::bash::{BashOutcome, BashRequest, BashStatus, run_bash};
 use toolhost_limits::{BASH_HEAD_BYTES, BASH_TAIL_BYTES, MAX_SPILL_BYTES};
+use toolhost_policy::{Access, Actor, PathGrant, PolicyConfig, SandboxMode, SandboxPolicy, Scope};
 use toolhost_sandbox::bwrap::Bubblewrap;
 use toolhost_sandbox::capture::{CAPTURE_WHOLE_BYTES, Stream};
-use toolhost_policy::{
-    Access, Actor, PathGrant, PolicyConfig, SandboxMode, SandboxPolicy, Scope,
-};
 use toolhost_sandbox::process::{
     GroupKiller, ProcessBackend, ProcessEnd, ProcessRequest, TokioProcessBackend,
 };

@@ -34,8 +34,8 @@ pub use toolhost_core::{
 };
 pub use toolhost_mcp_server as mcp;
 pub use toolhost_plugins as plugins;
-pub use toolhost_runtime as runtime;
 pub use toolhost_policy as policy;
+pub use toolhost_runtime as runtime;
 pub use toolhost_sandbox::privileges;
 pub use toolhost_session as session;
 pub use toolhost_store as store;

@@ -296,10 +296,9 @@ mod tests {
             assert!(INHERITED_ENVIRONMENT.contains(&k.as_str()), "{k}");
         }
         let tmp = tempfile::tempdir().unwrap();
-        let policy =
-            SandboxPolicy::builder(toolhost_policy::SandboxMode::WorkspaceWrite, "/w")
-                .private_temp_dir(tmp.path())
-                .build();
+        let policy = SandboxPolicy::builder(toolhost_policy::SandboxMode::WorkspaceWrite, "/w")
+            .private_temp_dir(tmp.path())
+            .build();
         let env = s.process_environment(&policy);
         assert_eq!(env.get("TMPDIR").map(String::as_str), policy.temp_dir().to_str());
         assert_eq!(policy.temp_dir(), tmp.path().canonicalize().unwrap());

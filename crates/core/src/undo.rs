@@ -524,10 +524,7 @@ mod tests {
     #[test]
     fn undo_is_fenced() {
         let (_d, s, rw) = setup();
-        let ro = SandboxPolicy::new(
-            toolhost_policy::SandboxMode::ReadOnly,
-            &s.working_directory,
-        );
+        let ro = SandboxPolicy::new(toolhost_policy::SandboxMode::ReadOnly, &s.working_directory);
         // An exact grant for the file lets a read-only session undo it…
         let f = s.working_directory.join("a.txt");
         std::fs::write(&f, "2").unwrap();

@@ -6,8 +6,8 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
+use toolhost_policy::SandboxPolicy;
 
 /// Why a sandbox could not be built or entered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
 use crate::helper::landlock::landlock_abi;
 use crate::helper::{SANDBOX_EXEC_ARG, SANDBOX_EXEC_ERROR_PREFIX, STARTED_FD};
-use toolhost_policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
+use toolhost_policy::{NetworkAccess, SandboxPolicy};
 
 /// Prefix of bubblewrap's own error messages on stderr.
 pub const BWRAP_ERROR_PREFIX: &str = "bwrap: ";

@@ -28,8 +28,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
+use toolhost_policy::SandboxPolicy;
 
 /// Directories that hold the sockets of the user's session (agents, buses, terminal
 /// multiplexers, container engines): hidden from bash whole.
@@ -242,7 +242,8 @@ fn home_masks(
         return Vec::new();
     }
     // Confined reads mask HOME whole first; its hidden entries are masked again below it.
-    let mut masks: Vec<toolhost_policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
+    let mut masks: Vec<toolhost_policy::HomeMask> =
+        policy.confined_home_mask().into_iter().collect();
     masks.extend(policy.hidden_home_masks());
     masks.extend(policy.other_home_masks());
     for m in &mut masks {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::backend::{Availability, SandboxBackend, SandboxError};
-use toolhost_policy::SandboxPolicy;
 use crate::protected::Protected;
+use toolhost_policy::SandboxPolicy;
 
 /// What the platform backend is built with (each used only where it applies: bubblewrap's
 /// options on Linux; Seatbelt takes none).

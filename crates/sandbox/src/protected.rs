@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use toolhost_limits::PROTECTED_SCAN_DEPTH;
 
-use toolhost_policy::git;
 use toolhost_policy::SandboxPolicy;
+use toolhost_policy::git;
 
 mod snapshot;
 pub use snapshot::{Snapshot, SnapshotError};

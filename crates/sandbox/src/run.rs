@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{Availability, SandboxBackend};
-use toolhost_policy::SandboxPolicy;
 use crate::process::{ProcessBackend, ProcessEnd, ProcessRequest, ProgressFn};
+use toolhost_policy::SandboxPolicy;
 
 /// `timeout_ms` cut to what is left before the call's `deadline` (at least 1 ms): a run never
 /// outlives its call.

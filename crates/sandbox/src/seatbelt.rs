@@ -38,8 +38,8 @@ use std::sync::OnceLock;
 pub use profile::{call_profile, seatbelt_profile};
 
 use crate::backend::{Availability, SandboxBackend, SandboxError, output_within};
-use toolhost_policy::{NetworkAccess, SandboxMode, SandboxPolicy};
 use crate::protected::Protected;
+use toolhost_policy::{NetworkAccess, SandboxMode, SandboxPolicy};
 
 /// The one `sandbox-exec` toolhost runs (macOS's own, on the read-only system volume).
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 
 use matrix::{FILES, MATRIX, NOT_IN_MATRIX};
 use sbpl::{Action, Invocation, Query};
-use toolhost_sandbox::SandboxBackend;
 use toolhost_policy::{
     Access, Actor, NetworkAccess, PathGrant, PolicyConfig, ReadsConfig, SandboxMode, SandboxPolicy,
     Scope,
 };
+use toolhost_sandbox::SandboxBackend;
 use toolhost_sandbox::seatbelt::Seatbelt;
 
 /// The concrete operations a read and a write are checked as (every one must agree).

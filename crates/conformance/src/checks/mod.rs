@@ -34,13 +34,13 @@ use toolhost_limits::{
     MAX_RESULT_BYTES,
 };
 use toolhost_plugins::rules;
+use toolhost_policy::SandboxPolicy;
 use toolhost_runtime::component_tool::{
     STOPPED_AT_DEADLINE, STOPPED_ON_CANCEL, STRUCTURED_WITHHELD,
 };
 use toolhost_runtime::input::INPUT_REFUSED_BY_HOST;
 use toolhost_runtime::validate::InvalidComponent;
 use toolhost_runtime::{Allocation, ComponentRuntime, ComponentTool, MAX_STORE_MEMORY};
-use toolhost_policy::SandboxPolicy;
 
 use crate::generate::{Rng, input};
 use crate::{Check, Options, Outcome, Report};

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use toolhost_run_spec::RunSpec;
 use toolhost_policy::SandboxPolicy;
+use toolhost_run_spec::RunSpec;
 
 use super::package::PackageScripts;
 use super::program::ProgramFile;

@@ -5,8 +5,8 @@ use super::question::package_lines;
 use super::*;
 use crate::display::quoted;
 use std::path::Path;
-use toolhost_run_spec::RunSpec;
 use toolhost_policy::{Access, Escalation, PathGrant, SandboxPolicy, Scope};
+use toolhost_run_spec::RunSpec;
 
 #[test]
 fn a_run_request_shows_the_command_line_as_it_runs_and_every_word_of_the_model_escaped() {

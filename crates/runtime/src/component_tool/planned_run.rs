@@ -21,8 +21,8 @@ use toolhost_core::fence::Intent;
 use toolhost_core::result::ToolError;
 use toolhost_core::tool::{CallInspection, DynTool};
 use toolhost_limits::APPROVED_RUN_MAX_TIMEOUT_MS;
-use toolhost_run_spec::RunSpec;
 use toolhost_policy::{Access, POLICY_FILE, PathGrant, SandboxMode, SandboxPolicy, Scope};
+use toolhost_run_spec::RunSpec;
 
 use super::ComponentTool;
 use super::instance::{call_deadline, run};

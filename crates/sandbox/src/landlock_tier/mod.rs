@@ -24,8 +24,8 @@ use crate::backend::{Availability, SandboxBackend, SandboxError};
 pub use crate::helper::TIER_ARG;
 use crate::helper::landlock::landlock_abi;
 use crate::helper::{SANDBOX_EXEC_ARG, STARTED_FD};
-use toolhost_policy::{NetworkAccess, SandboxPolicy};
 use crate::protected::Protected;
+use toolhost_policy::{NetworkAccess, SandboxPolicy};
 
 /// Why the tier cannot run commands (model-facing).
 pub mod reasons {

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use toolhost_limits::LANDLOCK_PLAN_MAX_DIR_ENTRIES;
 
-use toolhost_policy::{Access, SandboxPolicy};
 use crate::protected::Protected;
+use toolhost_policy::{Access, SandboxPolicy};
 
 /// What one rule of the policy makes of a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,8 @@ fn rules(policy: &SandboxPolicy, protected: &Protected) -> Vec<(PathBuf, Rule)> 
         rules.push((f.clone(), Rule::Deny));
     }
     let roots: Vec<PathBuf> = policy.writable_roots();
-    let mut masks: Vec<toolhost_policy::HomeMask> = policy.confined_home_mask().into_iter().collect();
+    let mut masks: Vec<toolhost_policy::HomeMask> =
+        policy.confined_home_mask().into_iter().collect();
     masks.extend(policy.hidden_home_masks());
     masks.extend(policy.other_home_masks());
     for m in masks {

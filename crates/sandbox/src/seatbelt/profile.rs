@@ -32,10 +32,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::backend::SandboxError;
+use crate::protected::Protected;
 use toolhost_policy::{
     Access, HOME_SENSITIVE_ENTRIES, PathGrant, SandboxPolicy, Scope, is_ssh_host_key,
 };
-use crate::protected::Protected;
 
 use super::case_fold::add_any_case;
 use super::sbpl::{

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use toolhost_core::context::ToolProgress;
 use toolhost_core::spill::spill_path;
+use toolhost_policy::SandboxPolicy;
 use toolhost_sandbox::capture::{Capture, Stream};
 use toolhost_sandbox::denial::detect_denial;
-use toolhost_policy::SandboxPolicy;
 use toolhost_sandbox::process::{ProcessEnd, ProgressFn};
 use toolhost_sandbox::run::SandboxedOutcome;
 
