@@ -270,6 +270,23 @@ impl ToolCallContext {
     }
 }
 
+/// A temp workspace with a local session (no sandbox; the data dir `.data` inside it) and a
+/// workspace-write policy over it: the fixture core's unit tests of undo and of how changes
+/// stand on disk share.
+#[cfg(test)]
+pub(crate) fn temp_workspace() -> (tempfile::TempDir, ToolSessionContext, SandboxPolicy) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let session = ToolSessionContext::local(
+        &root,
+        root.join(".data"),
+        "s",
+        Arc::new(toolhost_sandbox::NoSandbox),
+    );
+    let policy = SandboxPolicy::workspace_write(&root);
+    (dir, session, policy)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,21 +99,9 @@ fn reversed(change: &FileChange) -> FileChange {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use toolhost_sandbox::NoSandbox;
-
     use super::*;
     use crate::changes::{file_change, file_deletion};
-
-    fn setup() -> (tempfile::TempDir, ToolSessionContext, SandboxPolicy) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let session =
-            ToolSessionContext::local(&root, root.join(".data"), "s", Arc::new(NoSandbox));
-        let policy = SandboxPolicy::workspace_write(&root);
-        (dir, session, policy)
-    }
+    use crate::context::temp_workspace;
 
     fn states(found: &[(FileChange, OnDisk)]) -> Vec<(String, OnDisk)> {
         found.iter().map(|(c, d)| (c.after_content.clone(), *d)).collect()
@@ -121,7 +109,7 @@ mod tests {
 
     #[test]
     fn a_chain_of_one_file_is_kept_up_to_the_content_the_file_holds() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let f = s.working_directory.join("a.txt");
         let chain = [
             file_change("c", "a.txt", Some("1\n"), "2\n"),
@@ -141,7 +129,7 @@ mod tests {
 
     #[test]
     fn a_created_and_a_deleted_file_by_their_absence() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let made = file_change("c", "new.txt", None, "hello\n");
         let gone = file_deletion("c", "old.txt", "bye\n", None);
         let both = [made, gone];

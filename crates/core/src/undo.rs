@@ -424,17 +424,7 @@ fn roll_back(
 mod tests {
     use super::*;
     use crate::changes::file_change;
-    use std::sync::Arc;
-    use toolhost_sandbox::NoSandbox;
-
-    fn setup() -> (tempfile::TempDir, ToolSessionContext, SandboxPolicy) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let session =
-            ToolSessionContext::local(&root, root.join(".data"), "s", Arc::new(NoSandbox));
-        let policy = SandboxPolicy::workspace_write(&root);
-        (dir, session, policy)
-    }
+    use crate::context::temp_workspace;
 
     fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
@@ -442,7 +432,7 @@ mod tests {
 
     #[test]
     fn undo_then_reapply_a_modification() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let f = s.working_directory.join("a.txt");
         std::fs::write(&f, "two\n").unwrap();
         let mut c = file_change("c1", "a.txt", Some("one\n"), "two\n");
@@ -455,7 +445,7 @@ mod tests {
 
     #[test]
     fn a_conflict_anywhere_in_the_batch_writes_nothing() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let a = s.working_directory.join("a.txt");
         let b = s.working_directory.join("b.txt");
         std::fs::write(&a, "a2").unwrap();
@@ -472,7 +462,7 @@ mod tests {
 
     #[test]
     fn a_failure_half_way_rolls_back() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let a = s.working_directory.join("a.txt");
         std::fs::write(&a, "a2").unwrap();
         // b.txt "was created" under a directory that we then replace by a file, so the
@@ -493,7 +483,7 @@ mod tests {
 
     #[test]
     fn a_deletion_is_undone_by_recreating_the_file_and_reapplied_by_removing_it() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let a = s.working_directory.join("a.txt");
         let mut c = crate::changes::file_deletion("c1", "a.txt", "kept\n", Some(0o750));
         block_on(undo(std::slice::from_ref(&c), &s, &p)).unwrap();
@@ -513,7 +503,7 @@ mod tests {
 
     #[test]
     fn refuses_large_and_binary_files() {
-        let (_d, s, p) = setup();
+        let (_d, s, p) = temp_workspace();
         let a = s.working_directory.join("a.bin");
         std::fs::write(&a, [0xffu8, 0xfe]).unwrap();
         let c = file_change("c1", "a.bin", Some("x"), "y");
@@ -523,7 +513,7 @@ mod tests {
 
     #[test]
     fn undo_is_fenced() {
-        let (_d, s, rw) = setup();
+        let (_d, s, rw) = temp_workspace();
         let ro = SandboxPolicy::new(toolhost_policy::SandboxMode::ReadOnly, &s.working_directory);
         // An exact grant for the file lets a read-only session undo it…
         let f = s.working_directory.join("a.txt");
