@@ -13,7 +13,7 @@ use toolhost_core::on_disk::{OnDisk, found_written};
 use toolhost_core::result::{ErrorCode, FileChange, ToolError, ToolResult, ToolResultArtifact};
 use toolhost_core::write_ahead::WriteAheadRecord;
 use toolhost_policy::SandboxPolicy;
-use toolhost_store::{PendingCall, Store, StoreError, owner};
+use toolhost_store::{PendingCall, Store, StoreError};
 
 /// One call's write-ahead record in the session's store.
 pub(crate) struct CallWriteAhead {
@@ -47,26 +47,21 @@ fn interrupted_message(found: &[(FileChange, OnDisk)], pending: usize) -> String
 }
 
 /// Settle the changes left pending in `session`'s workspace by processes that are gone
-/// ([`owner::is_gone`]): a call whose changes were (at least partly) written is recorded with
-/// status `outcome_unknown` and those changes, so `toolhost changes` lists them and `undo`
-/// takes them back; one that wrote nothing is dropped. The ids of the calls recorded.
+/// ([`PendingCall::writer_is_gone`]): a call whose changes were (at least partly) written is
+/// recorded with status `outcome_unknown` and those changes, so `toolhost changes` lists them
+/// and `undo` takes them back; one that wrote nothing is dropped. The ids of the calls
+/// recorded.
 pub fn reconcile_pending(
     store: &Store,
     session: &ToolSessionContext,
     policy: &SandboxPolicy,
 ) -> Result<Vec<String>, StoreError> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
     let mut recorded = Vec::new();
     for left in store.pending_calls(&session.working_directory)? {
         // A live writer's changes are its own to record; a commit whose journal is still
         // there (running, or interrupted and not yet rolled back) has its files in no
         // settled state yet.
-        if !owner::is_gone(&left.call.owner, left.call.created_at_ms, now)
-            || journaled(&session.data_dir, &left.call.call_id)
-        {
+        if !left.call.writer_is_gone() || journaled(&session.data_dir, &left.call.call_id) {
             continue;
         }
         let found = found_written(&left.changes, session, policy);

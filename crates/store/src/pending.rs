@@ -28,6 +28,14 @@ pub struct PendingCall {
     pub created_at_ms: i64,
 }
 
+impl PendingCall {
+    /// Whether the process that recorded these changes is gone by now
+    /// ([`crate::owner::is_gone`], by the store's clock).
+    pub fn writer_is_gone(&self) -> bool {
+        crate::owner::is_gone(&self.owner, self.created_at_ms, now_ms())
+    }
+}
+
 /// A call's pending changes, left behind: the call, and the changes with their contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeftPending {
