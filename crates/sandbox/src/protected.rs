@@ -376,6 +376,36 @@ mod tests {
     }
 
     #[test]
+    fn the_scan_carves_exactly_the_protected_entries_of_every_writable_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        for d in ["ws/.git/hooks", "ws/sub", "home/.ssh", "extra", "tmp", "data/spill", "out"] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        for f in ["ws/.env", "ws/sub/.env.local", "ws/.git/config", "home/.netrc", "home/.bashrc"] {
+            std::fs::write(base.join(f), "x").unwrap();
+        }
+        let policy = SandboxPolicy::builder(SandboxMode::WorkspaceWrite, base.join("ws"))
+            .home(base.join("home"))
+            .data_dir(base.join("data"))
+            .config(toolhost_policy::PolicyConfig {
+                extra_writable_roots: vec![base.join("extra")],
+                temp_dir: Some(base.join("tmp")),
+                ..Default::default()
+            })
+            .build();
+        let mut carve = scan(&policy).unwrap().entries;
+        carve.sort();
+        let mut want: Vec<PathBuf> =
+            ["ws/.env", "ws/.git", "ws/.git/config", "ws/.git/hooks", "ws/sub/.env.local"]
+                .iter()
+                .map(|r| base.join(r))
+                .collect();
+        want.sort();
+        assert_eq!(carve, want);
+    }
+
+    #[test]
     fn a_tree_past_the_budget_fails_closed() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
