@@ -127,21 +127,36 @@ pub fn find_lines(
     if pattern.is_empty() {
         return Ok(LineMatch { index: start, tier: Tier::Exact });
     }
-    let prep = Prepared::new(lines, pattern);
     let numbered = line_number_prefixes(pattern.iter().map(String::as_str));
-    if let Some(last) = prep.last_start().filter(|&last| eof && last >= start) {
-        // Numbered text may match exactly, never leniently.
-        let tiers = if numbered.is_some() { &Tier::ALL[..1] } else { &Tier::ALL[..] };
-        if let Some(&tier) = tiers.iter().find(|&&tier| prep.matches_at(tier, last)) {
-            return Ok(LineMatch { index: last, tier });
-        }
+    let exact_at = |i: usize| lines[i..].iter().zip(pattern).all(|(l, p)| l == p);
+    let at_end = lines.len().checked_sub(pattern.len()).filter(|&last| eof && last >= start);
+    if let Some(last) = at_end.filter(|&last| exact_at(last)) {
+        return Ok(LineMatch { index: last, tier: Tier::Exact });
     }
-    for tier in Tier::ALL {
-        if tier != Tier::Exact
-            && let Some(first_line) = numbered
-        {
+    // The exact search needs no prepared forms, so an exact hunk costs no pass over the
+    // whole file; it runs here unless the end still has lenient tiers to try first.
+    let exact_done = at_end.is_none() || numbered.is_some();
+    if exact_done {
+        let exact: Vec<usize> = match lines.len().checked_sub(pattern.len()) {
+            Some(last) if start <= last => (start..=last).filter(|&i| exact_at(i)).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(decided) = decide(Tier::Exact, &exact) {
+            return decided;
+        }
+        // Numbered text may match exactly, never leniently.
+        if let Some(first_line) = numbered {
             return Err(MatchError::LineNumberPrefixes { first_line });
         }
+    }
+    let prep = Prepared::new(lines, pattern);
+    if let Some(last) = at_end
+        && let Some(&tier) = Tier::ALL[1..].iter().find(|&&tier| prep.matches_at(tier, last))
+    {
+        return Ok(LineMatch { index: last, tier });
+    }
+    let tiers = if exact_done { &Tier::ALL[1..] } else { &Tier::ALL[..] };
+    for &tier in tiers {
         if let Some(decided) = decide(tier, &prep.candidates(tier, start)) {
             return decided;
         }
