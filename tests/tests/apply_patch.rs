@@ -353,8 +353,12 @@ fn a_process_killed_mid_patch_is_put_back_at_the_next_start() {
 
     a.env.clear();
     // While a process holds the journal (as a live commit does), another start leaves it be.
-    let journals: Vec<_> =
-        std::fs::read_dir(a.data.join("journal")).unwrap().flatten().map(|e| e.path()).collect();
+    let journals: Vec<_> = std::fs::read_dir(a.data.join("journal"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
     assert_eq!(journals.len(), 1, "{journals:?}");
     {
         use std::os::fd::AsRawFd;

@@ -15,8 +15,18 @@
 //!
 //! A process that dies between 1 and 4 leaves its journal; [`recover`], at the next start in
 //! that data dir, puts back every file still in the state the commit left it in, and names the
-//! ones changed since (never overwritten). The journal lives in the data dir, which no tool and
-//! no sandboxed program can write (docs/security.md), so the paths in it are the fenced paths.
+//! ones changed since (never overwritten).
+//!
+//! Recovery never writes where the change itself could not (docs/sessions.md#crashes). The
+//! journal lives in the data dir, which no tool and no sandboxed program can write
+//! (docs/security.md), and still it is trusted only when it is the host's own: a regular file
+//! owned by this user with no group or other permission, sealed with an HMAC-SHA-256 under the
+//! data dir's own journal key ([`JOURNAL_KEY`], made once, mode 0600). Every path it names is
+//! then judged again ([`judge_entry`]): below one of the roots the change could write (the
+//! workspace and the writable roots and grants of its call, recorded in the journal), no
+//! symbolic link below that root, never git metadata or git's own state, never the data dir.
+//! One path refused refuses the whole journal: nothing is written, the journal is kept beside
+//! (`*.refused`) and the message names it and the path.
 
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -28,6 +38,13 @@ use crate::observations::sha256_hex;
 
 /// The data dir's directory of open journals.
 pub const JOURNAL_DIR: &str = "journal";
+
+/// The key journals are sealed with, in [`JOURNAL_DIR`]: 32 random bytes, mode 0600, made by
+/// the first commit in a data dir.
+pub const JOURNAL_KEY: &str = "key";
+
+/// The version of the journal format this host writes and reads; any other is refused.
+const JOURNAL_VERSION: u32 = 2;
 
 /// Test hook: with this variable set to N in the host's environment, the process kills itself
 /// with SIGKILL right after the N-th file of a multi-file commit is written, so a test can
@@ -94,11 +111,100 @@ struct Entry {
     after_hash: Option<String>,
 }
 
-/// A journal file: the commit of one call.
+/// The commit of one call, as sealed in its journal file.
 #[derive(Serialize, Deserialize)]
 struct Journal {
+    version: u32,
     call_id: String,
+    /// The real roots the change could write (as bytes): every entry lies below one.
+    roots: Vec<Vec<u8>>,
     entries: Vec<Entry>,
+}
+
+/// A journal file: the [`Journal`]'s JSON as written, and its seal
+/// (HMAC-SHA-256 of `body` under the [`JOURNAL_KEY`], hex).
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    body: String,
+    mac: String,
+}
+
+/// HMAC-SHA-256 (RFC 2104) of `message` under `key` (at most 64 bytes), hex.
+fn hmac_hex(key: &[u8], message: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    block[..key.len().min(64)].copy_from_slice(&key[..key.len().min(64)]);
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(message).finalize();
+    hex::encode(Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize())
+}
+
+/// Whether two hex strings are equal, compared in time independent of where they differ.
+fn same_mac(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The data dir's journal key, made (32 bytes of `/dev/urandom`, mode 0600) when `create`
+/// and there is none. Refused when it is not a regular file of this user's with no group or
+/// other permission and exactly 32 bytes.
+fn journal_key(dir: &Path, create: bool) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(JOURNAL_KEY);
+    if create && std::fs::symlink_metadata(&path).is_err() {
+        let mut key = vec![0u8; 32];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
+        let made = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path);
+        match made {
+            Ok(mut out) => {
+                out.write_all(&key)?;
+                out.sync_all()?;
+                return Ok(key);
+            }
+            // Another process made it first: read theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path)?;
+    host_owned(&file, "the journal key")?;
+    let mut key = Vec::new();
+    (&mut file).take(33).read_to_end(&mut key)?;
+    if key.len() != 32 {
+        return Err(std::io::Error::other("the journal key is not 32 bytes"));
+    }
+    Ok(key)
+}
+
+/// Refuse `file` unless it is a regular file owned by this process's user with no group or
+/// other permission bits: what the host itself writes in its data dir.
+fn host_owned(file: &std::fs::File, what: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata()?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!("{what} is not a regular file")));
+    }
+    if meta.uid() != me {
+        return Err(std::io::Error::other(format!(
+            "{what} is owned by uid {}, not by this user (uid {me})",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(format!(
+            "{what} has mode {:o}; the host writes it 0600",
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
 }
 
 fn hash_of(text: Option<&str>) -> Option<String> {
@@ -106,9 +212,18 @@ fn hash_of(text: Option<&str>) -> Option<String> {
 }
 
 /// Commit `steps` (in order) as one change of call `call_id`, journaled in `data_dir`.
-pub fn commit(data_dir: &Path, call_id: &str, steps: &[Step]) -> Result<(), CommitError> {
+/// `roots` are the real directories the call may write (its workspace, writable roots and
+/// write grants): recovery puts back nothing outside them.
+pub fn commit(
+    data_dir: &Path,
+    call_id: &str,
+    roots: &[PathBuf],
+    steps: &[Step],
+) -> Result<(), CommitError> {
     let journal = Journal {
+        version: JOURNAL_VERSION,
         call_id: call_id.to_string(),
+        roots: roots.iter().map(|r| r.as_os_str().as_bytes().to_vec()).collect(),
         entries: steps
             .iter()
             .map(|s| Entry {
@@ -192,7 +307,10 @@ fn write_journal(data_dir: &Path, journal: &Journal) -> std::io::Result<(PathBuf
     let name = &sha256_hex(journal.call_id.as_bytes())[..16];
     let file = dir.join(format!("{name}.json"));
     let temp = dir.join(format!("{name}.json.tmp"));
-    let bytes = serde_json::to_vec(journal).map_err(std::io::Error::other)?;
+    let key = journal_key(&dir, true)?;
+    let body = serde_json::to_string(journal).map_err(std::io::Error::other)?;
+    let mac = hmac_hex(&key, body.as_bytes());
+    let bytes = serde_json::to_vec(&Sealed { body, mac }).map_err(std::io::Error::other)?;
     let mut out = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -237,16 +355,21 @@ fn claim(path: &Path) -> Option<std::fs::File> {
 /// What [`recover`] did with one interrupted commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recovered {
-    /// The call whose commit was interrupted.
+    /// The call whose commit was interrupted (the journal's file name when it was refused).
     pub call_id: String,
     /// Files put back to their state before the commit.
     pub restored: Vec<PathBuf>,
     /// Files left as they are, and why (changed since the commit, or unreadable).
     pub left: Vec<(PathBuf, String)>,
+    /// Why the journal was not trusted, when it was not: nothing of it was written.
+    pub refused: Option<String>,
 }
 
 impl std::fmt::Display for Recovered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(why) = &self.refused {
+            return f.write_str(why);
+        }
         write!(
             f,
             "the change of call {} was interrupted part-way; {} file(s) were put back as they were before it",
@@ -260,11 +383,108 @@ impl std::fmt::Display for Recovered {
     }
 }
 
+/// Why a journal is not trusted: [`recover`] writes nothing of it.
+#[derive(Debug, thiserror::Error)]
+enum Untrusted {
+    /// It cannot be read or parsed.
+    #[error("it cannot be read ({0})")]
+    Unreadable(String),
+    /// Not the host's own file: another owner, a loose mode, no key.
+    #[error("it is not the host's own ({0})")]
+    NotOwn(String),
+    /// Its seal does not match the data dir's journal key.
+    #[error(
+        "its seal does not match: this host did not write it with this data dir's key, or it was changed since"
+    )]
+    BadSeal,
+    /// A version this host does not write.
+    #[error("it is of journal version {0}; this host writes version {JOURNAL_VERSION}")]
+    Version(u32),
+    /// It names a path the change could not have written.
+    #[error("it names {path}, which {why}")]
+    Path { path: String, why: String },
+}
+
+/// The journal held open in `file` (in the journal dir `dir`), when it is the host's own:
+/// this user's, mode 0600, sealed with the data dir's key, of this version.
+fn read_trusted(dir: &Path, file: &mut std::fs::File) -> Result<Journal, Untrusted> {
+    host_owned(file, "the journal").map_err(|e| Untrusted::NotOwn(e.to_string()))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(file, &mut bytes)
+        .map_err(|e| Untrusted::Unreadable(e.to_string()))?;
+    let sealed: Sealed =
+        serde_json::from_slice(&bytes).map_err(|e| Untrusted::Unreadable(e.to_string()))?;
+    let key = journal_key(dir, false)
+        .map_err(|e| Untrusted::NotOwn(format!("the data dir's journal key: {e}")))?;
+    if !same_mac(&hmac_hex(&key, sealed.body.as_bytes()), &sealed.mac) {
+        return Err(Untrusted::BadSeal);
+    }
+    let journal: Journal =
+        serde_json::from_str(&sealed.body).map_err(|e| Untrusted::Unreadable(e.to_string()))?;
+    if journal.version != JOURNAL_VERSION {
+        return Err(Untrusted::Version(journal.version));
+    }
+    Ok(journal)
+}
+
+/// Whether recovery may write `path`, a path of a journal whose change could write below
+/// `roots`, judged as the fence judges a write: an absolute path with no `.` or `..`, below
+/// one of `roots` (itself a real directory), no symbolic link from that root down to it, not
+/// in the data dir, not git metadata nor git's own state (by name, and by a git dir's
+/// shape). Why not, otherwise.
+pub fn judge_entry(data_dir: &Path, roots: &[PathBuf], path: &Path) -> Result<(), String> {
+    use std::path::Component;
+    let plain = |p: &Path| {
+        p.is_absolute()
+            && p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+    };
+    if !plain(path) {
+        return Err("is not a plain absolute path".into());
+    }
+    let root = roots
+        .iter()
+        .filter(|r| plain(r) && path.starts_with(r) && path != r.as_path())
+        .find(|r| std::fs::symlink_metadata(r).is_ok_and(|m| m.is_dir()))
+        .ok_or("is outside the workspace and every root the change could write")?;
+    for step in path.ancestors().take_while(|a| *a != root.as_path()) {
+        if std::fs::symlink_metadata(step).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!("goes through a symbolic link ({})", step.display()));
+        }
+    }
+    if path.starts_with(data_dir) {
+        return Err("is inside toolhost's data directory".into());
+    }
+    use toolhost_policy::git;
+    if git::is_git_metadata(path)
+        || git::is_git_state(path)
+        || matches!(git::write_refusal(path), Some(git::GitWriteRefusal::Metadata { .. }))
+    {
+        return Err("is git metadata".into());
+    }
+    Ok(())
+}
+
+/// Every path of `journal` judged ([`judge_entry`]); the first refused.
+fn judge_journal(data_dir: &Path, journal: &Journal) -> Result<(), Untrusted> {
+    let as_path = |bytes: &[u8]| PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()));
+    let roots: Vec<PathBuf> = journal.roots.iter().map(|r| as_path(r)).collect();
+    for entry in &journal.entries {
+        let path = as_path(&entry.path);
+        judge_entry(data_dir, &roots, &path)
+            .map_err(|why| Untrusted::Path { path: path.display().to_string(), why })?;
+    }
+    Ok(())
+}
+
 /// Roll back every commit in `data_dir` that a dead process left journaled, and remove its
 /// journal. Files changed since the commit are left alone and named; a journal whose commit
-/// is still running in a live process (its lock is held) is left to it.
+/// is still running in a live process (its lock is held) is left to it; a journal that is not
+/// the host's own, or names a path its change could not write, is refused whole and kept
+/// beside as `*.refused` (nothing of it is written).
 pub fn recover(data_dir: &Path) -> Vec<Recovered> {
-    let Ok(entries) = std::fs::read_dir(data_dir.join(JOURNAL_DIR)) else { return Vec::new() };
+    let dir = data_dir.join(JOURNAL_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let data_dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
     let mut files: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
@@ -274,45 +494,59 @@ pub fn recover(data_dir: &Path) -> Vec<Recovered> {
     let mut out = Vec::new();
     for file in files {
         let Some(mut held) = claim(&file) else { continue };
-        let mut bytes = Vec::new();
-        let journal: Journal = match std::io::Read::read_to_end(&mut held, &mut bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|_| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-        {
-            Ok(j) => j,
+        let trusted = read_trusted(&dir, &mut held).and_then(|j| {
+            judge_journal(&data_dir, &j)?;
+            Ok(j)
+        });
+        match trusted {
+            Ok(journal) => out.push(put_back(&journal)),
             Err(why) => {
+                let kept = file.with_extension("json.refused");
+                let _ = std::fs::rename(&file, &kept);
                 out.push(Recovered {
                     call_id: file.display().to_string(),
                     restored: Vec::new(),
-                    left: vec![(file.clone(), format!("its journal cannot be read ({why})"))],
+                    left: Vec::new(),
+                    refused: Some(format!(
+                        "the journal {} of an interrupted change was not recovered and nothing of it was written: {why}; it is kept as {}",
+                        file.display(),
+                        kept.display()
+                    )),
                 });
-                let _ = std::fs::remove_file(&file);
                 continue;
-            }
-        };
-        let mut recovered =
-            Recovered { call_id: journal.call_id.clone(), restored: Vec::new(), left: Vec::new() };
-        for entry in journal.entries.iter().rev() {
-            let path = PathBuf::from(std::ffi::OsString::from_vec(entry.path.clone()));
-            let before_hash = hash_of(entry.before.as_deref());
-            match current_hash(&path) {
-                Ok(now) if now == before_hash => {}
-                Ok(now) if now == entry.after_hash => {
-                    match put(&path, entry.before.as_deref(), now.as_deref(), None) {
-                        Ok(()) => recovered.restored.push(path),
-                        Err(e) => recovered.left.push((path, e.plain())),
-                    }
-                }
-                Ok(_) => recovered
-                    .left
-                    .push((path, "it changed after the interrupted change".to_string())),
-                Err(e) => recovered.left.push((path, e.plain())),
             }
         }
         let _ = std::fs::remove_file(&file);
-        out.push(recovered);
     }
     out
+}
+
+/// Put back every file of a trusted journal still in the state its commit left it in.
+fn put_back(journal: &Journal) -> Recovered {
+    let mut recovered = Recovered {
+        call_id: journal.call_id.clone(),
+        restored: Vec::new(),
+        left: Vec::new(),
+        refused: None,
+    };
+    for entry in journal.entries.iter().rev() {
+        let path = PathBuf::from(std::ffi::OsString::from_vec(entry.path.clone()));
+        let before_hash = hash_of(entry.before.as_deref());
+        match current_hash(&path) {
+            Ok(now) if now == before_hash => {}
+            Ok(now) if now == entry.after_hash => {
+                match put(&path, entry.before.as_deref(), now.as_deref(), None) {
+                    Ok(()) => recovered.restored.push(path),
+                    Err(e) => recovered.left.push((path, e.plain())),
+                }
+            }
+            Ok(_) => {
+                recovered.left.push((path, "it changed after the interrupted change".to_string()))
+            }
+            Err(e) => recovered.left.push((path, e.plain())),
+        }
+    }
+    recovered
 }
 
 /// SHA-256 of the regular file at `path` (no symlink followed), or None when absent.
@@ -350,6 +584,101 @@ mod tests {
         }
     }
 
+    fn journal_of(call_id: &str, roots: &[&Path], steps: &[Step]) -> Journal {
+        Journal {
+            version: JOURNAL_VERSION,
+            call_id: call_id.into(),
+            roots: roots.iter().map(|r| r.as_os_str().as_bytes().to_vec()).collect(),
+            entries: steps
+                .iter()
+                .map(|s| Entry {
+                    path: s.real.as_os_str().as_bytes().to_vec(),
+                    before: s.before.clone(),
+                    after_hash: hash_of(s.after.as_deref()),
+                })
+                .collect(),
+        }
+    }
+
+    /// A journal (sealed with the data dir's real key) that names `victim`, which holds
+    /// `text`, as if a dead commit had written it: recovery must refuse it whole.
+    fn refused(data: &Path, roots: &[&Path], victim: &Path, text: &str) -> String {
+        std::fs::write(victim, text).unwrap();
+        let steps = [Step {
+            real: victim.to_path_buf(),
+            display: "v".into(),
+            before: Some("forged\n".into()),
+            after: Some(text.into()),
+            new_mode: None,
+        }];
+        drop(write_journal(data, &journal_of("forged", roots, &steps)).unwrap());
+        let r = recover(data);
+        assert_eq!(r.len(), 1);
+        assert_eq!(std::fs::read_to_string(victim).unwrap(), text, "recovery wrote it");
+        r[0].refused.clone().expect("refused")
+    }
+
+    #[test]
+    fn a_journal_naming_a_path_its_change_could_not_write_is_refused_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().canonicalize().unwrap();
+        let (ws, data, out) = (base.join("ws"), base.join("data"), base.join("home"));
+        for dir in [&ws, &data, &out, &ws.join(".git")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let why = refused(&data, &[&ws], &out.join(".bashrc"), "mine\n");
+        assert!(why.contains("is outside the workspace") && why.contains(".bashrc"), "{why}");
+        assert!(why.contains(".refused"), "{why}");
+        std::os::unix::fs::symlink(&out, ws.join("link")).unwrap();
+        let why = refused(&data, &[&ws], &ws.join("link/x"), "x\n");
+        assert!(why.contains("symbolic link"), "{why}");
+        assert!(refused(&data, &[&ws], &ws.join(".git/HEAD"), "ref\n").contains("git metadata"));
+        let why = refused(&data, &[&base], &data.join("policy.json"), "{}\n");
+        assert!(why.contains("data directory"), "{why}");
+        let why = refused(&data, &[&ws], &ws.join("../home/y"), "y\n");
+        assert!(why.contains("plain absolute path"), "{why}");
+    }
+
+    #[test]
+    fn a_journal_that_is_not_the_hosts_own_is_refused_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().canonicalize().unwrap();
+        let (ws, data) = (base.join("ws"), base.join("data"));
+        std::fs::create_dir_all(&ws).unwrap();
+        let victim = ws.join("a.txt");
+        let steps = [step(&ws, "a.txt", Some("forged\n"), Some("mine\n"))];
+        let dir = data.join(JOURNAL_DIR);
+        let check = |what: &str| {
+            std::fs::write(&victim, "mine\n").unwrap();
+            let r = recover(&data);
+            assert_eq!(r.len(), 1, "{what}");
+            let why = r[0].refused.clone().unwrap_or_else(|| panic!("{what}: not refused"));
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n", "{what}");
+            why
+        };
+        // Sealed by the host, then changed: the seal no longer matches.
+        drop(write_journal(&data, &journal_of("c1", &[&ws], &steps)).unwrap());
+        let file = dir.join(format!("{}.json", &sha256_hex(b"c1")[..16]));
+        let text = std::fs::read_to_string(&file).unwrap().replace("forged", "Forged");
+        std::fs::write(&file, text).unwrap();
+        assert!(check("changed").contains("seal does not match"));
+        // The old, unsealed form a forger writes by hand.
+        let plain = serde_json::to_string(&journal_of("c2", &[&ws], &steps)).unwrap();
+        std::fs::write(dir.join("0000000000000002.json"), plain).unwrap();
+        std::fs::set_permissions(
+            dir.join("0000000000000002.json"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+        assert!(check("unsealed").contains("cannot be read"));
+        // A loose mode.
+        drop(write_journal(&data, &journal_of("c3", &[&ws], &steps)).unwrap());
+        let file = dir.join(format!("{}.json", &sha256_hex(b"c3")[..16]));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(check("mode").contains("has mode 644"));
+    }
+
     #[test]
     fn every_file_is_committed_and_the_journal_removed() {
         let d = tempfile::tempdir().unwrap();
@@ -362,11 +691,16 @@ mod tests {
             step(&ws, "d.txt", Some("gone\n"), None),
             step(&ws, "sub/c.txt", None, Some("made\n")),
         ];
-        commit(&data, "call-1", &steps).unwrap();
+        commit(&data, "call-1", std::slice::from_ref(&ws), &steps).unwrap();
         assert_eq!(std::fs::read_to_string(ws.join("m.txt")).unwrap(), "new\n");
         assert!(!ws.join("d.txt").exists());
         assert_eq!(std::fs::read_to_string(ws.join("sub/c.txt")).unwrap(), "made\n");
-        assert_eq!(std::fs::read_dir(data.join(JOURNAL_DIR)).unwrap().count(), 0);
+        let left: Vec<_> = std::fs::read_dir(data.join(JOURNAL_DIR))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name() != JOURNAL_KEY)
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 
     #[test]
@@ -381,7 +715,7 @@ mod tests {
             step(&ws, "new.txt", None, Some("n\n")),
             step(&ws, "b.txt", Some("b\n"), Some("B\n")),
         ];
-        let e = commit(&data, "call-2", &steps).unwrap_err();
+        let e = commit(&data, "call-2", std::slice::from_ref(&ws), &steps).unwrap_err();
         assert!(matches!(&e, CommitError::Io { path, .. } if path == "b.txt"), "{e}");
         assert!(e.to_string().contains("nothing was changed"), "{e}");
         assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "a\n");
@@ -403,21 +737,7 @@ mod tests {
         ];
         // As a process killed after the third file would leave it: a, b, c done, d not yet,
         // and a changed by someone else since.
-        let (_, held) = write_journal(
-            &data,
-            &Journal {
-                call_id: "call-3".into(),
-                entries: steps
-                    .iter()
-                    .map(|s| Entry {
-                        path: s.real.as_os_str().as_bytes().to_vec(),
-                        before: s.before.clone(),
-                        after_hash: hash_of(s.after.as_deref()),
-                    })
-                    .collect(),
-            },
-        )
-        .unwrap();
+        let (_, held) = write_journal(&data, &journal_of("call-3", &[&ws], &steps)).unwrap();
         // While its writer is alive (it holds the lock), nothing is touched.
         assert!(recover(&data).is_empty(), "a journal held by a live commit was recovered");
         drop(held);

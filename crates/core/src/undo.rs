@@ -275,6 +275,18 @@ async fn apply(
         Direction::Reapply => changes.iter().collect(),
     };
     let resolved = resolve_all(&ordered, session, policy, direction)?;
+    // Judged as a whole, as a multi-file commit is: the files it writes back may not lay out
+    // a repository together (`toolhost_policy::git::change_refusal`).
+    let writes: Vec<&std::path::Path> = ordered
+        .iter()
+        .zip(&resolved)
+        .filter(|(c, _)| expected_and_target(c, direction).1.is_some())
+        .map(|(_, (real, _))| real.as_path())
+        .collect();
+    if let Err(denial) = policy.change_verdict(&writes) {
+        let first = ordered.first().map(|c| c.path.clone()).unwrap_or_default();
+        return Err(UndoError::Denied { path: first, direction, message: denial.message });
+    }
 
     // One write lock per real path, taken in a fixed order.
     let mut lock_paths: Vec<PathBuf> = resolved.iter().map(|(r, _)| r.clone()).collect();

@@ -129,6 +129,14 @@ impl SandboxPolicy {
         &self.sensitive
     }
 
+    /// Every real directory or file this policy lets a file tool write below: the mode's
+    /// writable roots and the paths of its write grants (what a multi-file commit's journal
+    /// records, so recovery writes nowhere else).
+    pub fn write_roots(&self) -> Vec<PathBuf> {
+        let grants = self.grants.iter().filter(|g| g.access == super::Access::Write);
+        self.mode_roots().iter().cloned().chain(grants.map(|g| g.path.clone())).collect()
+    }
+
     /// The writable roots of the session's mode (none in read-only mode), before any grant.
     pub fn mode_roots(&self) -> &[PathBuf] {
         match self.mode {

@@ -111,14 +111,36 @@ impl SandboxPolicy {
         }
     }
 
+    /// Judge a change that writes every one of `writes` (real paths, created or changed) as a
+    /// whole, after each was judged alone by [`SandboxPolicy::check`]: no order of its parts
+    /// may give a directory a repository's shape or write a git dir's entries
+    /// ([`crate::git::change_refusal`]). Deleted paths are not passed: a deletion gives no
+    /// directory a shape, and each was judged alone.
+    pub fn change_verdict(&self, writes: &[&Path]) -> Result<(), Denial> {
+        use crate::git::GitWriteRefusal;
+        match crate::git::change_refusal(writes) {
+            None => Ok(()),
+            Some((path, GitWriteRefusal::WouldMakeRepository { dir })) => Err(Denial {
+                message: messages::would_make_repository(&path, &dir),
+                sandbox_denied: false,
+            }),
+            Some((path, GitWriteRefusal::Metadata { .. })) => Err(Denial {
+                message: messages::hard_protected(&path, Tier::GitMetadata),
+                sandbox_denied: false,
+            }),
+        }
+    }
+
     pub(super) fn hard_tier(&self, path: &Path) -> Option<Tier> {
         if let Some((_, t)) = self.hard_protected.iter().find(|(p, _)| path.starts_with(p)) {
             return Some(*t);
         }
-        // Git metadata runs code outside the sandbox at the user's next git command: it is
-        // protected in any repository (nested ones too) and in every mode, whatever a grant says.
-        // By name below a `.git`, and by shape anywhere (a bare repository's `config`).
+        // Git metadata runs code outside the sandbox at the user's next git command, and git's
+        // own state (HEAD, refs, objects, index) is git's to write: both are protected in any
+        // repository (nested ones too) and in every mode, whatever a grant says. By name below
+        // a `.git`, and by shape anywhere (a bare repository's `config`).
         if crate::git::is_git_metadata(path)
+            || crate::git::is_git_state(path)
             || matches!(
                 crate::git::write_refusal(path),
                 Some(crate::git::GitWriteRefusal::Metadata { .. })

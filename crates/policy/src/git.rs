@@ -11,7 +11,17 @@
 //! commands), `config.worktree`, `hooks/`, `info/` (attributes select filters), `commondir`
 //! and `gitdir` (they point git at another, possibly planted, git dir). Writing the entry that
 //! would give a directory that shape is refused too ([`write_refusal`]): a repository is built
-//! one file per call, so the state *after* each write is what is judged.
+//! one file per call, so the state *after* each write is what is judged; a change of several
+//! files at once (`workspace.commit-all`, undo and reapply) is judged as a whole
+//! ([`change_refusal`]), on every entry that exists before it or after it, so no order of its
+//! parts lays out a repository either.
+//!
+//! Git's own state — [`GIT_STATE_ENTRIES`]: `HEAD`, `refs/`, `objects/`, `packed-refs`,
+//! `index` — runs no code, but a file tool that deletes or rewrites one breaks the repository
+//! or points `HEAD` anywhere. No file tool, undo or reapply writes it ([`is_git_state`]); bash
+//! may, because git itself writes it on every commit, and bash's sweep puts back a `HEAD`
+//! that a call deleted or turned into something else than a file (`toolhost_sandbox`'s
+//! protected-entry scan).
 //!
 //! A config that bash created is kept only when git's own parser, over the whole file, finds
 //! nothing but [`INERT_CONFIG_KEYS`] in it ([`is_inert_new_entry`]); never a hand-written
@@ -23,6 +33,10 @@ use std::path::{Path, PathBuf};
 /// The entries of a git dir that are never writable by a tool or bash.
 pub const PROTECTED_GIT_ENTRIES: &[&str] =
     &["config", "config.worktree", "hooks", "info", "commondir", "gitdir"];
+
+/// The entries of a git dir that hold git's own state: which commit is checked out, the refs,
+/// the objects and the index. Written by git alone: never by a file tool, undo or reapply.
+pub const GIT_STATE_ENTRIES: &[&str] = &["HEAD", "refs", "objects", "packed-refs", "index"];
 
 /// The entries whose presence gives a directory the shape of a git dir to git's discovery
 /// (`setup.c`'s `is_git_directory`: `HEAD`, and `objects` and `refs` — found through
@@ -55,8 +69,8 @@ pub enum GitWriteRefusal {
 }
 
 /// Whether writing (creating or changing) the real path `path` is refused as git metadata
-/// beyond what [`is_git_metadata`] says by name: a [`PROTECTED_GIT_ENTRIES`] entry (or
-/// below one) of a directory that has the shape of a git dir, or an entry whose creation
+/// beyond what [`is_git_metadata`] says by name: a [`PROTECTED_GIT_ENTRIES`] or
+/// [`GIT_STATE_ENTRIES`] entry (or below one) of a directory that has the shape of a git dir, or an entry whose creation
 /// would give its directory that shape (the `HEAD`, `objects`, `refs` or `commondir` that
 /// completes it, or anything inside a not yet existing `objects`/`refs` that would). A
 /// directory named `.git` may still be completed: its protected entries are refused by name.
@@ -67,7 +81,8 @@ pub fn write_refusal(path: &Path) -> Option<GitWriteRefusal> {
     for comp in path.components() {
         let name = comp.as_os_str();
         if matches!(comp, std::path::Component::Normal(_)) && !below_new {
-            let protected = PROTECTED_GIT_ENTRIES.iter().any(|e| name == *e);
+            let protected = PROTECTED_GIT_ENTRIES.iter().any(|e| name == *e)
+                || GIT_STATE_ENTRIES.iter().any(|e| name == *e);
             let shape = GIT_DIR_SHAPE_ENTRIES.iter().any(|e| name == *e);
             if protected && has_git_dir_shape(&dir, None) {
                 return Some(GitWriteRefusal::Metadata { git_dir: dir });
@@ -109,6 +124,64 @@ pub fn is_git_metadata(path: &Path) -> bool {
         last = Some(part);
     }
     last.is_some_and(|l| l == ".git")
+}
+
+/// Whether `path` is git's own state by name: a [`GIT_STATE_ENTRIES`] name anywhere below a
+/// `.git` component (`.git/HEAD`, `.git/refs/heads/main`, `.git/worktrees/w/index`).
+pub fn is_git_state(path: &Path) -> bool {
+    let mut below_git = false;
+    for part in path.components().map(|c| c.as_os_str()) {
+        if below_git && GIT_STATE_ENTRIES.iter().any(|e| part == *e) {
+            return true;
+        }
+        if part == ".git" {
+            below_git = true;
+        }
+    }
+    false
+}
+
+/// Why a change that writes all of `writes` (real paths, created or changed, in any order) is
+/// refused as git metadata, judged as a whole: on the entries that exist before the change
+/// *or* after it (every state its parts could pass through, in any order). A directory not
+/// named `.git` that would have a git dir's shape ([`has_git_dir_shape`]) and one of its
+/// [`GIT_DIR_SHAPE_ENTRIES`], [`GIT_STATE_ENTRIES`] or [`PROTECTED_GIT_ENTRIES`] written by
+/// the change: [`GitWriteRefusal::WouldMakeRepository`] when it has no such shape on disk,
+/// [`GitWriteRefusal::Metadata`] when it has. The first refused path and why.
+pub fn change_refusal(writes: &[&Path]) -> Option<(PathBuf, GitWriteRefusal)> {
+    use std::collections::HashSet;
+    let mut made: HashSet<&Path> = HashSet::new();
+    for w in writes {
+        made.extend(w.ancestors());
+    }
+    let present = |p: &Path| made.contains(p) || p.symlink_metadata().is_ok();
+    let shaped_after = |dir: &Path| {
+        let has = |name: &str| present(&dir.join(name));
+        has("HEAD") && (has("commondir") || (has("objects") && has("refs")))
+    };
+    for w in writes {
+        let mut dir = PathBuf::new();
+        for comp in w.components() {
+            let name = comp.as_os_str();
+            let git_entry = [GIT_DIR_SHAPE_ENTRIES, GIT_STATE_ENTRIES, PROTECTED_GIT_ENTRIES]
+                .iter()
+                .any(|list| list.iter().any(|e| name == *e));
+            if matches!(comp, std::path::Component::Normal(_))
+                && git_entry
+                && dir.file_name() != Some(OsStr::new(".git"))
+                && shaped_after(&dir)
+            {
+                let why = if has_git_dir_shape(&dir, None) {
+                    GitWriteRefusal::Metadata { git_dir: dir }
+                } else {
+                    GitWriteRefusal::WouldMakeRepository { dir }
+                };
+                return Some((w.to_path_buf(), why));
+            }
+            dir.push(name);
+        }
+    }
+    None
 }
 
 /// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's directory), if it
@@ -479,9 +552,56 @@ mod tests {
                 "{p}"
             );
         }
-        assert_eq!(write_refusal(&bare.join("HEAD")), None);
-        assert_eq!(write_refusal(&bare.join("objects/ab/cd")), None);
+        // Its state is git's too: HEAD, refs, objects, packed-refs, index.
+        for p in ["HEAD", "objects/ab/cd", "refs/heads/x", "packed-refs", "index"] {
+            assert_eq!(
+                write_refusal(&bare.join(p)),
+                Some(GitWriteRefusal::Metadata { git_dir: bare.clone() }),
+                "{p}"
+            );
+        }
+        assert_eq!(write_refusal(&bare.join("description")), None);
         assert_eq!(write_refusal(&ws.join("plain/config")), None);
+    }
+
+    #[test]
+    fn a_change_that_lays_out_a_repository_is_refused_whole_in_every_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let parts = ["HEAD", "objects/info/x", "refs/heads/x", "config"];
+        let orders: [[usize; 4]; 4] = [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]];
+        // In a new directory, in the workspace root itself, and in one where some parts exist.
+        for (k, order) in orders.iter().enumerate() {
+            for base in [ws.join(format!("evil{k}")), ws.join(format!("root{k}"))] {
+                std::fs::create_dir_all(&base).unwrap();
+                let writes: Vec<PathBuf> = order.iter().map(|&i| base.join(parts[i])).collect();
+                let refs: Vec<&Path> = writes.iter().map(PathBuf::as_path).collect();
+                let (path, why) = change_refusal(&refs).expect("refused");
+                assert_eq!(why, GitWriteRefusal::WouldMakeRepository { dir: base.clone() });
+                assert!(refs.contains(&path.as_path()));
+                // Each alone, against the disk before the change, passes: the old hole.
+                assert!(refs.iter().all(|p| write_refusal(p).is_none()));
+            }
+        }
+        let half = ws.join("half");
+        std::fs::create_dir_all(half.join("objects")).unwrap();
+        std::fs::write(half.join("HEAD"), "").unwrap();
+        let refs = half.join("refs/heads/main");
+        assert_eq!(
+            change_refusal(&[&half.join("src/a.rs"), &refs]),
+            Some((refs.clone(), GitWriteRefusal::WouldMakeRepository { dir: half.clone() }))
+        );
+        // Ordinary changes, and a `.git` being completed (its entries are refused by name).
+        let plain = [ws.join("src/HEAD.md"), ws.join("refs/notes.txt"), ws.join("objects.rs")];
+        let plain: Vec<&Path> = plain.iter().map(PathBuf::as_path).collect();
+        assert_eq!(change_refusal(&plain), None);
+        let g = ws.join("sub/.git");
+        assert_eq!(
+            change_refusal(&[&g.join("HEAD"), &g.join("objects/x"), &g.join("refs/y")]),
+            None
+        );
+        assert!(is_git_state(&g.join("HEAD")) && is_git_state(&g.join("refs/y")));
+        assert!(!is_git_state(&ws.join("refs/y")) && !is_git_state(&g.join("description")));
     }
 
     #[test]

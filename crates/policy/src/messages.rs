@@ -40,7 +40,7 @@ pub fn hard_protected(path: &Path, tier: Tier) -> String {
             "is inside toolhost's data directory (spill files, component cache, session store)"
         }
         Tier::GitMetadata => {
-            "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox)"
+            "is git metadata (config, hooks, info, commondir or gitdir of a repository: git runs what they name outside the sandbox; HEAD, refs, objects, packed-refs or index: git's own state, which only git writes)"
         }
         _ => "is protected by toolhost",
     };

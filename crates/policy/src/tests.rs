@@ -21,7 +21,13 @@ fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
             let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
             assert!(!denial.sandbox_denied, "hard-protected: no escalation hint");
         }
-        assert!(granted.check(&ws.join(".git/HEAD"), Access::Write, Actor::FileTool).is_ok());
+        for p in [ws.join(".git/HEAD"), ws.join(".git/refs/heads/main"), ws.join(".git/index")] {
+            let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
+            assert!(denial.message.contains("git's own state"), "{}", denial.message);
+        }
+        assert!(
+            granted.check(&ws.join(".git/description"), Access::Write, Actor::FileTool).is_ok()
+        );
     }
 }
 
@@ -49,8 +55,10 @@ fn fixture(mode: SandboxMode) -> Fixture {
 /// (path under the fixture base, read allowed, write allowed, write denial escalatable)
 const WORKSPACE_WRITE: &[(&str, bool, bool, bool)] = &[
     ("ws/src/main.rs", true, true, false),
-    ("ws/.git/HEAD", true, true, false),
-    ("ws/.git/objects/ab", true, true, false),
+    ("ws/.git/HEAD", true, false, false),
+    ("ws/.git/objects/ab", true, false, false),
+    ("ws/.git/packed-refs", true, false, false),
+    ("ws/.git/COMMIT_EDITMSG", true, true, false),
     ("ws/.git/hooks/pre-commit", true, false, false),
     ("ws/.git/config", true, false, false),
     ("ws/.gitmodules", true, false, true),

@@ -196,6 +196,7 @@ impl CallState {
         for (draft, after, mode_of) in drafts {
             checked.push(self.check_draft(draft, after, mode_of)?);
         }
+        self.judge_whole(&checked)?;
         let mut steps = Vec::new();
         // The artifacts, made before anything is written so they can be recorded first.
         let mut planned = Vec::with_capacity(checked.len());
@@ -213,10 +214,28 @@ impl CallState {
             self.call
                 .before_write(&pending, &shown)
                 .map_err(|message| err(types::ErrorCode::ExecutionFailed, message))?;
-            changeset::commit(&self.session.data_dir, &self.call.call_id.0, &steps)
+            let roots = self.call.sandbox_policy.write_roots();
+            changeset::commit(&self.session.data_dir, &self.call.call_id.0, &roots, &steps)
                 .map_err(|e| err(types::ErrorCode::ExecutionFailed, e.to_string()))?;
         }
         Ok(checked.iter().zip(planned).map(|(c, planned)| self.committed(c, planned)).collect())
+    }
+
+    /// The change judged as a whole, on the state after all of it (`docs/security.md`, git
+    /// metadata): each file passed the fence alone, but together they may lay out a
+    /// repository that none of them makes alone. Nothing is written when it is refused.
+    fn judge_whole(&self, checked: &[Checked]) -> Result<(), types::ToolError> {
+        let writes: Vec<&std::path::Path> = checked
+            .iter()
+            .filter(|c| c.after.is_some() && c.before != c.after)
+            .map(|c| c.draft.checked.as_path())
+            .collect();
+        self.call.sandbox_policy.change_verdict(&writes).map_err(|denial| {
+            err(
+                types::ErrorCode::PermissionDenied,
+                format!("{} Nothing of this change was written.", denial.message),
+            )
+        })
     }
 
     /// Every staged draft out of the table (consumed whatever happens; their write locks are
