@@ -171,6 +171,38 @@ fn gits_own_state_is_written_by_no_file_tool() {
     assert_eq!(described.status(), "succeeded", "{}", described.all());
 }
 
+/// Which of git's state bash can change, in the tier this machine runs: `HEAD`, refs,
+/// objects and the index stay writable (git writes them on every commit and checkout, and
+/// they run nothing), but a `HEAD` deleted or replaced by a directory is put back after the
+/// call, so the repository stays one (`git config --local` works) and git's discovery does not
+/// go on to the directories above.
+#[test]
+fn bash_cannot_unmake_a_repository_by_removing_its_head() {
+    let a = Attack::new();
+    if !a.sandbox_or_skip("bash_cannot_unmake_a_repository_by_removing_its_head") {
+        return;
+    }
+    a.git_init(&a.ws);
+    let head = std::fs::read(a.ws.join(".git/HEAD")).unwrap();
+    for command in ["rm -f .git/HEAD", "rm -f .git/HEAD && mkdir .git/HEAD"] {
+        let out = a.bash(command);
+        let config = users_git(&a, &a.ws, &["config", "--local", "--list"]);
+        promise(std::fs::read(a.ws.join(".git/HEAD")).ok() == Some(head.clone()), || {
+            format!("{command}: HEAD was not put back: {}\n{config}", out.all())
+        });
+        promise(config.contains("core.repositoryformatversion"), || {
+            format!("{command}: the repository is broken: {config}")
+        });
+    }
+    // git's own work in bash still lands: a commit moves the branch, a checkout moves HEAD.
+    a.put("f.txt", "x\n");
+    let out = a.bash(
+        "git -c user.email=a@example.org -c user.name=a add f.txt && git -c user.email=a@example.org -c user.name=a commit -qm one && git checkout -qb other && cat .git/HEAD",
+    );
+    assert!(out.stdout.contains("ref: refs/heads/other"), "{}", out.all());
+    assert_eq!(std::fs::read_to_string(a.ws.join(".git/HEAD")).unwrap(), "ref: refs/heads/other\n");
+}
+
 /// A journal planted in `<data-dir>/journal/` that names files outside the workspace (HOME's
 /// `.bashrc`, a file of another directory) with `after_hash` equal to their content: the next
 /// start rewrites none of them and deletes none, and says which journal it refused.

@@ -39,7 +39,14 @@ pub struct Protected {
     /// holds HOME: bash cannot reach them (they are masked), so only new ones matter, to the
     /// sweep.
     pub home_hidden: Vec<PathBuf>,
+    /// The `HEAD` of every git dir found, with its content (a regular file of at most
+    /// [`MAX_HEAD_BYTES`]): git itself rewrites it (checkout, commit), but a call that deletes
+    /// it or turns it into something else breaks the repository, so [`sweep`] puts it back.
+    pub heads: Vec<(PathBuf, Vec<u8>)>,
 }
+
+/// The largest `HEAD` the scan keeps to put back (a ref name or an object id is far smaller).
+pub const MAX_HEAD_BYTES: u64 = 4096;
 
 impl Protected {
     /// The protected directories that are not git metadata (`~/.cargo/bin`, `~/.rustup` in a
@@ -126,6 +133,7 @@ pub fn sweep(
         since.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut removed = Vec::new();
     let unmade = unmake_new_git_dirs(policy, before, &after, since_secs, &mut removed);
+    put_back_heads(before, &mut removed);
     // New hidden entries of a writable HOME: credentials no tool may create.
     let known_hidden: HashSet<&PathBuf> = before.home_hidden.iter().collect();
     for p in after.home_hidden.iter().filter(|p| !known_hidden.contains(p)) {
@@ -159,6 +167,35 @@ pub fn sweep(
         remove_entry(p, meta.is_dir(), &mut removed);
     }
     Ok(removed)
+}
+
+/// Put back every `HEAD` of `before` that the call removed or turned into something other
+/// than a regular file (a directory, a symlink, a FIFO): without it git no longer takes the
+/// directory for a repository, and its discovery goes on to the directories above. A `HEAD`
+/// git rewrote (a checkout) stays as it is.
+fn put_back_heads(before: &Protected, restored: &mut Vec<PathBuf>) {
+    for (head, content) in &before.heads {
+        let now = head.symlink_metadata();
+        if now.as_ref().is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if let Ok(meta) = now {
+            let mut ignored = Vec::new();
+            remove_entry(head, meta.is_dir(), &mut ignored);
+        }
+        // Never through a git dir that became a symlink: the put-back stays where it was.
+        let Some(dir) = head.parent().filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir()))
+        else {
+            continue;
+        };
+        let temp = dir.join(format!(".HEAD.toolhost-{}", std::process::id()));
+        let written = std::fs::write(&temp, content).and_then(|()| std::fs::rename(&temp, head));
+        if written.is_ok() {
+            restored.push(head.clone());
+        } else {
+            let _ = std::fs::remove_file(&temp);
+        }
+    }
 }
 
 /// Whether the entry `meta` describes was made before the call that started at `since_secs`
@@ -286,6 +323,14 @@ impl Walk<'_> {
             return Ok(());
         }
         self.out.git_dirs.push(real.clone());
+        let head = real.join("HEAD");
+        if let Ok(meta) = head.symlink_metadata()
+            && meta.is_file()
+            && meta.len() <= MAX_HEAD_BYTES
+            && let Ok(content) = std::fs::read(&head)
+        {
+            self.out.heads.push((head, content));
+        }
         for name in git::PROTECTED_GIT_ENTRIES {
             let p = real.join(name);
             if p.symlink_metadata().is_ok() {

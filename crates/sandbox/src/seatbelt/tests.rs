@@ -31,6 +31,7 @@ fn wrap_builds_the_golden_argv() {
             .to_vec(),
         git_dirs: ["/golden/ws/.git", "/golden/ws/modules-git"].map(PathBuf::from).to_vec(),
         home_hidden: Vec::new(),
+        heads: Vec::new(),
     };
     let argv = Seatbelt::new()
         .wrap(
