@@ -121,6 +121,31 @@ struct Journal {
     entries: Vec<Entry>,
 }
 
+impl Journal {
+    /// The journal of committing `steps` as call `call_id`, which may write below `roots`.
+    fn new(call_id: &str, roots: &[impl AsRef<Path>], steps: &[Step]) -> Journal {
+        let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        Journal {
+            version: JOURNAL_VERSION,
+            call_id: call_id.to_string(),
+            roots: roots.iter().map(|r| bytes(r.as_ref())).collect(),
+            entries: steps
+                .iter()
+                .map(|s| Entry {
+                    path: bytes(&s.real),
+                    before: s.before.clone(),
+                    after_hash: hash_of(s.after.as_deref()),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A path as a journal holds it (bytes: a path need not be UTF-8).
+fn path_of(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()))
+}
+
 /// A journal file: the [`Journal`]'s JSON as written, and its seal
 /// (HMAC-SHA-256 of `body` under the [`JOURNAL_KEY`], hex).
 #[derive(Serialize, Deserialize)]
@@ -220,19 +245,7 @@ pub fn commit(
     roots: &[PathBuf],
     steps: &[Step],
 ) -> Result<(), CommitError> {
-    let journal = Journal {
-        version: JOURNAL_VERSION,
-        call_id: call_id.to_string(),
-        roots: roots.iter().map(|r| r.as_os_str().as_bytes().to_vec()).collect(),
-        entries: steps
-            .iter()
-            .map(|s| Entry {
-                path: s.real.as_os_str().as_bytes().to_vec(),
-                before: s.before.clone(),
-                after_hash: hash_of(s.after.as_deref()),
-            })
-            .collect(),
-    };
+    let journal = Journal::new(call_id, roots, steps);
     // The journal stays open and locked until the commit ends: a `recover` in another
     // process leaves a journal whose writer is alive.
     let (journal_file, _held) = write_journal(data_dir, &journal).map_err(CommitError::Journal)?;
@@ -454,11 +467,7 @@ pub fn judge_entry(data_dir: &Path, roots: &[PathBuf], path: &Path) -> Result<()
     if path.starts_with(data_dir) {
         return Err("is inside toolhost's data directory".into());
     }
-    use toolhost_policy::git;
-    if git::is_git_metadata(path)
-        || git::is_git_state(path)
-        || matches!(git::write_refusal(path), Some(git::GitWriteRefusal::Metadata { .. }))
-    {
+    if toolhost_policy::git::is_owned_by_git(path) {
         return Err("is git metadata".into());
     }
     Ok(())
@@ -466,10 +475,9 @@ pub fn judge_entry(data_dir: &Path, roots: &[PathBuf], path: &Path) -> Result<()
 
 /// Every path of `journal` judged ([`judge_entry`]); the first refused.
 fn judge_journal(data_dir: &Path, journal: &Journal) -> Result<(), Untrusted> {
-    let as_path = |bytes: &[u8]| PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()));
-    let roots: Vec<PathBuf> = journal.roots.iter().map(|r| as_path(r)).collect();
+    let roots: Vec<PathBuf> = journal.roots.iter().map(|r| path_of(r)).collect();
     for entry in &journal.entries {
-        let path = as_path(&entry.path);
+        let path = path_of(&entry.path);
         judge_entry(data_dir, &roots, &path)
             .map_err(|why| Untrusted::Path { path: path.display().to_string(), why })?;
     }
@@ -530,7 +538,7 @@ fn put_back(journal: &Journal) -> Recovered {
         refused: None,
     };
     for entry in journal.entries.iter().rev() {
-        let path = PathBuf::from(std::ffi::OsString::from_vec(entry.path.clone()));
+        let path = path_of(&entry.path);
         let before_hash = hash_of(entry.before.as_deref());
         match current_hash(&path) {
             Ok(now) if now == before_hash => {}
@@ -584,22 +592,6 @@ mod tests {
         }
     }
 
-    fn journal_of(call_id: &str, roots: &[&Path], steps: &[Step]) -> Journal {
-        Journal {
-            version: JOURNAL_VERSION,
-            call_id: call_id.into(),
-            roots: roots.iter().map(|r| r.as_os_str().as_bytes().to_vec()).collect(),
-            entries: steps
-                .iter()
-                .map(|s| Entry {
-                    path: s.real.as_os_str().as_bytes().to_vec(),
-                    before: s.before.clone(),
-                    after_hash: hash_of(s.after.as_deref()),
-                })
-                .collect(),
-        }
-    }
-
     /// A journal (sealed with the data dir's real key) that names `victim`, which holds
     /// `text`, as if a dead commit had written it: recovery must refuse it whole.
     fn refused(data: &Path, roots: &[&Path], victim: &Path, text: &str) -> String {
@@ -611,7 +603,7 @@ mod tests {
             after: Some(text.into()),
             new_mode: None,
         }];
-        drop(write_journal(data, &journal_of("forged", roots, &steps)).unwrap());
+        drop(write_journal(data, &Journal::new("forged", roots, &steps)).unwrap());
         let r = recover(data);
         assert_eq!(r.len(), 1);
         assert_eq!(std::fs::read_to_string(victim).unwrap(), text, "recovery wrote it");
@@ -658,13 +650,13 @@ mod tests {
             why
         };
         // Sealed by the host, then changed: the seal no longer matches.
-        drop(write_journal(&data, &journal_of("c1", &[&ws], &steps)).unwrap());
+        drop(write_journal(&data, &Journal::new("c1", &[&ws], &steps)).unwrap());
         let file = dir.join(format!("{}.json", &sha256_hex(b"c1")[..16]));
         let text = std::fs::read_to_string(&file).unwrap().replace("forged", "Forged");
         std::fs::write(&file, text).unwrap();
         assert!(check("changed").contains("seal does not match"));
         // The old, unsealed form a forger writes by hand.
-        let plain = serde_json::to_string(&journal_of("c2", &[&ws], &steps)).unwrap();
+        let plain = serde_json::to_string(&Journal::new("c2", &[&ws], &steps)).unwrap();
         std::fs::write(dir.join("0000000000000002.json"), plain).unwrap();
         std::fs::set_permissions(
             dir.join("0000000000000002.json"),
@@ -673,7 +665,7 @@ mod tests {
         .unwrap();
         assert!(check("unsealed").contains("cannot be read"));
         // A loose mode.
-        drop(write_journal(&data, &journal_of("c3", &[&ws], &steps)).unwrap());
+        drop(write_journal(&data, &Journal::new("c3", &[&ws], &steps)).unwrap());
         let file = dir.join(format!("{}.json", &sha256_hex(b"c3")[..16]));
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert!(check("mode").contains("has mode 644"));
@@ -737,7 +729,7 @@ mod tests {
         ];
         // As a process killed after the third file would leave it: a, b, c done, d not yet,
         // and a changed by someone else since.
-        let (_, held) = write_journal(&data, &journal_of("call-3", &[&ws], &steps)).unwrap();
+        let (_, held) = write_journal(&data, &Journal::new("call-3", &[&ws], &steps)).unwrap();
         // While its writer is alive (it holds the lock), nothing is touched.
         assert!(recover(&data).is_empty(), "a journal held by a live commit was recovered");
         drop(held);

@@ -139,13 +139,7 @@ impl SandboxPolicy {
         // own state (HEAD, refs, objects, index) is git's to write: both are protected in any
         // repository (nested ones too) and in every mode, whatever a grant says. By name below
         // a `.git`, and by shape anywhere (a bare repository's `config`).
-        if crate::git::is_git_metadata(path)
-            || crate::git::is_git_state(path)
-            || matches!(
-                crate::git::write_refusal(path),
-                Some(crate::git::GitWriteRefusal::Metadata { .. })
-            )
-        {
+        if crate::git::is_owned_by_git(path) {
             return Some(Tier::GitMetadata);
         }
         None

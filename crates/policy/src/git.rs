@@ -112,26 +112,30 @@ pub fn write_refusal(path: &Path) -> Option<GitWriteRefusal> {
 /// `.git` file that points elsewhere), or a [`PROTECTED_GIT_ENTRIES`] name anywhere below a
 /// `.git` component (`.git/config`, `.git/worktrees/w/commondir`, `.git/modules/m/hooks/x`).
 pub fn is_git_metadata(path: &Path) -> bool {
-    let mut below_git = false;
-    let mut last = None;
-    for part in path.components().map(|c| c.as_os_str()) {
-        if below_git && PROTECTED_GIT_ENTRIES.iter().any(|e| part == *e) {
-            return true;
-        }
-        if part == ".git" {
-            below_git = true;
-        }
-        last = Some(part);
-    }
-    last.is_some_and(|l| l == ".git")
+    below_dot_git_named(path, PROTECTED_GIT_ENTRIES)
+        || path.components().next_back().is_some_and(|l| l.as_os_str() == ".git")
 }
 
 /// Whether `path` is git's own state by name: a [`GIT_STATE_ENTRIES`] name anywhere below a
 /// `.git` component (`.git/HEAD`, `.git/refs/heads/main`, `.git/worktrees/w/index`).
 pub fn is_git_state(path: &Path) -> bool {
+    below_dot_git_named(path, GIT_STATE_ENTRIES)
+}
+
+/// Whether no file tool, undo, reapply or recovery may write `path` because it is git's: git
+/// metadata or git's own state by name ([`is_git_metadata`], [`is_git_state`]), or an entry
+/// of a directory that has a git dir's shape ([`write_refusal`]'s `Metadata`).
+pub fn is_owned_by_git(path: &Path) -> bool {
+    is_git_metadata(path)
+        || is_git_state(path)
+        || matches!(write_refusal(path), Some(GitWriteRefusal::Metadata { .. }))
+}
+
+/// Whether a component of `path` below a `.git` component is one of `names`.
+fn below_dot_git_named(path: &Path, names: &[&str]) -> bool {
     let mut below_git = false;
     for part in path.components().map(|c| c.as_os_str()) {
-        if below_git && GIT_STATE_ENTRIES.iter().any(|e| part == *e) {
+        if below_git && names.iter().any(|e| part == *e) {
             return true;
         }
         if part == ".git" {

@@ -22,19 +22,7 @@ enum Pass {
 /// The passes, strictest first.
 const PASSES: [Pass; 4] = [Pass::Exact, Pass::TrimEnd, Pass::Trim, Pass::Normalised];
 
-/// The ASCII character a typographic dash, quote or space stands for; any other is itself.
-pub fn normalise_char(c: char) -> char {
-    match c {
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
-        | '\u{2212}' => '-',
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-        '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}'
-        | '\u{2007}' | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}'
-        | '\u{3000}' => ' ',
-        other => other,
-    }
-}
+pub use toolhost_edit_match::normalise_char;
 
 /// Whether `line` (of the file) and `pattern` (of the hunk) are the same under `pass`.
 fn same(pass: Pass, line: &str, pattern: &str) -> bool {
