@@ -1,5 +1,6 @@
-//! Attacks on changes of several files at once and on what the next start puts back: one `apply_patch` that lays out a repository whose `core.fsmonitor` the
-//! user's own `git status` would run, in every order of its four parts, in a subdirectory of a
+//! Attacks on changes of several files at once and on what the next start puts back: one
+//! `apply_patch` that lays out a repository whose `core.fsmonitor` the user's own `git status`
+//! would run, in every order of its four parts, in a subdirectory of a
 //! repository and at the workspace root; git's own state (`.git/HEAD`, refs, the index)
 //! deleted or re-added by a file tool; and a journal planted in the data dir that names files
 //! outside the workspace, which the next start must not "put back".
