@@ -13,7 +13,13 @@ use super::{
 impl SandboxPolicy {
     /// The tier of a real path for writing, before grants.
     pub fn tier(&self, path: &Path) -> Tier {
-        if let Some(t) = self.hard_tier(path) {
+        self.tier_for(path, Actor::FileTool)
+    }
+
+    /// [`SandboxPolicy::tier`] as `actor` meets it: git's own state is hard-protected from
+    /// file tools, not from bash ([`crate::git::runs_or_redirects_git`]).
+    fn tier_for(&self, path: &Path, actor: Actor) -> Tier {
+        if let Some(t) = self.hard_tier_for(path, actor) {
             return t;
         }
         if self.is_credential(path) {
@@ -30,7 +36,7 @@ impl SandboxPolicy {
     /// Judge a real (canonical) path. Reading is allowed everywhere except credential
     /// locations (and, when the operator confined reads, users' data outside the roots:
     /// `reads.rs`); writing follows the tiers of the module doc.
-    pub fn check(&self, path: &Path, access: Access, _actor: Actor) -> Result<(), Denial> {
+    pub fn check(&self, path: &Path, access: Access, actor: Actor) -> Result<(), Denial> {
         match self.reach {
             Reach::Everywhere => {}
             Reach::WorkspaceOnly if path.starts_with(&self.workspace) => {}
@@ -74,11 +80,11 @@ impl SandboxPolicy {
                 }
                 Ok(())
             }
-            Access::Write => self.write_verdict(path),
+            Access::Write => self.write_verdict(path, actor),
         }
     }
 
-    fn write_verdict(&self, path: &Path) -> Result<(), Denial> {
+    fn write_verdict(&self, path: &Path, actor: Actor) -> Result<(), Denial> {
         // A repository built one file per call: the write that would complete one is refused.
         if let Some(crate::git::GitWriteRefusal::WouldMakeRepository { dir }) =
             crate::git::write_refusal(path)
@@ -88,7 +94,7 @@ impl SandboxPolicy {
                 sandbox_denied: false,
             });
         }
-        match self.tier(path) {
+        match self.tier_for(path, actor) {
             tier @ (Tier::DataDir | Tier::GitMetadata | Tier::HardProtected) => {
                 Err(Denial { message: messages::hard_protected(path, tier), sandbox_denied: false })
             }
@@ -132,14 +138,23 @@ impl SandboxPolicy {
     }
 
     pub(super) fn hard_tier(&self, path: &Path) -> Option<Tier> {
+        self.hard_tier_for(path, Actor::FileTool)
+    }
+
+    fn hard_tier_for(&self, path: &Path, actor: Actor) -> Option<Tier> {
         if let Some((_, t)) = self.hard_protected.iter().find(|(p, _)| path.starts_with(p)) {
             return Some(*t);
         }
         // Git metadata runs code outside the sandbox at the user's next git command, and git's
         // own state (HEAD, refs, objects, index) is git's to write: both are protected in any
         // repository (nested ones too) and in every mode, whatever a grant says. By name below
-        // a `.git`, and by shape anywhere (a bare repository's `config`).
-        if crate::git::is_owned_by_git(path) {
+        // a `.git`, and by shape anywhere (a bare repository's `config`). Bash runs git, so
+        // git's state is open to it (the OS rules agree; the sweep puts back a lost `HEAD`).
+        let owned = match actor {
+            Actor::FileTool => crate::git::is_owned_by_git(path),
+            Actor::Bash => crate::git::runs_or_redirects_git(path),
+        };
+        if owned {
             return Some(Tier::GitMetadata);
         }
         None

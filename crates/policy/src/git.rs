@@ -76,13 +76,19 @@ pub enum GitWriteRefusal {
 /// directory named `.git` may still be completed: its protected entries are refused by name.
 /// One `lstat` per path component with one of those names, so cheap on every write.
 pub fn write_refusal(path: &Path) -> Option<GitWriteRefusal> {
+    refusal_protecting(path, true)
+}
+
+/// [`write_refusal`], with a shaped directory's [`GIT_STATE_ENTRIES`] protected only when
+/// `state` is set (bash may write git's state: [`runs_or_redirects_git`]).
+fn refusal_protecting(path: &Path, state: bool) -> Option<GitWriteRefusal> {
     let mut dir = PathBuf::new();
     let mut below_new = false;
     for comp in path.components() {
         let name = comp.as_os_str();
         if matches!(comp, std::path::Component::Normal(_)) && !below_new {
             let protected = PROTECTED_GIT_ENTRIES.iter().any(|e| name == *e)
-                || GIT_STATE_ENTRIES.iter().any(|e| name == *e);
+                || state && GIT_STATE_ENTRIES.iter().any(|e| name == *e);
             let shape = GIT_DIR_SHAPE_ENTRIES.iter().any(|e| name == *e);
             if protected && has_git_dir_shape(&dir, None) {
                 return Some(GitWriteRefusal::Metadata { git_dir: dir });
@@ -129,6 +135,15 @@ pub fn is_owned_by_git(path: &Path) -> bool {
     is_git_metadata(path)
         || is_git_state(path)
         || matches!(write_refusal(path), Some(GitWriteRefusal::Metadata { .. }))
+}
+
+/// Whether bash may not write `path` because it is git's: git metadata that runs code or
+/// redirects git ([`is_git_metadata`], or a protected entry of a directory shaped like a git
+/// dir). Git's own state is not among them: git writes it on every commit, and bash's sweep
+/// puts back a `HEAD` a call removed.
+pub fn runs_or_redirects_git(path: &Path) -> bool {
+    is_git_metadata(path)
+        || matches!(refusal_protecting(path, false), Some(GitWriteRefusal::Metadata { .. }))
 }
 
 /// Whether a component of `path` below a `.git` component is one of `names`.

@@ -24,7 +24,11 @@ fn every_git_hooks_dir_is_hard_protected_in_every_mode_and_under_any_grant() {
         for p in [ws.join(".git/HEAD"), ws.join(".git/refs/heads/main"), ws.join(".git/index")] {
             let denial = granted.check(&p, Access::Write, Actor::FileTool).unwrap_err();
             assert!(denial.message.contains("git's own state"), "{}", denial.message);
+            // Bash runs git, which writes its state on every commit: the OS rules leave it open.
+            assert!(granted.check(&p, Access::Write, Actor::Bash).is_ok(), "{}", p.display());
         }
+        let hook = ws.join(".git/hooks/pre-commit");
+        assert!(granted.check(&hook, Access::Write, Actor::Bash).is_err());
         assert!(
             granted.check(&ws.join(".git/description"), Access::Write, Actor::FileTool).is_ok()
         );
