@@ -56,6 +56,7 @@ fn embedded_crates() -> impl Iterator<Item = &'static (&'static str, &'static st
         .iter()
         .chain(WORKSPACE_COMPONENT_CRATES)
         .chain(ON_DEMAND_FILE_TOOL_CRATES)
+        .chain(AGENT_ONLY_CRATES)
 }
 
 /// Build every guest crate of [`embedded_crates`] for wasm32-wasip2 in a target dir

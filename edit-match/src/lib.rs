@@ -26,10 +26,14 @@
 //!   whitespace ignored, and the replacement re-indented by the difference between the first
 //!   non-blank pattern line and the file line it matched; [`Tier::Normalised`] as that, plus
 //!   CRLF against LF and Unicode dashes, curly quotes and Unicode spaces read as ASCII
-//!   ([`normalise_char`]); [`Tier::TabsSpaces`] as that, plus leading tabs read as 4 or 8
-//!   spaces. (Since `Indentation` already ignores leading whitespace, `TabsSpaces` finds
-//!   nothing `Normalised` did not; tabs against spaces match under `Indentation`.) A line's
-//!   final `\r` is its ending: the tiers up to `Indentation` require endings to agree.
+//!   ([`normalise_char`]); [`Tier::TabsSpaces`] as that, the indentation judged by widths
+//!   with a tab 4 or 8 columns wide. A line's final `\r` is its ending: the tiers up to
+//!   `Indentation` require endings to agree.
+//! * One shift (`shift.rs`): a tier that ignores indentation accepts a place only when every
+//!   non-blank pattern line sits there with the same shift of indentation as the first
+//!   (characters for `Indentation` and `Normalised`, widths for `TabsSpaces`), so the
+//!   re-indented replacement keeps the structure the model wrote; a body flattened to the
+//!   level of its `def` matches under no tier.
 //! * Lines ([`find_lines`]): candidates are the places at or after `start`, uniqueness judged
 //!   among them; overlapping places count separately. With `eof`, the place ending at the
 //!   last line is tried first under every tier, then the normal search from `start` runs
@@ -58,6 +62,7 @@ mod error;
 mod lines;
 mod reindent;
 mod replace;
+mod shift;
 mod tier;
 
 pub use diagnose::{MAX_DIFF_LINES, MAX_LCS_CELLS};

@@ -69,7 +69,9 @@ impl<'a> Prepared<'a> {
 
     /// Whether the pattern matches the file's lines from index `i` under `tier`.
     pub(crate) fn matches_at(&self, tier: Tier, i: usize) -> bool {
-        self.pattern.iter().zip(&self.file[i..]).all(|(p, f)| same(tier, f, p))
+        let file = &self.file[i..i + self.pattern.len()];
+        self.pattern.iter().zip(file).all(|(p, f)| same(tier, f, p))
+            && crate::shift::one_shift(tier, &self.pattern, file)
     }
 
     /// Every index at or after `from` where the pattern matches under `tier` (overlapping
@@ -190,8 +192,10 @@ mod tests {
         let file = ["fn a() {", "    x();   ", "}", "\tlet s = \u{201C}hi\u{201D};\r", "end"];
         assert_eq!(find(&file, &["fn a() {", "    x();   "], 0, false), at(0, Tier::Exact));
         assert_eq!(find(&file, &["    x();", "}"], 0, false), at(1, Tier::TrailingWhitespace));
-        assert_eq!(find(&file, &["x();", "}"], 0, false), at(1, Tier::Indentation));
-        assert_eq!(find(&file, &["let s = \"hi\";", "end"], 0, false), at(3, Tier::Normalised));
+        assert_eq!(find(&file, &["x();"], 0, false), at(1, Tier::Indentation));
+        // Flattened (the body at the level of its braces): no one shift, no tier.
+        assert!(find(&file, &["x();", "}"], 0, false).is_err());
+        assert_eq!(find(&file, &["\tlet s = \"hi\";", "end"], 0, false), at(3, Tier::Normalised));
         // A CRLF line against an LF pattern line is a line-ending difference.
         assert_eq!(find(&file, &["\tlet s = \u{201C}hi\u{201D};"], 0, false), {
             at(3, Tier::Normalised)
@@ -199,14 +203,15 @@ mod tests {
     }
 
     #[test]
-    fn tabs_against_spaces_match_by_ignoring_indentation() {
-        // Leading whitespace is ignored from `Indentation` on, so tabs against spaces never
-        // need `TabsSpaces`.
+    fn tabs_against_spaces_match_by_width() {
+        // One tab for four spaces at every level: no one shift of characters, one of widths.
         let file = ["fn a() {", "\tif x {", "\t\ty();", "\t}", "}"];
         assert_eq!(
             find(&file, &["    if x {", "        y();", "    }"], 0, false),
-            at(1, Tier::Indentation)
+            at(1, Tier::TabsSpaces)
         );
+        // The same characters shifted alike: `Indentation`.
+        assert_eq!(find(&file, &["if x {", "\ty();", "}"], 0, false), at(1, Tier::Indentation));
     }
 
     #[test]

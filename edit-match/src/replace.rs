@@ -155,7 +155,7 @@ pub fn replace(
             let replacement = if tier.reindents() {
                 let found: Vec<String> =
                     spans[i..i + m].iter().map(|s| strip(content(s))).collect();
-                reindent(&new_lines, &pattern, &found)
+                reindent(*tier, &new_lines, &pattern, &found)
             } else {
                 new_lines.clone()
             };
@@ -237,7 +237,7 @@ mod tests {
             ok(text, "call(1); \n", "call(2);\nmore();\n", false),
             ("fn f() {\n\t\tcall(2);\n\t\tmore();\n}\n".into(), Tier::Indentation, 2, 1)
         );
-        // Spaces against tabs: the pattern's prefix is replaced by the file's.
+        // Spaces against tabs: matched by widths, written with the file's tabs.
         let text = "\tif a {\n\t\tb();\n\t}\n";
         let r = replace(
             text,
@@ -246,7 +246,7 @@ mod tests {
             false,
         )
         .unwrap();
-        assert_eq!((r.text.as_str(), r.tier), ("\tif a {\n\t    c();\n\t}\n", Tier::Indentation));
+        assert_eq!((r.text.as_str(), r.tier), ("\tif a {\n\t\tc();\n\t}\n", Tier::TabsSpaces));
     }
 
     #[test]

@@ -20,10 +20,8 @@ pub enum Tier {
     Indentation,
     /// As `Indentation`, plus CRLF vs LF and Unicode dashes, quotes and spaces read as ASCII.
     Normalised,
-    /// As `Normalised`, plus leading tabs read as 4 or 8 spaces.
-    ///
-    /// `Indentation` already ignores leading whitespace, so this tier accepts no line pair
-    /// that `Normalised` refuses: it is tried, as the rules say, but finds nothing new.
+    /// As `Normalised`, with the one shift of indentation judged on widths (a tab 4 or 8
+    /// columns) instead of characters: spaces in the pattern for tabs in the file.
     TabsSpaces,
 }
 
@@ -167,8 +165,8 @@ pub(crate) fn same(tier: Tier, f: &Forms<'_>, p: &Forms<'_>) -> bool {
         Tier::Exact => f.raw == p.raw,
         Tier::TrailingWhitespace => endings_agree && f.trim_end == p.trim_end,
         Tier::Indentation => endings_agree && f.trim == p.trim,
-        // Leading whitespace is already ignored, so reading tabs as 4 or 8 spaces in it
-        // changes nothing: the two tiers compare alike (see `Tier::TabsSpaces`).
+        // Line by line the two compare alike; they differ in how the shift of indentation
+        // across the lines is judged (`shift.rs`).
         Tier::Normalised | Tier::TabsSpaces => f.norm == p.norm,
     }
 }

@@ -80,6 +80,17 @@ pub const MAX_EDIT_FILE_BYTES: usize = 1024 * 1024;
 /// An `apply_patch` patch is at most this many bytes (`docs/contract.md#apply_patch`).
 pub const MAX_PATCH_BYTES: usize = 8 * 1024 * 1024;
 
+/// `str_replace_based_edit_tool`'s `view` reads files of at most this many bytes
+/// (`docs/contract.md#str_replace_based_edit_tool`).
+pub const VIEW_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// OpenAI's `shell` runs at most this many commands in one call
+/// (`docs/contract.md#openai-shell`).
+pub const SHELL_MAX_COMMANDS: usize = 50;
+
+/// A `multi_edit` call makes at most this many edits (`docs/contract.md#multi_edit`).
+pub const MAX_MULTI_EDITS: usize = 100;
+
 /// One change (`workspace.commit-all`, an `apply_patch` patch) writes at most this many files
 /// (`docs/contract.md#apply_patch`).
 pub const MAX_COMMIT_FILES: usize = 1_000;

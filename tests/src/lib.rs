@@ -155,7 +155,7 @@ pub async fn registry_with_test_tools() -> ToolRegistry {
             .load(&components_dir().join(format!("{id}.wasm")))
             .await
             .expect("built-in component (run `cargo xtask build`)")
-            .record_reads(*id == toolhost::builtins::READ_TOOL)
+            .record_reads(toolhost::builtins::READING_TOOLS.contains(id))
             .parses_own_input();
         builder.register_dyn(Arc::new(tool));
     }

@@ -5,6 +5,9 @@
 //! * [`rust`]: the bin dir of the real Rust toolchain (`rustup which cargo`, with the real
 //!   HOME), so `cargo` runs under a fake HOME where rustup's proxy would find nothing;
 //! * [`pytest`]: a virtualenv with pytest, `<target>/toolchains/pytest-venv` (PyPI);
+//! * [`provider_sdks`]: a virtualenv with the `openai` and `anthropic` packages,
+//!   `<target>/toolchains/sdk-venv` (PyPI), whose types the provider-shaped tools are
+//!   checked against;
 //! * [`js`]: `<target>/toolchains/js/node_modules` with vitest and jest (npm), for a project
 //!   to link or copy as its own `node_modules`;
 //! * [`go`]: the bin dir holding `go` on PATH (`.ci/run` installs golang-go).
@@ -41,6 +44,17 @@ pub fn pytest(test: &str) -> Option<PathBuf> {
     static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     or_skip(FOUND.get_or_init(|| locked(install_pytest)), "pytest", test)
 }
+
+/// The bin dir of a virtualenv with the providers' own SDKs (`openai`, `anthropic`), fetched
+/// on first use, or `None` (after a `SKIPPED` line naming `test`).
+pub fn provider_sdks(test: &str) -> Option<PathBuf> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    or_skip(FOUND.get_or_init(|| locked(install_sdks)), "openai and anthropic (PyPI)", test)
+}
+
+/// The provider SDK versions checked against: ones whose types have the client tools
+/// (`apply_patch`, `shell`, `text_editor_20250728`, `bash_20250124`).
+pub const PROVIDER_SDKS: &[&str] = &["openai>=2.8,<4", "anthropic>=0.60,<3"];
 
 /// A `node_modules` with vitest and jest (its `.bin` holds both), fetched on first use, or
 /// `None` (after a `SKIPPED` line naming `test`). `node` itself comes from PATH.
@@ -158,6 +172,30 @@ fn install_pytest(dir: &Path) -> Result<PathBuf, String> {
     .map_err(|e| format!("{e}\n(is PyPI reachable?)"))?;
     if !has(&bin) {
         return Err(format!("pytest is not importable from {} after pip install", bin.display()));
+    }
+    Ok(bin)
+}
+
+fn install_sdks(dir: &Path) -> Result<PathBuf, String> {
+    let venv = dir.join("sdk-venv");
+    let bin = venv.join("bin");
+    let has = |bin: &Path| {
+        run(Command::new(bin.join("python")).args(["-c", "import openai, anthropic"])).is_ok()
+    };
+    if has(&bin) {
+        return Ok(bin);
+    }
+    let python = crate::attack::python3().ok_or("no python3")?;
+    if !bin.join("python").exists() {
+        run(Command::new(python).args(["-m", "venv"]).arg(&venv))
+            .map_err(|e| format!("{e}\n(apt-get install python3-venv?)"))?;
+    }
+    run(Command::new(bin.join("pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(PROVIDER_SDKS))
+    .map_err(|e| format!("{e}\n(is PyPI reachable?)"))?;
+    if !has(&bin) {
+        return Err(format!("openai and anthropic are not importable from {}", bin.display()));
     }
     Ok(bin)
 }

@@ -22,6 +22,7 @@ fn embedded_components() -> Vec<(&'static str, &'static str)> {
         .iter()
         .chain(WORKSPACE_COMPONENT_CRATES)
         .chain(ON_DEMAND_FILE_TOOL_CRATES)
+        .chain(AGENT_ONLY_CRATES)
         .copied()
         .collect()
 }
@@ -80,6 +81,9 @@ const GUEST_CRATES_WITH_TESTS: &[&str] = &[
     "toolhost-tool-write",
     "toolhost-tool-edit",
     "toolhost-tool-apply-patch",
+    "toolhost-tool-multi-edit",
+    "toolhost-tool-text-editor",
+    "toolhost-tool-openai-apply-patch",
     "toolhost-tool-list",
     "toolhost-tool-grep",
     "toolhost-tool-glob",

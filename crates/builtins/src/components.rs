@@ -27,8 +27,17 @@ pub const WORKSPACE_COMPONENT_CRATES: &[(&str, &str)] = &[
 /// The file tools offered only when a toolset names them (`--tools …,apply_patch`,
 /// `--agent patch`): (guest crate, tool id). Embedded and registered like the workspace tools,
 /// but not held to the workspace beyond the fence every file tool has.
-pub const ON_DEMAND_FILE_TOOL_CRATES: &[(&str, &str)] =
-    &[("toolhost-tool-apply-patch", "apply_patch")];
+pub const ON_DEMAND_FILE_TOOL_CRATES: &[(&str, &str)] = &[
+    ("toolhost-tool-apply-patch", "apply_patch"),
+    ("toolhost-tool-multi-edit", "multi_edit"),
+    ("toolhost-tool-text-editor", "str_replace_based_edit_tool"),
+];
+
+/// The components only an agent's toolset offers, under a tool id another built-in has too:
+/// (guest crate, the name it is embedded under). OpenAI's one-operation `apply_patch` shares
+/// its id with codex's, so it is offered by `--agent openai` alone and never beside it.
+pub const AGENT_ONLY_CRATES: &[(&str, &str)] =
+    &[("toolhost-tool-openai-apply-patch", "openai_apply_patch")];
 
 /// The workspace tools that ask a person before every program they run, and run only what was
 /// approved (docs/workspace-tools.md#approvals).

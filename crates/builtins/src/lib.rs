@@ -9,12 +9,16 @@
 //!
 //! * [`registry`] — [`builtin_registry`]: the six file-tool components
 //!   ([`BUILTIN_COMPONENTS`], from `components`, the one list `build.rs` and `cargo xtask`
-//!   read too), then bash, then the workspace-tool components a toolset names
-//!   ([`WORKSPACE_COMPONENTS`]) and the on-demand file tools it names
-//!   ([`ON_DEMAND_FILE_TOOLS`]: `apply_patch`); [`READ_TOOL`], the one tool whose reads are observations.
-//! * [`bash`] — the host-native bash tool: its definition and how a call runs in the sandbox.
+//!   read too), then bash (seed 000's or Anthropic's, [`BashShape`]) and OpenAI's `shell`,
+//!   then the workspace-tool components a toolset names ([`WORKSPACE_COMPONENTS`]), the
+//!   on-demand file tools it names ([`ON_DEMAND_FILE_TOOLS`]: `apply_patch`, `multi_edit`,
+//!   `str_replace_based_edit_tool`) and the agent-only components ([`AGENT_ONLY_CRATES`]:
+//!   OpenAI's `apply_patch`); [`READING_TOOLS`], the tools whose reads are observations.
+//! * [`bash`] — the host-native shells: seed 000's bash, Anthropic's bash and OpenAI's shell,
+//!   their definitions and how a call runs in the sandbox.
 //! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`],
-//!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list
+//!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`], [`CLAUDE_TOOLSET`] (with [`BashShape`]),
+//!   [`OPENAI_TOOLSET`]; a [`Selection`] is an agent or an explicit `--tools` list
 //!   ([`parse_tools`], refused as an [`EmptyToolId`]).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -25,13 +29,14 @@ pub mod registry;
 pub mod toolset;
 
 pub use components::{
-    BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES, WORKSPACE_COMPONENT_CRATES,
+    AGENT_ONLY_CRATES, BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES,
+    WORKSPACE_COMPONENT_CRATES,
 };
 pub use registry::{
-    BUILTIN_COMPONENTS, BuiltinError, ON_DEMAND_FILE_TOOLS, READ_TOOL, WORKSPACE_COMPONENTS,
+    BUILTIN_COMPONENTS, BuiltinError, ON_DEMAND_FILE_TOOLS, READING_TOOLS, WORKSPACE_COMPONENTS,
     builtin_registry, builtin_registry_from, components_override, uncompiled_bytes,
 };
 pub use toolset::{
-    Agent, DEFAULT_TOOLSET, EXPLORER_TOOLSET, EmptyToolId, PATCH_TOOLSET, Selection, ToolIds,
-    WORKSPACE_TOOLSET, parse_tools,
+    Agent, BashShape, CLAUDE_TOOLSET, DEFAULT_TOOLSET, EXPLORER_TOOLSET, EmptyToolId,
+    OPENAI_TOOLSET, PATCH_TOOLSET, Selection, ToolIds, WORKSPACE_TOOLSET, parse_tools,
 };

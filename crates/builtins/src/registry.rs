@@ -1,6 +1,7 @@
 //! The registry of built-in tools: the file-tool components (embedded in the binary by
-//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash, then the workspace-tool
-//! components a toolset names.
+//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash (seed 000's or Anthropic's)
+//! and OpenAI's shell, then the workspace-tool, on-demand and agent-only components a toolset
+//! names.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,9 +10,10 @@ use toolhost_core::registry::ToolRegistryBuilder;
 use toolhost_runtime::{ComponentRuntime, ComponentTool, RuntimeError};
 
 use crate::components::{
-    ASKS_BEFORE_EACH_RUN, BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES,
+    AGENT_ONLY_CRATES, ASKS_BEFORE_EACH_RUN, BUILTIN_COMPONENT_CRATES, ON_DEMAND_FILE_TOOL_CRATES,
     WORKSPACE_COMPONENT_CRATES,
 };
+use crate::toolset::BashShape;
 
 /// The embedded built-in components (`build.rs`): (tool id, bytes, SHA-256 in hex).
 mod embedded {
@@ -57,10 +59,11 @@ const ON_DEMAND_IDS: [&str; ON_DEMAND_FILE_TOOL_CRATES.len()] = {
     ids
 };
 
-/// The one tool whose reads count as "the model read this file"
-/// (docs/contract.md#read-before-edit). Other tools that open files (grep on a single file,
-/// third-party tools) leave the observation table alone.
-pub const READ_TOOL: &str = "read";
+/// The tools whose reads count as "the model read this file"
+/// (docs/contract.md#read-before-edit): `read`, and the text editor, whose `view` is Claude's
+/// read. Other tools that open files (grep on a single file, third-party tools) leave the
+/// observation table alone.
+pub const READING_TOOLS: &[&str] = &["read", "str_replace_based_edit_tool"];
 
 /// The directory `TOOLHOST_COMPONENTS` names, if set: the built-in components are loaded from
 /// `<dir>/<id>.wasm` instead of the copies embedded in the binary (for development).
@@ -79,13 +82,14 @@ pub enum BuiltinError {
     Runtime(#[from] RuntimeError),
 }
 
-/// The workspace tools and on-demand file tools `on_demand` names, in registry order (other
-/// ids are left to the caller's toolset check).
+/// The workspace tools, on-demand file tools and agent-only components `on_demand` names, in
+/// registry order (other ids are left to the caller's toolset check).
 fn chosen<'a>(on_demand: &'a [&'a str]) -> impl Iterator<Item = &'static str> + 'a {
     WORKSPACE_COMPONENTS
         .iter()
         .chain(ON_DEMAND_FILE_TOOLS)
         .copied()
+        .chain(AGENT_ONLY_CRATES.iter().map(|(_, key)| *key))
         .filter(|id| on_demand.contains(id))
 }
 
@@ -122,11 +126,17 @@ impl Origin<'_> {
                 runtime.load_embedded(id, bytes, sha256).await?
             }
         };
-        let tool = tool.record_reads(id == READ_TOOL).parses_own_input();
+        let tool = tool.record_reads(READING_TOOLS.contains(&id)).parses_own_input();
         let tool =
             if ASKS_BEFORE_EACH_RUN.contains(&id) { tool.asks_before_each_run() } else { tool };
         let tool = if WORKSPACE_COMPONENT_CRATES.iter().any(|(_, w)| *w == id) {
             tool.within_workspace()
+        } else {
+            tool
+        };
+        // OpenAI's toolset reads through `shell`; its patches prove what they saw by context.
+        let tool = if AGENT_ONLY_CRATES.iter().any(|(_, key)| *key == id) {
+            tool.edits_unread()
         } else {
             tool
         };
@@ -138,12 +148,17 @@ impl Origin<'_> {
         &self,
         runtime: &Arc<ComponentRuntime>,
         on_demand: &[&str],
+        bash: BashShape,
     ) -> Result<ToolRegistryBuilder, BuiltinError> {
         let mut builder = ToolRegistryBuilder::new();
         for id in BUILTIN_COMPONENTS {
             builder.register_dyn(self.load(runtime, id).await?);
         }
-        builder.register(crate::bash::Bash);
+        match bash {
+            BashShape::Toolhost => builder.register(crate::bash::Bash),
+            BashShape::Anthropic => builder.register(crate::bash::anthropic::AnthropicBash),
+        };
+        builder.register(crate::bash::openai_shell::OpenAiShell);
         for id in chosen(on_demand) {
             builder.register_dyn(self.load(runtime, id).await?);
         }
@@ -174,8 +189,9 @@ pub async fn builtin_registry_from(
     runtime: &Arc<ComponentRuntime>,
     dir: &Path,
     on_demand: &[&str],
+    bash: BashShape,
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
-    Origin::Dir(dir).registry(runtime, on_demand).await
+    Origin::Dir(dir).registry(runtime, on_demand, bash).await
 }
 
 /// Register the built-in tools embedded in the binary (or, with `TOOLHOST_COMPONENTS`, from
@@ -185,9 +201,10 @@ pub async fn builtin_registry_from(
 pub async fn builtin_registry(
     runtime: &Arc<ComponentRuntime>,
     on_demand: &[&str],
+    bash: BashShape,
 ) -> Result<ToolRegistryBuilder, BuiltinError> {
     match components_override() {
-        Some(dir) => Origin::Dir(&dir).registry(runtime, on_demand).await,
-        None => Origin::Embedded.registry(runtime, on_demand).await,
+        Some(dir) => Origin::Dir(&dir).registry(runtime, on_demand, bash).await,
+        None => Origin::Embedded.registry(runtime, on_demand, bash).await,
     }
 }

@@ -22,6 +22,24 @@ pub const WORKSPACE_TOOLSET: &[&str] = crate::registry::WORKSPACE_COMPONENTS;
 /// `edit`, as agents built for models trained on that grammar offer them.
 pub const PATCH_TOOLSET: &[&str] = &["read", "apply_patch", "grep", "glob", "list", "bash"];
 
+/// The claude agent's tools: Anthropic's client tools as Claude was trained on them, the text
+/// editor and `bash` in Anthropic's shape ([`crate::bash::anthropic`]).
+pub const CLAUDE_TOOLSET: &[&str] = &["str_replace_based_edit_tool", "bash"];
+
+/// The openai agent's tools: the Responses API's client tools, OpenAI's one-operation
+/// `apply_patch` (embedded as `openai_apply_patch`) and `shell`.
+pub const OPENAI_TOOLSET: &[&str] = &["apply_patch", "shell"];
+
+/// Which `bash` a toolset offers: seed 000's (`command`, `timeoutMs`) or Anthropic's client
+/// tool (`command`, `restart`). Both run the same sandboxed command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BashShape {
+    /// docs/contract.md#bash.
+    Toolhost,
+    /// docs/contract.md#anthropic-bash.
+    Anthropic,
+}
+
 /// Which agent a toolset is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Agent {
@@ -35,6 +53,13 @@ pub enum Agent {
     /// The default agent's tools with apply_patch in place of write and edit: read,
     /// apply_patch, grep, glob, list, bash.
     Patch,
+    /// Anthropic's client tools: str_replace_based_edit_tool (view, create, str_replace,
+    /// insert) and bash (command, restart).
+    Claude,
+    /// OpenAI's Responses API client tools: apply_patch (one create_file, update_file or
+    /// delete_file operation with a V4A diff) and shell (commands, timeout_ms,
+    /// max_output_length).
+    Openai,
 }
 
 impl Agent {
@@ -51,6 +76,8 @@ impl Agent {
         let (builtins, extra): (Vec<&str>, Vec<&str>) = match self {
             Agent::Default => (DEFAULT_TOOLSET.to_vec(), all().collect()),
             Agent::Patch => (PATCH_TOOLSET.to_vec(), all().collect()),
+            Agent::Claude => (CLAUDE_TOOLSET.to_vec(), all().collect()),
+            Agent::Openai => (OPENAI_TOOLSET.to_vec(), all().collect()),
             Agent::Workspace => (
                 DEFAULT_TOOLSET.iter().chain(WORKSPACE_TOOLSET).copied().collect(),
                 all().collect(),
@@ -72,8 +99,18 @@ impl Agent {
     pub fn on_demand_tools(self) -> &'static [&'static str] {
         match self {
             Agent::Workspace => WORKSPACE_TOOLSET,
-            Agent::Patch => crate::registry::ON_DEMAND_FILE_TOOLS,
+            Agent::Patch => &["apply_patch"],
+            Agent::Claude => &["str_replace_based_edit_tool"],
+            Agent::Openai => &["openai_apply_patch"],
             Agent::Default | Agent::Explorer => &[],
+        }
+    }
+
+    /// The `bash` this agent's toolset offers.
+    pub fn bash_shape(self) -> BashShape {
+        match self {
+            Agent::Claude => BashShape::Anthropic,
+            _ => BashShape::Toolhost,
         }
     }
 }
@@ -101,6 +138,14 @@ impl Selection {
                         || crate::registry::ON_DEMAND_FILE_TOOLS.contains(id)
                 })
                 .collect(),
+        }
+    }
+
+    /// The `bash` this selection offers: the agent's, or seed 000's for a `--tools` list.
+    pub fn bash_shape(&self) -> BashShape {
+        match self {
+            Selection::Agent(agent) => agent.bash_shape(),
+            Selection::Tools(_) => BashShape::Toolhost,
         }
     }
 
@@ -144,13 +189,14 @@ mod tests {
             .iter()
             .chain(WORKSPACE_TOOLSET)
             .chain(crate::registry::ON_DEMAND_FILE_TOOLS)
+            .chain(&["shell"])
             .copied()
             .collect();
         assert_eq!(builtins, toolhost_plugins::RESERVED_IDS);
         for id in EXPLORER_TOOLSET {
             assert!(DEFAULT_TOOLSET.contains(id), "{id}");
         }
-        for id in PATCH_TOOLSET {
+        for id in PATCH_TOOLSET.iter().chain(CLAUDE_TOOLSET).chain(OPENAI_TOOLSET) {
             assert!(builtins.contains(id), "{id}");
         }
     }

@@ -24,9 +24,11 @@ pub struct Cli {
     pub mode: SandboxMode,
     /// Which agent's toolset to serve: `default` (read write edit grep glob list bash, then
     /// installed and `--tool` tools), `explorer` (read grep glob list bash, then read-only
-    /// installed tools) or `workspace` (the default's, then the five workspace tools
+    /// installed tools), `workspace` (the default's, then the five workspace tools
     /// workspace_git, workspace_markdown, workspace_preview, workspace_shell and
-    /// workspace_tests, then installed and `--tool` tools).
+    /// workspace_tests, then installed and `--tool` tools), `patch` (read apply_patch grep
+    /// glob list bash), `claude` (Anthropic's str_replace_based_edit_tool and bash) or
+    /// `openai` (OpenAI's one-operation apply_patch and shell).
     #[arg(long, global = true, value_enum, default_value = "default")]
     pub agent: Agent,
     /// Serve exactly these tools, in this order, instead of an agent's toolset: built-in,

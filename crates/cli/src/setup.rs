@@ -428,7 +428,8 @@ impl Setup {
                 );
             }
         }
-        let mut registry = toolhost::builtin_registry(runtime, &on_demand).await?;
+        let mut registry =
+            toolhost::builtin_registry(runtime, &on_demand, selection.bash_shape()).await?;
         let extra = self.register_third_party(extra_tools, runtime, &mut registry).await?;
         let registry = registry.build();
         if let toolhost::Selection::Tools(ids) = selection {

@@ -96,6 +96,9 @@ pub struct ToolOutput {
     pub text: String,
     pub artifacts: Vec<ToolResultArtifact>,
     pub sandbox_denied: bool,
+    /// The structured value beside the text, for a tool with an output schema
+    /// ([`NativeTool::output_schema`]).
+    pub structured: Option<serde_json::Value>,
 }
 
 impl From<String> for ToolOutput {
@@ -120,6 +123,11 @@ pub trait NativeTool: Send + Sync + 'static {
     /// Facts before execution; read-only unless the tool says otherwise.
     fn inspect(&self, _input: &Self::Input) -> CallInspection {
         CallInspection::ReadOnly
+    }
+    /// JSON Schema of the structured value a successful call returns beside its text
+    /// ([`ToolOutput::structured`]); none for a tool of text only.
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
     }
     /// Run one call.
     async fn execute(
@@ -209,7 +217,7 @@ impl<T: NativeTool> ToolAdapter<T> {
             id: tool.id(),
             description: tool.description().to_string(),
             input_schema: input_schema::<T::Input>(),
-            output_schema: None,
+            output_schema: tool.output_schema(),
             risk: tool.risk(),
         };
         ToolAdapter { tool, definition }
@@ -248,7 +256,7 @@ impl<T: NativeTool> DynTool for ToolAdapter<T> {
                 artifacts: out.artifacts,
                 error: None,
                 sandbox_denied: out.sandbox_denied,
-                structured: None,
+                structured: out.structured,
                 usage: None,
             },
             Err(e) => ToolResult::from_error(e),

@@ -27,6 +27,9 @@ pub const RESERVED_IDS: &[&str] = &[
     "workspace_shell",
     "workspace_tests",
     "apply_patch",
+    "multi_edit",
+    "str_replace_based_edit_tool",
+    "shell",
 ];
 
 /// What a risk lets a component do, in words for the person who grants it.

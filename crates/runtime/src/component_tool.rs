@@ -202,6 +202,12 @@ impl ComponentTool {
         self
     }
 
+    /// Let this tool edit files the session did not read ([`RiskGrant::edits_unread`]).
+    pub fn edits_unread(mut self) -> Self {
+        self.grant.edits_unread = true;
+        self
+    }
+
     /// Count a call that crashed (or reset the count after one that did not).
     fn note_crash(&self, crashed: bool) {
         use std::sync::atomic::Ordering;

@@ -27,6 +27,11 @@ pub struct RiskGrant {
     /// workspace ([`toolhost_core::fence::resolve_in_workspace`]): the built-in workspace
     /// tools. Other components read what the policy allows.
     pub within_workspace: bool,
+    /// It may edit a file the session did not read (read-before-edit is not asked of it): a
+    /// tool of a toolset whose reads go through a shell, whose edits prove what they saw by
+    /// context that must match (OpenAI's `apply_patch`). A file that changes between the
+    /// draft's `current` and its commit is still refused.
+    pub edits_unread: bool,
 }
 
 /// What a [`RiskGrant`] notes for whoever reads it (conformance), shared by its clones: at most
@@ -60,6 +65,7 @@ impl RiskGrant {
             refusals: Noted::default(),
             runs: Noted::default(),
             within_workspace: false,
+            edits_unread: false,
         }
     }
 

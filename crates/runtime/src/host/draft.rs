@@ -60,6 +60,9 @@ fn read_text(checked: &CheckedPath) -> Result<Option<String>, types::ToolError> 
 impl CallState {
     /// The observation check of `docs/contract.md#read-before-edit` for an existing file with content hash `hash`.
     fn check_observed(&self, draft: &DraftHandle, hash: &str) -> Result<(), types::ToolError> {
+        if self.share.grant.edits_unread {
+            return Ok(());
+        }
         match self.session.observations.get(draft.checked.as_path()) {
             None => Err(err(
                 types::ErrorCode::InvalidArguments,

@@ -18,6 +18,8 @@ use std::fmt;
 
 use toolhost_sdk::text::{is_crlf_only, split_bom};
 
+use toolhost_edit_match::{MatchError, Tier, find_lines, reindent};
+
 use crate::parse::{Chunk, capped, quoted};
 use crate::seek::{normalise_char, seek_sequence};
 
@@ -46,6 +48,9 @@ pub enum ApplyErrorKind {
     /// match somewhere, the `line`-th (1-based, counting context and removed lines), `text`,
     /// does not follow them anywhere.
     LinesNotFound { line: usize, text: String, after: usize, closest: Option<Region> },
+    /// The hunk's old lines match several places after line `after` under the first tier
+    /// that finds any, or carry line numbers copied from `read` output: never applied.
+    Unmatched { after: usize, why: MatchError },
 }
 
 /// A hunk that cannot be applied.
@@ -81,6 +86,14 @@ impl fmt::Display for Region {
 impl fmt::Display for ApplyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (closest, after) = match &self.kind {
+            ApplyErrorKind::Unmatched { after, why } => {
+                let what = format!("the hunk's context and removed lines {}", after_words(*after));
+                write!(f, "hunk {}: {}", self.hunk, why.message(&what, "the file"))?;
+                if matches!(why, MatchError::Ambiguous { .. }) {
+                    write!(f, ", or anchor the hunk with an @@ line naming its class or function")?;
+                }
+                return Ok(());
+            }
             ApplyErrorKind::ContextNotFound { context, after, closest } => {
                 write!(
                     f,
@@ -116,8 +129,41 @@ impl fmt::Display for ApplyError {
 
 impl std::error::Error for ApplyError {}
 
+/// How one hunk's old lines were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HunkMatch {
+    /// The 1-based number of the hunk within its Update File operation.
+    pub hunk: usize,
+    /// The tier that found its one place.
+    pub tier: Tier,
+    /// The 1-based line of the file where its old lines start.
+    pub line: usize,
+}
+
+/// An Update File operation's new text, and how each hunk with old lines was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The file's new text.
+    pub text: String,
+    /// One per hunk that has old lines, in the patch's order.
+    pub matches: Vec<HunkMatch>,
+}
+
+impl Applied {
+    /// The hunks not found exactly, said as `hunk 2 matched after ignoring indentation at
+    /// line 120`, joined with `; `; empty when every hunk matched exactly.
+    pub fn lenient_summary(&self) -> String {
+        self.matches
+            .iter()
+            .filter(|m| m.tier != Tier::Exact)
+            .map(|m| format!("hunk {} {}", m.hunk, m.tier.matched_at(m.line)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
 /// Apply `chunks`, in order, to the text `original`; the new text.
-pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<String, ApplyError> {
+pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<Applied, ApplyError> {
     let (bom, body) = split_bom(original);
     let crlf = is_crlf_only(body);
     let mut lines: Vec<String> = if crlf {
@@ -129,6 +175,12 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<String, ApplyErr
         lines.pop();
     }
     let replacements = replacements(&lines, chunks)?;
+    let matches = replacements
+        .iter()
+        .filter_map(|r| r.found.map(|(hunk, tier)| HunkMatch { hunk, tier, line: r.start + 1 }))
+        .collect::<Vec<_>>();
+    let mut matches = matches;
+    matches.sort_by_key(|m| m.hunk);
     let new_lines = replaced(lines, replacements);
     let ending = if crlf { "\r\n" } else { "\n" };
     let mut out = String::with_capacity(original.len() + 64);
@@ -137,7 +189,7 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk]) -> Result<String, ApplyErr
         out.push_str(line);
         out.push_str(ending);
     }
-    Ok(out)
+    Ok(Applied { text: out, matches })
 }
 
 /// One replacement: the `old.len()` lines from `start` become `new`.
@@ -146,6 +198,8 @@ struct Replacement<'a> {
     /// The hunk's context and removed lines as the patch gives them (empty: a pure addition).
     old: &'a [String],
     new: &'a [String],
+    /// The hunk (1-based) and the tier that found its old lines; none for a pure addition.
+    found: Option<(usize, Tier)>,
 }
 
 /// Where each chunk applies, sorted by start.
@@ -183,27 +237,40 @@ fn replacements<'a>(
             } else {
                 lines.len()
             };
-            out.push(Replacement { start, old: &[], new: &chunk.new_lines });
+            out.push(Replacement { start, old: &[], new: &chunk.new_lines, found: None });
             continue;
         }
         let mut pattern: &[String] = &chunk.old_lines;
         let mut new: &[String] = &chunk.new_lines;
-        let mut found = seek_sequence(lines, pattern, index, chunk.is_end_of_file);
-        if found.is_none() && pattern.last().is_some_and(String::is_empty) {
+        let mut found = find_lines(lines, pattern, index, chunk.is_end_of_file);
+        if matches!(found, Err(MatchError::NotFound { .. }))
+            && pattern.last().is_some_and(String::is_empty)
+        {
             // The last empty line may stand for the file's final line break.
             pattern = &pattern[..pattern.len() - 1];
             if new.last().is_some_and(String::is_empty) {
                 new = &new[..new.len() - 1];
             }
-            found = seek_sequence(lines, pattern, index, chunk.is_end_of_file);
+            found = find_lines(lines, pattern, index, chunk.is_end_of_file);
         }
         match found {
-            Some(start) => {
-                out.push(Replacement { start, old: pattern, new });
-                index = start + pattern.len();
+            Ok(m) => {
+                out.push(Replacement {
+                    start: m.index,
+                    old: pattern,
+                    new,
+                    found: Some((hunk, m.tier)),
+                });
+                index = m.index + pattern.len();
             }
-            None => {
+            Err(MatchError::NotFound { .. }) => {
                 return Err(ApplyError { hunk, kind: not_found(lines, &chunk.old_lines, index) });
+            }
+            Err(why) => {
+                return Err(ApplyError {
+                    hunk,
+                    kind: ApplyErrorKind::Unmatched { after: index, why },
+                });
             }
         }
     }
@@ -224,14 +291,19 @@ fn replaced(lines: Vec<String>, replacements: Vec<Replacement<'_>>) -> Vec<Strin
             out.push(line);
         }
         let region: Vec<String> = lines.by_ref().take(r.old.len()).map(|(_, l)| l).collect();
+        // Found ignoring indentation: the added lines take the file's indentation.
+        let reindented = match r.found {
+            Some((_, tier)) if tier.reindents() => reindent(tier, r.new, r.old, &region),
+            _ => r.new.to_vec(),
+        };
         let mut next_old = 0;
-        for new in r.new {
+        for (new, indented) in r.new.iter().zip(reindented) {
             match (next_old..r.old.len()).find(|&k| r.old[k] == *new) {
                 Some(k) if k < region.len() => {
                     out.push(region[k].clone());
                     next_old = k + 1;
                 }
-                _ => out.push(new.clone()),
+                _ => out.push(indented),
             }
         }
     }
@@ -322,7 +394,7 @@ mod tests {
     }
 
     fn apply(original: &str, body: &str) -> String {
-        apply_chunks(original, &chunks(body)).unwrap()
+        apply_chunks(original, &chunks(body)).unwrap().text
     }
 
     fn fail(original: &str, body: &str) -> String {
@@ -353,7 +425,43 @@ mod tests {
 
     #[test]
     fn a_later_hunk_is_looked_for_after_the_earlier_one() {
-        assert_eq!(apply("x\ny\nx\ny\n", "@@\n-x\n+1\n@@\n-x\n+2"), "1\ny\n2\ny\n");
+        assert_eq!(apply("x\ny\nx\nz\n", "@@\n-x\n+1\n y\n@@\n-x\n+2"), "1\ny\n2\nz\n");
+    }
+
+    #[test]
+    fn old_lines_that_match_several_places_are_refused_naming_them() {
+        let e = fail("x\ny\nx\ny\n", "@@\n-x\n+1");
+        assert!(
+            e.starts_with("hunk 1: ") && e.contains("matches 2 places (lines 1, 3) exactly"),
+            "{e}"
+        );
+        assert!(e.contains("@@ line"), "{e}");
+        // Uniqueness is judged after the hunk before: the second `x` is the only one left.
+        assert_eq!(apply("x\ny\nx\ny\n", "@@ y\n-x\n+2"), "x\ny\n2\ny\n");
+        let e = fail("a\n  b\nc\n  b\n", "@@\n-b\n+B");
+        assert!(e.contains("lines 2, 4") && e.contains("after ignoring"), "{e}");
+    }
+
+    #[test]
+    fn how_each_hunk_matched_is_said_and_added_lines_take_the_files_indentation() {
+        let applied = apply_chunks(
+            "fn f() {\n    let x = 1;\n}\n",
+            &chunks("@@\n-let x = 1;\n+let x = 2;\n+let y = 3;"),
+        )
+        .unwrap();
+        assert_eq!(applied.text, "fn f() {\n    let x = 2;\n    let y = 3;\n}\n");
+        assert_eq!(
+            applied.lenient_summary(),
+            "hunk 1 matched after ignoring indentation at line 2"
+        );
+        let exact = apply_chunks("a\nb\n", &chunks("@@\n-a\n+A")).unwrap();
+        assert_eq!(exact.lenient_summary(), "");
+    }
+
+    #[test]
+    fn copied_line_numbers_are_refused_not_stripped() {
+        let e = fail("a\nb\n", "@@\n-     1\ta\n+A");
+        assert!(e.contains("line numbers"), "{e}");
     }
 
     #[test]
@@ -411,7 +519,7 @@ mod tests {
 
     #[test]
     fn whitespace_and_unicode_punctuation_are_tolerated() {
-        assert_eq!(apply("    foo  \n", "@@\n-foo\n+bar"), "bar\n");
+        assert_eq!(apply("    foo  \n", "@@\n-foo\n+bar"), "    bar\n");
         assert_eq!(
             apply("say “hi” — it’s ok\nnext\n", "@@\n-say \"hi\" - it's ok\n+say hi"),
             "say hi\nnext\n"
