@@ -16,6 +16,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("journey", "bench_journey"),
     ("patch", "bench_patch"),
     ("store", "bench_store"),
+    ("edits", "bench_edits"),
 ];
 
 /// Run the named benchmark.
@@ -44,6 +45,9 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if name == "tools" {
         extra.insert(0, third_party_grep()?.display().to_string());
+    }
+    if name == "edits" {
+        ensure_edit_peers();
     }
     bench_bin(bin, &extra)?;
     if name == "tools" {
@@ -103,4 +107,66 @@ fn ensure_peers() -> Result<()> {
         return Ok(());
     }
     crate::run(Command::new("apt-get").args(["install", "-y", "-qq", "ripgrep", "fd-find"]))
+}
+
+/// aider-chat, whose SEARCH/REPLACE matcher `bench edits` runs (`tests/mcp/edits_aider.py`).
+const AIDER_VERSION: &str = "0.86.2";
+/// @openai/codex, whose native binary's `apply_patch` `bench edits` runs.
+const CODEX_VERSION: &str = "0.171.0";
+
+/// The peers of `bench edits`, installed once into `target/bench-peers`: aider-chat from PyPI
+/// into a venv (`aider-venv`), @openai/codex from npm (`codex/node_modules`). A peer that
+/// cannot be installed is reported and left out; this never fails.
+fn ensure_edit_peers() {
+    let dir = crate::target_dir().join("bench-peers");
+    let _ = std::fs::create_dir_all(&dir);
+    let venv = dir.join("aider-venv");
+    let python = venv.join("bin").join("python");
+    let has_aider = || {
+        Command::new(&python)
+            .args([
+                "-c",
+                &format!(
+                    "import importlib.metadata as m, aider.coders.editblock_coder; assert m.version('aider-chat') == '{AIDER_VERSION}'"
+                ),
+            ])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has_aider() {
+        let installed = (python.exists()
+            || crate::run(Command::new("python3").args(["-m", "venv"]).arg(&venv)).is_ok())
+            && crate::run(Command::new(venv.join("bin").join("pip")).args([
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                &format!("aider-chat=={AIDER_VERSION}"),
+            ]))
+            .is_ok();
+        if !installed || !has_aider() {
+            eprintln!(
+                "xtask: aider-chat {AIDER_VERSION} could not be installed; bench edits goes on without it"
+            );
+        }
+    }
+    let codex = dir.join("codex");
+    let manifest = codex.join("node_modules/@openai/codex/package.json");
+    let has_codex = || {
+        std::fs::read_to_string(&manifest)
+            .is_ok_and(|m| m.contains(&format!("\"version\": \"{CODEX_VERSION}\"")))
+    };
+    if !has_codex() {
+        let installed = crate::run(
+            Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&codex)
+                .arg(format!("@openai/codex@{CODEX_VERSION}")),
+        )
+        .is_ok();
+        if !installed || !has_codex() {
+            eprintln!(
+                "xtask: @openai/codex {CODEX_VERSION} could not be installed; bench edits goes on without it"
+            );
+        }
+    }
 }
