@@ -149,10 +149,38 @@ impl Out {
     }
 }
 
+/// The variable that turns [`leak`]s into prints ([`soft`]).
+pub const ATTACK_SOFT_VAR: &str = "TOOLHOST_ATTACK_SOFT";
+
+/// Whether [`ATTACK_SOFT_VAR`] is 1. A run in this mode is for reading, never a pass: the
+/// first time it is seen, the test process is made to exit 101 when it ends, after saying
+/// why, whatever its tests reported.
+pub fn soft() -> bool {
+    static SOFT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SOFT.get_or_init(|| {
+        let soft = std::env::var_os(ATTACK_SOFT_VAR).is_some_and(|v| v == "1");
+        if soft {
+            extern "C" fn never_a_pass() {
+                let text = b"\nTOOLHOST_ATTACK_SOFT=1: leaks were printed, not failed; this run is never a pass\n";
+                // SAFETY: write(2) and _exit(2) are async-signal-safe and take no locks; the
+                // buffer outlives the call.
+                unsafe {
+                    libc::write(2, text.as_ptr().cast(), text.len());
+                    libc::_exit(101);
+                }
+            }
+            // SAFETY: registers a plain `extern "C" fn()` with no captured state.
+            unsafe { libc::atexit(never_a_pass) };
+        }
+        soft
+    })
+}
+
 /// Reports a leak: panics, or with `TOOLHOST_ATTACK_SOFT=1` only prints it and goes on, so
-/// one run against an old binary shows every hole a test reaches, not just the first.
+/// one run against an old binary shows every hole a test reaches, not just the first (such a
+/// run then exits 101: [`soft`]).
 pub fn leak(message: &str) {
-    if std::env::var_os("TOOLHOST_ATTACK_SOFT").is_some_and(|v| v == "1") {
+    if soft() {
         let short: String = message.chars().take(400).collect();
         eprintln!("LEAK {short}");
     } else {
@@ -365,6 +393,8 @@ impl Attack {
 
     /// A fresh fake HOME with every secret, an empty workspace and a data dir.
     pub fn new() -> Self {
+        // A soft run is marked as never a pass from its first attack on.
+        soft();
         let base =
             tempfile::Builder::new().prefix("toolhost-attack-").tempdir_in("/var/tmp").unwrap();
         let root = base.path().canonicalize().unwrap();
@@ -822,5 +852,38 @@ impl McpStdio {
     /// `tools/call`; returns the whole JSON-RPC response.
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+}
+
+#[cfg(test)]
+mod soft_tests {
+    /// Run in a child with the soft variable set (by [`a_soft_run_is_never_a_pass`]); alone it
+    /// checks nothing.
+    #[test]
+    fn soft_probe() {
+        if super::soft() {
+            super::leak("a probe leak");
+        }
+    }
+
+    #[test]
+    fn a_soft_run_is_never_a_pass() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "attack::soft_tests::soft_probe",
+                "--test-threads",
+                "1",
+                "--nocapture",
+            ])
+            .env(super::ATTACK_SOFT_VAR, "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(101), "{stderr}");
+        assert!(
+            stderr.contains("LEAK a probe leak") && stderr.contains("never a pass"),
+            "{stderr}"
+        );
     }
 }
