@@ -57,6 +57,14 @@ fn a_failed_call_exits_1_and_usage_errors_exit_2() {
     }
     let out = toolhost(&fx).args(["--mode", "sideways", "tools"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A --tools id that is no tool here is a bad flag value like any other.
+    let out = toolhost(&fx).args(["--tools", "read,nosuch", "tools"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`nosuch`, which is not a tool here") && err.contains("multi_edit"),
+        "{err}"
+    );
 }
 
 #[test]

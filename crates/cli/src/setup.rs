@@ -116,6 +116,9 @@ pub enum UsageError {
     /// The session store named is not understood, or cannot be reached.
     #[error("{0}")]
     Store(String),
+    /// `--tools` names an id that is no tool here.
+    #[error("--tools names `{id}`, which is not a tool here; the tools are: {known}")]
+    UnknownTool { id: String, known: String },
 }
 
 /// What every command works with, from the command line and policy.json (docs/cli.md).
@@ -435,17 +438,18 @@ impl Setup {
         if let toolhost::Selection::Tools(ids) = selection {
             let mut known: Vec<String> =
                 registry.ids().iter().map(|id| id.as_str().to_owned()).collect();
-            for id in toolhost::builtins::WORKSPACE_TOOLSET {
+            let on_demand = toolhost::builtins::ON_DEMAND_FILE_TOOLS;
+            for id in toolhost::builtins::WORKSPACE_TOOLSET.iter().chain(on_demand) {
                 if !known.iter().any(|k| k == id) {
                     known.push((*id).to_owned());
                 }
             }
             if let Some(unknown) = ids.iter().find(|id| !known.contains(id)) {
-                anyhow::bail!(
-                    "--tools names `{}`, which is not a tool here; the tools are: {}",
-                    toolhost::display::terminal_line(unknown),
-                    known.join(", ")
-                );
+                return Err(UsageError::UnknownTool {
+                    id: toolhost::display::terminal_line(unknown).to_string(),
+                    known: known.join(", "),
+                }
+                .into());
             }
         }
         Ok(finalize(&registry, &selection.toolset_with(&extra), session)?)
