@@ -60,7 +60,8 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Run the benchmark binary `bin` of the `toolhost-tests` package with `args`.
 fn bench_bin(bin: &str, args: &[String]) -> Result<()> {
     crate::run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        // The built components embedded as they are, not built again by the build script.
+        crate::host_cargo()
             .current_dir(crate::root())
             .args(["run", "--release", "--quiet", "-p", "toolhost-tests", "--bin", bin, "--"])
             .args(args),
@@ -73,7 +74,8 @@ fn bench_bin(bin: &str, args: &[String]) -> Result<()> {
 fn third_party_grep() -> Result<std::path::PathBuf> {
     let target = crate::target_dir().join("bench-third-party");
     crate::run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        // The built components embedded as they are, not built again by the build script.
+        crate::host_cargo()
             .current_dir(crate::root())
             .env("TOOLHOST_GREP_ID", "grep3p")
             .args([

@@ -118,7 +118,7 @@ fn main() -> Result<()> {
             bench::run(&args[1..])
         }
         _ => bail!(
-            "usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools|journey|patch|store"
+            "usage: cargo xtask build | test [filter] | run [toolhost args…] | bench call|read|search|bash|session|tools|journey|patch|store|edits"
         ),
     }
 }
@@ -229,7 +229,7 @@ fn build(fixtures: Fixtures) -> Result<()> {
 }
 
 /// cargo for the host: its build embeds the components `build` copied.
-fn host_cargo() -> Command {
+pub(crate) fn host_cargo() -> Command {
     let mut cmd = cargo();
     cmd.env(EMBED_DIR_VAR, target_dir().join("release").join("components"));
     cmd
