@@ -43,7 +43,7 @@ fn each_toolset_lists_its_models_own_tools() {
         listed(&a, &["--tools", "read,multi_edit,str_replace_based_edit_tool"]),
         ["read", "multi_edit", "str_replace_based_edit_tool"]
     );
-    // Seed 000's toolset is as it was.
+    // The default toolset is as it was.
     assert_eq!(listed(&a, &[]), ["read", "write", "edit", "grep", "glob", "list", "bash"]);
     let out = a.run(&["--agent", "claude"], &["tools", "--json"]);
     let defs: Value = serde_json::from_str(&out.stdout).unwrap();

@@ -9,12 +9,12 @@
 //!
 //! * [`registry`] — [`builtin_registry`]: the six file-tool components
 //!   ([`BUILTIN_COMPONENTS`], from `components`, the one list `build.rs` and `cargo xtask`
-//!   read too), then bash (seed 000's or Anthropic's, [`BashShape`]) and OpenAI's `shell`,
+//!   read too), then bash (toolhost's own or Anthropic's, [`BashShape`]) and OpenAI's `shell`,
 //!   then the workspace-tool components a toolset names ([`WORKSPACE_COMPONENTS`]), the
 //!   on-demand file tools it names ([`ON_DEMAND_FILE_TOOLS`]: `apply_patch`, `multi_edit`,
 //!   `str_replace_based_edit_tool`) and the agent-only components ([`AGENT_ONLY_CRATES`]:
 //!   OpenAI's `apply_patch`); [`READING_TOOLS`], the tools whose reads are observations.
-//! * [`bash`] — the host-native shells: seed 000's bash, Anthropic's bash and OpenAI's shell,
+//! * [`bash`] — the host-native shells: toolhost's own bash, Anthropic's bash and OpenAI's shell,
 //!   their definitions and how a call runs in the sandbox.
 //! * [`toolset`] — [`Agent`] and its toolset: [`DEFAULT_TOOLSET`], [`EXPLORER_TOOLSET`],
 //!   [`WORKSPACE_TOOLSET`], [`PATCH_TOOLSET`], [`CLAUDE_TOOLSET`] (with [`BashShape`]),

@@ -1,5 +1,5 @@
 //! The registry of built-in tools: the file-tool components (embedded in the binary by
-//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash (seed 000's or Anthropic's)
+//! `build.rs`, or loaded from `TOOLHOST_COMPONENTS`), then bash (toolhost's own or Anthropic's)
 //! and OpenAI's shell, then the workspace-tool, on-demand and agent-only components a toolset
 //! names.
 

@@ -30,7 +30,7 @@ pub const CLAUDE_TOOLSET: &[&str] = &["str_replace_based_edit_tool", "bash"];
 /// `apply_patch` (embedded as `openai_apply_patch`) and `shell`.
 pub const OPENAI_TOOLSET: &[&str] = &["apply_patch", "shell"];
 
-/// Which `bash` a toolset offers: seed 000's (`command`, `timeoutMs`) or Anthropic's client
+/// Which `bash` a toolset offers: toolhost's own (`command`, `timeoutMs`) or Anthropic's client
 /// tool (`command`, `restart`). Both run the same sandboxed command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BashShape {
@@ -141,7 +141,7 @@ impl Selection {
         }
     }
 
-    /// The `bash` this selection offers: the agent's, or seed 000's for a `--tools` list.
+    /// The `bash` this selection offers: the agent's, or toolhost's own for a `--tools` list.
     pub fn bash_shape(&self) -> BashShape {
         match self {
             Selection::Agent(agent) => agent.bash_shape(),
