@@ -162,47 +162,57 @@ fn str_replace(input: &TextEditorInput) -> Result<String, ToolError> {
     if old == new {
         return Err(ToolError::invalid_arguments(texts::SAME_STRINGS));
     }
-    not_a_directory(&input.path)?;
-    let draft = open_for_write(&input.path)?;
-    let path = draft.display_path();
-    let Some(text) = current(&draft)? else {
-        return Err(ToolError::invalid_arguments(texts::no_such_file(&path)));
-    };
-    let (bom, body) = split_bom(&text);
-    let done = replace(body, old, new, false)
-        .map_err(|e| ToolError::invalid_arguments(texts::not_replaced(&e, &path)))?;
-    let mut out = String::with_capacity(done.text.len() + 3);
-    out.extend(bom);
-    out.push_str(&done.text);
-    draft.commit(&out)?;
+    let mut how = None;
+    let (path, body) = edit_existing(&input.path, |body, path| {
+        let done = replace(body, old, new, false)
+            .map_err(|e| ToolError::invalid_arguments(texts::not_replaced(&e, path)))?;
+        how = Some((done.summary(), done.line));
+        Ok(done.text)
+    })?;
+    let (summary, line) = how.unwrap_or_default();
     let new_lines = new.lines().count().max(1);
-    let snippet = view::snippet(&done.text, done.line, done.line + new_lines - 1);
-    Ok(texts::replaced(&path, &done.summary(), &snippet))
+    let snippet = view::snippet(&body, line, line + new_lines - 1);
+    Ok(texts::replaced(&path, &summary, &snippet))
 }
 
 fn insert(input: &TextEditorInput) -> Result<String, ToolError> {
     let at = *needed(&input.insert_line, "insert_line", "insert")?;
     let new = needed(&input.new_str, "new_str", "insert")?;
     bounded(new, "new_str")?;
-    not_a_directory(&input.path)?;
-    let draft = open_for_write(&input.path)?;
-    let path = draft.display_path();
+    let mut after = 0;
+    let (path, body) = edit_existing(&input.path, |body, _| {
+        let n_lines = view::line_count(body);
+        let Some(at) = usize::try_from(at).ok().filter(|&at| at <= n_lines) else {
+            return Err(ToolError::invalid_arguments(texts::bad_insert_line(at, n_lines)));
+        };
+        after = at;
+        Ok(inserted_text(body, at, new))
+    })?;
+    let added = new.lines().count().max(1);
+    let snippet = view::snippet(&body, after + 1, after + added);
+    Ok(texts::inserted(&path, &snippet))
+}
+
+/// Edit the existing file at `path` through one draft: its text (after read-before-edit),
+/// a byte order mark set aside, handed to `edit` with the display path; what `edit` returns
+/// committed with the mark put back. The display path and the new text (without the mark).
+fn edit_existing(
+    path: &str,
+    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
+) -> Result<(String, String), ToolError> {
+    not_a_directory(path)?;
+    let draft = open_for_write(path)?;
+    let shown = draft.display_path();
     let Some(text) = current(&draft)? else {
-        return Err(ToolError::invalid_arguments(texts::no_such_file(&path)));
+        return Err(ToolError::invalid_arguments(texts::no_such_file(&shown)));
     };
     let (bom, body) = split_bom(&text);
-    let n_lines = view::line_count(body);
-    let Some(at) = usize::try_from(at).ok().filter(|&at| at <= n_lines) else {
-        return Err(ToolError::invalid_arguments(texts::bad_insert_line(at, n_lines)));
-    };
-    let inserted = inserted_text(body, at, new);
-    let mut out = String::with_capacity(inserted.len() + 3);
+    let body = edit(body, &shown)?;
+    let mut out = String::with_capacity(body.len() + 3);
     out.extend(bom);
-    out.push_str(&inserted);
+    out.push_str(&body);
     draft.commit(&out)?;
-    let added = new.lines().count().max(1);
-    let snippet = view::snippet(&inserted, at + 1, at + added);
-    Ok(texts::inserted(&path, &snippet))
+    Ok((shown, body))
 }
 
 /// `body` with `new` inserted after its line `at` (0: at the top), `new`'s line breaks in the
